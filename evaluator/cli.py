@@ -1,0 +1,51 @@
+"""The `mismatch` console script: one subcommand per capability, imported only when used."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
+    "features": ("evaluator.features.cli", "compute (and cache) metric features for pairs"),
+    "bench": ("evaluator.bench", "measure throughput of synth / features / predict"),
+    "demo": ("evaluator.demo", "run the main job on a few real pairs and print a table"),
+}
+
+
+class CommandError(Exception):
+    """A user error: printed as one line on stderr with exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mismatch",
+        description="Fine-grained evaluation of generated text with mismatch error types.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (_, help_line) in COMMANDS.items():
+        subparsers.add_parser(name, help=help_line, add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
+    name, rest = argv[0], argv[1:]
+    module = importlib.import_module(COMMANDS[name][0])
+    sub = argparse.ArgumentParser(prog=f"mismatch {name}", description=COMMANDS[name][1])
+    module.add_arguments(sub)
+    args = sub.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except CommandError as error:
+        print(f"mismatch {name}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

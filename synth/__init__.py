@@ -1,0 +1,1 @@
+"""Synthetic (reference, generated) pairs with one mismatch error type each."""

@@ -1,0 +1,83 @@
+"""`mismatch synth`: build the synthetic pair set, or print an audit sample of one."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from evaluator.cli import CommandError
+from synth.generate import SynthConfig
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, required=True, help="output directory (train/val parquet, manifest.json)")
+    parser.add_argument("--config", type=Path, help="YAML with SynthConfig fields (configs/synth.yaml)")
+    parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--processes", type=int, help="worker processes (default 2)")
+    parser.add_argument("--audit", type=int, metavar="N", help="print N random pairs per class of OUT/train.parquet and exit")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def load_config(path: Path | None) -> SynthConfig:
+    """SynthConfig from YAML; an unknown key is an error that names it and the file."""
+    if path is None:
+        return SynthConfig()
+    try:
+        values = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise CommandError(f"cannot read config {path}: {error}") from None
+    known = {f.name for f in dataclasses.fields(SynthConfig)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise CommandError(f"{path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return SynthConfig(**values)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.audit:
+        return audit(args.out, args.audit, args.seed or 0)
+    config = load_config(args.config)
+    overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
+    config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    if config.num_pairs < 14 * 2:
+        raise CommandError(f"--num-pairs must be at least 28 (two per class per split), got {config.num_pairs}")
+
+    from tqdm import tqdm
+
+    from synth.generate import generate, write
+
+    bar = tqdm(total=config.num_pairs, unit="pair", disable=args.quiet, file=sys.stderr)
+
+    def progress(done: int) -> None:
+        bar.update(done - bar.n)
+
+    train, val, manifest = generate(config, progress=progress)
+    bar.close()
+    write(args.out, train, val, manifest)
+    summary = {k: manifest[k] for k in ("num_pairs", "splits", "per_class", "per_source_share", "seconds", "pairs_per_second")}
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+def audit(out_dir: Path, per_class: int, seed: int) -> int:
+    """Print per_class random pairs of every class with the rule and what changed."""
+    import pandas as pd
+
+    path = out_dir / "train.parquet"
+    if not path.is_file():
+        raise CommandError(f"{path} does not exist; run `mismatch synth --out {out_dir}` first")
+    frame = pd.read_parquet(path)
+    for _, rows in frame.groupby("label_id", sort=True):
+        sample = rows.sample(min(per_class, len(rows)), random_state=seed)
+        print(f"\n=== {sample['label'].iloc[0]} ({len(rows)} pairs) ===")
+        for row in sample.itertuples():
+            detail = json.loads(row.detail)
+            print(f"[{row.id}] {row.rule} ({detail.get('base')}) {detail.get('old', '')!r} -> {detail.get('new', '')!r}")
+            print(f"  ref: {row.ref}\n  gen: {row.gen}")
+    return 0

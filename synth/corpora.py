@@ -1,0 +1,165 @@
+"""Reference corpora for synth: loading, grouping, and exclusion of human-rating overlap.
+
+A *group* is the unit of paraphrase and of splitting: all captions of one image, all
+lexicalisations of one WebNLG triple set, one SQuAD paragraph's sentences, one SQuAD
+question. Texts of one group say the same thing (captions, lexicalisations) and so serve
+as real paraphrases for NoContr. Any group that shares a text (normalised), an image id
+or a triple set with the human-rating sets is excluded, so evaluation stays clean.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
+# Sources whose groups hold several texts with the same meaning (usable as paraphrases).
+PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg"})
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_FLICKR_ID = re.compile(r"^(\d+)")
+
+
+def normalise(text: str) -> str:
+    """Lower-case, drop punctuation and spacing: PTB-tokenised and raw text then compare equal."""
+    return _NON_ALNUM.sub("", text.lower())
+
+
+def normalise_triples(triples: list[str] | str) -> str:
+    """One canonical string for a triple set, from a list of 's | p | o' or '( s , p , o )' text."""
+    if isinstance(triples, str):
+        parts = re.findall(r"\(([^()]*)\)", triples)
+        items = [tuple(p.split(",", 2)) for p in parts if p.count(",") >= 2]
+    else:
+        items = [tuple(t.split("|", 2)) for t in triples]
+    return "|".join(sorted("/".join(normalise(x) for x in item) for item in items))
+
+
+@dataclass
+class Group:
+    """Texts that describe one source item; the split and paraphrase unit."""
+
+    key: str
+    source: str
+    texts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Corpus:
+    """All usable groups plus what was excluded and the input files' checksums."""
+
+    groups: list[Group]
+    excluded_groups: Counter
+    excluded_texts: Counter
+    sha256: dict[str, str]
+
+
+def read_jsonl_gz(path: Path) -> Iterator[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, 1):
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{line_number}: invalid JSON ({error.msg})") from None
+
+
+def group_key(record: dict) -> str:
+    """The group of a corpus record, by source (see the module docstring)."""
+    source = record["source"]
+    if source == "coco":
+        return f"coco:{record['image_id']}"
+    if source == "multi30k":
+        return f"flickr:{flickr_photo_id(record['image'])}"
+    if source == "webnlg":
+        return "webnlg:" + hashlib.sha1(normalise_triples(record["triples"]).encode()).hexdigest()[:16]
+    if source == "squad":
+        if record["kind"] == "question":
+            return f"squad-q:{record['id']}"
+        title, paragraph = record["id"].split(":")[1:3]
+        return f"squad-p:{title}:{paragraph}"
+    raise ValueError(f"unknown corpus source {source!r} in record {record.get('id')!r}")
+
+
+def flickr_photo_id(image_name: str) -> str:
+    """Flickr photo id from a Flickr30k ('1000092795.jpg') or Flickr8k ('1056338697_4f7d...jpg') name."""
+    match = _FLICKR_ID.match(image_name)
+    return match.group(1) if match else image_name
+
+
+@dataclass
+class HumanOverlap:
+    """What of the human-rating sets must not occur in synthetic training data."""
+
+    texts: set[str]
+    flickr_ids: set[str]
+    triple_sets: set[str]
+
+
+def human_overlap(human_dir: Path) -> HumanOverlap:
+    """Collect normalised refs/gens, Flickr photo ids and WebNLG triple sets of every human set."""
+    texts: set[str] = set()
+    flickr_ids: set[str] = set()
+    triple_sets: set[str] = set()
+    for path in sorted(human_dir.glob("*/*.jsonl.gz")):
+        for record in read_jsonl_gz(path):
+            refs = record["ref"] if isinstance(record["ref"], list) else [record["ref"]]
+            for text in [*refs, record["gen"]]:
+                if text:
+                    texts.add(normalise(text))
+            image = (record.get("meta") or {}).get("image")
+            if image:
+                flickr_ids.add(flickr_photo_id(image))
+            if record["task"] == "data2text" and record.get("src"):
+                triple_sets.add(normalise_triples(record["src"]))
+    texts.discard("")
+    return HumanOverlap(texts, flickr_ids, triple_sets)
+
+
+def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corpus:
+    """Load and group the corpora, dropping every group that overlaps the human-rating sets."""
+    overlap = human_overlap(data_dir / "human")
+    groups: dict[str, Group] = {}
+    tainted: set[str] = set()
+    sha256: dict[str, str] = {}
+    for source in sources:
+        path = data_dir / "corpora" / f"{source}.jsonl.gz"
+        sha256[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        for record in read_jsonl_gz(path):
+            key = group_key(record)
+            group = groups.setdefault(key, Group(key, record["source"]))
+            group.texts.append(record["text"])
+            if (
+                normalise(record["text"]) in overlap.texts
+                or (source == "multi30k" and flickr_photo_id(record["image"]) in overlap.flickr_ids)
+                or (source == "webnlg" and normalise_triples(record["triples"]) in overlap.triple_sets)
+            ):
+                tainted.add(key)
+    excluded_groups: Counter = Counter()
+    excluded_texts: Counter = Counter()
+    kept = []
+    for key, group in groups.items():
+        if key in tainted:
+            excluded_groups[group.source] += 1
+            excluded_texts[group.source] += len(group.texts)
+        else:
+            kept.append(group)
+    return Corpus(kept, excluded_groups, excluded_texts, sha256)
+
+
+def split_of(group_key: str, seed: int, val_fraction: float = 0.2) -> str:
+    """'train' or 'val' for a group, stable for a seed and independent of corpus order."""
+    digest = hashlib.sha256(f"{seed}:{group_key}".encode()).digest()
+    return "val" if int.from_bytes(digest[:8], "big") / 2**64 < val_fraction else "train"
+
+
+def by_source(groups: list[Group]) -> dict[str, list[Group]]:
+    result: dict[str, list[Group]] = defaultdict(list)
+    for group in groups:
+        result[group.source].append(group)
+    return dict(result)

@@ -1,0 +1,39 @@
+"""Perturbation rules by mismatch class: ``RULES[code]`` is the list of rules for that class.
+
+Each module owns one or two classes and exports ``RULES: dict[str, list[Rule]]``; this
+registry merges them. NoContr rules here are meaning-preserving rewrites; real paraphrases
+(other captions of the same image, other lexicalisations) are paired by the generator.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from synth.perturb.base import Change, Context, Rule
+
+MODULES = (
+    "grammar",  # GramErr
+    "predicate",  # PredErr, PredOrdErr
+    "entity",  # EntErr, HypErr
+    "numbers",  # NumErr
+    "spatiotemporal",  # STErr
+    "attribute",  # AttrErr
+    "question",  # QuestErr
+    "negation",  # NegErr
+    "omission",  # MissInfo
+    "addition",  # OutofRef, RepErr
+    "paraphrase",  # NoContr (meaning-preserving rewrites)
+)
+
+
+def load_rules() -> dict[str, list[Rule]]:
+    """Merge every module's RULES into one class -> rules mapping."""
+    rules: dict[str, list[Rule]] = {}
+    for name in MODULES:
+        module = importlib.import_module(f"synth.perturb.{name}")
+        for code, module_rules in module.RULES.items():
+            rules.setdefault(code, []).extend(module_rules)
+    return rules
+
+
+__all__ = ["Change", "Context", "Rule", "load_rules"]

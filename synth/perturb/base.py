@@ -1,0 +1,120 @@
+"""What a perturbation rule is: a function from a parsed text to a changed text, or None.
+
+A rule receives a spaCy ``Doc`` (full pipeline: tagger, parser, NER, lemmatizer) and a
+``Context`` (seeded RNG, texts from other groups). It returns a ``Change`` that records
+the new text and exactly what changed, or ``None`` when it does not apply to this text.
+Rules never raise on odd input: a rule that cannot apply returns ``None``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span, Token
+
+
+@dataclass(frozen=True)
+class Change:
+    """The result of one rule: the new text and what it changed, for audit and analysis."""
+
+    text: str
+    rule: str
+    span: tuple[int, int]  # character span in the input text that was replaced
+    old: str
+    new: str
+
+
+@dataclass
+class Context:
+    """What a rule may use besides its input: a seeded RNG and texts from other groups."""
+
+    rng: random.Random
+    other_text: Callable[[], str] = field(default=lambda: "")  # a reference of a different group
+
+
+Rule = Callable[[Doc, Context], "Change | None"]
+
+
+def replace(doc: Doc, start: int, end: int, new: str, rule: str) -> Change | None:
+    """Replace characters [start, end) of ``doc.text`` by ``new``; None when nothing changes.
+
+    Collapses the double space left by deleting a word and fixes a leading lower-case
+    letter, so deletions and insertions read like normal text.
+    """
+    text = doc.text
+    old = text[start:end]
+    if old == new:
+        return None
+    result = text[:start] + new + text[end:]
+    result = " ".join(result.split())
+    result = result.replace(" ,", ",").replace(" .", ".") if " ," not in text and " ." not in text else result
+    if result and result[0].islower() and text[:1].isupper():
+        result = result[0].upper() + result[1:]
+    if not result.strip() or result == text:
+        return None
+    return Change(text=result, rule=rule, span=(start, end), old=old, new=new)
+
+
+def replace_token(token: Token, new: str, rule: str) -> Change | None:
+    """Replace one token's text (keeping its trailing whitespace) and match its capitalisation."""
+    if token.text[:1].isupper() and new[:1].islower():
+        new = new[0].upper() + new[1:]
+    return replace(token.doc, token.idx, token.idx + len(token.text), new, rule)
+
+
+def replace_span(span: Span, new: str, rule: str) -> Change | None:
+    """Replace a multi-token span's text."""
+    return replace(span.doc, span.start_char, span.end_char, new, rule)
+
+
+def _match_case(old: str, new: str) -> str:
+    """Give ``new`` the leading capital of ``old`` (sentence-initial words stay capitalised)."""
+    if old[:1].isupper() and new[:1].islower():
+        return new[0].upper() + new[1:]
+    return new
+
+
+def replace_tokens(doc: Doc, new_texts: dict[int, str], rule: str) -> Change | None:
+    """Replace several tokens at once (token index -> new text; "" deletes the token).
+
+    For edits that must stay consistent, such as a noun and its article or a subject and
+    its verb. Each new text takes the capitalisation of the token it replaces.
+    """
+    if not new_texts:
+        return None
+    first, last = min(new_texts), max(new_texts)
+    parts = []
+    for token in doc[first : last + 1]:
+        text = _match_case(token.text, new_texts[token.i]) if token.i in new_texts else token.text
+        parts.append(text + token.whitespace_ if token.i < last else text)
+    start, end = doc[first].idx, doc[last].idx + len(doc[last].text)
+    return replace(doc, start, end, "".join(parts), rule)
+
+
+_AN_EXCEPTIONS = ("uni", "use", "usu", "eu", "one", "once", "ewe")
+_AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def indefinite_article(word: str) -> str:
+    """'a' or 'an' for the word that follows, by its first sound (an hour, a university)."""
+    lower = word.lower()
+    if lower.startswith(_AN_SILENT_H):
+        return "an"
+    if lower.startswith(_AN_EXCEPTIONS):
+        return "a"
+    return "an" if lower[:1] in "aeiou" else "a"
+
+
+def replace_word(token: Token, new: str, rule: str) -> Change | None:
+    """Replace one word and make a directly preceding a/an agree with the new word."""
+    new_texts = {token.i: new}
+    if token.i > 0 and is_indefinite_article(token.doc[token.i - 1]):
+        new_texts[token.i - 1] = indefinite_article(new)
+    return replace_tokens(token.doc, new_texts, rule)
+
+
+def is_indefinite_article(token: Token) -> bool:
+    """True for the indefinite article a/an."""
+    return token.lower_ in ("a", "an") and token.tag_ == "DT"

@@ -1,0 +1,50 @@
+"""The resource module: every offline resource loads, and a missing one fails fast and clearly."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import torch
+
+from evaluator import resources
+
+
+def test_packaged_encoder_gives_a_384_d_embedding():
+    tokenizer, model = resources.load_encoder("all-MiniLM-L6-v2")
+    batch = tokenizer(["A dog runs in the park."], return_tensors="pt")
+    with torch.no_grad():
+        hidden = model(**batch).last_hidden_state
+    assert hidden.shape[-1] == 384
+    assert torch.isfinite(hidden).all()
+
+
+def test_spacy_pipeline_parses(nlp):
+    doc = nlp("Two dogs chased a cat in Chicago.")
+    assert [t.pos_ for t in doc][:3] == ["NUM", "NOUN", "VERB"]
+    assert doc[2].dep_ == "ROOT"
+    assert [e.label_ for e in doc.ents] == ["CARDINAL", "GPE"]
+
+
+def test_wordnet_has_all_synsets():
+    wordnet = resources.wordnet()
+    assert sum(1 for _ in wordnet.all_synsets()) == 117_659
+    assert wordnet.synsets("dog")[0].name() == "dog.n.01"
+
+
+def test_unreachable_hub_id_fails_fast_with_clear_message(monkeypatch):
+    monkeypatch.setattr(resources, "hub_reachable", lambda: False)
+    started = time.perf_counter()
+    with pytest.raises(resources.ResourceMissingError, match="not in the local Hugging Face cache"):
+        resources.encoder_path("no-such-org/no-such-model")
+    assert time.perf_counter() - started < 2.0
+
+
+def test_missing_data_dir_names_the_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv("MISMATCH_DATA_DIR", str(tmp_path / "absent"))
+    with pytest.raises(resources.ResourceMissingError, match="MISMATCH_DATA_DIR"):
+        resources.data_dir()
+
+
+def test_local_directory_is_used_as_is(tmp_path):
+    assert resources.encoder_path(str(tmp_path)) == str(tmp_path)
