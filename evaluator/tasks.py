@@ -1,0 +1,138 @@
+"""Registry of the 7 evaluation tasks: their human-rating files, criteria and human scales.
+
+A criterion is reported on its human scale and trained on [0, 1] (``normalise``). Where
+two datasets of one task use the same criterion name on different scales (WebNLG 2017
+fluency 1-3, WebNLG 2020 fluency 0-100), the later one is keyed ``name@dataset``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.human_data import HumanRecord, load_records
+from evaluator.resources import data_dir
+
+
+@dataclass(frozen=True)
+class Criterion:
+    key: str  # the name in outputs and checkpoints
+    source: str  # the key in the record's scores
+    low: float
+    high: float
+
+    def normalise(self, value: float) -> float:
+        return (value - self.low) / (self.high - self.low)
+
+    def denormalise(self, value: float) -> float:
+        return self.low + value * (self.high - self.low)
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    file: str  # relative to <data>/human/
+    criteria: tuple[Criterion, ...]
+    min_ratings: int = 0  # keep records whose meta.n_ratings is at least this (WMT21)
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    datasets: tuple[DatasetSpec, ...]
+    kind: str = "regression"  # or "classification" (NLI: one-hot scores over classes)
+
+    @property
+    def criteria(self) -> tuple[Criterion, ...]:
+        seen: dict[str, Criterion] = {}
+        for spec in self.datasets:
+            for criterion in spec.criteria:
+                seen.setdefault(criterion.key, criterion)
+        return tuple(seen.values())
+
+
+def _same(names: tuple[str, ...], low: float, high: float, suffix: str = "") -> tuple[Criterion, ...]:
+    return tuple(Criterion(f"{n}{suffix}", n, low, high) for n in names)
+
+
+# DA z-scores are unbounded; [-3, 3] covers all but a handful of WMT segments (clipped).
+_DA_Z = (Criterion("da_z", "da_z", -3.0, 3.0),)
+_USR = (
+    Criterion("understandable", "understandable", 0, 1),
+    Criterion("natural", "natural", 1, 3),
+    Criterion("maintains_context", "maintains_context", 1, 3),
+    Criterion("engaging", "engaging", 1, 3),
+    Criterion("uses_knowledge", "uses_knowledge", 0, 1),
+    Criterion("overall", "overall", 1, 5),
+)
+
+TASKS: dict[str, Task] = {
+    task.name: task
+    for task in (
+        Task(
+            "summarization",
+            (DatasetSpec("summarization/summeval.jsonl.gz", _same(("coherence", "consistency", "fluency", "relevance"), 1, 5)),),
+        ),
+        Task(
+            "translation",
+            (
+                DatasetSpec("translation/wmt15_da.jsonl.gz", _DA_Z),
+                DatasetSpec("translation/wmt16_da.jsonl.gz", _DA_Z),
+                DatasetSpec("translation/wmt17_da.jsonl.gz", _DA_Z),
+                DatasetSpec("translation/wmt21_da.jsonl.gz", _DA_Z, min_ratings=2),
+            ),
+        ),
+        Task(
+            "data2text",
+            (
+                DatasetSpec("data2text/webnlg2017.jsonl.gz", _same(("fluency", "grammar", "semantics"), 1, 3)),
+                DatasetSpec(
+                    "data2text/webnlg2020.jsonl.gz",
+                    _same(("correctness", "data_coverage", "fluency", "relevance", "text_structure"), 0, 100, "@webnlg2020"),
+                ),
+            ),
+        ),
+        Task(
+            "captioning",
+            (
+                DatasetSpec("captioning/flickr8k_expert.jsonl.gz", (Criterion("relevance", "relevance", 1, 4),)),
+                DatasetSpec("captioning/flickr8k_cf.jsonl.gz", (Criterion("yes_fraction", "yes_fraction", 0, 1),)),
+            ),
+        ),
+        Task(
+            "question_generation",
+            tuple(
+                DatasetSpec(f"question_generation/nema2018_{name}.jsonl.gz", (Criterion("answerability", "answerability", 1, 5),))
+                for name in ("squad", "vqa", "wikimovies")
+            ),
+        ),
+        Task(
+            "dialogue",
+            (DatasetSpec("dialogue/usr_topicalchat.jsonl.gz", _USR), DatasetSpec("dialogue/usr_personachat.jsonl.gz", _USR)),
+        ),
+        Task(
+            "nli",
+            (DatasetSpec("nli/mnli_dev_matched.jsonl.gz", _same(("entailment", "neutral", "contradiction"), 0, 1)),),
+            kind="classification",
+        ),
+    )
+}
+
+
+def get_task(name: str) -> Task:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise KeyError(f"unknown task {name!r}; known: {', '.join(TASKS)}") from None
+
+
+def load_task_records(task: Task, root: Path | None = None) -> list[HumanRecord]:
+    """All records of a task with scores re-keyed to the task's criterion keys (human scale)."""
+    root = root or data_dir() / "human"
+    records = []
+    for spec in task.datasets:
+        for record in load_records(root / spec.file):
+            if spec.min_ratings and record.meta.get("n_ratings", 0) < spec.min_ratings:
+                continue
+            scores = {c.key: record.scores[c.source] for c in spec.criteria if c.source in record.scores}
+            records.append(HumanRecord(**{**record.__dict__, "scores": scores}))
+    return records
