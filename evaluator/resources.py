@@ -164,3 +164,24 @@ def wordnet():
 
     wn.ensure_loaded()
     return wn
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet_sense_counts() -> dict[str, int]:
+    """Sense-tagged frequency of every WordNet lemma key, read once from cntlist.rev.
+
+    nltk's ``Lemma.count()`` binary-searches that file on every call (~0.5 ms); rules that
+    rank candidate words by frequency call it thousands of times.
+    """
+    path = use_nltk_data() / "corpora" / "wordnet" / "cntlist.rev"
+    counts: dict[str, int] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            key, _, count = line.rstrip("\n").split(" ")
+            counts[key] = int(count)
+    return counts
+
+
+def lemma_count(lemma) -> int:
+    """Same value as nltk's ``lemma.count()`` for English lemmas, from an in-memory table."""
+    return wordnet_sense_counts().get(lemma.key(), 0)

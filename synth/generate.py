@@ -22,10 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from synth.corpora import Corpus, Group, by_source, load_corpus, split_of
+from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_of
 from synth.perturb import Context, load_rules
 from synth.taxonomy import CODES, index_of
 
+MIN_ROUND_TEXTS = 200  # per source and split
+MAX_ROUND_TEXTS = 30_000
 COLUMNS = ("id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail")
 
 
@@ -38,6 +40,8 @@ class SynthConfig:
     val_fraction: float = 0.2
     # share of error pairs whose error is applied to a real paraphrase of the reference
     paraphrase_share: float = 0.35
+    # captions of one image count as paraphrases when their content lemmas overlap this much
+    min_paraphrase_overlap: float = 0.35
     # NoContr mix: real paraphrase / meaning-preserving rewrite / verbatim copy
     nocontr_real_share: float = 0.5
     nocontr_copy_share: float = 0.05
@@ -46,7 +50,7 @@ class SynthConfig:
         default_factory=lambda: {"multi30k": 0.36, "webnlg": 0.26, "coco": 0.2, "squad": 0.18}
     )
     max_source_share: float = 0.4
-    classes_per_text: int = 3
+    classes_per_text: int = 5
     texts_per_chunk: int = 600
     processes: int = 2
     max_rounds: int = 40
@@ -88,10 +92,9 @@ def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
     return None
 
 
-def _make_nocontr(ref_index: int, docs: list, config: SynthConfig, ctx: Context):
+def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
     """A NoContr gen: a real paraphrase, a rewrite of the ref or of a paraphrase, or a copy."""
     rng = ctx.rng
-    others = [i for i in range(len(docs)) if i != ref_index and docs[i].text != docs[ref_index].text]
     roll = rng.random()
     if others and roll < config.nocontr_real_share:
         other = docs[rng.choice(others)]
@@ -111,8 +114,8 @@ def _make_nocontr(ref_index: int, docs: list, config: SynthConfig, ctx: Context)
 def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter]:
     """Worker: parse one chunk of groups, propose candidates for weighted classes.
 
-    Returns the candidates and how often each class was tried, so the main process can
-    learn each class's success rate and weight the next round.
+    Returns the candidates and how often each (source, class) was tried, so the main
+    process can learn each success rate and plan the next round.
     """
     groups, weights, config, chunk_seed = task
     _init_resources()
@@ -120,24 +123,26 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter]:
     texts = [text for group in groups for text in group.texts]
     parsed = iter(list(_NLP.pipe(texts, batch_size=128)))
     docs_by_group = [[next(parsed) for _ in group.texts] for group in groups]
-    same_source: dict[str, list[str]] = {}
-    for group in groups:
-        same_source.setdefault(group.source, []).extend(group.texts)
+    # OutofRef content comes from another group of the same source and split (same style,
+    # no leak across splits): the chunk's groups of that source, indexed by group position.
+    by_source: dict[str, list[int]] = {}
+    for position, group in enumerate(groups):
+        by_source.setdefault(group.source, []).append(position)
 
     candidates: list[Candidate] = []
     tried: Counter = Counter()
     codes = [code for code in CODES if weights.get(code, 0) > 0]
-    for group, docs in zip(groups, docs_by_group, strict=True):
-        pool = [t for t in same_source[group.source] if t not in group.texts] or texts
-        ctx = Context(rng=rng, other_text=lambda pool=pool: rng.choice(pool))
+    for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
+        ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
+        paraphrases = _paraphrases(group.source, docs, config.min_paraphrase_overlap)
         for ref_index, ref_doc in enumerate(docs):
             chosen = _weighted_sample(codes, weights, config.classes_per_text, rng)
             for code in chosen:
-                tried[code] += 1
+                tried[(group.source, code)] += 1
                 if code == "NoContr":
-                    made = _make_nocontr(ref_index, docs, config, ctx)
+                    made = _make_nocontr(ref_index, paraphrases[ref_index], docs, config, ctx)
                 else:
-                    made = _perturb(code, ref_index, docs, config, ctx)
+                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx)
                 if made is None:
                     continue
                 gen, rule, detail = made
@@ -147,16 +152,60 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter]:
     return candidates, tried
 
 
-def _perturb(code: str, ref_index: int, docs: list, config: SynthConfig, ctx: Context):
-    """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref."""
-    others = [i for i in range(len(docs)) if i != ref_index]
+CONTENT_POS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
+
+
+def _paraphrases(source: str, docs: list, min_overlap: float) -> list[list[int]]:
+    """For each text of a group, the other texts that paraphrase it.
+
+    WebNLG lexicalisations of one triple set state the same facts: all count. Captions of
+    one image often describe different details, so only those sharing enough content
+    lemmas (Jaccard) count. Sentences of one SQuAD paragraph are no paraphrases at all.
+    """
+    if source not in PARAPHRASE_SOURCES:
+        return [[] for _ in docs]
+    if source == "webnlg":
+        return [[j for j in range(len(docs)) if j != i and docs[j].text != docs[i].text] for i in range(len(docs))]
+    content = [{t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and not t.is_stop} for doc in docs]
+    result = []
+    for i, words in enumerate(content):
+        close = []
+        for j, other in enumerate(content):
+            union = words | other
+            if j != i and docs[j].text != docs[i].text and union and len(words & other) / len(union) >= min_overlap:
+                close.append(j)
+        result.append(close)
+    return result
+
+
+def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group: list, rng: random.Random):
+    """A callable returning a parsed text of another group, same source if the chunk has one."""
+    positions = [p for p in by_source[source] if p != position] or [
+        p for p in range(len(docs_by_group)) if p != position
+    ]
+
+    def pick():
+        return rng.choice(docs_by_group[rng.choice(positions)]) if positions else None
+
+    return pick
+
+
+def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
+    """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref.
+
+    When the preferred base text offers no place for the error, the other texts of the
+    group are tried too: rare classes (event order, questions) then still find a base.
+    """
+    others = list(others)
+    ctx.rng.shuffle(others)
     if others and ctx.rng.random() < config.paraphrase_share:
-        made = _try_class(code, docs[ctx.rng.choice(others)], ctx)
+        order = [others[0], ref_index, *others[1:]]
+    else:
+        order = [ref_index, *others]
+    for index in order:
+        made = _try_class(code, docs[index], ctx)
         if made:
-            return made[0], made[1], made[2] | {"base": "paraphrase"}
-    made = _try_class(code, docs[ref_index], ctx)
-    if made:
-        return made[0], made[1], made[2] | {"base": "ref"}
+            return made[0], made[1], made[2] | {"base": "ref" if index == ref_index else "paraphrase"}
     return None
 
 
@@ -201,24 +250,24 @@ class Quotas:
         return {code: self.need[(split, code)] for code in CODES if self.need[(split, code)] > 0}
 
 
-def _interleave_groups(groups: list[Group], weights: dict[str, float], rng: random.Random) -> list[Group]:
-    """Shuffle groups within each source, then interleave sources so texts follow the weights."""
-    pools = by_source(groups)
-    for pool in pools.values():
-        rng.shuffle(pool)
-    order: list[Group] = []
-    drawn = Counter()
-    positions = dict.fromkeys(pools, 0)
-    while any(positions[s] < len(pools[s]) for s in pools):
-        live = [s for s in pools if positions[s] < len(pools[s])]
-        # pick the live source furthest below its target share of texts drawn so far
-        total = sum(drawn.values()) + 1
-        source = min(live, key=lambda s: drawn[s] / total - weights.get(s, 0.0))
-        group = pools[source][positions[source]]
-        positions[source] += 1
-        drawn[source] += len(group.texts)
-        order.append(group)
-    return order
+class GroupQueue:
+    """Groups of one (split, source) in seeded random order, reshuffled when used up."""
+
+    def __init__(self, groups: list[Group], rng: random.Random) -> None:
+        self.groups, self.rng, self.position = list(groups), rng, 0
+        self.rng.shuffle(self.groups)
+
+    def take(self, texts: int) -> list[Group]:
+        taken, count = [], 0
+        while self.groups and count < texts:
+            if self.position == len(self.groups):
+                self.rng.shuffle(self.groups)
+                self.position = 0
+            group = self.groups[self.position]
+            self.position += 1
+            taken.append(group)
+            count += len(group.texts)
+        return taken
 
 
 def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
@@ -235,67 +284,103 @@ def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
 
 
 def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """Build (train, val, manifest) in memory; see ``write`` for the files."""
+    """Build (train, val, manifest) in memory; see ``write`` for the files.
+
+    Each round sends every source texts in proportion to its weight times how much of the
+    open need it can serve (from the success rates seen so far), and each chunk's worker
+    weights classes by need over that source's success rate: late rounds then parse only
+    texts that can still fill a quota (SQuAD questions for QuestErr, say).
+    """
     from evaluator.resources import data_dir
 
     started = time.perf_counter()
     corpus = corpus or load_corpus(data_dir())
-    rng = random.Random(config.seed)
-    splits = {"train": [], "val": []}
+    groups: dict[tuple[str, str], list[Group]] = {
+        (split, source): [] for split in ("train", "val") for source in config.source_weights
+    }
     for group in corpus.groups:
         if group.source in config.source_weights:
-            splits[split_of(group.key, config.seed, config.val_fraction)].append(group)
-    queues = {s: _chunks(_interleave_groups(g, config.source_weights, rng), config.texts_per_chunk) for s, g in splits.items()}
+            groups[(split_of(group.key, config.seed, config.val_fraction), group.source)].append(group)
+    queues = {key: GroupQueue(value, random.Random(hash_seed(config.seed, *key))) for key, value in groups.items()}
     quotas = Quotas.for_config(config)
     accepted: dict[str, list[Candidate]] = {"train": [], "val": []}
-    attempts: Counter = Counter()
-    successes: Counter = Counter()
+    attempts: Counter = Counter()  # (source, class) -> tries
+    successes: Counter = Counter()  # (source, class) -> candidates made
+    rounds = []
 
     _init_resources()
     context = multiprocessing.get_context("fork")
     with context.Pool(config.processes) as pool:
         for round_index in range(config.max_rounds):
+            round_started = time.perf_counter()
             tasks, task_splits = [], []
             for split in ("train", "val"):
                 open_classes = quotas.open_in(split)
                 if not open_classes:
                     continue
-                weights = _attempt_weights(open_classes, attempts, successes)
-                needed_texts = sum(open_classes.values()) / config.classes_per_text * 1.3
-                taken = 0
-                while queues[split] and taken < max(needed_texts, config.texts_per_chunk):
-                    chunk = queues[split].pop(0)
-                    taken += sum(len(g.texts) for g in chunk)
-                    seed = hash_seed(config.seed, split, round_index, len(tasks))
-                    tasks.append((chunk, weights, config, seed))
-                    task_splits.append(split)
-                if not queues[split]:  # corpus exhausted for this split: start over with new seeds
-                    queues[split] = _chunks(
-                        _interleave_groups(splits[split], config.source_weights, rng), config.texts_per_chunk
-                    )
+                plan = _plan_round(open_classes, quotas, attempts, successes, config)
+                for source, (texts, weights) in plan.items():
+                    # at least one chunk per process, so small late rounds still use every core
+                    chunk_texts = max(min(config.texts_per_chunk, texts // config.processes), 50)
+                    for chunk in _chunks(queues[(split, source)].take(texts), chunk_texts):
+                        seed = hash_seed(config.seed, split, round_index, len(tasks))
+                        tasks.append((chunk, weights, config, seed))
+                        task_splits.append(split)
             if not tasks:
                 break
+            made = kept = 0
             for split, (candidates, tried) in zip(task_splits, pool.imap(_work_chunk, tasks), strict=True):
                 attempts.update(tried)
                 for candidate in candidates:
-                    successes[candidate.label] += 1
+                    successes[(candidate.source, candidate.label)] += 1
+                    made += 1
                     if quotas.accept(split, candidate):
                         accepted[split].append(candidate)
+                        kept += 1
                 if progress:
                     progress(sum(len(v) for v in accepted.values()))
+            texts = sum(len(g.texts) for task in tasks for g in task[0])
+            rounds.append(
+                {"texts": texts, "candidates": made, "accepted": kept,
+                 "seconds": round(time.perf_counter() - round_started, 1)}
+            )  # fmt: skip
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
+    manifest["rounds"] = rounds
     return frames["train"], frames["val"], manifest
 
 
-def _attempt_weights(open_classes: dict[str, int], attempts: Counter, successes: Counter) -> dict[str, float]:
-    """Weight each open class by what it still needs over how often it has succeeded so far."""
-    weights = {}
+def _plan_round(
+    open_classes: dict[str, int], quotas: Quotas, attempts: Counter, successes: Counter, config: SynthConfig
+) -> dict[str, tuple[int, dict[str, float]]]:
+    """source -> (texts to parse this round, class attempt weights for that source)."""
+    total_need = sum(open_classes.values())
+    budget = 0.0  # texts to parse: each class's need over its best success rate so far
     for code, need in open_classes.items():
-        rate = (successes[code] + 1) / (attempts[code] + 2)
-        weights[code] = max(need / max(rate, 0.02), 1e-6)
-    total = sum(weights.values())
-    return {code: w / total * len(weights) for code, w in weights.items()}
+        best = max((successes[(s, code)] + 1) / (attempts[(s, code)] + 2) for s in config.source_weights)
+        budget += need / max(best, 0.02) / config.classes_per_text
+    budget = min(budget * 1.2, MAX_ROUND_TEXTS)
+    shares: dict[str, tuple[float, dict[str, float]]] = {}
+    for source, weight in config.source_weights.items():
+        if quotas.source_left.get(source, 0) <= 0:
+            continue
+        class_weights, servable = {}, 0
+        for code, need in open_classes.items():
+            tries = attempts[(source, code)]
+            rate = (successes[(source, code)] + 1) / (tries + 2)
+            if tries >= 50 and rate < 0.01:
+                continue  # this source cannot make this class (statements for QuestErr)
+            class_weights[code] = need / max(rate, 0.02)
+            servable += need
+        if class_weights:
+            norm = sum(class_weights.values())
+            normalised = {code: w / norm * len(class_weights) for code, w in class_weights.items()}
+            shares[source] = (weight * servable / total_need, normalised)
+    share_total = sum(share for share, _ in shares.values()) or 1.0
+    return {
+        source: (max(int(budget * share / share_total), MIN_ROUND_TEXTS), weights)
+        for source, (share, weights) in shares.items()
+    }
 
 
 def hash_seed(*parts) -> int:

@@ -1,7 +1,7 @@
 """What a perturbation rule is: a function from a parsed text to a changed text, or None.
 
 A rule receives a spaCy ``Doc`` (full pipeline: tagger, parser, NER, lemmatizer) and a
-``Context`` (seeded RNG, texts from other groups). It returns a ``Change`` that records
+``Context`` (seeded RNG, parsed texts from other groups). It returns a ``Change`` that records
 the new text and exactly what changed, or ``None`` when it does not apply to this text.
 Rules never raise on odd input: a rule that cannot apply returns ``None``.
 """
@@ -28,10 +28,10 @@ class Change:
 
 @dataclass
 class Context:
-    """What a rule may use besides its input: a seeded RNG and texts from other groups."""
+    """What a rule may use besides its input: a seeded RNG and parsed texts from other groups."""
 
     rng: random.Random
-    other_text: Callable[[], str] = field(default=lambda: "")  # a reference of a different group
+    other_doc: Callable[[], Doc | None] = field(default=lambda: None)  # a reference of a different group
 
 
 Rule = Callable[[Doc, Context], "Change | None"]
@@ -50,6 +50,9 @@ def replace(doc: Doc, start: int, end: int, new: str, rule: str) -> Change | Non
     result = text[:start] + new + text[end:]
     result = " ".join(result.split())
     result = result.replace(" ,", ",").replace(" .", ".") if " ," not in text and " ." not in text else result
+    for doubled, single in (("..", "."), (",.", "."), (".,", "."), (",,", ",")):
+        if doubled in result and doubled not in text:  # a deletion or an appended sentence met punctuation
+            result = result.replace(doubled, single)
     if result and result[0].islower() and text[:1].isupper():
         result = result[0].upper() + result[1:]
     if not result.strip() or result == text:

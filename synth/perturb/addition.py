@@ -1,0 +1,226 @@
+"""OutofRef and RepErr rules: the generated text says more than the reference.
+
+OutofRef adds content the reference does not have, taken from a reference of a different
+group (``ctx.other_doc()``): a whole sentence appended, or a prepositional phrase or
+participial clause from it attached to a noun. RepErr adds nothing new, it repeats what is
+there: the sentence, its main clause, a noun phrase ("a dog and a dog") or a phrase.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from synth.perturb.base import Change, Context, replace
+from synth.perturb.lexicon_b_words import OPTIONAL_PREPOSITIONS
+
+CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
+MAX_OTHER_CHARS = 300
+MAX_PHRASE_TOKENS = 8
+NP_TAGS = ("JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "HYPH", "VBN")
+CORE_DROPPED_DEPS = (
+    "prep",
+    "advcl",
+    "relcl",
+    "acl",
+    "punct",
+    "cc",
+    "conj",
+    "advmod",
+    "npadvmod",
+    "appos",
+    "mark",
+    "parataxis",
+    "dep",
+    "meta",
+    "intj",
+)
+NOUN_DROPPED_DEPS = ("relcl", "acl", "appos", "punct", "parataxis", "dep")
+
+
+def _content(tokens) -> set[str]:
+    return {t.lower_ for t in tokens if t.pos_ in CONTENT_POS}
+
+
+def _as_sentence(text: str) -> str:
+    """Capitalised and closed with a full stop, so it can stand after another sentence."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?\"'" else text + "."
+
+
+def _append(doc: Doc, sentence: str, rule: str) -> Change | None:
+    """Append a sentence after the text, closing the text's last sentence first."""
+    text = doc.text.rstrip()
+    joiner = " " if text[-1:] in ".!?\"'" else ". "
+    return replace(doc, len(text), len(doc.text), joiner + sentence, rule)
+
+
+def _is_question(doc: Doc) -> bool:
+    return doc.text.rstrip().endswith("?")
+
+
+# --- OutofRef -------------------------------------------------------------------------
+
+
+def append_other_sentence(doc: Doc, ctx: Context) -> Change | None:
+    """ "... friends." -> "... friends. Jack plays football." (a sentence from another group)."""
+    other_doc = ctx.other_doc()
+    other = " ".join(other_doc.text.split()) if other_doc is not None else ""
+    if not other or _is_question(doc) or other.endswith("?") or other.lower() in doc.text.lower():
+        return None
+    return _append(doc, _as_sentence(other), "OutofRef/append_sentence")
+
+
+def _phrases(other: Doc) -> list[Span]:
+    """Modifier phrases of another text, found on POS tags alone (no parse needed).
+
+    A prepositional phrase over a full noun phrase ("near a red car") or a participle with
+    its object ("wearing a blue hat"); bare nouns ("in length") are skipped.
+    """
+    phrases = []
+    for token in other:
+        is_pp = token.tag_ == "IN" and token.lower_ in OPTIONAL_PREPOSITIONS
+        if not (is_pp or token.tag_ == "VBG"):
+            continue
+        i = token.i + 1
+        if i >= len(other) or other[i].tag_ not in ("DT", "PRP$", "CD"):
+            continue
+        i += 1
+        while i < len(other) and other[i].tag_ in NP_TAGS and i - token.i < MAX_PHRASE_TOKENS:
+            i += 1
+        last = other[i - 1]
+        if last.tag_ in ("NN", "NNS", "NNP", "NNPS") and (
+            i == len(other) or other[i].tag_ not in NP_TAGS
+        ):
+            phrases.append(other[token.i : i])
+    return phrases
+
+
+def _host_nouns(doc: Doc) -> list[Token]:
+    """Nouns that end a sentence, after which a modifier phrase can go."""
+    hosts = []
+    for token in doc:
+        if token.pos_ != "NOUN" or token.ent_type_:
+            continue
+        following = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if following is None or following.text in (".", "!", ";"):
+            hosts.append(token)  # the end of a sentence: the phrase reads as one more detail
+    return hosts
+
+
+def insert_other_phrase(doc: Doc, ctx: Context) -> Change | None:
+    """ "... in the yard" -> "... in the yard near a red car" (a phrase from another group)."""
+    tagged = ctx.other_doc()
+    hosts = _host_nouns(doc)
+    if tagged is None or len(tagged.text) > MAX_OTHER_CHARS or not hosts or _is_question(doc):
+        return None
+    present = _content(doc)
+    phrases = [p for p in _phrases(tagged) if not _content(p) <= present]
+    if not phrases:
+        return None
+    phrase, host = ctx.rng.choice(phrases), ctx.rng.choice(hosts)
+    text = phrase.text
+    if phrase[0].pos_ != "PROPN":
+        text = text[0].lower() + text[1:]
+    kind = "pp" if phrase[0].tag_ == "IN" else "clause"
+    end = host.idx + len(host.text)
+    return replace(doc, end, end, f" {text}", f"OutofRef/insert_{kind}")
+
+
+# --- RepErr ---------------------------------------------------------------------------
+
+
+def repeat_sentence(doc: Doc, ctx: Context) -> Change | None:
+    """Say one sentence twice: "Tom met Sam." -> "Tom met Sam. Tom met Sam."."""
+    sentences = [s for s in doc.sents if len(_content(s)) >= 2]
+    if not sentences:
+        return None
+    sentence = ctx.rng.choice(sentences)
+    copy = _as_sentence(sentence.text)
+    if sentence.end == len(doc):
+        return _append(doc, copy, "RepErr/duplicate_sentence")
+    end = sentence.end_char
+    return replace(doc, end, end, f" {copy}", "RepErr/duplicate_sentence")
+
+
+def _core(token: Token) -> list[Token]:
+    """A clause without the verb's modifiers ("A man in a hat is sitting on a bench" -> "A man
+    in a hat is sitting"); a verbless caption keeps its participle ("A dog running")."""
+    tokens = [token]
+    is_verb = token.pos_ in ("VERB", "AUX")
+    for child in token.children:
+        dropped = child.dep_ in CORE_DROPPED_DEPS if is_verb else child.dep_ in NOUN_DROPPED_DEPS
+        if not dropped or child.dep_ == "acl" and token.dep_ == "ROOT":
+            tokens.extend(_core(child))
+    return sorted(tokens, key=lambda t: t.i)
+
+
+def restate_main_clause(doc: Doc, ctx: Context) -> Change | None:
+    """Restate the main clause after the text: "Tom met Sam at the party. Tom met Sam."."""
+    if _is_question(doc):
+        return None
+    sentence = ctx.rng.choice(list(doc.sents))
+    core = _core(sentence.root)
+    words = [t for t in sentence if not t.is_punct]
+    if len(core) < 3 or len(core) >= len(words) or len(_content(core)) < 2:
+        return None  # nothing to drop: that is repeat_sentence
+    kept = {t.i for t in core}
+    glued = any(
+        not t.whitespace_
+        and t.i + 1 < len(doc)
+        and t.i + 1 not in kept
+        and not doc[t.i + 1].is_punct
+        for t in core
+    )
+    if glued or any(t.is_punct for t in core):
+        return None  # a word split by the tokenizer ("id" -> "i" "d") would come out broken
+    text = "".join(t.text_with_ws for t in core).strip()
+    return _append(doc, _as_sentence(text), "RepErr/restate_clause")
+
+
+def repeat_noun_phrase(doc: Doc, ctx: Context) -> Change | None:
+    """ "a man holding a dog" -> "a man holding a dog and a dog"."""
+    chunks = [
+        c
+        for c in doc.noun_chunks
+        if c.root.dep_ in ("dobj", "pobj")
+        and c.root.pos_ in ("NOUN", "PROPN")
+        and len(c) <= 5
+        and all(t.is_alpha or t.text in ("'s", "-") for t in c)
+    ]
+    if not chunks:
+        return None
+    chunk = ctx.rng.choice(chunks)
+    return replace(
+        doc,
+        chunk.start_char,
+        chunk.end_char,
+        f"{chunk.text} and {chunk.text}",
+        "RepErr/noun_phrase",
+    )
+
+
+def repeat_phrase(doc: Doc, ctx: Context) -> Change | None:
+    """ "sitting in the yard" -> "sitting in the yard in the yard"."""
+    phrases = [
+        doc[t.i : t.right_edge.i + 1]
+        for t in doc
+        if t.dep_ == "prep"
+        and any(c.dep_ == "pobj" for c in t.children)
+        and t.left_edge.i == t.i
+        and 2 <= t.right_edge.i + 1 - t.i <= MAX_PHRASE_TOKENS
+    ]
+    phrases = [p for p in phrases if not any(t.is_punct or t.pos_ in ("VERB", "AUX") for t in p)]
+    if not phrases:
+        return None
+    phrase = ctx.rng.choice(phrases)
+    text = phrase.text if phrase.start > 0 else phrase.text[0].lower() + phrase.text[1:]
+    return replace(doc, phrase.end_char, phrase.end_char, f" {text}", "RepErr/phrase")
+
+
+RULES = {
+    "OutofRef": [append_other_sentence, insert_other_phrase],
+    "RepErr": [repeat_sentence, restate_main_clause, repeat_noun_phrase, repeat_phrase],
+}

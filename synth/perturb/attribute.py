@@ -1,0 +1,131 @@
+"""AttrErr rules: change an adjective of a noun or a manner adverb of a verb to a different value.
+
+Values come from curated attribute scales (colour, size, age, material, ...; see
+lexicon_b_words) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
+directions and places are left alone (NumErr, STErr), and so are adjectives inside names
+and fixed compounds ("high school", "hot dog"), where a swap would change the entity.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lemminflect import getInflection, getLemma
+from spacy.tokens import Doc, Token
+
+from evaluator.resources import lemma_count, wordnet
+from synth.perturb.base import Change, Context, replace_word
+from synth.perturb.lexicon_b_words import (
+    ADVERB_OPPOSITES,
+    ATTRIBUTE_SCALES,
+    GRADABLE,
+    NOT_ATTRIBUTES,
+)
+
+ADJ_DEPS = ("amod", "acomp", "oprd", "conj", "attr", "compound")
+COLOURS = tuple(ATTRIBUTE_SCALES[0].replace("/", " ").split())
+
+
+@functools.lru_cache(maxsize=1)
+def _scale_of() -> dict[str, tuple[str, ...]]:
+    """Each scale word -> the values on the other side(s) of its first scale."""
+    scales: dict[str, tuple[str, ...]] = {}
+    for scale in ATTRIBUTE_SCALES:
+        poles = [pole.split() for pole in scale.split("/")]
+        for pole in poles:
+            others = tuple(word for other in poles if other is not pole for word in other)
+            for word in pole:
+                scales.setdefault(word, others)
+    return scales
+
+
+@functools.lru_cache(maxsize=8192)
+def _antonyms(lemma: str, pos: str) -> tuple[str, ...]:
+    """Single-word WordNet antonyms of the lemma's most frequent sense that has any."""
+    for synset in wordnet().synsets(lemma, pos=pos)[:2]:
+        for lemma_obj in synset.lemmas():
+            if lemma_obj.name().lower() != lemma:
+                continue
+            names = tuple(
+                a.name()
+                for a in lemma_obj.antonyms()
+                if "_" not in a.name() and not a.name().startswith("non") and lemma_count(a) > 0
+            )
+            if names:
+                return names
+    return ()
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_compound(adjective: str, noun: str) -> bool:
+    """True when "adjective noun" is a WordNet collocation (high school, hot dog).
+
+    Person collocations ("old man", "young lady") still read as an attribute of a person.
+    """
+    wn = wordnet()
+    if not wn.synsets(f"{adjective}_{noun}"):
+        return False
+    noun_senses = wn.synsets(noun, pos="n")
+    return not noun_senses or noun_senses[0].lexname() != "noun.person"
+
+
+def _adjective_values(token: Token) -> tuple[str, ...]:
+    """Other values for an adjective, inflected like it (bigger -> smaller)."""
+    if token.tag_ in ("JJR", "JJS"):
+        lemma = (getLemma(token.lower_, upos="ADJ") or (token.lower_,))[0]
+    else:
+        lemma = token.lower_
+    values = _scale_of().get(lemma) or _antonyms(lemma, "a")
+    if token.tag_ not in ("JJR", "JJS"):
+        return values
+    inflected = (getInflection(value, tag=token.tag_) for value in values if value in GRADABLE)
+    return tuple(forms[0] for forms in inflected if forms and " " not in forms[0])
+
+
+def _is_candidate_adjective(token: Token) -> bool:
+    doc = token.doc
+    if token.dep_ not in ADJ_DEPS or token.lower_ in NOT_ATTRIBUTES or token.ent_type_:
+        return False
+    previous = doc[token.i - 1] if token.i > 0 else None
+    if previous is not None and (
+        token.text[:1].isupper() or previous.lower_ in ("how", "years", "year", "months")
+    ):
+        return False
+    if token.pos_ != "ADJ" and not (token.lower_ in COLOURS and token.head.pos_ == "NOUN"):
+        return False
+    if token.dep_ == "compound" and token.lower_ not in COLOURS:
+        return False
+    head = token.head
+    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in ("years", "year", "of"):
+        return False
+    return not (head.pos_ == "NOUN" and _is_compound(token.lower_, head.lemma_.lower()))
+
+
+def _candidates(doc: Doc) -> list[tuple[Token, tuple[str, ...], str]]:
+    found = []
+    for token in doc:
+        if token.pos_ == "ADV" and token.dep_ == "advmod" and token.head.pos_ == "VERB":
+            values = (ADVERB_OPPOSITES[token.lower_],) if token.lower_ in ADVERB_OPPOSITES else ()
+            if not values and token.lower_.endswith("ly"):
+                values = _antonyms(token.lower_, "r")
+            if values:
+                found.append((token, values, "AttrErr/adverb"))
+        elif _is_candidate_adjective(token):
+            values = _adjective_values(token)
+            if values:
+                lemma = (getLemma(token.lower_, upos="ADJ") or (token.lower_,))[0]
+                rule = "AttrErr/scale" if lemma in _scale_of() else "AttrErr/antonym"
+                found.append((token, values, rule))
+    return found
+
+
+def swap_attribute(doc: Doc, ctx: Context) -> Change | None:
+    """Replace one adjective or manner adverb by another value of the same attribute."""
+    candidates = _candidates(doc)
+    if not candidates:
+        return None
+    token, values, rule = ctx.rng.choice(candidates)
+    return replace_word(token, ctx.rng.choice(values), rule)
+
+
+RULES = {"AttrErr": [swap_attribute]}

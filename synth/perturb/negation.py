@@ -1,0 +1,210 @@
+"""NegErr rules: make the generated text say the opposite polarity of the reference.
+
+Negation is placed on the main clause (the parse root), with do-support for bare finite
+verbs ("took" -> "did not take"), "not" after the first auxiliary ("is sitting" -> "is not
+sitting"), and caption-specific forms for verbless captions ("a dog running" -> "a dog not
+running", "a man with a hat" -> "a man without a hat", "A man" -> "No man"). An existing
+negation is removed instead, re-inflecting the verb when do-support goes away.
+"""
+
+from __future__ import annotations
+
+from lemminflect import getInflection, getLemma
+from spacy.tokens import Doc, Token
+
+from synth.perturb.base import Change, Context, indefinite_article, replace, replace_token
+from synth.perturb.lexicon_b_words import NEGATION_WORDS
+
+CONTRACTED = {
+    "is": "isn't",
+    "are": "aren't",
+    "was": "wasn't",
+    "were": "weren't",
+    "do": "don't",
+    "does": "doesn't",
+    "did": "didn't",
+    "has": "hasn't",
+    "have": "haven't",
+    "had": "hadn't",
+    "can": "can't",
+    "could": "couldn't",
+    "will": "won't",
+    "would": "wouldn't",
+    "should": "shouldn't",
+    "must": "mustn't",
+}
+EXPANDED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
+DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
+POLAR_PRONOUNS = {
+    "someone": "no one",
+    "somebody": "nobody",
+    "something": "nothing",
+    "everyone": "no one",
+    "everybody": "nobody",
+    "everything": "nothing",
+    "always": "never",
+}
+AFFIRMED_PRONOUNS = {
+    "nobody": "somebody",
+    "nothing": "something",
+    "never": "always",
+    "none": "some",
+}
+NO_DET_HEADS = ("lot", "few", "couple", "bit", "number", "pair", "variety", "total", "kind")
+
+
+def _is_negated(doc: Doc) -> bool:
+    return any(t.dep_ == "neg" or t.lower_ in NEGATION_WORDS for t in doc)
+
+
+def _is_question(doc: Doc) -> bool:
+    return doc.text.rstrip().endswith("?")
+
+
+def _root(doc: Doc, ctx: Context) -> Token:
+    return ctx.rng.choice(list(doc.sents)).root
+
+
+def _subject(verb: Token) -> Token | None:
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+
+
+def _with_case(new: str, old: Token) -> str:
+    return new[0].upper() + new[1:] if old.text[:1].isupper() else new
+
+
+def negate_main_verb(doc: Doc, ctx: Context) -> Change | None:
+    """Insert "not" after the first auxiliary, or use do-support on a bare finite verb."""
+    if _is_negated(doc):
+        return None
+    root = _root(doc, ctx)
+    if root.pos_ not in ("VERB", "AUX"):
+        return None
+    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i]
+    aux = auxes[0] if auxes else (root if root.lemma_ == "be" and root.tag_ != "VBG" else None)
+    subject = _subject(root)
+    contract = ctx.rng.random() < 0.3
+    if aux is not None:
+        if aux.lower_ not in CONTRACTED and aux.lower_ not in ("'s", "'re", "am", "'m"):
+            return None
+        if subject is None or subject.i < aux.i:
+            if aux.lower_ == "can":
+                new = "cannot"
+            elif contract and aux.lower_ in CONTRACTED:
+                new = CONTRACTED[aux.lower_]
+            else:
+                new = f"{aux.text} not"
+        elif aux.lower_ in CONTRACTED:  # question word order: "Is he ..." -> "Isn't he ..."
+            new = CONTRACTED[aux.lower_]
+        else:
+            return None
+        return replace_token(aux, _with_case(new, aux), "NegErr/aux_not")
+    if root.tag_ in DO_FORMS and root.lemma_ != "do":
+        if subject is None or subject.i > root.i:
+            return None
+        lemma = (getLemma(root.lower_, upos="VERB") or (root.lemma_,))[0]
+        if root.lower_ not in getInflection(lemma, tag=root.tag_):  # a mis-tagged noun
+            return None
+        do = DO_FORMS[root.tag_]
+        new = f"{CONTRACTED[do]} {lemma}" if contract else f"{do} not {lemma}"
+        return replace_token(root, new, "NegErr/do_support")
+    return None
+
+
+def negate_participle(doc: Doc, ctx: Context) -> Change | None:
+    """Verbless caption: negate its participle ("A dog running in a field" -> "not running")."""
+    if _is_negated(doc) or _is_question(doc):
+        return None
+    candidates = [
+        t
+        for t in doc
+        if t.tag_ == "VBG"
+        and ((t.dep_ == "acl" and t.head.dep_ == "ROOT") or t.dep_ == "ROOT")
+        and not any(c.dep_ in ("aux", "auxpass", "nsubj") for c in t.children)
+    ]
+    if not candidates:
+        return None
+    verb = ctx.rng.choice(candidates)
+    return replace_token(verb, f"not {verb.text}", "NegErr/participle")
+
+
+def negate_determiner(doc: Doc, ctx: Context) -> Change | None:
+    """Negate a subject/object: "A man" -> "No man", "someone" -> "no one", "always" -> "never"."""
+    if _is_negated(doc) or _is_question(doc):
+        return None
+    candidates = [
+        t
+        for t in doc
+        if t.dep_ == "det"
+        and t.lower_ in ("a", "an", "some")
+        and t.head.pos_ == "NOUN"
+        and t.head.dep_ in ("nsubj", "nsubjpass", "ROOT", "dobj")
+        and t.head.lower_ not in NO_DET_HEADS
+        and t.i + 1 < len(doc)
+        and doc[t.i + 1].lower_ not in ("few", "lot", "couple")
+    ]
+    candidates += [t for t in doc if t.lower_ in POLAR_PRONOUNS and t.dep_ != "compound"]
+    if not candidates:
+        return None
+    token = ctx.rng.choice(candidates)
+    new = POLAR_PRONOUNS.get(token.lower_, "no")
+    return replace_token(token, new, "NegErr/no_determiner")
+
+
+def negate_with(doc: Doc, ctx: Context) -> Change | None:
+    """Caption attribute: "a man with a hat" -> "a man without a hat"."""
+    if _is_negated(doc):
+        return None
+    candidates = [
+        t
+        for t in doc
+        if t.lower_ == "with"
+        and t.dep_ == "prep"
+        and t.head.pos_ in ("NOUN", "PROPN")
+        and any(c.dep_ == "pobj" for c in t.children)
+    ]
+    if not candidates:
+        return None
+    return replace_token(ctx.rng.choice(candidates), "without", "NegErr/without")
+
+
+def remove_negation(doc: Doc, ctx: Context) -> Change | None:
+    """Drop an existing negation: "did not take" -> "took", "cannot" -> "can", "no" -> "a"."""
+    candidates = [
+        t
+        for t in doc
+        if (t.dep_ == "neg" and t.lower_ in ("not", "n't", "never"))
+        or t.lower_ in AFFIRMED_PRONOUNS
+        or (t.lower_ == "without" and t.dep_ == "prep")
+        or (t.lower_ == "no" and t.dep_ == "det")
+    ]
+    if not candidates:
+        return None
+    neg = ctx.rng.choice(candidates)
+    rule = "NegErr/remove"
+    if neg.lower_ == "without":
+        return replace_token(neg, "with", rule)
+    if neg.lower_ in AFFIRMED_PRONOUNS:
+        return replace_token(neg, AFFIRMED_PRONOUNS[neg.lower_], rule)
+    if neg.lower_ == "no":
+        noun = neg.head
+        if noun.tag_ == "NN" and neg.i + 1 < len(doc):
+            return replace_token(neg, indefinite_article(doc[neg.i + 1].text), rule)
+        return replace(doc, neg.idx, neg.idx + len(neg.text), "", rule)
+    if neg.lower_ == "never":
+        return replace(doc, neg.idx, neg.idx + len(neg.text), "", rule)
+    if neg.i == 0 or doc[neg.i - 1].pos_ not in ("AUX", "VERB", "PART"):
+        return None
+    aux, verb = doc[neg.i - 1], neg.head
+    if aux.lemma_ == "do" and aux.tag_ in DO_FORMS and verb.i > neg.i and verb.pos_ == "VERB":
+        inflected = getInflection(verb.lemma_, tag=aux.tag_)
+        if not inflected or _subject(verb) is None or _subject(verb).i > aux.i:
+            return None
+        return replace(doc, aux.idx, verb.idx + len(verb.text), inflected[0], rule)
+    full = EXPANDED_AUX.get(aux.lower_, aux.text) if neg.lower_ == "n't" else aux.text
+    return replace(doc, aux.idx, neg.idx + len(neg.text), _with_case(full, aux), rule)
+
+
+RULES = {
+    "NegErr": [negate_main_verb, negate_participle, negate_determiner, negate_with, remove_negation]
+}

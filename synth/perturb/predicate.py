@@ -1,0 +1,307 @@
+"""PredErr and PredOrdErr rules: a different event, or the same events in another order.
+
+PredErr replaces a content verb by one that names a different event in the same frame
+(enter -> leave, sit -> stand; a curated contrast list, then WordNet antonyms), inflected like
+the original with lemminflect; never a synonym. PredOrdErr reverses the order of events:
+swapped coordinated clauses in a narrated sequence, 'before' <-> 'after', sentences
+linked by 'Then', simultaneous events made sequential ('while' -> 'before'/'after'), and
+words that state an order turned around ('followed by' -> 'preceded by').
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lemminflect import getInflection
+from spacy.tokens import Doc, Span, Token
+from wordfreq import zipf_frequency
+
+from synth.perturb.base import Change, Context, Rule, replace, replace_tokens
+from synth.perturb.grammar import verb_lemma
+from synth.perturb.lexicon_verbs import CONTRASTS
+
+CONTENT_DEPS = frozenset(("ROOT", "conj", "advcl", "relcl", "xcomp", "acl", "ccomp", "pcomp"))
+SEQUENCE_ADVERBS = frozenset(("then", "later", "afterwards", "afterward", "finally", "next",
+                              "subsequently", "eventually"))  # fmt: skip
+# Verbs too general or too polysemous to swap safely, and states that happen together
+# ('sits and reads' is no sequence, so swapping its verbs changes no order).
+NEVER_REPLACE = frozenset("be have do make get take know say call name hold come go".split())
+SIMULTANEOUS = frozenset(
+    "sit stand lie lay wear look smile hold watch wait pose be have seem appear talk laugh "
+    "chat stare listen play enjoy relax rest hang dress carry use".split()
+)
+# Relations that hold rather than happen (WebNLG facts): listing them in another order
+# changes no order of events.
+STATIVE = frozenset(
+    "be have include locate lead relate know own contain consist belong categorise categorize "
+    "serve speak use associate succeed precede follow power operate manage affiliate "
+    "represent call name comprise feature house base situate list make write link head "
+    "connect border surround".split()
+)
+EVENT_LEXNAMES = frozenset(("noun.event", "noun.act"))
+# Antonyms that only deny the original ('features' -> 'lacks'): that is NegErr, not PredErr.
+NEGATING_VERBS = frozenset(
+    "lack miss fail forget ignore refuse deny exclude neglect omit disallow abstain".split()
+)
+OPENING_ADVERBS = ("Then", "Later", "Afterwards", "Afterward", "Subsequently", "Next", "Finally")
+
+
+@functools.lru_cache(maxsize=20000)
+def _antonyms(lemma: str) -> tuple[str, ...]:
+    """WordNet antonyms of the verb's main sense (win -> lose), common single words only."""
+    from evaluator.resources import wordnet
+
+    synsets = wordnet().synsets(lemma, pos="v")
+    if not synsets:
+        return ()
+    words = []
+    for item in synsets[0].lemmas():
+        for antonym in item.antonyms():
+            name = antonym.name()
+            common = name.isalpha() and zipf_frequency(name, "en") >= 3.5
+            if common and name not in NEGATING_VERBS and name not in words:
+                words.append(name)
+    return tuple(words)
+
+
+def _replacements(verb: Token) -> tuple[str, ...]:
+    lemma = verb_lemma(verb)
+    if lemma in NEVER_REPLACE or any(c.dep_ == "ccomp" for c in verb.children):
+        return ()
+    return CONTRASTS.get(lemma) or _antonyms(lemma)
+
+
+def _predicates(doc: Doc) -> list[Token]:
+    """Content verbs whose meaning sits in the verb itself (no particle: 'hang out')."""
+    return [
+        t for t in doc
+        if t.pos_ == "VERB" and t.tag_.startswith("VB") and t.dep_ in CONTENT_DEPS
+        and not any(c.dep_ == "prt" for c in t.children)
+    ]  # fmt: skip
+
+
+def _born_died(doc: Doc) -> list[tuple[int, int, str]]:
+    """'was born in' <-> 'died in' (WebNLG biographies): (start char, end char, new text)."""
+    edits = []
+    for token in doc:
+        if token.lower_ == "born" and token.i > 0 and doc[token.i - 1].lower_ == "was":
+            edits.append((doc[token.i - 1].idx, token.idx + len(token.text), "died"))
+        elif token.lower_ == "died" and token.tag_ == "VBD":
+            edits.append((token.idx, token.idx + len(token.text), "was born"))
+    return edits
+
+
+def wrong_verb(doc: Doc, ctx: Context) -> Change | None:
+    """'John entered the kitchen' -> 'John left the kitchen'; 'was born in' -> 'died in'."""
+    candidates: list[tuple[int, int, str]] = _born_died(doc)
+    for verb in _predicates(doc):
+        for lemma in _replacements(verb):
+            form = getInflection(lemma, tag=verb.tag_)
+            if form and form[0].lower() != verb.lower_:
+                candidates.append((verb.idx, verb.idx + len(verb.text), form[0]))
+    if not candidates:
+        return None
+    start, end, new = ctx.rng.choice(candidates)
+    if doc.text[start].isupper():
+        new = new[0].upper() + new[1:]
+    return replace(doc, start, end, new, "PredErr/verb")
+
+
+def _sequence(first: Token, second: Token) -> bool:
+    """The two coordinated verbs narrate events in order, not simultaneous states."""
+    lemmas = {verb_lemma(first), verb_lemma(second)}
+    if lemmas & STATIVE:
+        return False
+    if any(c.lower_ in SEQUENCE_ADVERBS for c in second.children):
+        return True
+    tags = {first.tag_, second.tag_}
+    if tags <= {"VBD", "VBN"}:
+        # narrated past events ('was arrested and taken to prison'), not present passives
+        auxiliaries = [c for v in (first, second) for c in v.children if c.dep_.startswith("aux")]
+        if "VBN" in tags and not auxiliaries:
+            return False  # 'a city linked to X and headed by Y' describes, it does not narrate
+        return all(a.tag_ in ("VBD", "VBN") for a in auxiliaries)
+    actions = not lemmas & SIMULTANEOUS
+    return actions and tags <= {"VBZ", "VBP"}  # 'picks up the ball and throws it'
+
+
+def _dated(span: Span) -> bool:
+    return any(t.ent_type_ in ("DATE", "TIME") for t in span)
+
+
+def _clause_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
+    """Spans for 'V1 ... and (then) V2 ...' to swap: verb phrases, or whole clauses."""
+    doc = first.doc
+    conjunctions = [c for c in first.children if c.dep_ == "cc" and first.i < c.i < second.i]
+    if len(conjunctions) != 1 or conjunctions[0].lower_ not in ("and", "then"):
+        return None
+    cc = conjunctions[0]
+    if not doc[cc.i - 1].whitespace_:
+        return None  # 'owned-and-operated' is one word
+    own_subject = any(c.dep_ in ("nsubj", "nsubjpass") for c in second.children)
+    start = first.left_edge.i if own_subject else first.i
+    second_aux = any(c.dep_ in ("aux", "auxpass") for c in second.children)
+    if not own_subject and (second_aux or first.tag_ != second.tag_):
+        # 'was born ... and was awarded ...': each phrase keeps its own auxiliary
+        start = min([first.i] + [c.i for c in first.children if c.dep_ in ("aux", "auxpass")])
+    if own_subject and not doc[start].is_sent_start:
+        return None
+    end = cc.i
+    while end > start and doc[end - 1].is_punct:
+        end -= 1
+    second_start = cc.i + 1
+    while second_start < second.i and doc[second_start].lower_ in SEQUENCE_ADVERBS | {","}:
+        second_start += 1
+    second_end = second.right_edge.i + 1
+    if doc[second_end - 1].is_punct:
+        second_end -= 1
+    if end <= first.i + 1 or second_end <= second_start:
+        return None  # 'was born and resided in X': a bare first verb shares the second's phrase
+    if second_end < len(doc) and not (doc[second_end].is_punct and doc[second_end].is_sent_end):
+        return None  # the second clause must close the sentence, or the swap splits a phrase
+    if any(t.dep_ == "conj" and t.head == second for t in doc[second_start:second_end]):
+        return None  # a third event follows: swapping two of three is ambiguous
+    first_span, second_span = doc[start:end], doc[second_start:second_end]
+    if _dated(first_span) and _dated(second_span):
+        return None  # explicit dates fix the order whatever the wording
+    return first_span, second_span
+
+
+def _case_for(span: Span, at_sentence_start: bool) -> str:
+    text = span.text
+    if at_sentence_start:
+        return text[:1].upper() + text[1:]
+    if span[0].is_sent_start and span[0].pos_ != "PROPN":
+        return text[:1].lower() + text[1:]
+    return text
+
+
+def swap_coordinated(doc: Doc, ctx: Context) -> Change | None:
+    """'X arrested him and took him to prison' -> 'X took him to prison and arrested him'."""
+    if doc.text.rstrip().endswith("?"):
+        return None  # a question narrates no events
+    pairs = []
+    for verb in doc:
+        if verb.dep_ == "conj" and verb.pos_ == "VERB" and verb.head.pos_ == "VERB":
+            if _sequence(verb.head, verb) and (pair := _clause_pair(verb.head, verb)):
+                pairs.append(pair)
+    if not pairs:
+        return None
+    first, second = ctx.rng.choice(pairs)
+    middle = doc.text[first.end_char : second.start_char]
+    at_start = first[0].is_sent_start
+    new = _case_for(second, at_start) + middle + _case_for(first, False)
+    return replace(doc, first.start_char, second.end_char, new, "PredOrdErr/coordination")
+
+
+def before_after(doc: Doc, ctx: Context) -> Change | None:
+    """'after winning the title, he retired' -> 'before winning the title, he retired'."""
+    candidates = []
+    for token in doc:
+        if token.lower_ not in ("before", "after"):
+            continue
+        clause = token.dep_ == "mark" and token.head.pos_ in ("VERB", "AUX")
+        gerund = token.dep_ == "prep" and any(
+            c.dep_ == "pcomp" and c.tag_ == "VBG" for c in token.children
+        )
+        event = token.dep_ == "prep" and any(
+            c.dep_ == "pobj" and not c.ent_type_ and _lexname(c.lemma_.lower()) in EVENT_LEXNAMES
+            for c in token.children
+        )  # 'after the game'; 'after 1990' is a date (STErr)
+        if clause or gerund or event:
+            candidates.append(token)
+    if not candidates:
+        return None
+    token = ctx.rng.choice(candidates)
+    new = "after" if token.lower_ == "before" else "before"
+    return replace_tokens(doc, {token.i: new}, "PredOrdErr/before_after")
+
+
+@functools.lru_cache(maxsize=20000)
+def _lexname(lemma: str) -> str:
+    from evaluator.resources import wordnet
+
+    synsets = wordnet().synsets(lemma, pos="n")
+    return synsets[0].lexname() if synsets else ""
+
+
+def swap_then_sentences(doc: Doc, ctx: Context) -> Change | None:
+    """'He trained. Then he won.' -> 'He won. Then he trained.'"""
+    sentences = list(doc.sents)
+    candidates = []
+    for first, second in zip(sentences, sentences[1:], strict=False):
+        opener = second[0].text
+        if opener in OPENING_ADVERBS and len(second) > 3 and len(first) > 2:
+            body_start = second[1].i + (1 if second[1].text == "," else 0)
+            candidates.append((first, second, doc[body_start : second.end]))
+    if not candidates:
+        return None
+    first, second, body = ctx.rng.choice(candidates)
+    opener = doc.text[second.start_char : body.start_char]
+    first_text = first.text
+    if first[0].pos_ != "PROPN":
+        first_text = first_text[:1].lower() + first_text[1:]
+    body_text = body.text[:1].upper() + body.text[1:]
+    if not body_text.endswith((".", "!", "?")) or not first_text.endswith((".", "!", "?")):
+        return None
+    gap = doc.text[first.end_char : second.start_char]
+    new = body_text + gap + opener + first_text
+    return replace(doc, first.start_char, second.end_char, new, "PredOrdErr/then_sentences")
+
+
+def while_to_sequence(doc: Doc, ctx: Context) -> Change | None:
+    """'look at their hands while hanging out' -> '... after hanging out' (at once -> in order)."""
+    candidates = [
+        token
+        for token in doc
+        if token.lower_ == "while"
+        and token.dep_ == "mark"
+        and token.head.dep_ == "advcl"
+        and token.head.pos_ in ("VERB", "AUX")
+        and not any(c.lower_ in ("still", "also") for c in token.head.children)
+    ]  # 'while' of contrast ('while X, Y instead') has no verb clause of its own: skipped
+    if not candidates:
+        return None
+    token = ctx.rng.choice(candidates)
+    return replace_tokens(doc, {token.i: ctx.rng.choice(("before", "after"))}, "PredOrdErr/while_to_sequence")
+
+
+# Words that state which event came first, with a word that states the reverse order.
+ORDER_WORDS = {
+    "earlier": "later",
+    "later": "earlier",
+    "previously": "subsequently",
+    "subsequently": "previously",
+    "afterwards": "beforehand",
+    "afterward": "beforehand",
+    "beforehand": "afterwards",
+    "formerly": "later",
+}
+ORDER_VERBS = {"follow": "precede", "precede": "follow"}
+
+
+def order_words(doc: Doc, ctx: Context) -> Change | None:
+    """'X was followed by Y' -> 'X was preceded by Y'; 'two years later' -> 'two years earlier'."""
+    candidates = []
+    for token in doc:
+        if token.lower_ in ORDER_WORDS and token.pos_ == "ADV":
+            candidates.append((token, ORDER_WORDS[token.lower_]))
+        elif token.pos_ == "VERB" and token.lemma_.lower() in ORDER_VERBS and token.tag_ in ("VBN", "VBD", "VBZ", "VBP", "VBG"):
+            # 'followed by' (a sequence), not 'follow the rules' / 'his followers'
+            if token.tag_ == "VBN" and not any(c.dep_ == "agent" for c in token.children):
+                continue
+            if token.tag_ != "VBN" and not any(c.dep_ == "dobj" for c in token.children):
+                continue
+            inflected = getInflection(ORDER_VERBS[token.lemma_.lower()], tag=token.tag_)
+            if inflected:
+                candidates.append((token, inflected[0]))
+    if not candidates:
+        return None
+    token, new = ctx.rng.choice(candidates)
+    return replace_tokens(doc, {token.i: new}, "PredOrdErr/order_words")
+
+
+RULES: dict[str, list[Rule]] = {
+    "PredErr": [wrong_verb],
+    "PredOrdErr": [swap_coordinated, before_after, swap_then_sentences, while_to_sequence, order_words],
+}

@@ -1,0 +1,273 @@
+"""Perturbation rules of group A: GramErr, PredErr, PredOrdErr, EntErr, HypErr, NumErr, STErr.
+
+Each class's DESIGN.md example must give an error of that class, rules must leave texts they
+do not apply to alone, and the same seed must give the same change.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import random
+
+import pytest
+
+from evaluator.resources import ResourceMissingError, data_dir, wordnet
+from synth.perturb import entity, grammar, numbers, predicate, spatiotemporal
+from synth.perturb.base import Change, Context
+
+MODULES = (grammar, predicate, entity, numbers, spatiotemporal)
+ALL_RULES = [
+    (code, rule) for module in MODULES for code, rules in module.RULES.items() for rule in rules
+]
+
+
+def apply(nlp, rule, text: str, seed: int = 0) -> Change | None:
+    change = rule(nlp(text), Context(rng=random.Random(seed)))
+    if change is not None:
+        assert change.text != text
+        assert change.text.strip()
+        assert change.old != change.new
+    return change
+
+
+def first_change(nlp, rule, text: str) -> Change:
+    """The rule's change under the first seed where it applies (rules pick at random)."""
+    for seed in range(20):
+        change = apply(nlp, rule, text, seed)
+        if change is not None:
+            return change
+    raise AssertionError(f"{rule.__name__} did not apply to {text!r}")
+
+
+def all_changes(nlp, rule, text: str) -> set[str]:
+    return {c.text for seed in range(30) if (c := apply(nlp, rule, text, seed))}
+
+
+def test_registry_classes():
+    assert set(grammar.RULES) == {"GramErr"}
+    assert set(predicate.RULES) == {"PredErr", "PredOrdErr"}
+    assert set(entity.RULES) == {"EntErr", "HypErr"}
+    assert set(numbers.RULES) == {"NumErr"}
+    assert set(spatiotemporal.RULES) == {"STErr"}
+
+
+def test_rule_names_carry_their_class(nlp):
+    texts = [
+        "Two paintings are on the wall.",
+        "A man rides a horse in Paris on Monday and then eats four apples.",
+    ]
+    for (code, rule), text in itertools.product(ALL_RULES, texts):
+        change = apply(nlp, rule, text)
+        if change is not None:
+            assert change.rule.startswith(f"{code}/")
+
+
+# GramErr
+
+
+def test_gram_agreement_design_example(nlp):
+    change = apply(nlp, grammar.subject_verb_agreement, "Two paintings are on the wall.")
+    assert change.text == "Two paintings is on the wall."
+
+
+def test_gram_noun_number_and_forms(nlp):
+    assert "Two painting are on the wall." in all_changes(
+        nlp, grammar.noun_number, "Two paintings are on the wall."
+    )
+    assert apply(nlp, grammar.verb_form, "A man is riding a horse.").text == (
+        "A man is ride a horse."
+    )
+    assert apply(nlp, grammar.pronoun_case, "He chased the ball.").text == "Him chased the ball."
+
+
+def test_gram_article_only_breaks_correct_articles(nlp):
+    changes = all_changes(nlp, grammar.article, "She ate an apple.")
+    assert changes == {"She ate a apple.", "She ate apple."}
+    assert "He has an OCLC number." not in all_changes(
+        nlp, grammar.article, "He has a OCLC number."
+    )
+
+
+# PredErr and PredOrdErr
+
+
+def test_pred_design_example(nlp):
+    change = apply(nlp, predicate.wrong_verb, "John entered the kitchen.")
+    assert change.text == "John left the kitchen."
+    assert change.rule == "PredErr/verb"
+
+
+def test_pred_keeps_inflection_and_born_died(nlp):
+    assert apply(nlp, predicate.wrong_verb, "A woman is sitting on a bench.").text in {
+        "A woman is standing on a bench.",
+        "A woman is lying on a bench.",
+        "A woman is kneeling on a bench.",
+    }
+    assert apply(nlp, predicate.wrong_verb, "Tom Smith was born in 1950.").text == (
+        "Tom Smith died in 1950."
+    )
+
+
+def test_pred_order_design_example(nlp):
+    change = apply(
+        nlp, predicate.swap_coordinated, "The police arrested him and took him to prison."
+    )
+    assert change.text == "The police took him to prison and arrested him."
+
+
+def test_pred_order_before_after_and_then(nlp):
+    assert apply(nlp, predicate.before_after, "He retired after winning the title.").text == (
+        "He retired before winning the title."
+    )
+    change = apply(
+        nlp, predicate.swap_then_sentences, "She trained for years. Then she won the race."
+    )
+    assert change.text == "She won the race. Then she trained for years."
+
+
+def test_pred_order_skips_simultaneous_states(nlp):
+    assert apply(nlp, predicate.swap_coordinated, "A man sits and reads a book.") is None
+    assert apply(nlp, predicate.before_after, "He left before 1990.") is None
+
+
+# EntErr and HypErr
+
+
+def test_ent_design_example(nlp):
+    text = "A dog chased a cat."
+    assert apply(nlp, entity.role_swap, text).text == "A cat chased a dog."
+    changes = [first_change(nlp, entity.cohyponym, text)]
+    for change in changes:
+        old, new = change.old.split()[-1], change.new.split()[-1]
+        assert old in ("dog", "cat") and new not in ("dog", "cat")
+        wn = wordnet()
+        old_synset, new_synset = wn.synsets(old, "n")[0], wn.synsets(new, "n")[0]
+        assert old_synset not in new_synset.closure(lambda s: s.hypernyms())
+        assert new_synset not in old_synset.closure(lambda s: s.hypernyms())
+
+
+def test_ent_gender_names_and_orgs(nlp):
+    assert apply(nlp, entity.gender, "A man rides a horse.").text == "A woman rides a horse."
+    assert apply(nlp, entity.gender, "She lost her keys.").text in {
+        "He lost her keys.",
+        "She lost his keys.",
+    }
+    change = first_change(nlp, entity.named_entity, "Mary Johnson works at Microsoft.")
+    assert change.rule in ("EntErr/person", "EntErr/org")
+    assert "Mary Johnson works at Microsoft." != change.text
+
+
+def test_ent_leaves_places_and_numbers_alone(nlp):
+    assert apply(nlp, entity.named_entity, "She lives in Paris with 3 cats.") is None
+
+
+def test_hyp_hypernym_and_hyponym_follow_wordnet(nlp):
+    wn = wordnet()
+    dog = wn.synsets("dog", "n")[0]
+    change = apply(nlp, entity.hypernym, "The dog sleeps.")
+    assert change.rule == "HypErr/hypernym"
+    new = change.new.replace(" ", "_")
+    assert any(s in dog.hypernyms() for s in wn.synsets(new, "n"))
+    change = first_change(nlp, entity.hyponym, "The dog sleeps.")
+    assert any(s in dog.hyponyms() for s in wn.synsets(change.new, "n"))
+
+
+def test_hyp_keeps_plural_and_article(nlp):
+    change = apply(nlp, entity.hypernym, "Two dogs are sleeping.")
+    assert change.new.endswith("s")
+    change = apply(nlp, entity.hypernym, "A woman is waving.")
+    assert change.text == "A person is waving."
+
+
+# NumErr
+
+
+def test_num_design_example(nlp):
+    changes = all_changes(nlp, numbers.cardinal_word, "She bought four apples.")
+    assert changes and all(c.startswith("She bought ") and "four" not in c for c in changes)
+
+
+def test_num_digits_keep_format_and_skip_years(nlp):
+    change = apply(nlp, numbers.cardinal_digit, "The runway is 1,200 metres long.")
+    assert change is not None and "," in change.new and change.new != "1,200"
+    assert apply(nlp, numbers.cardinal_digit, "He was born in 1966.") is None
+    assert apply(nlp, numbers.cardinal_word, "It happened two years ago.") is None
+
+
+def test_num_ordinal_quantifier_and_two(nlp):
+    assert apply(nlp, numbers.ordinal, "He finished 2nd in the race.").new.endswith(
+        ("st", "rd", "th")
+    )
+    assert apply(nlp, numbers.quantifier, "Many people watched the game.").text == (
+        "Few people watched the game."
+    )
+    assert apply(nlp, numbers.singular_to_two, "A man is riding a bike.").text in {
+        "Two men are riding a bike.",
+        "A man is riding two bikes.",
+    }
+
+
+# STErr
+
+
+def test_st_design_example(nlp):
+    change = apply(nlp, spatiotemporal.place, "He grew up in south Chicago.")
+    assert change.text.startswith("He grew up in south ") and "Chicago" not in change.text
+
+
+def test_st_time_direction_and_preposition(nlp):
+    change = apply(nlp, spatiotemporal.date_time, "The museum opened in 1966.")
+    assert change.new.isdigit() and change.new != "1966"
+    months = all_changes(nlp, spatiotemporal.date_time, "It rained in February.")
+    assert months and all("February" not in m for m in months)
+    assert apply(nlp, spatiotemporal.direction, "The car turned left.").text == (
+        "The car turned right."
+    )
+    change = apply(nlp, spatiotemporal.spatial_preposition, "A cat sits on a table.")
+    assert change.old == "on" and change.text.endswith(" a table.")
+
+
+def test_st_prepositions_need_a_physical_object(nlp):
+    assert apply(nlp, spatiotemporal.spatial_preposition, "A man in a red shirt smiles.") is None
+    assert apply(nlp, spatiotemporal.spatial_preposition, "They met in the morning.") is None
+
+
+# All rules
+
+
+@pytest.mark.parametrize("text", ["Yes.", "Hello world", "Okay"])
+def test_rules_return_none_when_nothing_applies(nlp, text):
+    for _, rule in ALL_RULES:
+        assert apply(nlp, rule, text) is None, rule.__name__
+
+
+def test_same_seed_same_change(nlp):
+    texts = [
+        "A man in a red shirt is riding a horse near the river in Texas on Monday.",
+        "Two women sat on a bench and then walked to the 3rd store in London.",
+    ]
+    for (_, rule), text in itertools.product(ALL_RULES, texts):
+        doc = nlp(text)
+        assert rule(doc, Context(rng=random.Random(7))) == rule(doc, Context(rng=random.Random(7)))
+
+
+def _corpus_sample(count: int) -> list[str]:
+    try:
+        corpora = data_dir() / "corpora"
+    except ResourceMissingError:
+        pytest.skip("shared corpora are not available")
+    texts = []
+    for name in ("coco", "squad", "webnlg"):
+        with gzip.open(corpora / f"{name}.jsonl.gz", "rt") as lines:
+            texts += [json.loads(line)["text"] for line in itertools.islice(lines, 2000)]
+    return random.Random(3).sample(texts, count)
+
+
+def test_real_sentences_never_raise_and_always_change(nlp):
+    for doc in nlp.pipe(_corpus_sample(60)):
+        for index, (_, rule) in enumerate(ALL_RULES):
+            change = rule(doc, Context(rng=random.Random(index)))
+            if change is not None:
+                assert change.text != doc.text and change.text.strip()

@@ -1,0 +1,78 @@
+"""The generator over real corpus groups and the real rules: balance, splits, determinism, cleanliness."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from evaluator.resources import data_dir
+from synth.corpora import Corpus, human_overlap, load_corpus, normalise
+from synth.generate import SynthConfig, generate
+from synth.taxonomy import CODES
+
+
+@pytest.fixture(scope="module")
+def small_corpus() -> Corpus:
+    corpus = load_corpus(data_dir())
+    rng = random.Random(0)
+    by_source: dict[str, list] = {}
+    for group in corpus.groups:
+        by_source.setdefault(group.source, []).append(group)
+    # questions are the only inputs for QuestErr, so keep plenty of them
+    sizes = {"multi30k": 60, "coco": 60, "webnlg": 120, "squad": 500}
+    groups = [g for source, n in sizes.items() for g in rng.sample(by_source[source], n)]
+    return dataclasses.replace(corpus, groups=groups)
+
+
+@pytest.fixture(scope="module")
+def config() -> SynthConfig:
+    return SynthConfig(num_pairs=560, seed=7, processes=1, texts_per_chunk=150, max_source_share=0.6)
+
+
+@pytest.fixture(scope="module")
+def generated(small_corpus, config):
+    return generate(config, corpus=small_corpus)
+
+
+def test_classes_are_balanced(generated, config):
+    train, val, manifest = generated
+    counts = manifest["per_class"]
+    mean = config.num_pairs / len(CODES)
+    assert set(counts) == set(CODES)
+    for code, count in counts.items():
+        assert abs(count - mean) <= 0.1 * mean, (code, count)
+    assert len(train) + len(val) == manifest["num_pairs"]
+
+
+def test_no_group_in_both_splits(generated):
+    train, val, manifest = generated
+    assert not set(train["group"]) & set(val["group"])
+    assert manifest["groups_in_both_splits"] == 0
+
+
+def test_errors_differ_from_ref_and_no_gen_is_empty(generated):
+    train, val, _ = generated
+    for frame in (train, val):
+        assert (frame["gen"].str.strip() != "").all()
+        errors = frame[frame["label"] != "NoContr"]
+        assert (errors["gen"] != errors["ref"]).all()
+
+
+def test_same_seed_gives_identical_output(generated, small_corpus, config):
+    train, val, _ = generate(config, corpus=small_corpus)
+    assert train.equals(generated[0])
+    assert val.equals(generated[1])
+
+
+def test_errors_are_also_applied_to_paraphrases(generated):
+    train, val, manifest = generated
+    assert manifest["paraphrase_based"] > 0.1 * manifest["num_pairs"]
+
+
+def test_no_text_of_the_human_sets_is_used(generated):
+    overlap = human_overlap(data_dir() / "human")
+    train, val, _ = generated
+    for frame in (train, val):
+        assert not {normalise(t) for t in frame["ref"]} & overlap.texts
