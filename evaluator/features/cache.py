@@ -1,0 +1,199 @@
+"""The feature cache: a parquet of `id` + one column per feature, filled in resumable chunks.
+
+Only missing values are computed. A value is missing when its pair id has no row, its
+column is absent, or the column was written by another feature version (versions live in
+the parquet schema metadata, so a version bump recomputes that column only). After every
+chunk the whole file is rewritten atomically, so an interrupted run loses at most one chunk
+and the next run picks up where it stopped. Features cached earlier but not asked for now
+are kept when they are complete for every pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from evaluator.features.compute import compute_features, feature_versions
+from evaluator.features.embeddings import EmbeddingStore
+from evaluator.features.encoder_pass import encode_texts
+from evaluator.resources import DEFAULT_ENCODER
+
+METADATA_KEY = b"mismatch.feature_versions"
+PAIR_COLUMNS = ("id", "ref", "gen")
+
+
+@dataclass
+class CacheReport:
+    """What one run did: values computed per feature, and pairs in the output."""
+
+    pairs: int = 0
+    computed: dict[str, int] = field(default_factory=dict)
+    embeddings_added: int = 0
+
+
+def read_pairs(path: Path) -> pd.DataFrame:
+    """The id, ref, gen columns of a pairs parquet; ValueError names what is wrong."""
+    if not path.is_file():
+        raise FileNotFoundError(f"pairs file {path} does not exist")
+    schema = pq.read_schema(path)
+    missing = [column for column in PAIR_COLUMNS if column not in schema.names]
+    if missing:
+        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
+    pairs = pd.read_parquet(path, columns=list(PAIR_COLUMNS))
+    pairs["id"] = pairs["id"].astype(str)
+    duplicated = pairs["id"][pairs["id"].duplicated()]
+    if len(duplicated):
+        raise ValueError(f"{path}: pair id {duplicated.iloc[0]!r} occurs more than once")
+    return pairs
+
+
+def read_cache(path: Path, versions: dict[str, str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Cached values indexed by id and their versions, dropping columns of another version.
+
+    Columns not in `versions` (features cached earlier but not asked for now) are kept with
+    their stored version, so asking for a new feature never discards the others.
+    """
+    if not path.is_file():
+        return pd.DataFrame(index=pd.Index([], dtype=str, name="id")), {}
+    table = pq.read_table(path)
+    stored = json.loads((table.schema.metadata or {}).get(METADATA_KEY, b"{}"))
+    frame = table.to_pandas()
+    if "id" not in frame.columns:
+        raise ValueError(f"{path} is not a feature cache: it has no id column")
+    frame["id"] = frame["id"].astype(str)
+    frame = frame.set_index("id")
+    keep = [
+        column
+        for column in frame.columns
+        if column in stored and stored[column] == versions.get(column, stored[column])
+    ]
+    return frame[keep].astype(np.float64), {column: stored[column] for column in keep}
+
+
+def write_cache(path: Path, frame: pd.DataFrame, versions: dict[str, str]) -> None:
+    """Atomic write: id + feature columns, with the feature versions in the schema metadata."""
+    table = pa.Table.from_pandas(frame.reset_index(), preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata[METADATA_KEY] = json.dumps(versions, sort_keys=True).encode()
+    table = table.replace_schema_metadata(metadata)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    pq.write_table(table, temp)
+    os.replace(temp, path)
+
+
+def update_feature_cache(
+    pairs_path: Path,
+    out_path: Path,
+    names: Sequence[str],
+    chunk_size: int = 4096,
+    batch_size: int = 64,
+    encoder: str = DEFAULT_ENCODER,
+    num_layers: int | None = None,
+    embeddings_path: Path | None = None,
+    on_chunk: Callable[[int, CacheReport], None] | None = None,
+    progress: bool = True,
+) -> CacheReport:
+    """Fill `out_path` with every feature in `names` for every pair in `pairs_path`.
+
+    `on_chunk(chunk_index, report)` runs after each chunk is saved (a hook for progress or
+    for tests that interrupt a run). With `embeddings_path`, the mean-pooled embedding of
+    every distinct ref and gen text is also kept there.
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+    names = list(names)
+    versions = feature_versions(names, encoder, num_layers)
+    pairs = read_pairs(pairs_path)
+    cached, cached_versions = read_cache(out_path, versions)
+    frame = cached.reindex(pd.Index(pairs["id"], name="id"))
+    extra = [column for column in frame.columns if column not in names]
+    complete_extra = [column for column in extra if frame[column].notna().all()]
+    frame = frame.reindex(columns=names + complete_extra)
+    versions = {**{column: cached_versions[column] for column in complete_extra}, **versions}
+    store = None
+    if embeddings_path is not None:
+        store = (
+            EmbeddingStore.open(embeddings_path) if embeddings_path.is_file() else EmbeddingStore()
+        )
+    report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
+    bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
+    for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
+        rows = pairs.iloc[start : start + chunk_size]
+        changed = fill_chunk(frame, rows, names, batch_size, encoder, num_layers, store, report)
+        if store is not None:
+            changed |= add_missing_embeddings(store, rows, encoder, batch_size, report)
+            if changed:
+                store.save(embeddings_path)
+        if changed or not out_path.is_file():
+            write_cache(out_path, frame, versions)
+        bar.update(len(rows))
+        if on_chunk is not None:
+            on_chunk(chunk_index, report)
+    bar.close()
+    if len(pairs) == 0:
+        write_cache(out_path, frame, versions)
+    return report
+
+
+def fill_chunk(
+    frame: pd.DataFrame,
+    rows: pd.DataFrame,
+    names: list[str],
+    batch_size: int,
+    encoder: str,
+    num_layers: int | None,
+    store: EmbeddingStore | None,
+    report: CacheReport,
+) -> bool:
+    """Compute the missing values of one chunk, grouping columns missing for the same rows."""
+    missing = frame.loc[rows["id"], names].isna().to_numpy()
+    groups: dict[bytes, list[int]] = {}
+    for column in range(len(names)):
+        if missing[:, column].any():
+            groups.setdefault(missing[:, column].tobytes(), []).append(column)
+    embeddings: dict[str, np.ndarray] = {}
+    for columns in groups.values():
+        selected = rows[missing[:, columns[0]]]
+        group_names = [names[column] for column in columns]
+        values = compute_features(
+            [ref if isinstance(ref, str) else list(ref) for ref in selected["ref"]],
+            list(selected["gen"]),
+            group_names,
+            encoder=encoder,
+            batch_size=batch_size,
+            embeddings_out=embeddings if store is not None else None,
+            num_layers=num_layers,
+        )
+        frame.loc[selected["id"], group_names] = values.to_numpy()
+        for name in group_names:
+            report.computed[name] += len(selected)
+    if store is not None and embeddings:
+        before = len(store)
+        store.add_keyed(embeddings)
+        report.embeddings_added += len(store) - before
+    return bool(groups)
+
+
+def add_missing_embeddings(
+    store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, report: CacheReport
+) -> bool:
+    """Encode the chunk's texts that the store lacks (features were cached, embeddings not)."""
+    texts = list(rows["gen"])
+    for ref in rows["ref"]:
+        texts.extend([ref] if isinstance(ref, str) else list(ref))
+    absent = [text for text in dict.fromkeys(texts) if text not in store]
+    if not absent:
+        return False
+    store.add(absent, encode_texts(absent, encoder, batch_size))
+    report.embeddings_added += len(absent)
+    return True

@@ -1,0 +1,67 @@
+"""`mismatch features`: compute (and cache) metric features for a pairs parquet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evaluator.cli import CommandError
+from evaluator.features.cache import update_feature_cache
+from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
+from evaluator.resources import DEFAULT_ENCODER
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pairs", type=Path, required=True, help="pairs parquet (id, ref, gen)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="feature cache parquet (id + features)"
+    )
+    parser.add_argument(
+        "--features",
+        default=",".join(DEFAULT_FEATURES),
+        help="comma-separated feature names (default: the default set)",
+    )
+    parser.add_argument(
+        "--embeddings", type=Path, help="also keep mean-pooled embeddings of every text here"
+    )
+    parser.add_argument("--batch-size", type=int, default=64, help="encoder batch size")
+    parser.add_argument("--chunk-size", type=int, default=4096, help="pairs per saved chunk")
+    parser.add_argument(
+        "--encoder", default=DEFAULT_ENCODER, help="encoder for BERTScore/embeddings"
+    )
+    parser.add_argument(
+        "--num-layers", type=int, default=None, help="BERTScore layer (default: the last)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    names = [name.strip() for name in args.features.split(",") if name.strip()]
+    if not names:
+        raise CommandError("--features names no feature")
+    for value, flag in ((args.batch_size, "--batch-size"), (args.chunk_size, "--chunk-size")):
+        if value < 1:
+            raise CommandError(f"{flag} must be a positive integer, got {value}")
+    try:
+        metrics_for(names)
+        report = update_feature_cache(
+            args.pairs,
+            args.out,
+            names,
+            chunk_size=args.chunk_size,
+            batch_size=args.batch_size,
+            encoder=args.encoder,
+            num_layers=args.num_layers,
+            embeddings_path=args.embeddings,
+            progress=not args.quiet,
+        )
+    except (FileNotFoundError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    computed = sum(report.computed.values())
+    print(
+        f"{report.pairs} pairs, {len(names)} features: computed {computed} values, "
+        f"{report.pairs * len(names) - computed} were cached -> {args.out}"
+    )
+    if args.embeddings is not None:
+        print(f"embeddings: {report.embeddings_added} added -> {args.embeddings}")
+    return 0

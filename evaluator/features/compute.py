@@ -1,0 +1,183 @@
+"""`compute_features`: run the requested metrics over pairs, multi-reference aggregated.
+
+Each (reference, generation) combination is scored on its own and the scores of one pair's
+references are aggregated per feature (max by default, as bert_score does). CPU metrics run
+in two worker processes when there is enough work; encoder metrics share one forward pass
+per distinct text, in blocks so memory stays bounded on large inputs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from evaluator.features import encoder_pass, lexical  # noqa: F401  (registers the metrics)
+from evaluator.features.embeddings import text_key
+from evaluator.features.registry import (
+    COLUMN_TO_METRIC,
+    DEFAULT_FEATURES,
+    METRICS,
+    is_encoder_metric,
+    metrics_for,
+)
+from evaluator.resources import DEFAULT_ENCODER
+
+AGGREGATES = ("max", "min", "mean")
+PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
+WORKERS = 2
+ENCODER_BLOCK_PAIRS = 4096  # pairs whose token states are held in memory at once
+
+
+def feature_versions(
+    names: Sequence[str], encoder: str = DEFAULT_ENCODER, num_layers: int | None = None
+) -> dict[str, str]:
+    """Cache key per feature: metric version, plus encoder name and layer for encoder metrics."""
+    metrics_for(names)
+    versions = {}
+    for name in names:
+        metric = COLUMN_TO_METRIC[name]
+        version = f"v{METRICS[metric].version}"
+        if is_encoder_metric(metric):
+            version += f"|{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+        versions[name] = version
+    return versions
+
+
+def check_pairs(refs: Sequence, gens: Sequence) -> None:
+    """Raise ValueError naming the first pair whose ref or gen has the wrong type."""
+    if len(refs) != len(gens):
+        raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
+    for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+        if not isinstance(gen, str):
+            raise ValueError(f"pair {index}: gen must be a string, got {type(gen).__name__}")
+        if isinstance(ref, str):
+            continue
+        if not isinstance(ref, (list, tuple, np.ndarray)) or len(ref) == 0:
+            raise ValueError(f"pair {index}: ref must be a string or a non-empty list of strings")
+        if not all(isinstance(item, str) for item in ref):
+            raise ValueError(f"pair {index}: every reference must be a string")
+
+
+def run_cpu_metrics(metric_names: Sequence[str], refs: list[str], gens: list[str]) -> np.ndarray:
+    """Scores of CPU metrics side by side, (n, total columns), in the order given."""
+    blocks = [METRICS[name]().compute(refs, gens) for name in metric_names]
+    return np.concatenate(blocks, axis=1) if blocks else np.zeros((len(refs), 0))
+
+
+def _cpu_task(task: tuple[list[str], list[str], list[str]]) -> np.ndarray:
+    return run_cpu_metrics(*task)
+
+
+def _own_wordnet_files() -> None:
+    """Worker initializer: drop the WordNet data files inherited through fork.
+
+    A forked file object shares its offset with the parent and the other workers, so
+    concurrent seek+read would return another process's line; the reader reopens lazily.
+    """
+    from evaluator.resources import wordnet
+
+    wordnet()._data_file_map.clear()
+
+
+def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) -> np.ndarray:
+    """CPU metrics over all pairs, split across worker processes when it pays off."""
+    workers = min(WORKERS, os.cpu_count() or 1)
+    if len(refs) < PARALLEL_MIN_PAIRS or workers < 2 or not metric_names:
+        return run_cpu_metrics(metric_names, refs, gens)
+    if "meteor" in metric_names:
+        from evaluator.resources import wordnet
+
+        wordnet()  # load once here so forked workers inherit it
+    pieces = np.array_split(np.arange(len(refs)), workers * 4)  # small pieces balance slow pairs
+    tasks = [
+        (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
+    ]
+    initializer = _own_wordnet_files if "meteor" in metric_names else None
+    with multiprocessing.get_context("fork").Pool(workers, initializer=initializer) as pool:
+        return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
+
+
+def encoder_scores(
+    metric_names: Sequence[str],
+    refs: list[str],
+    gens: list[str],
+    encoder: str,
+    batch_size: int,
+    num_layers: int | None,
+    embeddings_out: dict[str, np.ndarray] | None,
+) -> np.ndarray:
+    """Encoder metrics, one forward pass per distinct text in each block of pairs."""
+    blocks = []
+    for start in range(0, len(refs), ENCODER_BLOCK_PAIRS):
+        block_refs = refs[start : start + ENCODER_BLOCK_PAIRS]
+        block_gens = gens[start : start + ENCODER_BLOCK_PAIRS]
+        encoded = encoder_pass.encode_distinct(
+            block_refs + block_gens, encoder, batch_size, num_layers
+        )
+        if embeddings_out is not None:
+            embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})
+        ref_states = [encoded[text] for text in block_refs]
+        gen_states = [encoded[text] for text in block_gens]
+        blocks.append(
+            np.concatenate(
+                [METRICS[name]().compute(ref_states, gen_states) for name in metric_names], axis=1
+            )
+        )
+    return np.concatenate(blocks, axis=0)
+
+
+def compute_features(
+    refs: list[str | list[str]],
+    gens: list[str],
+    names: Sequence[str] = DEFAULT_FEATURES,
+    aggregate: str = "max",
+    encoder: str = DEFAULT_ENCODER,
+    batch_size: int = 64,
+    embeddings_out: dict[str, np.ndarray] | None = None,
+    num_layers: int | None = None,
+) -> pd.DataFrame:
+    """One row per pair, one float64 column per feature name, all finite.
+
+    A pair with several references is scored against each and aggregated per feature with
+    `aggregate` (max, min or mean). `embeddings_out`, if given, receives text_key(text) ->
+    mean-pooled embedding for every text the encoder pass saw. `num_layers` is the
+    BERTScore layer (None: the encoder's last).
+    """
+    names = list(names)
+    metric_names = metrics_for(names)
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+    check_pairs(refs, gens)
+    owner, flat_refs, flat_gens = [], [], []
+    for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+        for one in [ref] if isinstance(ref, str) else list(ref):
+            owner.append(index)
+            flat_refs.append(one)
+            flat_gens.append(gen)
+    cpu = [name for name in metric_names if not is_encoder_metric(name)]
+    neural = [name for name in metric_names if is_encoder_metric(name)]
+    columns = [column for name in cpu + neural for column in METRICS[name].columns]
+    parts = [cpu_scores(cpu, flat_refs, flat_gens)]
+    if neural and flat_refs:
+        parts.append(
+            encoder_scores(
+                neural, flat_refs, flat_gens, encoder, batch_size, num_layers, embeddings_out
+            )
+        )
+    elif neural:
+        parts.append(np.zeros((0, len(columns) - parts[0].shape[1])))
+    flat = pd.DataFrame(np.concatenate(parts, axis=1), columns=columns)
+    bad = ~np.isfinite(flat.to_numpy())
+    if bad.any():
+        row, column = map(int, np.argwhere(bad)[0])
+        raise FloatingPointError(
+            f"feature {columns[column]!r} is not finite for pair {owner[row]} "
+            f"(ref {flat_refs[row][:60]!r}, gen {flat_gens[row][:60]!r})"
+        )
+    frame = flat.groupby(np.asarray(owner, dtype=np.int64), sort=True).agg(aggregate)
+    frame = frame.reindex(range(len(gens)))[names].astype(np.float64)
+    return frame.reset_index(drop=True)

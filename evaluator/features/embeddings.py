@@ -1,0 +1,112 @@
+"""On-disk store of mean-pooled sentence embeddings keyed by the SHA-1 of the text.
+
+A frozen encoder gives each text the same vector every time, so the model trains on cached
+vectors instead of re-encoding. The parquet has columns `key` (sha1 hex) and `embedding`
+(fixed-size list of float32).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def text_key(text: str) -> str:
+    """SHA-1 hex digest of the UTF-8 text: the store's key."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingStore:
+    """text_key -> float32 vector, all of one dimension."""
+
+    def __init__(self, vectors: Mapping[str, np.ndarray] | None = None) -> None:
+        self.vectors: dict[str, np.ndarray] = {}
+        self.dim: int | None = None
+        if vectors:
+            self.add_keyed(vectors)
+
+    @classmethod
+    def open(cls, path: str | Path) -> EmbeddingStore:
+        """Read a store written by `save`; FileNotFoundError names a missing file."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"embedding store {path} does not exist")
+        table = pq.read_table(path)
+        if table.column_names[:2] != ["key", "embedding"]:
+            raise ValueError(f"{path}: expected columns key, embedding; got {table.column_names}")
+        keys = table.column("key").to_pylist()
+        column = table.column("embedding").combine_chunks()
+        if not pa.types.is_fixed_size_list(column.type):
+            raise ValueError(f"{path}: embedding must be a fixed-size list, got {column.type}")
+        dim = column.type.list_size
+        flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+        store = cls()
+        store.add_keyed(dict(zip(keys, flat.reshape(len(keys), dim), strict=True)))
+        store.dim = dim
+        return store
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    def __contains__(self, text: str) -> bool:
+        return text_key(text) in self.vectors
+
+    def lookup(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 (len(texts), dim); KeyError names the first text that is not stored."""
+        rows = []
+        for text in texts:
+            vector = self.vectors.get(text_key(text))
+            if vector is None:
+                raise KeyError(f"no embedding stored for text {text[:80]!r}")
+            rows.append(vector)
+        if not rows:
+            return np.zeros((0, self.dim or 0), dtype=np.float32)
+        return np.stack(rows)
+
+    def add(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store one vector per text (row i for texts[i])."""
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise ValueError(f"expected {len(texts)} vectors as a 2-d array, got {vectors.shape}")
+        self.add_keyed(
+            {text_key(text): vector for text, vector in zip(texts, vectors, strict=True)}
+        )
+
+    def add_keyed(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Store vectors already keyed by `text_key` (as `compute_features` returns them)."""
+        for key, vector in vectors.items():
+            vector = np.asarray(vector, dtype=np.float32)
+            if vector.ndim != 1 or (self.dim is not None and vector.shape[0] != self.dim):
+                raise ValueError(
+                    f"embedding for key {key} has shape {vector.shape}; the store holds "
+                    f"{self.dim}-d vectors"
+                )
+            if not np.isfinite(vector).all():
+                raise ValueError(f"embedding for key {key} is not finite")
+            self.dim = vector.shape[0]
+            self.vectors[key] = vector
+
+    def save(self, path: str | Path) -> None:
+        """Write the parquet atomically (temporary file in the same folder, then rename)."""
+        path = Path(path)
+        dim = self.dim or 0
+        keys = list(self.vectors)
+        matrix = (
+            np.stack([self.vectors[key] for key in keys])
+            if keys
+            else np.zeros((0, dim), dtype=np.float32)
+        )
+        embedding = pa.FixedSizeListArray.from_arrays(
+            pa.array(matrix.reshape(-1), type=pa.float32()), dim
+        )
+        table = pa.table({"key": pa.array(keys, type=pa.string()), "embedding": embedding})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        pq.write_table(table, temp)
+        os.replace(temp, path)

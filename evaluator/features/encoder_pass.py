@@ -1,0 +1,155 @@
+"""One encoder forward pass per distinct text, shared by BERTScore and the embedding cosine.
+
+The pass reproduces `bert_score.score(cands, refs, model_type=<MiniLM dir>, num_layers=L)`
+with idf off: the text is stripped and tokenised with special tokens (bert_score's
+`sent_encode`), truncated to the model limit, the hidden state of layer L is taken for every
+token (CLS and SEP included, they can be matched but weigh 0), and a text without wordpieces
+scores 0. The same pass gives the mean-pooled last-layer embedding (sentence-transformers
+pooling: mean over all attended tokens), so each text is encoded once for both.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from evaluator.features.registry import EncoderMetric, register
+from evaluator.resources import DEFAULT_ENCODER, load_encoder
+
+
+@dataclass(frozen=True)
+class EncodedText:
+    """A text's unit-length token states at the BERTScore layer, their weights, its mean embedding."""
+
+    tokens: torch.Tensor | None  # (length, dim), rows divided by their norm
+    weights: torch.Tensor | None  # (length,), 1 per wordpiece, 0 for CLS/SEP, summing to 1
+    mean: np.ndarray  # (dim,) float32, mean-pooled last layer
+
+    @property
+    def empty(self) -> bool:
+        """True when the text has no wordpiece besides CLS and SEP (bert_score scores it 0)."""
+        return self.tokens is not None and self.tokens.shape[0] == 2
+
+
+def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> tuple[list[list[int]], int]:
+    """Wordpiece ids as bert_score's `sent_encode` gives them, and how many were truncated."""
+    encoded = tokenizer([text.strip() for text in texts], add_special_tokens=True, verbose=False)
+    ids, truncated = [], 0
+    for row in encoded["input_ids"]:
+        if len(row) > max_length:
+            row = row[: max_length - 1] + [tokenizer.sep_token_id]
+            truncated += 1
+        ids.append(row)
+    return ids, truncated
+
+
+def encode_distinct(
+    texts: Sequence[str],
+    encoder: str = DEFAULT_ENCODER,
+    batch_size: int = 64,
+    num_layers: int | None = None,
+    keep_tokens: bool = True,
+) -> dict[str, EncodedText]:
+    """Encode each distinct text once in length-sorted batches; text -> EncodedText.
+
+    `num_layers` picks the BERTScore layer (None: the last). Texts over the encoder limit
+    are truncated, with one warning that counts them.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    tokenizer, model = load_encoder(encoder)
+    layer = model.config.num_hidden_layers if num_layers is None else num_layers
+    if not 0 <= layer <= model.config.num_hidden_layers:
+        raise ValueError(
+            f"num_layers must be in 0..{model.config.num_hidden_layers} for {encoder!r}, got {layer}"
+        )
+    distinct = list(dict.fromkeys(texts))
+    max_length = min(tokenizer.model_max_length, model.config.max_position_embeddings)
+    ids, truncated = tokenize(tokenizer, distinct, max_length)
+    if truncated:
+        warnings.warn(
+            f"{truncated} text(s) longer than {max_length} tokens were truncated for {encoder!r}",
+            stacklevel=2,
+        )
+    special = torch.tensor([tokenizer.cls_token_id, tokenizer.sep_token_id])
+    order = sorted(range(len(distinct)), key=lambda index: len(ids[index]))
+    result: dict[str, EncodedText] = {}
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        lengths = [len(ids[index]) for index in batch]
+        input_ids = torch.full((len(batch), max(lengths)), tokenizer.pad_token_id)
+        mask = torch.zeros_like(input_ids)
+        for row, index in enumerate(batch):
+            input_ids[row, : lengths[row]] = torch.tensor(ids[index])
+            mask[row, : lengths[row]] = 1
+        with torch.inference_mode():
+            output = model(
+                input_ids=input_ids,
+                attention_mask=mask,
+                output_hidden_states=keep_tokens and layer != model.config.num_hidden_layers,
+            )
+        last = output.last_hidden_state
+        pooled = (last * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
+        states = output.hidden_states[layer] if output.hidden_states is not None else last
+        for row, index in enumerate(batch):
+            tokens = weights = None
+            if keep_tokens:
+                tokens = states[row, : lengths[row]].clone()
+                tokens.div_(torch.norm(tokens, dim=-1).unsqueeze(-1))
+                weights = (~torch.isin(input_ids[row, : lengths[row]], special)).float()
+                weights.div_(weights.sum())
+            result[distinct[index]] = EncodedText(tokens, weights, pooled[row].numpy().copy())
+    return result
+
+
+def encode_texts(
+    texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64
+) -> np.ndarray:
+    """Mean-pooled float32 embeddings (n, dim), each distinct text encoded once."""
+    encoded = encode_distinct(texts, encoder, batch_size, keep_tokens=False)
+    if not texts:
+        _, model = load_encoder(encoder)
+        return np.zeros((0, model.config.hidden_size), dtype=np.float32)
+    return np.stack([encoded[text].mean for text in texts]).astype(np.float32, copy=False)
+
+
+@register
+class BertScore(EncoderMetric):
+    """BERTScore P/R/F (idf off, no baseline rescaling) from the shared encoder pass."""
+
+    name = "bertscore"
+    version = 1
+    columns = ("bertscore_p", "bertscore_r", "bertscore_f")
+
+    def compute(self, refs: Sequence[EncodedText], gens: Sequence[EncodedText]) -> np.ndarray:
+        scores = np.zeros((len(refs), 3), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            if ref.empty or gen.empty:
+                continue
+            similarity = gen.tokens @ ref.tokens.T
+            precision = (similarity.max(dim=1).values * gen.weights).sum().item()
+            recall = (similarity.max(dim=0).values * ref.weights).sum().item()
+            total = precision + recall
+            scores[row] = precision, recall, 2 * precision * recall / total if total else 0.0
+        return scores
+
+
+@register
+class EmbedCos(EncoderMetric):
+    """Cosine of the mean-pooled embeddings (0 when either has zero norm)."""
+
+    name = "embed_cos"
+    version = 1
+    columns = ("embed_cos",)
+
+    def compute(self, refs: Sequence[EncodedText], gens: Sequence[EncodedText]) -> np.ndarray:
+        scores = np.zeros((len(refs), 1), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            a, b = ref.mean.astype(np.float64), gen.mean.astype(np.float64)
+            norms = np.linalg.norm(a) * np.linalg.norm(b)
+            scores[row, 0] = float(a @ b / norms) if norms > 0 else 0.0
+        return scores

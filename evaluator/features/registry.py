@@ -1,0 +1,98 @@
+"""Feature registry: every metric has a stable name, a version and a batched implementation.
+
+A metric computes one or more feature columns at once (ROUGE gives P/R/F for three variants
+from one tokenisation). Feature columns are what callers name; the registry maps each column
+back to the metric that produces it, and the metric's version keys the feature cache, so a
+version bump recomputes exactly the columns it owns.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+# The default feature set, in the stable column order used by scalers and checkpoints.
+DEFAULT_FEATURES: tuple[str, ...] = (
+    "rouge1_p", "rouge1_r", "rouge1_f",
+    "rouge2_p", "rouge2_r", "rouge2_f",
+    "rougeL_p", "rougeL_r", "rougeL_f",
+    "bleu", "chrf", "chrf_pp", "meteor",
+    "length_ratio", "edit_distance",
+    "novel_1gram", "novel_2gram", "novel_3gram", "coverage", "density", "compression",
+    "numbers_agree", "negation_agree", "entities_agree",
+    "bertscore_p", "bertscore_r", "bertscore_f", "embed_cos",
+)  # fmt: skip
+
+
+class Metric(ABC):
+    """A CPU metric over (reference, generated) string pairs; one array column per feature."""
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    columns: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+        """float64 array (len(refs), len(columns)) of finite values."""
+
+
+class EncoderMetric(ABC):
+    """A metric over the shared encoder pass: it reads each text's encoded states."""
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    columns: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def compute(self, refs: Sequence, gens: Sequence) -> np.ndarray:
+        """float64 array (len(refs), len(columns)) from `EncodedText` pairs."""
+
+
+METRICS: dict[str, type[Metric] | type[EncoderMetric]] = {}
+COLUMN_TO_METRIC: dict[str, str] = {}
+
+
+def register(metric: type[Metric] | type[EncoderMetric]):
+    """Class decorator: add a metric and its columns to the registry (names must be new)."""
+    if metric.name in METRICS:
+        raise ValueError(f"metric {metric.name!r} is registered twice")
+    for column in metric.columns:
+        if column in COLUMN_TO_METRIC:
+            raise ValueError(f"feature {column!r} is produced by two metrics")
+        COLUMN_TO_METRIC[column] = metric.name
+    METRICS[metric.name] = metric
+    return metric
+
+
+def available_features() -> tuple[str, ...]:
+    """Every registered feature column, in registration order."""
+    return tuple(COLUMN_TO_METRIC)
+
+
+def metrics_for(names: Sequence[str]) -> list[str]:
+    """Metric names needed for the feature columns `names`, in first-use order.
+
+    Raises ValueError naming any unknown or repeated feature.
+    """
+    unknown = [name for name in names if name not in COLUMN_TO_METRIC]
+    if unknown:
+        raise ValueError(
+            f"unknown feature(s) {', '.join(map(repr, unknown))}; "
+            f"available: {', '.join(available_features())}"
+        )
+    repeated = sorted({name for name in names if list(names).count(name) > 1})
+    if repeated:
+        raise ValueError(f"feature(s) named twice: {', '.join(repeated)}")
+    return list(dict.fromkeys(COLUMN_TO_METRIC[name] for name in names))
+
+
+def is_encoder_metric(metric_name: str) -> bool:
+    return issubclass(METRICS[metric_name], EncoderMetric)
+
+
+def feature_version(column: str) -> int:
+    """The version of the metric that computes `column`."""
+    return METRICS[COLUMN_TO_METRIC[column]].version

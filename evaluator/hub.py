@@ -1,0 +1,323 @@
+"""Export and load evaluator checkpoints: config.json + model.safetensors + a model card.
+
+A checkpoint must load anywhere without the training code's state and without running
+pickled code, so it holds only JSON (architecture, symbolic encoder name, feature names and
+their scaler, taxonomy, task criteria) and safetensors weights. With a frozen encoder the
+weights are just the heads (the encoder is re-resolved by its symbolic name). Hub ids are
+fetched with ``huggingface_hub.snapshot_download``, which caches them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from evaluator.features import FeatureScaler
+from evaluator.model import MismatchConfig, MismatchModel
+from synth.taxonomy import CODES, TAXONOMY
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+CARD_FILE = "README.md"
+FORMAT = "mismatch-eval"
+FORMAT_VERSION = 1
+CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing, unreadable or inconsistent; the message names the file."""
+
+
+@dataclass
+class Checkpoint:
+    """A loaded evaluator: the network, the feature scaler it was trained with, and its config."""
+
+    model: MismatchModel
+    scaler: FeatureScaler
+    config: dict
+    path: Path
+
+    @property
+    def feature_names(self) -> list[str]:
+        return list(self.config["features"]["names"])
+
+    @property
+    def aggregate(self) -> str:
+        """How features of several references are combined (see evaluator.features)."""
+        return str(self.config["features"]["aggregate"])
+
+    @property
+    def num_layers(self) -> int | None:
+        """The BERTScore layer the features were computed with (None: the encoder's last)."""
+        return self.config["features"].get("num_layers")
+
+    @property
+    def tasks(self) -> dict:
+        return dict(self.config.get("tasks") or {})
+
+
+def save_pretrained(
+    model: MismatchModel,
+    directory: str | os.PathLike,
+    *,
+    scaler: FeatureScaler,
+    aggregate: str = "max",
+    num_layers: int | None = None,
+    training: Mapping[str, object] | None = None,
+    metrics: Mapping[str, float] | None = None,
+    tasks: Mapping[str, object] | None = None,
+) -> Path:
+    """Write a checkpoint directory atomically (temp dir, then rename) and return its path.
+
+    aggregate / num_layers: how features are computed (multi-reference aggregation, BERTScore
+    layer), as in training; training: facts about the training data/run for the card (e.g. pairs, split, command);
+    metrics: held-out results for the card and config; tasks: per-task criteria with their
+    human scales, filled by fine-tuning (empty for the pretrained base model).
+    """
+    if list(scaler.names) != list(model.config.feature_names):
+        raise ValueError(
+            f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
+        )
+    target = Path(directory)
+    if target.exists() and not _is_replaceable(target):
+        raise CheckpointError(
+            f"{target} exists and is not a checkpoint directory; refusing to replace it"
+        )
+    config = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "architecture": model.config.to_dict(),
+        "features": {
+            "names": list(scaler.names),
+            "aggregate": aggregate,
+            "num_layers": num_layers,
+            "scaler": scaler.to_dict(),
+        },
+        "taxonomy": list(CODES),
+        "tasks": dict(tasks or {}),
+        "training": dict(training or {}),
+        "metrics": dict(metrics or {}),
+    }
+    weights = {
+        name: tensor.detach().cpu().contiguous() for name, tensor in model.state_dict().items()
+    }
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        os.chmod(staging, 0o755)
+        (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
+        (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
+        _replace_directory(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _is_replaceable(path: Path) -> bool:
+    """Only an empty directory or an earlier checkpoint may be overwritten."""
+    return path.is_dir() and (not any(path.iterdir()) or (path / CONFIG_FILE).is_file())
+
+
+def _replace_directory(staging: Path, target: Path) -> None:
+    if not target.exists():
+        staging.rename(target)
+        return
+    old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+    target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old)
+
+
+def model_card(config: Mapping) -> str:
+    """The README.md shipped with a checkpoint: what it is, what it was trained on, how well it does."""
+    architecture = config["architecture"]
+    branches = [
+        name
+        for name, used in (
+            ("text", architecture["use_text"]),
+            ("metrics", architecture["use_metrics"]),
+        )
+        if used
+    ]
+    training = config.get("training") or {}
+    metrics = config.get("metrics") or {}
+    lines = [
+        "---",
+        "library_name: mismatch-eval",
+        "tags: [evaluation, nlg-evaluation, mismatch-error-types]",
+        "license: mit",
+        "---",
+        "",
+        "# mismatch-eval evaluator",
+        "",
+        "Fine-grained evaluator for machine-generated text (MISMATCH, Murugesan et al. 2023). Given a",
+        "reference and a generated text it returns a probability for each of 14 mismatch classes",
+        "(13 error types plus NoContr); `score` is P(NoContr).",
+        "",
+        "## Architecture",
+        "",
+        f"- encoder: `{architecture['encoder']}` ({architecture['encoder_mode']}"
+        + (
+            "; weights not included, resolved by name at load time)"
+            if architecture["encoder_mode"] == "frozen"
+            else "; weights included)"
+        ),
+        f"- branches: {', '.join(branches)}; metric elements carry "
+        + ("value + metric identity" if architecture["metric_ids"] else "value only"),
+        f"- features: {', '.join(config['features']['names']) or '(none)'}",
+        "",
+        "## Training data",
+        "",
+    ]
+    lines += [f"- {key}: {value}" for key, value in training.items()] or ["- not recorded"]
+    lines += ["", "## Metrics", ""]
+    if metrics:
+        lines += ["| metric | value |", "|---|---|"]
+        lines += [
+            f"| {key} | {value:.4f} |" if isinstance(value, float) else f"| {key} | {value} |"
+            for key, value in metrics.items()
+        ]
+    else:
+        lines.append("Not evaluated.")
+    lines += ["", "## Classes", "", "| idx | code | meaning |", "|---|---|---|"]
+    lines += [f"| {c.index} | {c.code} | {c.meaning} |" for c in TAXONOMY]
+    tasks = config.get("tasks") or {}
+    if tasks:
+        lines += ["", "## Tasks", ""] + [f"- {name}" for name in tasks]
+    lines += [
+        "",
+        "## Intended use",
+        "",
+        "Diagnosing *what* is wrong with a generated text relative to a reference (entity, number,",
+        "negation, missing or added information, ...) and ranking outputs by `score`. It was",
+        "pretrained on rule-based synthetic perturbations of English sentences, so it may miss",
+        "error types and phrasings those rules do not produce; it is not a fact checker and not a",
+        "substitute for human evaluation on other languages or long documents.",
+        "",
+        "## Usage",
+        "",
+        "```python",
+        "from evaluator.hub import load",
+        "from evaluator.inference import predict_proba",
+        "",
+        'checkpoint = load("path/or/hub-id")',
+        'probabilities = predict_proba(checkpoint, ["A dog ran."], ["A cat ran."])',
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def load(
+    path_or_hub_id: str | os.PathLike, revision: str | None = None, local_files_only: bool = False
+) -> Checkpoint:
+    """Load a checkpoint from a local directory or a Hugging Face Hub repo id (cached download)."""
+    directory = _resolve(str(path_or_hub_id), revision, local_files_only)
+    config = _read_config(directory)
+    config_file = directory / CONFIG_FILE
+    try:
+        model_config = MismatchConfig.from_dict(config["architecture"])
+        scaler = FeatureScaler.from_dict(config["features"]["scaler"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{config_file} is inconsistent: {error}") from None
+    if (
+        list(scaler.names) != model_config.feature_names
+        or config["features"]["names"] != model_config.feature_names
+    ):
+        raise CheckpointError(f"{config_file}: the scaler's features differ from the model's")
+    weights_file = directory / WEIGHTS_FILE
+    if not weights_file.is_file():
+        raise CheckpointError(f"{weights_file} is missing")
+    try:
+        weights = load_file(str(weights_file))
+    except (SafetensorError, OSError, ValueError) as error:
+        raise CheckpointError(f"{weights_file} cannot be read as safetensors: {error}") from None
+    model = MismatchModel(model_config)
+    try:
+        model.load_state_dict(weights, strict=True)
+    except RuntimeError as error:
+        raise CheckpointError(
+            f"{weights_file} does not fit the architecture in {config_file}: {error}"
+        ) from None
+    return Checkpoint(model=model.eval(), scaler=scaler, config=config, path=directory)
+
+
+def _resolve(name: str, revision: str | None, local_files_only: bool) -> Path:
+    path = Path(name).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise CheckpointError(
+                f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"
+            )
+        return path
+    if not HUB_ID.match(name):
+        raise CheckpointError(f"checkpoint directory {path} does not exist")
+    from huggingface_hub import snapshot_download
+
+    from evaluator.resources import hub_reachable
+
+    try:
+        downloaded = snapshot_download(
+            repo_id=name,
+            revision=revision,
+            allow_patterns=list(CHECKPOINT_FILES),
+            local_files_only=local_files_only or not hub_reachable(),
+        )
+    except Exception as error:  # huggingface_hub raises many types (offline, 404, auth, network)
+        raise CheckpointError(
+            f"{name!r} is neither a local checkpoint directory nor a downloadable Hub repo "
+            f"({type(error).__name__}: {error})"
+        ) from None
+    return Path(downloaded)
+
+
+def _read_config(directory: Path) -> dict:
+    config_file = directory / CONFIG_FILE
+    if not config_file.is_file():
+        raise CheckpointError(
+            f"{config_file} is missing; {directory} is not a mismatch-eval checkpoint"
+        )
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"{config_file} is not valid JSON: {error}") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        raise CheckpointError(f'{config_file} is not a {FORMAT} config (no "format": "{FORMAT}")')
+    if config.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{config_file} has format_version {config.get('format_version')}, this code reads {FORMAT_VERSION}"
+        )
+    missing = [key for key in ("architecture", "features", "taxonomy") if key not in config]
+    if missing:
+        raise CheckpointError(f"{config_file} lacks {', '.join(missing)}")
+    if config["taxonomy"] != list(CODES):
+        raise CheckpointError(
+            f"{config_file} was trained for classes {config['taxonomy']}, not {list(CODES)}"
+        )
+    return config
+
+
+def push_to_hub(directory: str | os.PathLike, repo_id: str, *, private: bool = False) -> str:
+    """Check that a checkpoint loads, then upload it to a Hub model repo; returns the commit URL."""
+    load(directory)
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
+    commit = api.upload_folder(
+        repo_id=repo_id, folder_path=str(directory), allow_patterns=list(CHECKPOINT_FILES)
+    )
+    return str(commit)

@@ -1,0 +1,113 @@
+"""Class probabilities for raw texts from a loaded checkpoint (features + embeddings computed here).
+
+Several references per pair: the metric features are aggregated over the references as in
+training (``checkpoint.aggregate``, max by default), and the text branch is run once per
+reference; the reference giving the highest P(NoContr) is kept, i.e. the closest reference
+decides, which matches max aggregation of the metric scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from evaluator.features import compute_features, encode_texts, text_key
+from evaluator.hub import Checkpoint
+from evaluator.model.mismatch_model import NO_CONTRADICTION
+
+
+def predict_proba(
+    checkpoint: Checkpoint,
+    refs: Sequence[str | Sequence[str]],
+    gens: Sequence[str],
+    batch_size: int = 64,
+) -> np.ndarray:
+    """Probabilities (n, num_classes) in taxonomy order; column 0 (NoContr) is the score."""
+    model = checkpoint.model.eval()
+    config = model.config
+    if len(refs) != len(gens):
+        raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
+    if not gens:
+        return np.zeros((0, config.num_classes), dtype=np.float32)
+    embeddings: dict[str, np.ndarray] = {}
+    features = None
+    if config.use_metrics:
+        frame = compute_features(
+            list(refs),
+            list(gens),
+            names=config.feature_names,
+            aggregate=checkpoint.aggregate,
+            encoder=config.encoder,
+            batch_size=batch_size,
+            embeddings_out=embeddings,
+            num_layers=checkpoint.num_layers,
+        )
+        features = torch.from_numpy(checkpoint.scaler.transform(frame))
+    owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
+    flat_refs = [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
+    flat_gens = [gens[i] for i in owner]
+    text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
+    device = next(model.parameters()).device
+    probabilities = []
+    with torch.no_grad():
+        for start in range(0, len(owner), batch_size):
+            rows = slice(start, start + batch_size)
+            ref, gen = text_inputs(rows)
+            logits = model(
+                features=None if features is None else features[owner[rows]].to(device),
+                ref=_to(ref, device),
+                gen=_to(gen, device),
+            )
+            probabilities.append(logits.float().softmax(dim=-1).cpu())
+    flat = torch.cat(probabilities).numpy()
+    return _closest_reference(flat, np.asarray(owner), len(gens))
+
+
+def _text_inputs(
+    checkpoint: Checkpoint, refs: list[str], gens: list[str], embeddings: dict, batch_size: int
+):
+    """A function rows -> (ref, gen) model inputs: embeddings when frozen, token ids when trainable."""
+    config = checkpoint.model.config
+    if not config.use_text:
+        return lambda rows: (None, None)
+    if config.encoder_mode == "trainable":
+        from transformers import AutoTokenizer
+
+        from evaluator.resources import encoder_path, hub_reachable
+
+        tokenizer = AutoTokenizer.from_pretrained(
+            encoder_path(config.encoder), local_files_only=not hub_reachable()
+        )
+
+        def tokens(texts: list[str]) -> dict:
+            return dict(tokenizer(texts, padding=True, truncation=True, return_tensors="pt"))
+
+        return lambda rows: (tokens(refs[rows]), tokens(gens[rows]))
+    missing = sorted({t for t in refs + gens if text_key(t) not in embeddings})
+    if missing:
+        vectors = encode_texts(missing, encoder=config.encoder, batch_size=batch_size)
+        embeddings.update({text_key(t): v for t, v in zip(missing, vectors, strict=True)})
+    ref_table = torch.from_numpy(
+        np.stack([embeddings[text_key(t)] for t in refs]).astype(np.float32)
+    )
+    gen_table = torch.from_numpy(
+        np.stack([embeddings[text_key(t)] for t in gens]).astype(np.float32)
+    )
+    return lambda rows: (ref_table[rows], gen_table[rows])
+
+
+def _to(value, device: torch.device):
+    if value is None or isinstance(value, torch.Tensor):
+        return None if value is None else value.to(device)
+    return {key: tensor.to(device) for key, tensor in value.items()}
+
+
+def _closest_reference(flat: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Per pair, the row (one per reference) with the highest P(NoContr)."""
+    best = np.full(n, -1)
+    for row, pair in enumerate(owner):
+        if best[pair] < 0 or flat[row, NO_CONTRADICTION] > flat[best[pair], NO_CONTRADICTION]:
+            best[pair] = row
+    return flat[best]

@@ -1,0 +1,196 @@
+"""The mismatch evaluator: text branch + metric branch -> 14 mismatch-class logits.
+
+Text branch: one shared BERT encoder, mean pooled, then separate linear projections of the
+reference and the generated text to ``text_dim``. In ``frozen`` mode (the CPU default) the
+mean-pooled embeddings are computed once and fed in, so no encoder weights live in the model;
+in ``trainable`` mode the model owns the encoder and takes token ids. Metric branch: a Set
+Transformer over the scaled metric scores. Both are concatenated and mapped to the classes of
+``synth.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from evaluator.model.metric_set import MetricSetEncoder
+from evaluator.resources import DEFAULT_ENCODER
+from synth.taxonomy import INDEX, NUM_CLASSES
+
+EncoderMode = Literal["frozen", "trainable"]
+ENCODER_MODES = ("frozen", "trainable")
+NO_CONTRADICTION = INDEX["NoContr"]
+
+
+@dataclass
+class MismatchConfig:
+    """Everything needed to rebuild the architecture; stored in the exported config.json."""
+
+    feature_names: list[str] = field(default_factory=list)
+    encoder: str = DEFAULT_ENCODER
+    encoder_mode: EncoderMode = "frozen"
+    embedding_dim: int = 384
+    encoder_config: dict | None = None
+    use_text: bool = True
+    use_metrics: bool = True
+    metric_ids: bool = True
+    text_dim: int = 64
+    set_dim: int = 64
+    num_heads: int = 4
+    num_blocks: int = 2
+    num_inducing: int = 0
+    num_seeds: int = 1
+    head_hidden: int = 0
+    dropout: float = 0.0
+    num_classes: int = NUM_CLASSES
+
+    def __post_init__(self) -> None:
+        if self.encoder_mode not in ENCODER_MODES:
+            raise ValueError(
+                f"encoder_mode must be one of {ENCODER_MODES}, got {self.encoder_mode!r}"
+            )
+        if not (self.use_text or self.use_metrics):
+            raise ValueError("at least one of use_text and use_metrics must be true")
+        if self.use_metrics and not self.feature_names:
+            raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
+        if len(set(self.feature_names)) != len(self.feature_names):
+            raise ValueError(f"feature_names has duplicates: {self.feature_names}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> MismatchConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown model config keys: {', '.join(unknown)}")
+        return cls(**data)
+
+
+def mean_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:
+    """Average the token vectors of each text, ignoring padding (sentence-transformers pooling)."""
+    weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+
+
+def encoder_from_config(encoder_config: Mapping) -> nn.Module:
+    """A randomly initialised Hugging Face encoder of the stored architecture (weights come later)."""
+    from transformers import AutoConfig, AutoModel
+
+    return AutoModel.from_config(AutoConfig.for_model(**encoder_config))
+
+
+class MismatchModel(nn.Module):
+    """BERT dual encoder + Set Transformer over metric scores -> mismatch-class logits."""
+
+    def __init__(self, config: MismatchConfig, encoder: nn.Module | None = None) -> None:
+        super().__init__()
+        config = replace(config)
+        self.encoder: nn.Module | None = None
+        if config.use_text and config.encoder_mode == "trainable":
+            if encoder is None:
+                if config.encoder_config is None:
+                    raise ValueError("trainable encoder mode needs an encoder or encoder_config")
+                encoder = encoder_from_config(config.encoder_config)
+            config.encoder_config = encoder.config.to_dict()
+            config.embedding_dim = encoder.config.hidden_size
+            self.encoder = encoder
+        elif encoder is not None:
+            raise ValueError("an encoder module is only used in trainable mode with use_text")
+        self.config = config
+
+        head_inputs = 0
+        self.ref_projection: nn.Linear | None = None
+        self.gen_projection: nn.Linear | None = None
+        if config.use_text:
+            self.ref_projection = nn.Linear(config.embedding_dim, config.text_dim)
+            self.gen_projection = nn.Linear(config.embedding_dim, config.text_dim)
+            head_inputs += 2 * config.text_dim
+        self.metric_set: MetricSetEncoder | None = None
+        if config.use_metrics:
+            self.metric_set = MetricSetEncoder(
+                num_metrics=len(config.feature_names),
+                dim=config.set_dim,
+                num_heads=config.num_heads,
+                num_blocks=config.num_blocks,
+                num_inducing=config.num_inducing,
+                num_seeds=config.num_seeds,
+                metric_ids=config.metric_ids,
+                dropout=config.dropout,
+            )
+            head_inputs += self.metric_set.output_dim
+        self.dropout = nn.Dropout(config.dropout)
+        if config.head_hidden:
+            self.head: nn.Module = nn.Sequential(
+                nn.Linear(head_inputs, config.head_hidden),
+                nn.GELU(),
+                nn.Dropout(config.dropout),
+                nn.Linear(config.head_hidden, config.num_classes),
+            )
+        else:
+            self.head = nn.Linear(head_inputs, config.num_classes)
+
+    @classmethod
+    def with_pretrained_encoder(cls, config: MismatchConfig) -> MismatchModel:
+        """Build for training: in trainable mode start from the named encoder's pretrained weights."""
+        if not (config.use_text and config.encoder_mode == "trainable"):
+            return cls(config)
+        from evaluator.resources import load_encoder
+
+        _, encoder = load_encoder(config.encoder)
+        return cls(config, encoder=copy.deepcopy(encoder).train())
+
+    def embed(self, text: Tensor | Mapping[str, Tensor]) -> Tensor:
+        """Mean-pooled text embedding: passed through when frozen, computed by the encoder otherwise."""
+        if self.encoder is None:
+            if (
+                not isinstance(text, Tensor)
+                or text.dim() != 2
+                or text.shape[1] != self.config.embedding_dim
+            ):
+                raise ValueError(
+                    f"frozen mode expects precomputed embeddings of shape (batch, {self.config.embedding_dim})"
+                )
+            return text
+        if not isinstance(text, Mapping):
+            raise ValueError(
+                "trainable mode expects tokenizer output with input_ids and attention_mask"
+            )
+        output = self.encoder(input_ids=text["input_ids"], attention_mask=text["attention_mask"])
+        return mean_pool(output.last_hidden_state, text["attention_mask"])
+
+    def forward(
+        self,
+        features: Tensor | None = None,
+        ref: Tensor | Mapping[str, Tensor] | None = None,
+        gen: Tensor | Mapping[str, Tensor] | None = None,
+        feature_mask: Tensor | None = None,
+        metric_ids: Tensor | None = None,
+    ) -> Tensor:
+        """Class logits (batch, num_classes).
+
+        features: scaled metric scores (batch, metrics), columns in ``config.feature_names`` order
+        unless ``metric_ids`` says which metric each column is; feature_mask: True = present.
+        ref / gen: embeddings (frozen) or tokenizer output (trainable).
+        """
+        parts = []
+        if self.ref_projection is not None and self.gen_projection is not None:
+            if ref is None or gen is None:
+                raise ValueError("the text branch needs both ref and gen")
+            parts += [self.ref_projection(self.embed(ref)), self.gen_projection(self.embed(gen))]
+        if self.metric_set is not None:
+            if features is None:
+                raise ValueError("the metric branch needs features")
+            parts.append(self.metric_set(features, feature_mask, metric_ids))
+        return self.head(self.dropout(torch.cat(parts, dim=-1)))
+
+
+def score_from_logits(logits: Tensor) -> Tensor:
+    """The scalar quality: probability that gen does not contradict ref (class NoContr)."""
+    return logits.softmax(dim=-1)[..., NO_CONTRADICTION]

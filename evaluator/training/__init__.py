@@ -1,0 +1,1 @@
+"""Pretraining: the Lightning data module, Lightning module, val report and the LightningCLI."""

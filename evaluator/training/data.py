@@ -1,0 +1,267 @@
+"""LightningDataModule for pretraining: synth pairs + cached metric features + text embeddings.
+
+Inputs live outside the repo: ``pairs_dir`` holds the synth splits ``train.parquet`` and
+``val.parquet`` (id, ref, gen, label, label_id, ...); ``features`` is the feature cache (a
+parquet file or a directory of them: ``id`` plus one float column per metric); in frozen mode
+``embeddings`` is the EmbeddingStore of mean-pooled ref/gen embeddings, filled by
+``prepare_data`` for any text it lacks. The FeatureScaler is fitted on train only and kept
+(``self.scaler``) so the exported checkpoint scales inputs exactly as in training.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import pandas as pd
+import pyarrow.dataset as pa_dataset
+import pyarrow.types as pa_types
+import torch
+from torch import Tensor
+from torch.utils.data import DataLoader
+
+from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts
+from evaluator.model.mismatch_model import EncoderMode
+from evaluator.resources import DEFAULT_ENCODER
+from synth.taxonomy import CODES, NUM_CLASSES
+
+SPLITS = ("train", "val")
+PAIR_COLUMNS = ("id", "ref", "gen", "label", "label_id")
+
+
+class DataError(ValueError):
+    """The pairs, features or embeddings on disk are missing or inconsistent."""
+
+
+def feature_columns(path: str | Path) -> list[str]:
+    """Float columns of a feature cache (file or directory), read from the parquet schema only."""
+    if not Path(path).exists():
+        raise DataError(f"feature cache {path} does not exist")
+    schema = pa_dataset.dataset(str(path), format="parquet").schema
+    if "id" not in schema.names:
+        raise DataError(f"feature cache {path} has no 'id' column")
+    return [f.name for f in schema if f.name != "id" and pa_types.is_floating(f.type)]
+
+
+def read_pairs(pairs_dir: str | Path, split: str) -> pd.DataFrame:
+    """One synth split, checked for the columns and labels training relies on."""
+    path = Path(pairs_dir) / f"{split}.parquet"
+    if not path.is_file():
+        raise DataError(f"{path} is missing; pairs_dir must hold train.parquet and val.parquet")
+    frame = pd.read_parquet(path)
+    missing = [c for c in PAIR_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataError(f"{path} lacks columns {missing}")
+    if frame["id"].duplicated().any():
+        raise DataError(
+            f"{path} has duplicate ids, e.g. {frame.loc[frame['id'].duplicated(), 'id'].iloc[0]!r}"
+        )
+    out_of_range = ~frame["label_id"].between(0, NUM_CLASSES - 1)
+    if out_of_range.any():
+        raise DataError(
+            f"{path}: label_id outside 0..{NUM_CLASSES - 1} for {int(out_of_range.sum())} rows"
+        )
+    wrong = frame["label"] != frame["label_id"].map(lambda i: CODES[i])
+    if wrong.any():
+        row = frame[wrong].iloc[0]
+        raise DataError(
+            f"{path}: label {row['label']!r} does not match label_id {row['label_id']} (id {row['id']!r})"
+        )
+    return frame.reset_index(drop=True)
+
+
+def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> pd.DataFrame:
+    """The feature rows (indexed by id) of ``pairs`` in pair order; every pair must have one."""
+    absent = pairs.loc[~pairs["id"].isin(features.index), "id"]
+    if len(absent):
+        raise DataError(
+            f"{len(absent)} {split} pairs have no row in the feature cache (e.g. id {absent.iloc[0]!r}); "
+            "compute the features for these pairs first"
+        )
+    return features.loc[pairs["id"]].reset_index(drop=True)
+
+
+class PairBatcher:
+    """collate_fn turning row indices into a model batch with vectorised gathers.
+
+    Frozen mode gathers ref/gen embeddings from a table of the split's distinct texts;
+    trainable mode tokenises the texts; without embeddings (metric-only ablation) no text
+    inputs are given.
+    """
+
+    def __init__(
+        self,
+        split: dict[str, Tensor],
+        texts: list[str],
+        table: Tensor | None,
+        tokenizer=None,
+        max_length: int = 128,
+    ) -> None:
+        self.split = split
+        self.texts = texts
+        self.table = table
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+
+    def __call__(self, rows: list[int]) -> dict:
+        index = torch.as_tensor(rows)
+        batch = {
+            "features": self.split["features"][index],
+            "labels": self.split["labels"][index],
+        }
+        for side in ("ref", "gen"):
+            positions = self.split[f"{side}_index"][index]
+            if self.table is not None:
+                batch[side] = self.table[positions]
+            elif self.tokenizer is not None:
+                batch[side] = dict(
+                    self.tokenizer(
+                        [self.texts[i] for i in positions.tolist()],
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
+                    )
+                )
+        return batch
+
+
+class MismatchDataModule(L.LightningDataModule):
+    """Train/val batches for pretraining; exposes ``feature_names`` and the fitted ``scaler``."""
+
+    def __init__(
+        self,
+        pairs_dir: str,
+        features: str,
+        embeddings: str | None = None,
+        feature_names: list[str] | None = None,
+        encoder: str = DEFAULT_ENCODER,
+        encoder_mode: EncoderMode = "frozen",
+        batch_size: int = 256,
+        eval_batch_size: int = 1024,
+        num_workers: int = 0,
+        max_length: int = 128,
+        embed_batch_size: int = 64,
+        feature_layers: int | None = None,
+    ) -> None:
+        """embeddings: EmbeddingStore path (frozen mode); None gives no text inputs (metric-only
+        ablation). feature_names: metric columns to use, default every float column of the cache.
+        feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
+        the checkpoint so prediction computes the same features."""
+        super().__init__()
+        self.save_hyperparameters(ignore=["feature_names"])  # the module logs the resolved list
+        available = feature_columns(features)
+        chosen = list(feature_names) if feature_names else available
+        unknown = [n for n in chosen if n not in available]
+        if unknown:
+            raise DataError(f"features {unknown} are not in {features} (it has {available})")
+        if not chosen:
+            raise DataError(f"feature cache {features} has no float feature columns")
+        self.feature_names = chosen
+        self.scaler: FeatureScaler | None = None
+        self.frames: dict[str, pd.DataFrame] = {}
+        self.batchers: dict[str, PairBatcher] = {}
+
+    def prepare_data(self) -> None:
+        """Frozen mode: embed (once) every ref/gen text the embedding store does not hold yet."""
+        if self.hparams.encoder_mode != "frozen" or self.hparams.embeddings is None:
+            return
+        texts = pd.unique(
+            pd.concat(
+                [read_pairs(self.hparams.pairs_dir, s)[c] for s in SPLITS for c in ("ref", "gen")]
+            )
+        ).tolist()
+        ensure_embeddings(
+            self.hparams.embeddings, texts, self.hparams.encoder, self.hparams.embed_batch_size
+        )
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.batchers:
+            return
+        features = pd.read_parquet(self.hparams.features, columns=["id", *self.feature_names])
+        if features["id"].duplicated().any():
+            raise DataError(f"feature cache {self.hparams.features} has duplicate ids")
+        features = features.set_index("id")
+        self.frames = {split: read_pairs(self.hparams.pairs_dir, split) for split in SPLITS}
+        raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
+        self.scaler = FeatureScaler.fit(raw["train"])
+        store = self._open_store()
+        tokenizer = self._tokenizer()
+        for split, frame in self.frames.items():
+            texts = pd.unique(pd.concat([frame["ref"], frame["gen"]])).tolist()
+            lookup = pd.Index(texts)
+            tensors = {
+                "features": torch.from_numpy(self.scaler.transform(raw[split])),
+                "labels": torch.tensor(frame["label_id"].to_numpy(), dtype=torch.long),
+                "ref_index": torch.tensor(lookup.get_indexer(frame["ref"]), dtype=torch.long),
+                "gen_index": torch.tensor(lookup.get_indexer(frame["gen"]), dtype=torch.long),
+            }
+            table = None if store is None else torch.from_numpy(store.lookup(texts))
+            self.batchers[split] = PairBatcher(
+                tensors, texts, table, tokenizer, self.hparams.max_length
+            )
+
+    def _open_store(self) -> EmbeddingStore | None:
+        if self.hparams.encoder_mode != "frozen" or self.hparams.embeddings is None:
+            return None
+        if not Path(self.hparams.embeddings).exists():
+            raise DataError(
+                f"embedding store {self.hparams.embeddings} does not exist; run prepare_data"
+            )
+        return EmbeddingStore.open(self.hparams.embeddings)
+
+    def _tokenizer(self):
+        if self.hparams.encoder_mode != "trainable":
+            return None
+        from evaluator.resources import load_encoder
+
+        tokenizer, _ = load_encoder(self.hparams.encoder)
+        return tokenizer
+
+    def _loader(self, split: str, shuffle: bool, batch_size: int) -> DataLoader:
+        if split not in self.batchers:
+            raise RuntimeError("call setup() before asking for data loaders")
+        batcher = self.batchers[split]
+        return DataLoader(
+            range(len(batcher.split["labels"])),
+            batch_size=batch_size,
+            shuffle=shuffle,
+            collate_fn=batcher,
+            num_workers=self.hparams.num_workers,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", shuffle=True, batch_size=self.hparams.batch_size)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("val", shuffle=False, batch_size=self.hparams.eval_batch_size)
+
+    def describe(self) -> dict[str, object]:
+        """Facts about the training data for the model card."""
+        train = self.frames["train"]
+        return {
+            "pairs": self.hparams.pairs_dir,
+            "train pairs": len(train),
+            "val pairs": len(self.frames["val"]),
+            "split": "by reference group (no reference in both train and val)",
+            "sources": ", ".join(sorted(train["source"].unique()))
+            if "source" in train
+            else "unknown",
+            "features": ", ".join(self.feature_names),
+            "encoder": f"{self.hparams.encoder} ({self.hparams.encoder_mode})",
+        }
+
+    @property
+    def feature_options(self) -> dict[str, object]:
+        """How the cached features were computed, so prediction computes them the same way."""
+        return {"aggregate": "max", "num_layers": self.hparams.feature_layers}
+
+
+def ensure_embeddings(path: str, texts: list[str], encoder: str, batch_size: int) -> int:
+    """Embed the texts missing from the store at ``path`` (created if absent); return how many."""
+    store = EmbeddingStore.open(path) if Path(path).exists() else EmbeddingStore()
+    missing = [text for text in texts if text not in store]
+    if missing:
+        store.add(missing, encode_texts(missing, encoder=encoder, batch_size=batch_size))
+        store.save(path)
+    return len(missing)

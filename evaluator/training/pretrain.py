@@ -1,0 +1,151 @@
+"""The pretraining command line (LightningCLI), shared by scripts/pretrain.py and `mismatch pretrain`.
+
+Adds to the stock LightningCLI what every run needs: seeding, checkpointing on val accuracy,
+early stopping, a CSV or (offline-capable) wandb logger with an explicit save dir, and, after
+``fit``, the export of the best weights with ``save_pretrained`` plus a per-class report and
+confusion matrix of the val split.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import torch
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
+
+from evaluator.hub import save_pretrained
+from evaluator.training.data import MismatchDataModule
+from evaluator.training.module import MismatchModule
+from evaluator.training.report import write_report
+
+LoggerKind = Literal["csv", "wandb"]
+
+
+def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
+    """CSV by default; wandb goes offline when no API key is set (or WANDB_MODE=offline)."""
+    if kind == "csv":
+        return CSVLogger(save_dir, name=name)
+    os.makedirs(save_dir, exist_ok=True)
+    offline = not os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_MODE") == "offline"
+    return WandbLogger(project="mismatch-eval", name=name, save_dir=save_dir, offline=offline)
+
+
+class PretrainCLI(LightningCLI):
+    """LightningCLI for MismatchModule + MismatchDataModule with the project's run conventions."""
+
+    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
+        parser.set_defaults(
+            {
+                "checkpoint.monitor": "val_acc",
+                "checkpoint.mode": "max",
+                "checkpoint.save_top_k": 1,
+                "checkpoint.filename": "best-{epoch:02d}-{val_acc:.4f}",
+            }
+        )
+        parser.add_lightning_class_args(EarlyStopping, "early_stopping")
+        parser.set_defaults(
+            {
+                "early_stopping.monitor": "val_acc",
+                "early_stopping.mode": "max",
+                "early_stopping.patience": 3,
+            }
+        )
+        parser.add_argument("--logger", type=LoggerKind, default="csv", help="csv or wandb")
+        parser.add_argument(
+            "--log_dir", type=str, default="runs", help="where logs and checkpoints go"
+        )
+        parser.add_argument("--run_name", type=str, default="pretrain")
+        parser.add_argument(
+            "--export_dir",
+            type=str | None,
+            default="checkpoints/mismatch-base",
+            help="save_pretrained target for the best model (null: no export)",
+        )
+        parser.add_argument(
+            "--docs_dir",
+            type=str | None,
+            default="docs/pretrain",
+            help="per-class report and confusion matrix of the val split (null: none)",
+        )
+        parser.link_arguments("data.encoder", "model.encoder")
+        parser.link_arguments("data.encoder_mode", "model.encoder_mode")
+        parser.link_arguments("data.feature_names", "model.feature_names", apply_on="instantiate")
+
+    def instantiate_trainer(self, **kwargs):
+        kwargs["logger"] = make_logger(
+            self._get(self.config, "logger"),
+            self._get(self.config, "log_dir"),
+            self._get(self.config, "run_name"),
+        )
+        return super().instantiate_trainer(**kwargs)
+
+    def after_fit(self) -> None:
+        """Reload the best weights, report on val, export the checkpoint (rank zero only)."""
+        if not self.trainer.is_global_zero:
+            return
+        module, data = self.model, self.datamodule
+        best = (
+            self.trainer.checkpoint_callback.best_model_path
+            if self.trainer.checkpoint_callback
+            else ""
+        )
+        if best:
+            state = torch.load(best, map_location=module.device, weights_only=True)["state_dict"]
+            module.load_state_dict(state)
+        labels, predictions = predict_val(module, data)
+        docs_dir = self._get(self.config, "docs_dir")
+        metrics = (
+            write_report(
+                labels, predictions, docs_dir, f"{self._get(self.config, 'run_name')}: val split"
+            )
+            if docs_dir
+            else {"val_accuracy": float((labels == predictions).mean())}
+        )
+        export_dir = self._get(self.config, "export_dir")
+        if export_dir:
+            training = {
+                **data.describe(),
+                "best checkpoint": Path(best).name if best else "last epoch",
+                "run config": str(Path(self.trainer.log_dir or ".") / "config.yaml"),
+            }
+            save_pretrained(
+                module.model,
+                export_dir,
+                scaler=data.scaler,
+                training=training,
+                metrics=metrics,
+                **data.feature_options,
+            )
+        print(
+            f"val accuracy {metrics['val_accuracy']:.4f}; exported to {export_dir}; report in {docs_dir}"
+        )
+
+
+def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.ndarray, np.ndarray]:
+    """True labels and argmax predictions of ``module`` on the val split."""
+    module.eval()
+    labels, predictions = [], []
+    with torch.no_grad():
+        for batch in data.val_dataloader():
+            batch = module.transfer_batch_to_device(batch, module.device, 0)
+            predictions.append(module(batch).argmax(dim=-1).cpu())
+            labels.append(batch["labels"].cpu())
+    return torch.cat(labels).numpy(), torch.cat(predictions).numpy()
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/pretrain.yaml``)."""
+    torch.set_flush_denormal(True)  # tiny activations otherwise slow CPU training several-fold
+    PretrainCLI(
+        MismatchModule,
+        MismatchDataModule,
+        seed_everything_default=13,
+        save_config_kwargs={"overwrite": True},
+        args=args,
+    )

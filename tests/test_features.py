@@ -1,0 +1,233 @@
+"""Fast feature tests: registry, surface statistics, aggregation, scaler, embedding store, cache."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from evaluator.cli import main as cli_main
+from evaluator.features import (
+    DEFAULT_FEATURES,
+    EmbeddingStore,
+    FeatureScaler,
+    available_features,
+    compute_features,
+    text_key,
+)
+from evaluator.features.cache import update_feature_cache
+from evaluator.features.lexical import (
+    Agreement,
+    EditDistance,
+    Fragments,
+    LengthRatio,
+    extractive_fragments,
+)
+from evaluator.features.registry import METRICS, metrics_for
+
+# Features that need neither the encoder nor WordNet: cheap enough for every test run.
+LIGHT = [
+    "rouge1_f", "rougeL_p", "bleu", "chrf", "chrf_pp", "ter", "length_ratio", "edit_distance",
+    "novel_2gram", "coverage", "density", "compression", "numbers_agree", "negation_agree",
+    "entities_agree",
+]  # fmt: skip
+
+
+def test_default_features_are_registered_once_each():
+    assert set(DEFAULT_FEATURES) <= set(available_features())
+    assert len(set(DEFAULT_FEATURES)) == len(DEFAULT_FEATURES)
+
+
+def test_unknown_or_repeated_feature_is_named():
+    with pytest.raises(ValueError, match="'rouge9_f'"):
+        metrics_for(["bleu", "rouge9_f"])
+    with pytest.raises(ValueError, match="named twice: bleu"):
+        metrics_for(["bleu", "bleu"])
+
+
+def test_fragments_follow_grusky_algorithm():
+    article = "the cat sat on the mat".split()
+    summary = "the cat sat on a mat".split()
+    assert extractive_fragments(article, summary) == [4, 1]
+    row = Fragments().compute(["the cat sat on the mat"], ["the cat sat on a mat"])[0]
+    novel_1, novel_2, novel_3, coverage, density, compression = row
+    assert novel_1 == pytest.approx(1 / 6)
+    assert novel_2 == pytest.approx(2 / 5)
+    assert novel_3 == pytest.approx(2 / 4)
+    assert coverage == pytest.approx(5 / 6)
+    assert density == pytest.approx(17 / 6)
+    assert compression == pytest.approx(1.0)
+
+
+def test_agreement_of_numbers_negation_and_names():
+    rows = Agreement().compute(
+        ["Four apples fell.", "He took 4 gifts.", "Anna met Tom in Paris.", "a dog runs"],
+        ["Six apples fell.", "He did not take four gifts.", "Anna met Bob in Paris.", "a dog runs"],
+    )
+    numbers, negation, names = rows.T
+    assert numbers.tolist() == [0.0, 1.0, 1.0, 1.0]
+    assert negation.tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert names[2] == pytest.approx(2 * 2 / 6)
+    assert names[[0, 1, 3]].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_length_ratio_and_edit_distance():
+    assert LengthRatio().compute(["a b c d", ""], ["a b", "x y"])[:, 0].tolist() == [0.5, 2.0]
+    assert EditDistance().compute(["abcd", ""], ["abcf", ""])[:, 0].tolist() == [0.25, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("ref", "gen"),
+    [("", ""), ("   ", "\n\t"), ("Ünïcödé 東京 😀 — “quotes”", "東京"), ("word", ""), ("", "word")],
+)
+def test_empty_and_unicode_texts_give_finite_values(ref, gen):
+    frame = compute_features([ref], [gen], LIGHT)
+    assert list(frame.columns) == LIGHT
+    assert np.isfinite(frame.to_numpy()).all()
+
+
+def test_multi_reference_aggregates_each_feature():
+    refs = ["a dog runs on the grass", "the cat sleeps on a sofa"]
+    gen = "a cat sleeps on the grass"
+    single = compute_features(refs, [gen, gen], LIGHT)
+    for aggregate in ("max", "min", "mean"):
+        multi = compute_features([refs], [gen], LIGHT, aggregate=aggregate)
+        expected = getattr(single, aggregate)()
+        np.testing.assert_allclose(multi.iloc[0].to_numpy(), expected.to_numpy())
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="2 references but 1"):
+        compute_features(["a", "b"], ["a"], LIGHT)
+    with pytest.raises(ValueError, match="pair 1: ref must be"):
+        compute_features(["a", []], ["a", "b"], LIGHT)
+    with pytest.raises(ValueError, match="pair 0: gen must be a string"):
+        compute_features(["a"], [None], LIGHT)
+    with pytest.raises(ValueError, match="aggregate"):
+        compute_features(["a"], ["a"], LIGHT, aggregate="median")
+
+
+def test_no_pairs_gives_empty_frame():
+    frame = compute_features([], [], LIGHT)
+    assert frame.shape == (0, len(LIGHT))
+
+
+def test_scaler_maps_to_unit_interval_and_round_trips_json():
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"ter": rng.exponential(50, 1000), "bleu": rng.uniform(0, 100, 1000)})
+    train["constant"] = 3.0
+    scaler = FeatureScaler.fit(train)
+    assert scaler.names == ["ter", "bleu", "constant"]
+    test = pd.DataFrame(
+        {"bleu": [-5.0, 50.0, 500.0], "constant": [3.0, 2.0, 4.0], "ter": [0, 1e6, 50]}
+    )
+    scaled = scaler.transform(test)
+    assert scaled.dtype == np.float32 and scaled.shape == (3, 3)
+    assert scaled.min() >= 0.0 and scaled.max() <= 1.0
+    assert scaled[:, 1].tolist()[0] == 0.0 and scaled[2, 1] == 1.0
+    assert scaled[:, 2].tolist() == [0.0, 0.0, 1.0]
+    assert scaled[1, 0] == 1.0
+    restored = FeatureScaler.from_dict(json.loads(json.dumps(scaler.to_dict())))
+    np.testing.assert_array_equal(restored.transform(test), scaled)
+
+
+def test_scaler_errors_name_the_problem():
+    scaler = FeatureScaler.fit(pd.DataFrame({"bleu": [0.0, 1.0]}))
+    with pytest.raises(KeyError, match="bleu"):
+        scaler.transform(pd.DataFrame({"chrf": [1.0]}))
+    with pytest.raises(ValueError, match="'bleu' has 1 NaN"):
+        scaler.transform(pd.DataFrame({"bleu": [np.nan]}))
+    with pytest.raises(ValueError, match="lacks high"):
+        FeatureScaler.from_dict({"format": 1, "names": ["a"], "low": [0.0], "quantiles": [0, 1]})
+
+
+def test_embedding_store_round_trip(tmp_path):
+    store = EmbeddingStore()
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    store.add(["a", "b", "ç東"], vectors)
+    path = tmp_path / "emb.parquet"
+    store.save(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["emb.parquet"]
+    schema = pq.read_schema(path)
+    assert str(schema.field("embedding").type) == "fixed_size_list<element: float>[4]"
+    opened = EmbeddingStore.open(path)
+    np.testing.assert_array_equal(opened.lookup(["ç東", "a"]), vectors[[2, 0]])
+    assert pq.read_table(path).column("key").to_pylist()[0] == text_key("a")
+    with pytest.raises(KeyError, match="'missing text'"):
+        opened.lookup(["a", "missing text"])
+    with pytest.raises(ValueError, match="4-d"):
+        opened.add(["c"], np.zeros((1, 5)))
+
+
+def write_pairs(path, count: int, multi: bool = False) -> pd.DataFrame:
+    refs = [f"the {i} dogs ran to the park" for i in range(count)]
+    pairs = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(count)],
+            "ref": [[ref, "a cat slept"] for ref in refs] if multi else refs,
+            "gen": [f"the {i + 1} dogs did not run to a park" for i in range(count)],
+        }
+    )
+    pairs.to_parquet(path)
+    return pairs
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_cache_resumes_without_recomputing(tmp_path):
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
+    write_pairs(pairs_path, 10)
+    names = ["bleu", "rouge1_f", "numbers_agree"]
+
+    def stop_after_first(chunk_index, report):
+        if chunk_index == 0:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        update_feature_cache(
+            pairs_path, out, names, chunk_size=4, on_chunk=stop_after_first, progress=False
+        )
+    first = pd.read_parquet(out)
+    assert first[names].notna().sum().tolist() == [4, 4, 4]
+    second = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
+    assert second.computed == {name: 6 for name in names}
+    third = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
+    assert sum(third.computed.values()) == 0
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == ["id", *names] and len(frame) == 10
+    pairs = pd.read_parquet(pairs_path)
+    expected = compute_features(list(pairs["ref"]), list(pairs["gen"]), names)
+    np.testing.assert_allclose(frame[names].to_numpy(), expected.to_numpy())
+
+
+def test_cache_recomputes_a_bumped_version_and_keeps_other_features(tmp_path, monkeypatch):
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
+    write_pairs(pairs_path, 5, multi=True)
+    update_feature_cache(pairs_path, out, ["bleu", "chrf"], chunk_size=2, progress=False)
+    monkeypatch.setattr(METRICS["chrf"], "version", METRICS["chrf"].version + 1)
+    report = update_feature_cache(pairs_path, out, ["chrf", "ter"], chunk_size=2, progress=False)
+    assert report.computed == {"chrf": 5, "ter": 5}
+    frame = pd.read_parquet(out)
+    assert sorted(frame.columns) == ["bleu", "chrf", "id", "ter"]
+    versions = json.loads(pq.read_schema(out).metadata[b"mismatch.feature_versions"])
+    assert versions["chrf"] == f"v{METRICS['chrf'].version}"
+
+
+def test_cli_reports_user_errors(tmp_path, capsys):
+    missing = tmp_path / "none.parquet"
+    assert (
+        cli_main(["features", "--pairs", str(missing), "--out", str(tmp_path / "o.parquet")]) == 2
+    )
+    assert "does not exist" in capsys.readouterr().err
+    pairs_path = tmp_path / "pairs.parquet"
+    write_pairs(pairs_path, 2)
+    args = ["features", "--pairs", str(pairs_path), "--out", str(tmp_path / "o.parquet")]
+    assert cli_main([*args, "--features", "bleu,nope"]) == 2
+    assert "'nope'" in capsys.readouterr().err
+    assert cli_main([*args, "--features", "bleu,ter", "--quiet"]) == 0
+    assert "computed 4 values" in capsys.readouterr().out

@@ -1,0 +1,230 @@
+"""Checkpoint export/load: identical outputs, no pickles, clear errors; prediction from raw texts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import BertConfig, BertModel
+
+from evaluator.features import FeatureScaler
+from evaluator.hub import CheckpointError, load, save_pretrained
+from evaluator.model import MismatchConfig, MismatchModel
+from synth.taxonomy import CODES, NUM_CLASSES
+
+FEATURES = ["rouge1_f", "bleu", "chrf", "length_ratio"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def single_thread():
+    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def scaler() -> FeatureScaler:
+    rng = np.random.default_rng(0)
+    return FeatureScaler.fit(pd.DataFrame(rng.random((50, len(FEATURES))), columns=FEATURES))
+
+
+def frozen_model(embedding_dim: int = 16, **overrides) -> MismatchModel:
+    torch.manual_seed(0)
+    config = MismatchConfig(feature_names=FEATURES, embedding_dim=embedding_dim, **overrides)
+    return MismatchModel(config).eval()
+
+
+def trainable_model() -> MismatchModel:
+    torch.manual_seed(0)
+    bert = BertModel(
+        BertConfig(
+            vocab_size=120,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=32,
+        )
+    )
+    config = MismatchConfig(feature_names=FEATURES, encoder_mode="trainable")
+    return MismatchModel(config, encoder=bert).eval()
+
+
+def inputs(model: MismatchModel, n: int = 4) -> dict:
+    generator = torch.Generator().manual_seed(3)
+    features = torch.rand(n, len(FEATURES), generator=generator)
+    if model.config.encoder_mode == "trainable":
+        ids = torch.randint(0, 120, (n, 7), generator=generator)
+        text = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        return {"features": features, "ref": text, "gen": dict(text)}
+    dim = model.config.embedding_dim
+    return {
+        "features": features,
+        "ref": torch.randn(n, dim, generator=generator),
+        "gen": torch.randn(n, dim, generator=generator),
+    }
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> Path:
+    return save_pretrained(
+        frozen_model(),
+        tmp_path / "ckpt",
+        scaler=scaler(),
+        training={"train pairs": 10},
+        metrics={"val_accuracy": 0.5},
+    )
+
+
+@pytest.mark.parametrize("make", [frozen_model, trainable_model])
+def test_export_then_load_gives_identical_outputs(tmp_path: Path, make) -> None:
+    model = make()
+    directory = save_pretrained(model, tmp_path / "ckpt", scaler=scaler())
+    checkpoint = load(directory)
+    batch = inputs(model)
+    with torch.no_grad():
+        assert torch.equal(model(**batch), checkpoint.model(**batch))
+    assert checkpoint.feature_names == FEATURES
+    assert checkpoint.scaler.to_dict() == scaler().to_dict()
+    weights = load_file(str(directory / "model.safetensors"))
+    has_encoder = any(name.startswith("encoder.") for name in weights)
+    assert has_encoder == (model.config.encoder_mode == "trainable")
+
+
+def test_config_and_card_describe_the_checkpoint(saved: Path) -> None:
+    config = json.loads((saved / "config.json").read_text())
+    assert config["taxonomy"] == list(CODES)
+    assert config["architecture"]["encoder"] == "all-MiniLM-L6-v2"
+    assert config["features"]["names"] == FEATURES
+    assert config["tasks"] == {}
+    card = (saved / "README.md").read_text()
+    assert "| val_accuracy | 0.5000 |" in card
+    assert "train pairs: 10" in card
+    assert "Intended use" in card
+
+
+def test_saving_replaces_a_checkpoint_but_not_other_folders(saved: Path, tmp_path: Path) -> None:
+    save_pretrained(frozen_model(use_text=False), saved, scaler=scaler())
+    assert load(saved).model.config.use_text is False
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt"]  # no temp or backup dirs left
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep")
+    with pytest.raises(CheckpointError, match="not a checkpoint directory"):
+        save_pretrained(frozen_model(), precious, scaler=scaler())
+    assert (precious / "notes.txt").read_text() == "keep"
+
+
+def test_scaler_must_match_the_model_features(tmp_path: Path) -> None:
+    other = FeatureScaler(["a", "b"], [0.0, 0.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="scaler features"):
+        save_pretrained(frozen_model(), tmp_path / "x", scaler=other)
+
+
+def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load(tmp_path / "nowhere")
+
+
+def test_unknown_hub_id_offline_is_a_clear_error(monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(CheckpointError, match="neither a local checkpoint directory nor"):
+        load("nobody-here/no-such-model", local_files_only=True)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda d: (d / "config.json").unlink(), r"config\.json is missing"),
+        (lambda d: (d / "config.json").write_text("{not json"), r"config\.json is not valid JSON"),
+        (
+            lambda d: (d / "config.json").write_text("[]"),
+            r"config\.json is not a mismatch-eval config",
+        ),
+        (lambda d: (d / "model.safetensors").unlink(), r"model\.safetensors is missing"),
+        (
+            lambda d: (d / "model.safetensors").write_bytes(b"\x00garbage" * 8),
+            r"model\.safetensors cannot be read",
+        ),
+    ],
+)
+def test_damaged_checkpoint_names_the_file(saved: Path, damage, message: str) -> None:
+    damage(saved)
+    with pytest.raises(CheckpointError, match=message):
+        load(saved)
+
+
+def edit_config(directory: Path, change) -> None:
+    path = directory / "config.json"
+    config = json.loads(path.read_text())
+    change(config)
+    path.write_text(json.dumps(config))
+
+
+def test_shape_mismatch_names_the_weights_file(saved: Path) -> None:
+    edit_config(saved, lambda c: c["architecture"].update(text_dim=32))
+    with pytest.raises(
+        CheckpointError, match=r"(?s)model\.safetensors does not fit .*size mismatch"
+    ):
+        load(saved)
+
+
+def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
+    edit_config(saved, lambda c: c["architecture"].update(colour="red"))
+    with pytest.raises(CheckpointError, match="unknown model config keys: colour"):
+        load(saved)
+    edit_config(
+        saved, lambda c: (c["architecture"].pop("colour"), c.update(taxonomy=c["taxonomy"][:-1]))
+    )
+    with pytest.raises(CheckpointError, match="trained for classes"):
+        load(saved)
+
+
+@pytest.mark.slow
+def test_predict_proba_from_raw_texts(tmp_path: Path) -> None:
+    from evaluator.inference import predict_proba
+
+    directory = save_pretrained(frozen_model(embedding_dim=384), tmp_path / "ckpt", scaler=scaler())
+    checkpoint = load(directory)
+    refs = [
+        "Two dogs ran across the park.",
+        ["A man rides a horse.", "A person is riding a horse."],
+    ]
+    gens = ["Three dogs ran across the park.", "A man rides a horse."]
+    probabilities = predict_proba(checkpoint, refs, gens, batch_size=2)
+    assert probabilities.shape == (2, NUM_CLASSES)
+    assert np.allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)
+    single = predict_proba(checkpoint, [refs[0]], [gens[0]])
+    assert np.allclose(single, probabilities[:1], atol=1e-5)
+    each = [predict_proba(checkpoint, [[ref]], [gens[1]])[0] for ref in refs[1]]
+    assert not np.allclose(each[0], each[1])  # the two references really give different outputs
+
+
+def test_push_to_hub_checks_then_uploads_only_checkpoint_files(saved: Path, monkeypatch) -> None:
+    import huggingface_hub
+
+    from evaluator.hub import push_to_hub
+
+    calls = []
+
+    class FakeApi:
+        def create_repo(self, repo_id, **options):
+            calls.append(("create", repo_id, options))
+
+        def upload_folder(self, **options):
+            calls.append(("upload", options["repo_id"], options))
+            return "https://hub/commit/1"
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    assert push_to_hub(saved, "me/mismatch-base") == "https://hub/commit/1"
+    assert [c[0] for c in calls] == ["create", "upload"]
+    assert calls[1][2]["allow_patterns"] == ["config.json", "model.safetensors", "README.md"]
+    (saved / "config.json").unlink()
+    with pytest.raises(CheckpointError):
+        push_to_hub(saved, "me/mismatch-base")

@@ -1,0 +1,193 @@
+"""The evaluator network: permutation invariance, metric masks, both encoder modes, overfitting."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from evaluator.model import MismatchConfig, MismatchModel, score_from_logits
+from evaluator.resources import encoder_path
+from synth.taxonomy import NUM_CLASSES
+
+FEATURES = ["rouge1", "rouge2", "rougeL", "bleu", "chrf", "bertscore"]
+EMBEDDING_DIM = 24
+
+
+@pytest.fixture(autouse=True, scope="module")
+def single_thread():
+    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def frozen_model(**overrides) -> MismatchModel:
+    torch.manual_seed(0)
+    config = MismatchConfig(feature_names=FEATURES, embedding_dim=EMBEDDING_DIM, **overrides)
+    return MismatchModel(config).eval()
+
+
+def batch(n: int = 5, seed: int = 1) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return {
+        "features": torch.rand(n, len(FEATURES), generator=generator),
+        "ref": torch.randn(n, EMBEDDING_DIM, generator=generator),
+        "gen": torch.randn(n, EMBEDDING_DIM, generator=generator),
+    }
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return AutoTokenizer.from_pretrained(encoder_path())
+
+
+def tiny_bert(tokenizer) -> BertModel:
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    return BertModel(config)
+
+
+@pytest.mark.parametrize("metric_ids", [True, False])
+def test_permuting_metrics_leaves_output_unchanged(metric_ids: bool) -> None:
+    model = frozen_model(metric_ids=metric_ids)
+    inputs = batch()
+    order = torch.tensor([3, 0, 5, 1, 4, 2])
+    with torch.no_grad():
+        full = model(**inputs)
+        permuted = model(
+            features=inputs["features"][:, order],
+            ref=inputs["ref"],
+            gen=inputs["gen"],
+            metric_ids=order,
+        )
+    assert torch.allclose(full, permuted, atol=1e-5)
+
+
+def test_metric_identity_matters_when_ids_are_used() -> None:
+    model = frozen_model()
+    inputs = batch()
+    with torch.no_grad():
+        full = model(**inputs)
+        relabelled = model(**inputs, metric_ids=torch.tensor([1, 0, 2, 3, 4, 5]))
+    assert not torch.allclose(full, relabelled, atol=1e-4)
+
+
+@pytest.mark.parametrize("metric_ids", [True, False])
+def test_masked_metric_equals_model_on_the_subset(metric_ids: bool) -> None:
+    model = frozen_model(metric_ids=metric_ids, num_inducing=3)
+    inputs = batch()
+    keep = torch.tensor([True, True, False, True, False, True])
+    mask = keep.expand(len(inputs["features"]), -1)
+    with torch.no_grad():
+        full = model(**inputs)
+        masked = model(**inputs, feature_mask=mask)
+        subset = model(
+            features=inputs["features"][:, keep],
+            ref=inputs["ref"],
+            gen=inputs["gen"],
+            metric_ids=torch.arange(len(FEATURES))[keep],
+        )
+    assert torch.isfinite(masked).all()
+    assert not torch.allclose(full, masked, atol=1e-4)
+    assert torch.allclose(masked, subset, atol=1e-5)
+
+
+def test_all_metrics_masked_is_an_error() -> None:
+    model = frozen_model()
+    inputs = batch(2)
+    with pytest.raises(ValueError, match="at least one present metric"):
+        model(**inputs, feature_mask=torch.zeros(2, len(FEATURES), dtype=torch.bool))
+
+
+def test_wrong_number_of_metric_columns_is_an_error() -> None:
+    model = frozen_model()
+    inputs = batch(2)
+    inputs["features"] = inputs["features"][:, :4]
+    with pytest.raises(ValueError, match="4 metric columns"):
+        model(**inputs)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "needs"),
+    [({"use_text": False}, "features"), ({"use_metrics": False}, "ref and gen")],
+)
+def test_ablations_use_one_branch(overrides: dict, needs: str) -> None:
+    model = frozen_model(head_hidden=16, **overrides)
+    inputs = batch(3)
+    with torch.no_grad():
+        logits = model(**inputs)
+        scores = score_from_logits(logits)
+    assert logits.shape == (3, NUM_CLASSES)
+    assert ((scores >= 0) & (scores <= 1)).all()
+    with pytest.raises(ValueError, match=needs):
+        model()
+
+
+def test_config_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="at least one of"):
+        MismatchConfig(feature_names=FEATURES, use_text=False, use_metrics=False)
+    with pytest.raises(ValueError, match="encoder_mode"):
+        MismatchConfig(feature_names=FEATURES, encoder_mode="finetune")
+    with pytest.raises(ValueError, match="unknown model config keys: colour"):
+        MismatchConfig.from_dict({"feature_names": FEATURES, "colour": "red"})
+
+
+def overfit(
+    model: MismatchModel, inputs: dict, labels: torch.Tensor, steps: int
+) -> tuple[float, float]:
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(**inputs), labels)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        logits = model(**inputs)
+    loss = torch.nn.functional.cross_entropy(logits, labels).item()
+    accuracy = (logits.argmax(-1) == labels).float().mean().item()
+    return loss, accuracy
+
+
+def test_frozen_model_overfits_a_small_batch() -> None:
+    model = frozen_model()
+    inputs = batch(32)
+    labels = torch.arange(32) % NUM_CLASSES
+    loss, accuracy = overfit(model, inputs, labels, steps=150)
+    assert accuracy == 1.0
+    assert loss < 0.05
+
+
+def test_trainable_model_overfits_a_small_batch(tokenizer) -> None:
+    config = MismatchConfig(feature_names=FEATURES, encoder_mode="trainable")
+    model = MismatchModel(config, encoder=tiny_bert(tokenizer))
+    assert model.config.embedding_dim == 32
+    assert model.config.encoder_config["hidden_size"] == 32
+    refs = [f"The {i} dogs ran to the park number {i}." for i in range(16)]
+    gens = [f"Some {i} cats sat in house {i * 7}." for i in range(16)]
+    inputs = {
+        "features": torch.rand(16, len(FEATURES), generator=torch.Generator().manual_seed(0)),
+        "ref": dict(tokenizer(refs, padding=True, return_tensors="pt")),
+        "gen": dict(tokenizer(gens, padding=True, return_tensors="pt")),
+    }
+    labels = torch.arange(16) % NUM_CLASSES
+    loss, accuracy = overfit(model, inputs, labels, steps=150)
+    assert accuracy == 1.0
+    assert loss < 0.1
+
+
+def test_frozen_mode_rejects_token_ids(tokenizer) -> None:
+    model = frozen_model()
+    tokens = dict(tokenizer(["a"], return_tensors="pt"))
+    with pytest.raises(ValueError, match="precomputed embeddings"):
+        model(features=torch.rand(1, len(FEATURES)), ref=tokens, gen=tokens)

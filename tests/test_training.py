@@ -1,0 +1,243 @@
+"""Pretraining data module, Lightning module and the LightningCLI run end to end on tiny data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from evaluator.features import EmbeddingStore, FeatureScaler
+from evaluator.hub import load
+from evaluator.training import data as data_module
+from evaluator.training.data import DataError, MismatchDataModule
+from evaluator.training.module import MismatchModule
+from evaluator.training.pretrain import main
+from synth.taxonomy import CODES, NUM_CLASSES
+
+FEATURES = ["rouge1_f", "bleu", "chrf"]
+DIM = 384  # the packaged encoder's width, which the module reads from its config
+
+
+@pytest.fixture(autouse=True, scope="module")
+def single_thread():
+    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def make_split(split: str, per_class: int, rng: np.random.Generator) -> pd.DataFrame:
+    rows = []
+    for label_id, code in enumerate(CODES):
+        for k in range(per_class):
+            rows.append(
+                {
+                    "id": f"{split}-{label_id}-{k}",
+                    "ref": f"ref {split} {label_id} {k}",
+                    "gen": f"gen {split} {label_id} {k}",
+                    "label": code,
+                    "label_id": label_id,
+                    "source": "coco",
+                    "group": f"g{k}",
+                    "rule": "r",
+                    "detail": "",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> dict[str, Path]:
+    """Pairs, a feature cache whose values carry the label, and a complete embedding store."""
+    rng = np.random.default_rng(0)
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    frames = {"train": make_split("train", 4, rng), "val": make_split("val", 2, rng)}
+    for split, frame in frames.items():
+        frame.to_parquet(pairs / f"{split}.parquet")
+    both = pd.concat(frames.values(), ignore_index=True)
+    cache = pd.DataFrame({"id": both["id"]})
+    for j, name in enumerate(FEATURES):
+        cache[name] = (both["label_id"] * (j + 1)) % NUM_CLASSES + rng.random(len(both)) * 0.1
+    cache["n_tokens"] = 7  # an int column is not a feature
+    cache.to_parquet(tmp_path / "features.parquet")
+    store = EmbeddingStore()
+    texts = pd.unique(pd.concat([both["ref"], both["gen"]])).tolist()
+    store.add(texts, rng.standard_normal((len(texts), DIM)).astype(np.float32))
+    store.save(tmp_path / "embeddings.parquet")
+    return {
+        "pairs": pairs,
+        "features": tmp_path / "features.parquet",
+        "embeddings": tmp_path / "embeddings.parquet",
+    }
+
+
+def datamodule(corpus: dict[str, Path], **overrides) -> MismatchDataModule:
+    options = {
+        "pairs_dir": str(corpus["pairs"]),
+        "features": str(corpus["features"]),
+        "embeddings": str(corpus["embeddings"]),
+        "batch_size": 8,
+        **overrides,
+    }
+    return MismatchDataModule(**options)
+
+
+def test_datamodule_batches_and_train_only_scaler(corpus: dict[str, Path]) -> None:
+    data = datamodule(corpus)
+    assert data.feature_names == FEATURES
+    data.setup("fit")
+    cache = pd.read_parquet(corpus["features"]).set_index("id")
+    train_ids = data.frames["train"]["id"]
+    expected = FeatureScaler.fit(cache.loc[train_ids, FEATURES].reset_index(drop=True))
+    assert data.scaler.to_dict() == expected.to_dict()
+    batch = next(iter(data.train_dataloader()))
+    assert batch["features"].shape == (8, len(FEATURES))
+    assert batch["ref"].shape == batch["gen"].shape == (8, DIM)
+    assert batch["labels"].dtype == torch.long
+    first = next(iter(data.val_dataloader()))
+    store = EmbeddingStore.open(corpus["embeddings"])
+    val = data.frames["val"]
+    assert torch.equal(first["gen"][0], torch.from_numpy(store.lookup([val["gen"][0]])[0]))
+    assert first["labels"][0].item() == val["label_id"][0]
+
+
+def test_metric_only_ablation_has_no_text_inputs(corpus: dict[str, Path]) -> None:
+    data = datamodule(corpus, embeddings=None, feature_names=["bleu"])
+    data.setup("fit")
+    batch = next(iter(data.val_dataloader()))
+    assert "ref" not in batch and batch["features"].shape[1] == 1
+
+
+def test_unknown_feature_and_missing_rows_are_clear_errors(corpus: dict[str, Path]) -> None:
+    with pytest.raises(DataError, match=r"features \['meteor'\] are not in"):
+        datamodule(corpus, feature_names=["meteor"])
+    cache = pd.read_parquet(corpus["features"])
+    cache.iloc[3:].to_parquet(corpus["features"])
+    with pytest.raises(DataError, match="3 train pairs have no row in the feature cache"):
+        datamodule(corpus).setup("fit")
+
+
+def test_label_and_label_id_must_agree(corpus: dict[str, Path]) -> None:
+    path = corpus["pairs"] / "val.parquet"
+    frame = pd.read_parquet(path)
+    frame.loc[0, "label"] = "NegErr"
+    frame.to_parquet(path)
+    with pytest.raises(DataError, match="label 'NegErr' does not match label_id 0"):
+        datamodule(corpus).setup("fit")
+
+
+def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeypatch) -> None:
+    store = EmbeddingStore.open(corpus["embeddings"])
+    keep = dict(list(store.vectors.items())[:-5])
+    EmbeddingStore(keep).save(corpus["embeddings"])
+    embedded: list[str] = []
+
+    def fake_encode(texts, encoder, batch_size):
+        embedded.extend(texts)
+        return np.ones((len(texts), DIM), dtype=np.float32)
+
+    monkeypatch.setattr(data_module, "encode_texts", fake_encode)
+    datamodule(corpus).prepare_data()
+    assert len(embedded) == 5
+    assert len(EmbeddingStore.open(corpus["embeddings"])) == len(store)
+
+
+def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Path]) -> None:
+    torch.manual_seed(0)
+    data = datamodule(corpus, batch_size=64)
+    data.setup("fit")
+    module = MismatchModule(feature_names=data.feature_names, dropout=0.0, lr=3e-3)
+    optimizer = module.configure_optimizers()
+    assert len(optimizer.param_groups) == 1  # frozen: no encoder parameters
+    batch = next(iter(data.train_dataloader()))
+    losses = []
+    for _ in range(60):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(module(batch), batch["labels"])
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.2 * losses[0]
+
+
+def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path: Path) -> None:
+    export, docs, runs = tmp_path / "export", tmp_path / "docs", tmp_path / "runs"
+    main(
+        [
+            "fit",
+            f"--data.pairs_dir={corpus['pairs']}",
+            f"--data.features={corpus['features']}",
+            f"--data.embeddings={corpus['embeddings']}",
+            "--data.batch_size=16",
+            "--model.lr=0.003",
+            "--trainer.max_epochs=3",
+            "--trainer.accelerator=cpu",
+            "--trainer.enable_progress_bar=false",
+            "--trainer.enable_model_summary=false",
+            f"--log_dir={runs}",
+            f"--export_dir={export}",
+            f"--docs_dir={docs}",
+        ]
+    )
+    checkpoint = load(export)
+    assert checkpoint.feature_names == FEATURES
+    metrics = json.loads((docs / "metrics.json").read_text())
+    assert checkpoint.config["metrics"] == metrics
+    assert metrics["val_pairs"] == 2 * NUM_CLASSES
+    assert (docs / "confusion_matrix.png").stat().st_size > 1000
+    assert "| NoContr |" in (docs / "per_class.md").read_text()
+    assert list(runs.glob("pretrain/version_0/config.yaml"))
+    assert list(runs.glob("pretrain/version_0/checkpoints/best-*.ckpt"))
+    assert list(runs.glob("pretrain/version_0/metrics.csv"))
+    assert checkpoint.config["training"]["run config"] == str(runs / "pretrain" / "version_0" / "config.yaml")
+
+
+def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) -> None:
+    from lightning.pytorch.loggers import WandbLogger
+
+    from evaluator.training.pretrain import make_logger
+
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    logger = make_logger("wandb", str(tmp_path / "wandb"), "run")
+    assert isinstance(logger, WandbLogger)
+    assert logger.save_dir == str(tmp_path / "wandb")
+    assert logger._offline is True
+
+
+def test_mismatch_pretrain_forwards_arguments(monkeypatch) -> None:
+    import argparse
+
+    from evaluator import pretrain_cli
+    from evaluator.training import pretrain
+
+    received = []
+    monkeypatch.setattr(pretrain, "main", received.append)
+    parser = argparse.ArgumentParser()
+    pretrain_cli.add_arguments(parser)
+    args = parser.parse_args(["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"])
+    assert pretrain_cli.run(args) == 0
+    assert received == [["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"]]
+
+
+@pytest.mark.slow
+def test_trainable_encoder_mode_tokenises_and_trains_the_encoder(corpus: dict[str, Path]) -> None:
+    data = datamodule(corpus, encoder_mode="trainable", embeddings=None, max_length=16)
+    data.setup("fit")
+    batch = next(iter(data.train_dataloader()))
+    assert set(batch["ref"]) >= {"input_ids", "attention_mask"}
+    assert batch["ref"]["input_ids"].shape[1] <= 16
+    module = MismatchModule(
+        feature_names=data.feature_names, encoder_mode="trainable", encoder_lr=1e-4
+    )
+    optimizer = module.configure_optimizers()
+    assert [group["lr"] for group in optimizer.param_groups] == [1e-3, 1e-4]
+    before = module.model.encoder.embeddings.word_embeddings.weight.detach().clone()
+    torch.nn.functional.cross_entropy(module(batch), batch["labels"]).backward()
+    optimizer.step()
+    assert not torch.equal(before, module.model.encoder.embeddings.word_embeddings.weight)
