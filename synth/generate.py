@@ -26,6 +26,8 @@ from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_
 from synth.perturb import Context, load_rules
 from synth.taxonomy import CODES, index_of
 
+# Classes whose error replaces words of the text it is applied to.
+SUBSTITUTION_CLASSES = frozenset(("PredErr", "EntErr", "HypErr", "NumErr", "STErr", "AttrErr", "NegErr"))
 MIN_ROUND_TEXTS = 200  # per source and split
 MAX_ROUND_TEXTS = 30_000
 COLUMNS = ("id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail")
@@ -41,7 +43,7 @@ class SynthConfig:
     # share of error pairs whose error is applied to a real paraphrase of the reference
     paraphrase_share: float = 0.35
     # captions of one image count as paraphrases when their content lemmas overlap this much
-    min_paraphrase_overlap: float = 0.35
+    min_paraphrase_overlap: float = 0.5
     # NoContr mix: real paraphrase / meaning-preserving rewrite / verbatim copy
     nocontr_real_share: float = 0.5
     nocontr_copy_share: float = 0.05
@@ -70,6 +72,7 @@ class Candidate:
 # Set in the parent before forking so workers share the loaded pipeline and rules.
 _NLP = None
 _RULES: dict = {}
+_RULE_ERRORS: Counter = Counter()  # per worker process, drained after every chunk
 
 
 def _init_resources() -> None:
@@ -82,11 +85,19 @@ def _init_resources() -> None:
 
 
 def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
-    """Apply the first rule of ``code`` (in random order) that applies to ``doc``."""
+    """Apply the first rule of ``code`` (in random order) that applies to ``doc``.
+
+    A rule that raises is a bug in that rule; one odd sentence must not end a long run, so
+    the failure is counted (reported in the manifest as ``rule_errors``) and skipped.
+    """
     rules = list(_RULES.get(code, ()))
     ctx.rng.shuffle(rules)
     for rule in rules:
-        change = rule(doc, ctx)
+        try:
+            change = rule(doc, ctx)
+        except Exception:  # counted and reported, see the docstring
+            _RULE_ERRORS[f"{rule.__module__}.{rule.__name__}"] += 1
+            continue
         if change is not None and change.text.strip() and change.text != doc.text:
             return change.text, change.rule, {"span": list(change.span), "old": change.old, "new": change.new}
     return None
@@ -111,11 +122,11 @@ def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthCo
     return None
 
 
-def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter]:
+def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     """Worker: parse one chunk of groups, propose candidates for weighted classes.
 
-    Returns the candidates and how often each (source, class) was tried, so the main
-    process can learn each success rate and plan the next round.
+    Returns the candidates, how often each (source, class) was tried (so the main
+    process can learn each success rate and plan the next round) and rule errors.
     """
     groups, weights, config, chunk_seed = task
     _init_resources()
@@ -149,7 +160,9 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter]:
                 candidates.append(
                     Candidate(ref_doc.text, gen, code, group.source, group.key, rule, json.dumps(detail))
                 )
-    return candidates, tried
+    errors = Counter(_RULE_ERRORS)
+    _RULE_ERRORS.clear()
+    return candidates, tried, errors
 
 
 CONTENT_POS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
@@ -194,7 +207,9 @@ def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: S
     """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref.
 
     When the preferred base text offers no place for the error, the other texts of the
-    group are tried too: rare classes (event order, questions) then still find a base.
+    group are tried too: rare classes (event order, questions) then still find a base. A
+    substitution on a paraphrase counts only when the replaced words also occur in the
+    reference: "a yellow cat" -> "a red cat" is no AttrErr against a ref without "yellow".
     """
     others = list(others)
     ctx.rng.shuffle(others)
@@ -202,10 +217,16 @@ def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: S
         order = [others[0], ref_index, *others[1:]]
     else:
         order = [ref_index, *others]
+    ref_text = docs[ref_index].text.lower()
     for index in order:
         made = _try_class(code, docs[index], ctx)
-        if made:
-            return made[0], made[1], made[2] | {"base": "ref" if index == ref_index else "paraphrase"}
+        if not made:
+            continue
+        if index == ref_index:
+            return made[0], made[1], made[2] | {"base": "ref"}
+        old = made[2]["old"].strip().lower()
+        if code not in SUBSTITUTION_CLASSES or (old and old in ref_text):
+            return made[0], made[1], made[2] | {"base": "paraphrase"}
     return None
 
 
@@ -307,6 +328,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     attempts: Counter = Counter()  # (source, class) -> tries
     successes: Counter = Counter()  # (source, class) -> candidates made
     rounds = []
+    rule_errors: Counter = Counter()
 
     _init_resources()
     context = multiprocessing.get_context("fork")
@@ -329,8 +351,9 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
             if not tasks:
                 break
             made = kept = 0
-            for split, (candidates, tried) in zip(task_splits, pool.imap(_work_chunk, tasks), strict=True):
+            for split, (candidates, tried, errors) in zip(task_splits, pool.imap(_work_chunk, tasks), strict=True):
                 attempts.update(tried)
+                rule_errors.update(errors)
                 for candidate in candidates:
                     successes[(candidate.source, candidate.label)] += 1
                     made += 1
@@ -347,6 +370,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
     manifest["rounds"] = rounds
+    manifest["rule_errors"] = dict(rule_errors)
     return frames["train"], frames["val"], manifest
 
 

@@ -20,15 +20,6 @@ from synth.taxonomy import CODES, NUM_CLASSES
 FEATURES = ["rouge1_f", "bleu", "chrf", "length_ratio"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
 def scaler() -> FeatureScaler:
     rng = np.random.default_rng(0)
     return FeatureScaler.fit(pd.DataFrame(rng.random((50, len(FEATURES))), columns=FEATURES))

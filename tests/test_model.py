@@ -14,15 +14,6 @@ FEATURES = ["rouge1", "rouge2", "rougeL", "bleu", "chrf", "bertscore"]
 EMBEDDING_DIM = 24
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
 def frozen_model(**overrides) -> MismatchModel:
     torch.manual_seed(0)
     config = MismatchConfig(feature_names=FEATURES, embedding_dim=EMBEDDING_DIM, **overrides)

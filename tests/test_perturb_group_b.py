@@ -122,8 +122,68 @@ def test_question_wh_changes(nlp):
     assert "When did the war start?" not in swapped
     change = run(nlp, question.swap_wh, "Which team won the Super Bowl?")
     assert change.text == "How many teams won the Super Bowl?"
-    change = run(nlp, question.swap_wh, "What company is the largest?")
-    assert change.text == "How many companies are the largest?"
+    change = run(nlp, question.swap_wh, "What law connects relative velocities with inertia?")
+    assert change.text == "How many laws connect relative velocities with inertia?"
+    assert run(nlp, question.swap_wh, "What company is the largest?") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is another name for the Rhine?",  # not "Who is another name ..."
+        "What is volume normally as concentrated as?",
+        "In what country is Normandy located?",  # not "Why is Normandy located?"
+        "Where is Normandy located?",
+        "What does the CPI scale measure?",  # not "Who does ... measure?"
+        "Packet switching communication has what kind of bit rate?",
+        "What is the average age of people who live in Newcastle?",
+    ],
+)
+def test_question_swaps_never_make_nonsense(nlp, text):
+    for seed in range(6):
+        change = run(nlp, question.swap_wh, text, seed)
+        assert change is None or not change.text.startswith(
+            ("Who is", "Why is", "Where is the average")
+        ), change
+
+
+def test_question_wh_phrase_to_yes_no(nlp):
+    change = run(nlp, question.wh_phrase_to_yes_no, "What did Graham Twigg publish in 1984?")
+    assert change.text == "Did Graham Twigg publish anything in 1984?"
+    change = run(nlp, question.wh_phrase_to_yes_no, "Who directed Life Itself?")
+    assert change.text == "Did anyone direct Life Itself?"
+    assert run(nlp, question.wh_phrase_to_yes_no, "What is X called?") is None
+
+
+def test_missinfo_keeps_what_the_verb_and_question_need(nlp):
+    assert run(nlp, omission.drop_clause, "Why was old oil withdrawn from the market?") is None
+    text = "The fans who play at the Otkrytiye arena cheer."
+    change = run(nlp, omission.drop_prepositional_phrase, text)
+    assert change is None or "who play cheer" not in change.text
+    assert (
+        run(nlp, omission.drop_prepositional_phrase, "Turner has played with the band Isis.")
+        is None
+    )
+
+
+def test_attribute_skips_measures_names_and_race(nlp):
+    for text in (
+        "The ship is 252 metres long.",
+        "A black man walks.",
+        "A large group of people sits.",
+        "The native americans are an ethnic group.",
+    ):
+        assert run(nlp, attribute.swap_attribute, text) is None, text
+
+
+def test_negation_only_on_main_subject_and_possessions(nlp):
+    change = run(nlp, negation.negate_determiner, "The boy wearing a striped shirt walks.")
+    assert change is None
+    text = "The journal is part of the discipline of paleontology with the ISSN number 1732."
+    assert run(nlp, negation.negate_with, text) is None
+    assert (
+        run(nlp, negation.negate_with, "A dancer strikes a pose with her legs in the air.") is None
+    )
 
 
 def test_question_rules_skip_statements(nlp):
@@ -162,6 +222,8 @@ def test_out_of_reference_additions(nlp):
         other="A cat near a red car.",
     )
     assert change.text == "A dog sleeps in the yard near a red car."
+    other = "A bird sits on the highest branches."  # "on ..." after any noun reads as nonsense
+    assert run(nlp, addition.insert_other_phrase, "A man holds a guitar.", other=other) is None
 
 
 def test_repetition(nlp):
@@ -171,6 +233,9 @@ def test_repetition(nlp):
     assert change.text == "Tom met Sam. Tom met Sam."
     change = run(nlp, addition.repeat_noun_phrase, "A man is holding a dog.")
     assert change.text == "A man is holding a dog and a dog."
+    assert (
+        run(nlp, addition.repeat_noun_phrase, "Alan Bean was a crew member of Apollo 12.") is None
+    )
     change = run(nlp, addition.repeat_phrase, "A man sits in the yard.")
     assert change.text == "A man sits in the yard in the yard."
 
@@ -182,6 +247,7 @@ def test_paraphrase_examples(nlp):
     assert run(nlp, paraphrase.contraction, "He can't swim.").text == "He cannot swim."
     change = run(nlp, paraphrase.swap_coordination, "A man and a woman sit on a bench.")
     assert change.text == "A woman and a man sit on a bench."
+    assert run(nlp, paraphrase.swap_coordination, "A man and lady taking a ride.") is None
     change = run(nlp, paraphrase.synonym, "A cat sleeps on the couch.")
     assert change.text == "A cat sleeps on the sofa."
     assert run(nlp, paraphrase.number_words, "A dog runs.") is None
@@ -212,7 +278,7 @@ def test_changes_differ_and_are_well_formed(nlp, corpus_docs):
             assert change.rule.startswith(f"{code}/")
             assert doc.text[change.span[0] : change.span[1]] == change.old
     share = {code: count / len(corpus_docs) for code, count in applied.items()}
-    assert share["QuestErr"] > 0.05, share  # questions are a minority of the sample
+    assert share["QuestErr"] > 0.03, share  # questions are a minority; only clear swaps apply
     assert all(value > 0.2 for code, value in share.items() if code != "QuestErr"), share
 
 
@@ -237,3 +303,29 @@ def test_paraphrases_keep_numbers_negation_and_entities(corpus_docs):
                 if ent.label_ not in skipped_labels:
                     assert ent.text in change.text, (rule.__name__, ent.text, change.text)
     assert changed >= 50
+
+
+def test_later_audit_regressions(nlp):
+    """Patterns found in a human audit: each once produced a wrong pair."""
+    change = run(nlp, paraphrase.synonym, "A baby is sleeping in a crib.")
+    assert change is None or "babe" not in change.text
+    text = "Association Football Club Fylde (abbreviated to A.F.C. Fylde) has 3180 members."
+    for seed in range(6):
+        change = run(nlp, omission.drop_clause, text, seed)
+        assert change is None or "()" not in change.text
+    change = run(nlp, addition.repeat_noun_phrase, "People are standing in front of a train.")
+    assert change is None or "front and front" not in change.text
+    text = "A large group of men, women, and children gather on a lawn for a concert."
+    change = run(nlp, addition.restate_main_clause, text)
+    assert change is None or "menwomen" not in change.text
+
+
+def test_question_and_omission_audit_regressions(nlp):
+    text = "Where was Shirey going to be when Fort Oswego was attacked?"
+    assert run(nlp, question.wh_to_yes_no, text) is None
+    text = "Born in New York City, Albert Fountain, was a member of the party."
+    for seed in range(6):
+        change = run(nlp, omission.drop_clause, text, seed)
+        assert change is None or "Albert Fountain" in change.text
+    change = run(nlp, omission.drop_prepositional_phrase, "Two men are carrying on a conversation.")
+    assert change is None or change.text != "Two men are carrying."

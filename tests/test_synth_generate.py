@@ -46,6 +46,10 @@ def test_classes_are_balanced(generated, config):
     assert len(train) + len(val) == manifest["num_pairs"]
 
 
+def test_no_rule_raised(generated):
+    assert generated[2]["rule_errors"] == {}
+
+
 def test_no_group_in_both_splits(generated):
     train, val, manifest = generated
     assert not set(train["group"]) & set(val["group"])

@@ -22,15 +22,6 @@ FEATURES = ["rouge1_f", "bleu", "chrf"]
 DIM = 384  # the packaged encoder's width, which the module reads from its config
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    """Tiny tensors: one thread avoids OpenMP spin-waiting on the shared 2-core machine."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
 def make_split(split: str, per_class: int, rng: np.random.Generator) -> pd.DataFrame:
     rows = []
     for label_id, code in enumerate(CODES):

@@ -8,10 +8,17 @@ there: the sentence, its main clause, a noun phrase ("a dog and a dog") or a phr
 
 from __future__ import annotations
 
+import functools
+
 from spacy.tokens import Doc, Span, Token
 
+from evaluator.resources import wordnet
 from synth.perturb.base import Change, Context, replace
-from synth.perturb.lexicon_b_words import OPTIONAL_PREPOSITIONS
+
+PLACE_PREPOSITIONS = ("near", "beside", "behind", "under", "beneath", "underneath", "alongside")
+WORN_OR_HELD = ("wearing", "holding", "carrying")
+CONCRETE = ("noun.artifact", "noun.object", "noun.person", "noun.animal", "noun.plant", "noun.food")
+HOSTS = (*CONCRETE, "noun.location")
 
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 MAX_OTHER_CHARS = 300
@@ -35,6 +42,19 @@ CORE_DROPPED_DEPS = (
     "intj",
 )
 NOUN_DROPPED_DEPS = ("relcl", "acl", "appos", "punct", "parataxis", "dep")
+
+
+@functools.lru_cache(maxsize=16384)
+def _lexname(noun: str) -> str:
+    """WordNet lexicographer file of the noun's most frequent sense ("noun.artifact")."""
+    senses = wordnet().synsets(noun, pos="n")
+    return senses[0].lexname() if senses else ""
+
+
+@functools.lru_cache(maxsize=16384)
+def _lexnames(noun: str) -> tuple[str, ...]:
+    """Lexicographer files of the noun's two most frequent senses ("yard": length, place)."""
+    return tuple(s.lexname() for s in wordnet().synsets(noun, pos="n")[:2])
 
 
 def _content(tokens) -> set[str]:
@@ -76,13 +96,15 @@ def append_other_sentence(doc: Doc, ctx: Context) -> Change | None:
 def _phrases(other: Doc) -> list[Span]:
     """Modifier phrases of another text, found on POS tags alone (no parse needed).
 
-    A prepositional phrase over a full noun phrase ("near a red car") or a participle with
-    its object ("wearing a blue hat"); bare nouns ("in length") are skipped.
+    A place phrase over a full noun phrase naming a concrete thing ("near a red car") or
+    "wearing/holding/carrying" with its object ("wearing a blue hat"): phrases that can
+    describe any scene. "on the highest branches" or "at his phone" after an unrelated
+    noun read as nonsense, so "in/on/at/by" phrases are not used.
     """
     phrases = []
     for token in other:
-        is_pp = token.tag_ == "IN" and token.lower_ in OPTIONAL_PREPOSITIONS
-        if not (is_pp or token.tag_ == "VBG"):
+        is_pp = token.tag_ == "IN" and token.lower_ in PLACE_PREPOSITIONS
+        if not (is_pp or (token.tag_ == "VBG" and token.lower_ in WORN_OR_HELD)):
             continue
         i = token.i + 1
         if i >= len(other) or other[i].tag_ not in ("DT", "PRP$", "CD"):
@@ -91,10 +113,9 @@ def _phrases(other: Doc) -> list[Span]:
         while i < len(other) and other[i].tag_ in NP_TAGS and i - token.i < MAX_PHRASE_TOKENS:
             i += 1
         last = other[i - 1]
-        if last.tag_ in ("NN", "NNS", "NNP", "NNPS") and (
-            i == len(other) or other[i].tag_ not in NP_TAGS
-        ):
-            phrases.append(other[token.i : i])
+        if last.tag_ in ("NN", "NNS") and (i == len(other) or other[i].tag_ not in NP_TAGS):
+            if _lexname(last.lemma_.lower()) in CONCRETE:
+                phrases.append(other[token.i : i])
     return phrases
 
 
@@ -102,7 +123,8 @@ def _host_nouns(doc: Doc) -> list[Token]:
     """Nouns that end a sentence, after which a modifier phrase can go."""
     hosts = []
     for token in doc:
-        if token.pos_ != "NOUN" or token.ent_type_:
+        senses = _lexnames(token.lemma_.lower())
+        if token.pos_ != "NOUN" or token.ent_type_ or not any(s in HOSTS for s in senses):
             continue
         following = doc[token.i + 1] if token.i + 1 < len(doc) else None
         if following is None or following.text in (".", "!", ";"):
@@ -121,6 +143,8 @@ def insert_other_phrase(doc: Doc, ctx: Context) -> Change | None:
     if not phrases:
         return None
     phrase, host = ctx.rng.choice(phrases), ctx.rng.choice(hosts)
+    if phrase[0].tag_ == "VBG" and _lexname(host.lemma_.lower()) != "noun.person":
+        return None  # only a person is wearing or holding something
     text = phrase.text
     if phrase[0].pos_ != "PROPN":
         text = text[0].lower() + text[1:]
@@ -168,16 +192,31 @@ def restate_main_clause(doc: Doc, ctx: Context) -> Change | None:
         return None  # nothing to drop: that is repeat_sentence
     kept = {t.i for t in core}
     glued = any(
-        not t.whitespace_
-        and t.i + 1 < len(doc)
-        and t.i + 1 not in kept
-        and not doc[t.i + 1].is_punct
-        for t in core
-    )
+        not t.whitespace_ and t.i + 1 < len(doc) and t.i + 1 not in kept for t in core[:-1]
+    )  # "men, women" without its commas would come out as "menwomen"
     if glued or any(t.is_punct for t in core):
         return None  # a word split by the tokenizer ("id" -> "i" "d") would come out broken
     text = "".join(t.text_with_ws for t in core).strip()
     return _append(doc, _as_sentence(text), "RepErr/restate_clause")
+
+
+def _stands_alone(chunk: Span) -> bool:
+    """A noun phrase that is not part of a name or a list: "Apollo 12", "House of
+    Representatives" and "a foot race or walk" would be split by "X and X"."""
+    doc, root = chunk.doc, chunk.root
+    if any(
+        e.start < chunk.end and e.end > chunk.start and (e.start < chunk.start or e.end > chunk.end)
+        for e in doc.ents
+    ):
+        return False
+    if root.dep_ == "conj" or any(c.dep_ in ("conj", "cc") for c in root.children):
+        return False
+    if root.dep_ == "pobj" and root.head.lower_ == "of":
+        return False
+    following = doc[chunk.end] if chunk.end < len(doc) else None
+    return following is None or not (
+        following.like_num or following.pos_ == "PROPN" or following.lower_ == "of"
+    )  # "in front of a train" -> "in front and front of" splits a fixed phrase
 
 
 def repeat_noun_phrase(doc: Doc, ctx: Context) -> Change | None:
@@ -189,6 +228,7 @@ def repeat_noun_phrase(doc: Doc, ctx: Context) -> Change | None:
         and c.root.pos_ in ("NOUN", "PROPN")
         and len(c) <= 5
         and all(t.is_alpha or t.text in ("'s", "-") for t in c)
+        and _stands_alone(c)
     ]
     if not chunks:
         return None

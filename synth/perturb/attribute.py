@@ -20,9 +20,15 @@ from synth.perturb.lexicon_b_words import (
     ATTRIBUTE_SCALES,
     GRADABLE,
     NOT_ATTRIBUTES,
+    QUANTITY_NOUNS,
 )
 
 ADJ_DEPS = ("amod", "acomp", "oprd", "conj", "attr", "compound")
+MEASURE_UNITS = ("metres", "meters", "feet", "foot", "inches", "km", "miles", "cm", "mm", "m")
+AGES = ("old", "young", "elderly", "older", "younger", "oldest", "youngest")
+WEATHER = ("sunny", "rainy", "snowy", "cloudy")
+WEATHER_HEADS = ("day", "weather", "sky", "afternoon", "morning", "evening", "night")
+CHILD_NOUNS = ("child", "kid", "baby", "toddler", "infant", "boy", "girl", "son", "daughter")
 COLOURS = tuple(ATTRIBUTE_SCALES[0].replace("/", " ").split())
 
 
@@ -69,6 +75,39 @@ def _is_compound(adjective: str, noun: str) -> bool:
     return not noun_senses or noun_senses[0].lexname() != "noun.person"
 
 
+@functools.lru_cache(maxsize=8192)
+def _lexnames(noun: str) -> tuple[str, ...]:
+    return tuple(s.lexname() for s in wordnet().synsets(noun, pos="n")[:1])
+
+
+def _is_person(noun: str) -> bool:
+    """True when the noun's most frequent sense is a person (man, girl, player)."""
+    return _lexnames(noun) == ("noun.person",)
+
+
+def _fits_head(adjective: str, head: Token) -> bool:
+    """Whether swapping this adjective of this head stays an attribute change.
+
+    A colour of a person is ethnicity ("a white American"), "little"/"old" of a child is
+    age phrasing ("a little girl" -> "a huge girl"), and "full name" is a fixed phrase.
+    """
+    noun = head.lemma_.lower()
+    if head.pos_ == "PROPN" or head.ent_type_:
+        return adjective not in COLOURS
+    person = head.pos_ == "NOUN" and _is_person(noun)
+    if person and (adjective in COLOURS or adjective in ("little", "tiny")):
+        return False
+    if noun in CHILD_NOUNS and adjective in ("old", "young", "elderly", "little", "small", "big"):
+        return False
+    if adjective in AGES and not (
+        person or (senses := _lexnames(noun)) and senses[0] == "noun.animal"
+    ):
+        return False  # "old parking meters" are not "young parking meters"
+    if adjective in WEATHER and noun not in WEATHER_HEADS:
+        return False  # "the snowy ground" is not "the cloudy ground"
+    return not (adjective == "full" and noun in ("name", "title", "member", "time"))
+
+
 def _adjective_values(token: Token) -> tuple[str, ...]:
     """Other values for an adjective, inflected like it (bigger -> smaller)."""
     if token.tag_ in ("JJR", "JJS"):
@@ -96,7 +135,15 @@ def _is_candidate_adjective(token: Token) -> bool:
     if token.dep_ == "compound" and token.lower_ not in COLOURS:
         return False
     head = token.head
-    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in ("years", "year", "of"):
+    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in ("years", "year", "of", "up", "-"):
+        return False  # "close up", "a well-known" are fixed forms
+    if any(c.dep_ in ("npadvmod", "prt") or c.like_num for c in token.children):
+        return False  # "252 metres long" is a measurement: NumErr
+    if previous is not None and previous.lower_ in MEASURE_UNITS:
+        return False
+    if head.lemma_.lower() in QUANTITY_NOUNS:
+        return False  # "a large group" states a quantity
+    if not _fits_head(token.lower_, head):
         return False
     return not (head.pos_ == "NOUN" and _is_compound(token.lower_, head.lemma_.lower()))
 
@@ -125,6 +172,12 @@ def swap_attribute(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     token, values, rule = ctx.rng.choice(candidates)
+    present = {t.lower_ for t in doc}
+    values = tuple(
+        v for v in values if v not in present
+    )  # not "orange and yellow" -> "yellow and yellow"
+    if not values:
+        return None
     return replace_word(token, ctx.rng.choice(values), rule)
 
 

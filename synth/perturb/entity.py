@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
 from wordfreq import zipf_frequency
 
@@ -30,10 +30,14 @@ from synth.perturb.lexicon_entities import (
     CLUBS,
     FEMALE_NAMES,
     GENDER_SWAPS,
+    HYPERNYMS,
     LANGUAGES,
     MALE_NAMES,
-    NORPS,
+    MASS_NOUNS,
+    NORP_KINDS,
+    NORP_THING_HEADS,
     ORGANISATIONS,
+    PART_OF,
     PERSON_HYPERNYMS,
     PERSON_HYPONYMS,
     ROLES,
@@ -45,26 +49,22 @@ ARGUMENT_DEPS = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "appos"))
 CONCRETE_LEXNAMES = frozenset(
     ("noun.animal", "noun.artifact", "noun.food", "noun.plant", "noun.person", "noun.object")
 )
-# wordfreq Zipf frequency (3 = once per million words): a noun we replace must be at least
-# this common, a word we put in its place more so, because rare substitutes read as odd.
+# wordfreq Zipf frequency (3 = once per million words): a noun we treat as a concrete
+# argument must be at least this common.
 COMMON_ZIPF = 3.0
-SUBSTITUTE_ZIPF = 3.5
 GENERIC_NAME_WORDS = frozenset("the of university college fc f.c. united city club".split())
 SEX_WORDS = frozenset(("male", "female"))  # WordNet's main sense is the animal
 WH_WORDS = frozenset("what which who whom whose".split())
-# Hypernyms too general to name the thing (dog -> entity says nothing).
-TOO_ABSTRACT = frozenset(
-    "entity.n.01 physical_entity.n.01 object.n.01 whole.n.02 abstraction.n.06 thing.n.12 "
-    "matter.n.03 living_thing.n.01 organism.n.01 causal_agent.n.01 artifact.n.01 "
-    "instrumentality.n.03 psychological_feature.n.01 group.n.01 attribute.n.02 event.n.01 "
-    "act.n.02 measure.n.02 relation.n.01 communication.n.02 state.n.02 part.n.02 "
-    "unit.n.03 physical_object.n.01 material.n.01 substance.n.01 commodity.n.01 "
-    "container.n.01 device.n.01 structure.n.01 covering.n.02 implement.n.01 "
-    "equipment.n.01 content.n.05 cognition.n.01 person.n.01".split()
+# 'A man' -> 'A person' fits nearly every caption; keep only this share so it does not
+# crowd out other hypernyms.
+PERSON_HYPERNYM_SHARE = 0.2
+ORG_WORDS = frozenset(
+    "records company inc corporation group band airlines airport university college school "
+    "club united city park street road bridge river".split()
 )
 ORG_KINDS = (
     (("university", "college", "institute", "school"), UNIVERSITIES),
-    (("fc", "f.c.", "united", "club", "a.c.", "s.c.", "city", "sv"), CLUBS),
+    (("fc", "f.c.", "club", "a.c.", "s.c.", "sv"), CLUBS),
 )
 
 
@@ -110,17 +110,6 @@ def _dominant(lemma: str, max_uncounted_senses: int = 1) -> bool:
     return len(synsets) <= max_uncounted_senses
 
 
-def _usable_word(name: str) -> bool:
-    return (
-        name.isalpha()
-        and name.islower()
-        and len(name) > 2
-        and _common(name, SUBSTITUTE_ZIPF)
-        and _dominant(name, 3)
-        and getLemma(name, upos="NOUN")[:1] == (name,)  # 'colors' is no word for a flag
-    )
-
-
 def _concrete(lemma: str) -> bool:
     """A common, unambiguous word whose main sense is a thing, animal, plant, food or person."""
     synset = _main_synset(lemma)
@@ -132,79 +121,39 @@ def _concrete(lemma: str) -> bool:
     )
 
 
-def _word_for(synset) -> str | None:
-    """A single common word whose main sense is ``synset`` (so the word means that thing)."""
-    for lemma in sorted(synset.lemmas(), key=lambda x: -lemma_count(x)):
-        name = lemma.name()
-        if _usable_word(name) and _main_synset(name) == synset:
-            return name
-    return None
+def _hyponym_table() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for word, parents in HYPERNYMS.items():
+        for parent in parents:
+            table.setdefault(parent, []).append(word)
+    return {parent: tuple(words) for parent, words in table.items()}
+
+
+HYPONYMS = _hyponym_table()
 
 
 @functools.lru_cache(maxsize=50000)
 def _cohyponyms(lemma: str) -> tuple[str, ...]:
-    """Words for siblings of the lemma's main sense (cat -> dog, rat?): same kind, other thing."""
+    """Other kinds under the same everyday hypernym (dog -> cat, horse), never one that is a
+    kind of the other (dog -> puppy is HypErr)."""
     if lemma in ROLES:
         return tuple(r for r in ROLES if r != lemma)
-    synset = _main_synset(lemma)
-    if not _concrete(lemma) or synset.lexname() == "noun.person":
-        return ()
-    above = set(synset.closure(lambda s: s.hypernyms()))
-    words = []
-    parents = synset.hypernyms()
-    for level in range(2):
-        for parent in parents:
-            for sibling in parent.hyponyms():
-                if sibling == synset or sibling in above:
-                    continue
-                if synset in set(sibling.closure(lambda s: s.hypernyms())):
-                    continue  # a kind of the original: that is HypErr
-                if sibling.lexname() != synset.lexname():
-                    continue
-                word = _word_for(sibling)
-                if word and any(x.lexname() == "noun.person" for x in _synsets(word)):
-                    continue  # dog -> male: a sex or role word is no sibling kind
-                if word and word != lemma and word not in words:
-                    words.append(word)
-        if len(words) >= 3 or level == 1:
-            break
-        parents = [g for p in parents for g in p.hypernyms() if g.name() not in TOO_ABSTRACT]
-    return tuple(words)
+    related = {lemma, *HYPERNYMS.get(lemma, ()), *HYPONYMS.get(lemma, ())}
+    siblings = [
+        w for p in HYPERNYMS.get(lemma, ()) for w in HYPONYMS[p]
+        if w not in related and w not in PART_OF.get(lemma, ()) and lemma not in PART_OF.get(w, ())
+    ]  # fmt: skip
+    return tuple(w for w in dict.fromkeys(siblings) if lemma not in HYPERNYMS.get(w, ()))
 
 
-@functools.lru_cache(maxsize=50000)
 def _hypernyms(lemma: str) -> tuple[str, ...]:
-    """Words for the main sense's hypernyms, skipping ones too abstract to name the thing."""
-    if not _concrete(lemma):
-        return ()
-    if _main_synset(lemma).lexname() == "noun.person":
-        return PERSON_HYPERNYMS.get(lemma, ())
-    words = []
-    for parent in _main_synset(lemma).hypernyms():
-        if parent.name() in TOO_ABSTRACT or parent.min_depth() < 4:
-            continue
-        for item in parent.lemmas():
-            name = item.name()
-            # one word: WordNet's compounds read as jargon ('public transport', 'place of business')
-            if name.isalpha() and name.islower() and name != lemma and _common(name):
-                words.append(name)
-                break
-    return tuple(words)
+    """More general everyday words for the lemma (dog -> animal, woman -> person)."""
+    return PERSON_HYPERNYMS.get(lemma, ()) or HYPERNYMS.get(lemma, ())
 
 
-@functools.lru_cache(maxsize=50000)
 def _hyponyms(lemma: str) -> tuple[str, ...]:
-    """Common single words for kinds of the main sense (dog -> puppy, poodle)."""
-    if not _concrete(lemma):
-        return ()
-    if _main_synset(lemma).lexname() == "noun.person":
-        return PERSON_HYPONYMS.get(lemma, ())
-    words = []
-    for child in _main_synset(lemma).hyponyms():
-        word = _word_for(child)
-        if word and word != lemma:
-            words.append(word)
-    return tuple(words)
+    """More specific everyday words for the lemma (dog -> puppy, child -> girl)."""
+    return PERSON_HYPONYMS.get(lemma, ()) or HYPONYMS.get(lemma, ())
 
 
 def _inflect_like(token: Token, lemma: str) -> str | None:
@@ -234,33 +183,47 @@ def _is_agent_object(token: Token) -> bool:
     return token.dep_ == "pobj" and token.head.dep_ == "agent"
 
 
-def _countable_use(token: Token) -> bool:
-    """Plural, or singular with a determiner: 'some grass' or 'full of furniture' are mass
-    uses, where a count-noun substitute breaks the grammar."""
-    if token.tag_ == "NNS":
-        return True
-    return any(c.dep_ in ("det", "poss") and c.lower_ not in ("some", "any", "much", "no")
-               for c in token.children)  # fmt: skip
+def _in_compound(token: Token) -> bool:
+    """The noun ends a WordNet compound with the word before it ('hot dog', 'sea lion')."""
+    from evaluator.resources import wordnet
+
+    if token.i == 0:
+        return False
+    return bool(wordnet().synsets(f"{token.doc[token.i - 1].lower_}_{token.lemma_.lower()}", "n"))
 
 
-def _noun_substitution(doc: Doc, ctx: Context, words_for, deps, rule: str) -> Change | None:
-    candidates = [
-        (t, w) for t in _common_nouns(doc, deps)
-        if t.lemma_.lower() not in SEX_WORDS and _countable_use(t)
-        and (w := words_for(t.lemma_.lower()))
-    ]  # fmt: skip
+def _fits(token: Token, new: str) -> bool:
+    """A mass noun ('coffee', 'beef') only replaces a bare singular, and a bare singular only
+    takes a mass noun: 'drinking coffee' -> 'drinking beverage' or 'a meat' read wrong."""
+    bare_singular = token.tag_ == "NN" and not any(c.dep_ == "det" for c in token.children)
+    return bare_singular == (new in MASS_NOUNS)
+
+
+def _noun_substitution(doc: Doc, ctx: Context, candidates, rule: str) -> Change | None:
+    candidates = [(t, w) for t, w in candidates if not _in_compound(t)]
     if not candidates:
         return None
     token, words = ctx.rng.choice(candidates)
-    new = _inflect_like(token, ctx.rng.choice(words))
+    options = [w for w in words if _fits(token, w)]
+    if not options:
+        return None
+    new = _inflect_like(token, ctx.rng.choice(options))
     if not new:
         return None
     return replace_word(token, new, rule)
 
 
+def _candidates(doc: Doc, words_for, deps) -> list[tuple[Token, tuple[str, ...]]]:
+    return [
+        (t, w) for t in _common_nouns(doc, deps)
+        if t.lemma_.lower() not in SEX_WORDS and (w := words_for(t.lemma_.lower()))
+    ]  # fmt: skip
+
+
 def cohyponym(doc: Doc, ctx: Context) -> Change | None:
     """'A dog chased a cat' -> 'A dog chased a rat': subject/object noun -> a sibling kind."""
-    return _noun_substitution(doc, ctx, _cohyponyms, ARGUMENT_DEPS, "EntErr/cohyponym")
+    candidates = _candidates(doc, _cohyponyms, ARGUMENT_DEPS)
+    return _noun_substitution(doc, ctx, candidates, "EntErr/cohyponym")
 
 
 def gender(doc: Doc, ctx: Context) -> Change | None:
@@ -299,43 +262,96 @@ def _new_person(ent: Span, ctx: Context) -> str:
 
 
 def _org_pool(ent: Span) -> tuple[str, ...]:
+    """Organisations of the same kind: a university for a university, a club for a club, a
+    well-known body for a well-known body; () for an organisation of unknown kind."""
     words = {t.lower_ for t in ent}
     for keys, pool in ORG_KINDS:
         if words & set(keys):
             return pool
-    return ORGANISATIONS
+    known = {o.removeprefix("the ") for o in ORGANISATIONS}
+    return ORGANISATIONS if ent.text.removeprefix("the ") in known else ()
+
+
+def _inside_longer_name(ent: Span) -> bool:
+    """Part of a longer name spaCy split up ('Philippine English', 'Adolfo Suarez
+    Madrid-Barajas Airport'): a proper noun, another entity or a hyphen touches it."""
+    doc = ent.doc
+    after = doc[ent.end] if ent.end < len(doc) else None
+    before = doc[ent.start - 1] if ent.start > 0 else None
+    return any(
+        t is not None and (t.pos_ == "PROPN" or t.ent_type_ or t.text == "-")
+        for t in (before, after)
+    )
+
+
+def _norp_pool(ent: Span) -> tuple[str, ...]:
+    """Nationalities for a nationality, religions for a religion; () where the word names a
+    thing rather than people ('Turkish lira') or is no NORP we know (spaCy's guess)."""
+    if ent.root.head.lemma_.lower() in NORP_THING_HEADS:
+        return ()
+    return next((kind for kind in NORP_KINDS if ent.text in kind), ())
+
+
+def _confident_person(ent: Span) -> bool:
+    """Looks like a real person name: capitalised words or initials, no article before it,
+    no place preposition before it, and no common noun after it that it would modify."""
+    doc = ent.doc
+    if len(ent) == 1 and ent[0].text not in MALE_NAMES + FEMALE_NAMES:
+        return False
+    if any(not (t.is_title or (t.is_upper and len(t.text.rstrip(".")) == 1)) for t in ent):
+        return False  # 'San Sebastian de los Reyes' is a place
+    if ent[-1].lower_ in ORG_WORDS:
+        return False  # 'Polydor Records' is a company
+    before = doc[ent.start - 1].lower_ if ent.start > 0 else ""
+    if before in ("a", "an", "the", "in", "of", "at", "from", "near", "to"):
+        return False
+    return not (ent.end < len(doc) and doc[ent.end].pos_ == "NOUN")
 
 
 def named_entity(doc: Doc, ctx: Context) -> Change | None:
-    """A person, organisation, group or language name -> another of the same type."""
-    ents = [
-        e for e in doc.ents
-        if e.label_ in ("PERSON", "ORG", "NORP", "LANGUAGE")
-        and all(t.is_alpha or t.text in ".-'" for t in e) and e.text[:1].isupper()
-        and not set(e.text.split()) & BROAD_GROUPS
-        and not (e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN")  # 'Amazon forest'
-        and not (e.label_ == "PERSON" and len(e) == 1 and e.start > 0
-                 and e.doc[e.start - 1].lower_ in ("in", "of", "at", "from", "near"))
-    ]  # fmt: skip
-    if not ents:
+    """A person, organisation, group or language name -> another of the same type and kind."""
+    choices = []
+    for e in doc.ents:
+        if not (all(t.is_alpha or t.text in ".-'" for t in e) and e.text[:1].isupper()):
+            continue
+        if (
+            _inside_longer_name(e)
+            or set(e.text.split()) & BROAD_GROUPS
+            or (
+                e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN"  # 'Amazon forest'
+            )
+        ):
+            continue
+        if e.label_ == "PERSON" and _confident_person(e):
+            choices.append((e, ()))
+        elif e.label_ == "ORG" and (pool := _org_pool(e)):
+            choices.append((e, pool))
+        elif e.label_ == "NORP" and (pool := _norp_pool(e)):
+            choices.append((e, pool))
+        elif e.label_ == "LANGUAGE" and e.text in LANGUAGES:
+            choices.append((e, LANGUAGES))
+    if not choices:
         return None
-    ent = ctx.rng.choice(ents)
+    ent, pool = ctx.rng.choice(choices)
     if ent.label_ == "PERSON":
         new = _new_person(ent, ctx)
     else:
-        pool = {"NORP": NORPS, "LANGUAGE": LANGUAGES}.get(ent.label_) or _org_pool(ent)
         old_words = {w.lower() for w in ent.text.split()} - GENERIC_NAME_WORDS
         options = [p for p in pool if not {w.lower() for w in p.split()} & old_words]
         if not options:
             return None
         new = ctx.rng.choice(options)  # sharing no word: BBC Radio Newcastle -> the BBC is HypErr
     start = ent.start_char
-    if ent.start > 0 and is_indefinite_article(doc[ent.start - 1]):
-        article = doc[ent.start - 1]
-        start = article.idx
+    before = doc[ent.start - 1] if ent.start > 0 else None
+    if before is not None and is_indefinite_article(before):
+        start = before.idx
         new = f"{indefinite_article(new)} {new}"  # an Asian man -> a Chinese man
-    if new.startswith("the ") and ent.start > 0 and doc[ent.start - 1].lower_ == "the":
-        new = new.removeprefix("the ")
+    elif before is not None and before.lower_ == "the":
+        start = before.idx  # an organisation's article goes with its name: 'the BBC', 'Microsoft'
+        if new.startswith("the "):
+            new = before.text + new.removeprefix("the")
+        elif ent.label_ != "ORG":
+            new = f"{before.text} {new}"  # 'the French' -> 'the Dutch'
     elif new.startswith("the ") and ent.start_char == 0:
         new = "The " + new.removeprefix("the ")
     return replace(doc, start, ent.end_char, new, f"EntErr/{ent.label_.lower()}")
@@ -365,6 +381,18 @@ def _moved(span: Span, to_sentence_start: bool) -> str:
     return text
 
 
+def _kind(token: Token) -> str | None:
+    """'animate' for a person or animal, else None: roles are swapped only between beings
+    that can do things to each other ('A man holds a drink' -> 'A drink holds a man' is
+    nonsense; spaCy's ORG spans often cover awards and titles)."""
+    if token.ent_type_ == "PERSON":
+        return "animate"
+    if token.pos_ == "NOUN" and not token.ent_type_ and _concrete(token.lemma_.lower()):
+        if _main_synset(token.lemma_.lower()).lexname() in ("noun.person", "noun.animal"):
+            return "animate"
+    return None
+
+
 def role_swap(doc: Doc, ctx: Context) -> Change | None:
     """'A dog chased a cat' -> 'A cat chased a dog'; 'X was founded by Y' -> 'Y ... by X'."""
     candidates = []
@@ -385,6 +413,8 @@ def role_swap(doc: Doc, ctx: Context) -> Change | None:
         if any(c.dep_ in ("aux", "auxpass") and c.tag_ in ("VBZ", "VBP") for c in verb.children):
             if (subject.tag_ == "NNS") != (obj.tag_ == "NNS"):
                 continue
+        if _kind(subject) is None or _kind(subject) != _kind(obj):
+            continue  # 'A man holds a drink' -> 'A drink holds a man' is nonsense, not EntErr
         first, second = _phrase(subject), _phrase(obj)
         if first is None or second is None or not first.end <= verb.i < second.start:
             continue
@@ -399,12 +429,16 @@ def role_swap(doc: Doc, ctx: Context) -> Change | None:
 
 def hypernym(doc: Doc, ctx: Context) -> Change | None:
     """'dog' -> 'canine': a noun named by a more general, still informative, kind."""
-    return _noun_substitution(doc, ctx, _hypernyms, None, "HypErr/hypernym")
+    candidates = [
+        (t, w) for t, w in _candidates(doc, _hypernyms, None)
+        if t.lemma_.lower() not in PERSON_HYPERNYMS or ctx.rng.random() < PERSON_HYPERNYM_SHARE
+    ]  # fmt: skip
+    return _noun_substitution(doc, ctx, candidates, "HypErr/hypernym")
 
 
 def hyponym(doc: Doc, ctx: Context) -> Change | None:
     """'dog' -> 'puppy': a noun named by a more specific kind."""
-    return _noun_substitution(doc, ctx, _hyponyms, None, "HypErr/hyponym")
+    return _noun_substitution(doc, ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
 
 
 RULES: dict[str, list[Rule]] = {

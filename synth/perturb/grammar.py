@@ -40,6 +40,8 @@ def subject_verb_agreement(doc: Doc, ctx: Context) -> Change | None:
     """'Two paintings are' -> 'Two paintings is', 'A dog runs' -> 'A dog run'."""
     candidates = []
     for verb in doc:
+        if verb.ent_type_:
+            continue  # 'John van den Brom': a word inside a name, mis-tagged as a verb
         if verb.tag_ not in ("VBZ", "VBP", "VBD") or not any(
             c.dep_ in ("nsubj", "nsubjpass") and c.lower_ not in ("i", "you") for c in verb.children
         ):

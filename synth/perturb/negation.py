@@ -13,27 +13,8 @@ from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, indefinite_article, replace, replace_token
-from synth.perturb.lexicon_b_words import NEGATION_WORDS
+from synth.perturb.lexicon_b_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
 
-CONTRACTED = {
-    "is": "isn't",
-    "are": "aren't",
-    "was": "wasn't",
-    "were": "weren't",
-    "do": "don't",
-    "does": "doesn't",
-    "did": "didn't",
-    "has": "hasn't",
-    "have": "haven't",
-    "had": "hadn't",
-    "can": "can't",
-    "could": "couldn't",
-    "will": "won't",
-    "would": "wouldn't",
-    "should": "shouldn't",
-    "must": "mustn't",
-}
-EXPANDED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 POLAR_PRONOUNS = {
     "someone": "no one",
@@ -85,17 +66,17 @@ def negate_main_verb(doc: Doc, ctx: Context) -> Change | None:
     subject = _subject(root)
     contract = ctx.rng.random() < 0.3
     if aux is not None:
-        if aux.lower_ not in CONTRACTED and aux.lower_ not in ("'s", "'re", "am", "'m"):
+        if aux.lower_ not in NEGATIVE_CONTRACTIONS and aux.lower_ not in ("'s", "'re", "am", "'m"):
             return None
         if subject is None or subject.i < aux.i:
             if aux.lower_ == "can":
                 new = "cannot"
-            elif contract and aux.lower_ in CONTRACTED:
-                new = CONTRACTED[aux.lower_]
+            elif contract and aux.lower_ in NEGATIVE_CONTRACTIONS:
+                new = NEGATIVE_CONTRACTIONS[aux.lower_]
             else:
                 new = f"{aux.text} not"
-        elif aux.lower_ in CONTRACTED:  # question word order: "Is he ..." -> "Isn't he ..."
-            new = CONTRACTED[aux.lower_]
+        elif aux.lower_ in NEGATIVE_CONTRACTIONS:  # question word order: "Is he ..." -> "Isn't he ..."
+            new = NEGATIVE_CONTRACTIONS[aux.lower_]
         else:
             return None
         return replace_token(aux, _with_case(new, aux), "NegErr/aux_not")
@@ -106,7 +87,7 @@ def negate_main_verb(doc: Doc, ctx: Context) -> Change | None:
         if root.lower_ not in getInflection(lemma, tag=root.tag_):  # a mis-tagged noun
             return None
         do = DO_FORMS[root.tag_]
-        new = f"{CONTRACTED[do]} {lemma}" if contract else f"{do} not {lemma}"
+        new = f"{NEGATIVE_CONTRACTIONS[do]} {lemma}" if contract else f"{do} not {lemma}"
         return replace_token(root, new, "NegErr/do_support")
     return None
 
@@ -119,6 +100,8 @@ def negate_participle(doc: Doc, ctx: Context) -> Change | None:
         t
         for t in doc
         if t.tag_ == "VBG"
+        and t.i > 0
+        and t.text.islower()
         and ((t.dep_ == "acl" and t.head.dep_ == "ROOT") or t.dep_ == "ROOT")
         and not any(c.dep_ in ("aux", "auxpass", "nsubj") for c in t.children)
     ]
@@ -126,6 +109,18 @@ def negate_participle(doc: Doc, ctx: Context) -> Change | None:
         return None
     verb = ctx.rng.choice(candidates)
     return replace_token(verb, f"not {verb.text}", "NegErr/participle")
+
+
+def _is_main_subject(noun: Token) -> bool:
+    """The subject of the main clause: "No man is sitting" reads naturally; "wearing no
+    striped shirt" or a verbless "No man smoking a cigarette" does not."""
+    verb = noun.head
+    if noun.dep_ not in ("nsubj", "nsubjpass") or verb.dep_ != "ROOT" or verb.pos_ != "VERB":
+        return False  # a copula ("No ingredient of X is Y") states no event to deny
+    following = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    return not any(c.dep_ == "appos" for c in noun.children) and not (
+        following is not None and following.pos_ == "PROPN"
+    )
 
 
 def negate_determiner(doc: Doc, ctx: Context) -> Change | None:
@@ -138,7 +133,7 @@ def negate_determiner(doc: Doc, ctx: Context) -> Change | None:
         if t.dep_ == "det"
         and t.lower_ in ("a", "an", "some")
         and t.head.pos_ == "NOUN"
-        and t.head.dep_ in ("nsubj", "nsubjpass", "ROOT", "dobj")
+        and _is_main_subject(t.head)
         and t.head.lower_ not in NO_DET_HEADS
         and t.i + 1 < len(doc)
         and doc[t.i + 1].lower_ not in ("few", "lot", "couple")
@@ -151,8 +146,19 @@ def negate_determiner(doc: Doc, ctx: Context) -> Change | None:
     return replace_token(token, new, "NegErr/no_determiner")
 
 
+def _is_absolute(noun: Token) -> bool:
+    """ "with her legs in the air", "with his hand up": a small clause, not a possession."""
+    return any(c.dep_ in ("prep", "advmod", "prt", "acl", "relcl") for c in noun.children) or any(
+        g.pos_ in ("VERB", "AUX") for g in noun.subtree
+    )
+
+
 def negate_with(doc: Doc, ctx: Context) -> Change | None:
-    """Caption attribute: "a man with a hat" -> "a man without a hat"."""
+    """Caption attribute: "a man with a hat" -> "a man without a hat".
+
+    Only on the subject or the head of a caption, where "with" marks something the person
+    or thing has; "part of X with the ISSN number Y" is no such attribute.
+    """
     if _is_negated(doc):
         return None
     candidates = [
@@ -160,8 +166,13 @@ def negate_with(doc: Doc, ctx: Context) -> Change | None:
         for t in doc
         if t.lower_ == "with"
         and t.dep_ == "prep"
-        and t.head.pos_ in ("NOUN", "PROPN")
-        and any(c.dep_ == "pobj" for c in t.children)
+        and t.head.pos_ == "NOUN"
+        and (
+            t.head.dep_ in ("nsubj", "nsubjpass")
+            or (t.head.dep_ == "ROOT" and len(list(doc.sents)) == 1)
+        )
+        and any(c.dep_ == "pobj" and c.pos_ == "NOUN" and not c.ent_type_ for c in t.children)
+        and not any(_is_absolute(c) for c in t.children if c.dep_ in ("pobj", "dobj"))
     ]
     if not candidates:
         return None

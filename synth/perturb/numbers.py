@@ -7,12 +7,14 @@ Route 66) are left alone.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, Rule, replace_token, replace_tokens
+from synth.perturb.grammar import verb_lemma
 
 NUMBER_ENTS = ("", "CARDINAL", "QUANTITY", "MONEY", "PERCENT")
 ORDINAL_ENTS = ("", "ORDINAL")
@@ -153,6 +155,12 @@ def _digit_ordinal(value: int) -> str:
     return f"{value}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(value % 10, 'th') }"
 
 
+def _plural_head_after(token: Token) -> bool:
+    """The quantifier counts a plural noun that follows it ('all (the) young children')."""
+    head = token.head
+    return head.tag_ in ("NNS", "NNPS") and head.i > token.i
+
+
 def quantifier(doc: Doc, ctx: Context) -> Change | None:
     """'all dogs' -> 'some dogs', 'many people' -> 'few people', 'a few' -> 'many'."""
     candidates = []
@@ -167,9 +175,11 @@ def quantifier(doc: Doc, ctx: Context) -> Change | None:
             candidates.append((token.i - 1, token.i, "many"))
         elif previous == "a":
             continue
+        elif token.lower_ in ("some", "all") and not _plural_head_after(token):
+            continue  # 'wearing all black' -> 'some black': no countable set to quantify
         elif token.lower_ in ("some", "all") and following.tag_ not in ("NNS", "JJ"):
-            if token.lower_ == "all" and following.lower_ in POSSESSIVE_DETS:
-                candidates.append((token.i, token.i, "some of"))
+            if token.lower_ == "all" and following.lower_ in POSSESSIVE_DETS | {"the"}:
+                candidates.append((token.i, token.i, "some of"))  # 'all the children'
         elif following.pos_ in ("NOUN", "ADJ") or following.lower_ == "of":
             if token.lower_ == "most" and following.pos_ == "ADJ":
                 continue  # 'most popular' is a superlative, not a quantity
@@ -191,13 +201,17 @@ def singular_to_two(doc: Doc, ctx: Context) -> Change | None:
         noun = token.head
         if (
             noun.tag_ != "NN"
+            or not noun.is_alpha
             or noun.i < token.i
             or noun.ent_type_
             or noun.lower_ in NO_PLURAL_NOUNS
             or noun.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj")
             or any(child.dep_ == "relcl" for child in noun.children)
+            or _worn_or_role(noun)
+            or _lexname(noun.lemma_.lower()) not in COUNTABLE_THINGS
+            or (noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ in ("NOUN", "PROPN"))
         ):
-            continue
+            continue  # a noun right after the head: the parse is wrong ('a blue shirt look')
         plural = getInflection(noun.lemma_, tag="NNS")
         if plural and plural[0] != noun.text:
             candidates.append((token, noun, plural[0]))
@@ -212,11 +226,38 @@ def singular_to_two(doc: Doc, ctx: Context) -> Change | None:
                 if word.lower_ in PLURAL_VERB:
                     new_texts[word.i] = PLURAL_VERB[word.lower_]
                 elif word.tag_ == "VBZ":
-                    base = getInflection(word.lemma_, tag="VBP")
+                    base = getInflection(verb_lemma(word), tag="VBP")
                     if not base:
                         return None
                     new_texts[word.i] = base[0]
     return replace_tokens(doc, new_texts, "NumErr/singular_to_two")
+
+
+# Things one can see two of: 'two big smiles', 'two audiences' or 'two foamy baths' read
+# as odd, not as a different number.
+COUNTABLE_THINGS = frozenset(
+    ("noun.artifact", "noun.animal", "noun.person", "noun.food", "noun.plant", "noun.object")
+)
+
+
+@functools.lru_cache(maxsize=20000)
+def _lexname(lemma: str) -> str:
+    """The WordNet lexicographer file of the noun's most frequent sense ('' if unknown)."""
+    from evaluator.resources import wordnet
+
+    synsets = wordnet().synsets(lemma, pos="n")
+    return synsets[0].lexname() if synsets else ""
+
+
+def _worn_or_role(noun: Token) -> bool:
+    """Clothes and roles come one to a person: 'wearing two jackets', 'a man in two suits' or
+    'served as two crew members' read as odd, not as a different number."""
+    head = noun.head
+    if noun.dep_ == "dobj" and head.lemma_ == "wear":
+        return True
+    if noun.dep_ == "pobj" and head.lower_ == "as":
+        return True
+    return noun.dep_ == "pobj" and head.lower_ == "in" and head.head.pos_ in ("NOUN", "PROPN")
 
 
 def _has_subject(verb: Token) -> bool:

@@ -51,6 +51,11 @@ def _delete(doc: Doc, start: int, end: int, rule: str) -> Change | None:
         return None
     before = doc[start - 1] if start > 0 else None
     after = doc[end] if end < len(doc) else None
+    if before is not None and after is not None and before.text == "(" and after.text == ")":
+        return None  # "Fylde (abbreviated to AFC Fylde)" -> "Fylde ()"
+    if after is not None and after.pos_ in ("DET", "NOUN", "PROPN", "NUM", "PRON"):
+        if before is not None and not before.is_punct:
+            return None  # the parse put a phrase boundary inside a noun phrase
     comma_before = before is not None and before.text == ","
     comma_after = after is not None and after.text == ","
     closes = after is None or (after.is_punct and after.text in ".!?;:") or after.is_sent_start
@@ -79,6 +84,8 @@ def _agrees_without(noun: Token) -> bool:
 
 def drop_conjunct(doc: Doc, ctx: Context) -> Change | None:
     """ "drove to the hospital and saw a doctor" -> "saw a doctor" (or "drove to the hospital")."""
+    if _is_question(doc):
+        return None
     options: list[tuple[int, int]] = []
     for token in doc:
         conjuncts = [c for c in token.children if c.dep_ == "conj"]
@@ -122,8 +129,25 @@ def drop_conjunct(doc: Doc, ctx: Context) -> Change | None:
     return _delete(doc, start, end, "MissInfo/conjunct")
 
 
+def _is_question(doc: Doc) -> bool:
+    """Questions lose their sense with any clause gone ("Why was old oil?")."""
+    return doc.text.rstrip().endswith("?")
+
+
+def _verb_keeps_enough(verb: Token, prep: Token) -> bool:
+    """Can the verb do without this PP? A participle of a caption can ("A dog running");
+    a finite verb needs another complement left ("who play at X" -> "who play" cannot)."""
+    if verb.pos_ != "VERB" or verb.lemma_.lower() in PP_REQUIRED_VERBS:
+        return False
+    if verb.tag_ == "VBG":
+        return True
+    kept = ("dobj", "prep", "advmod", "xcomp", "ccomp", "acomp", "attr", "prt", "dative", "oprd")
+    return any(c.dep_ in kept for c in verb.children if c.i > verb.i and c != prep)
+
+
 def drop_prepositional_phrase(doc: Doc, ctx: Context) -> Change | None:
     """ "A dog running in a grassy field" -> "A dog running": drop an optional PP."""
+    question = _is_question(doc)
     candidates = [
         t
         for t in doc
@@ -131,11 +155,9 @@ def drop_prepositional_phrase(doc: Doc, ctx: Context) -> Change | None:
         and t.lower_ in OPTIONAL_PREPOSITIONS
         and any(c.dep_ == "pobj" for c in t.children)
         and _is_contiguous(t)
-        and (
-            t.head.pos_ == "NOUN"
-            or (t.head.pos_ == "VERB" and t.head.lemma_.lower() not in PP_REQUIRED_VERBS)
-        )
+        and (t.head.pos_ == "NOUN" or (not question and _verb_keeps_enough(t.head, t)))
         and _content_words(doc, t.i, t.right_edge.i + 1) >= MIN_CONTENT_WORDS
+        and not _finite_verbs(doc, t.i, t.right_edge.i + 1)  # a misparse swallowing the verb
         and (t.right_edge.i + 1 == len(doc) or doc[t.right_edge.i + 1].pos_ != "CCONJ")
     ]
     if not candidates:
@@ -156,12 +178,16 @@ def _is_droppable_clause(token: Token) -> bool:
     if token.dep_ == "appos":
         doc = token.doc
         left = token.left_edge.i
-        return left > 0 and doc[left - 1].text == "," and token.head.i < left
+        head = token.head
+        # "Born in New York City, Albert Fountain, was ...": the "appositive" is the subject
+        return left > 0 and doc[left - 1].text == "," and head.i < left and head.dep_ != "pobj"
     return False
 
 
 def drop_clause(doc: Doc, ctx: Context) -> Change | None:
     """Drop a relative, participial or adverbial clause, or an appositive."""
+    if _is_question(doc):
+        return None
     candidates = [t for t in doc if t.dep_ in ("relcl", "acl", "advcl", "appos")]
     candidates = [
         t
@@ -172,6 +198,9 @@ def drop_clause(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     clause = ctx.rng.choice(candidates)
+    ends_text = clause.right_edge.i + 1 >= len(doc) or doc[clause.right_edge.i + 1].text in ".!"
+    if clause.dep_ == "acl" and clause.head.dep_ == "ROOT" and not ends_text:
+        return None  # the caption's own predicate: "A woman looking up, she is ..." breaks
     return _delete(doc, clause.left_edge.i, clause.right_edge.i + 1, f"MissInfo/{clause.dep_}")
 
 

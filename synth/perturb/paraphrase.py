@@ -13,10 +13,16 @@ import functools
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
+from wordfreq import zipf_frequency
 
 from evaluator.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace, replace_word
-from synth.perturb.lexicon_b_words import NEGATION_WORDS, NUMBER_WORDS
+from synth.perturb.lexicon_b_words import (
+    EXPANDED_AUX,
+    NEGATION_WORDS,
+    NEGATIVE_CONTRACTIONS,
+    NUMBER_WORDS,
+)
 
 NUMBER_VALUES = {value: word for word, value in NUMBER_WORDS.items() if value < 100}
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a"}
@@ -67,30 +73,18 @@ NO_SYNONYM = (
     "low",
     "long",
     "short",
+    "total",
+    "entire",
+    "whole",
+    "full",
+    "main",
+    "real",
 )
 MIN_DOMINANT_SHARE = 0.6
-NEGATIVE_CONTRACTIONS = {
-    "is": "isn't",
-    "are": "aren't",
-    "was": "wasn't",
-    "were": "weren't",
-    "do": "don't",
-    "does": "doesn't",
-    "did": "didn't",
-    "has": "hasn't",
-    "have": "haven't",
-    "had": "hadn't",
-    "can": "can't",
-    "could": "couldn't",
-    "will": "won't",
-    "would": "wouldn't",
-    "should": "shouldn't",
-    "must": "mustn't",
-}
-EXPANDED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
 COPULA_SUBJECTS = ("it", "there", "that", "he", "she", "what", "here")
 COUNT_ENTITIES = ("", "CARDINAL", "QUANTITY")
 MIN_SYNONYM_COUNT = 5
+MAX_RARER = 1.0  # a synonym may be at most this much rarer (Zipf scale) than the word
 FINITE_TAGS = ("VBZ", "VBP", "VBD")
 
 
@@ -120,7 +114,8 @@ def _dominant_share(lemma: str, pos: str) -> float:
     """Share of the lemma's sense-tagged uses that fall on its first synset."""
     synsets = wordnet().synsets(lemma, pos=pos)
     counts = [
-        sum(lemma_count(entry) for entry in s.lemmas() if entry.name().lower() == lemma) for s in synsets
+        sum(lemma_count(entry) for entry in s.lemmas() if entry.name().lower() == lemma)
+        for s in synsets
     ]
     return counts[0] / sum(counts) if counts and counts[0] else 0.0
 
@@ -153,6 +148,11 @@ def _synonyms(lemma: str, pos: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=16384)
+def _zipf(word: str) -> float:
+    return zipf_frequency(word, "en")
+
+
 def _inflect(synonym: str, token: Token) -> str | None:
     if token.pos_ == "ADJ":
         return synonym if token.tag_ == "JJ" else None
@@ -175,6 +175,8 @@ def synonym(doc: Doc, ctx: Context) -> Change | None:
         if token.dep_ in ("neg", "compound") or token.lower_ in NEGATION_WORDS:
             continue  # compounds are fixed terms: "fault lines" is not "mistake lines"
         for name in _synonyms(lemma, pos):
+            if _zipf(name) < _zipf(lemma) - MAX_RARER:
+                continue  # a rare synonym shifts the register or sense: "babe", "metropolis"
             inflected = _inflect(name, token)
             if inflected and inflected.lower() != token.lower_:
                 candidates.append((token, inflected))
@@ -222,6 +224,10 @@ def _is_simple_noun_phrase(noun: Token, right_limit: int) -> bool:
     return noun.pos_ in ("NOUN", "PROPN") and size <= 4 and not right
 
 
+def _has_determiner(noun: Token) -> bool:
+    return any(c.dep_ in ("det", "poss", "nummod") for c in noun.children)
+
+
 def _splits_entity(doc: Doc, first: Token, second: Token) -> bool:
     """True when a named entity is not wholly inside one of the two conjuncts."""
     spans = ((first.left_edge.i, first.i + 1), (second.left_edge.i, second.i + 1))
@@ -248,6 +254,8 @@ def swap_coordination(doc: Doc, ctx: Context) -> Change | None:
             continue
         if doc[token.left_edge.i].dep_ == "preconj" or _splits_entity(doc, token, conj):
             continue  # "both A and B"; "Springer Science and Business Media"
+        if _has_determiner(token) != _has_determiner(conj):
+            continue  # "A man and lady": the article is shared, so it cannot move
         following = doc[conj.i + 1] if conj.i + 1 < len(doc) else None
         if following is not None and (
             following.pos_ in ("NOUN", "PROPN")

@@ -18,14 +18,16 @@ from wordfreq import zipf_frequency
 
 from synth.perturb.base import Change, Context, Rule, replace, replace_tokens
 from synth.perturb.grammar import verb_lemma
-from synth.perturb.lexicon_verbs import CONTRASTS
+from synth.perturb.lexicon_verbs import CONTRASTS, NEEDS_OBJECT
 
 CONTENT_DEPS = frozenset(("ROOT", "conj", "advcl", "relcl", "xcomp", "acl", "ccomp", "pcomp"))
 SEQUENCE_ADVERBS = frozenset(("then", "later", "afterwards", "afterward", "finally", "next",
                               "subsequently", "eventually"))  # fmt: skip
 # Verbs too general or too polysemous to swap safely, and states that happen together
 # ('sits and reads' is no sequence, so swapping its verbs changes no order).
-NEVER_REPLACE = frozenset("be have do make get take know say call name hold come go".split())
+NEVER_REPLACE = frozenset(
+    "be have do make get take know say call name hold come go fill work".split()
+)
 SIMULTANEOUS = frozenset(
     "sit stand lie lay wear look smile hold watch wait pose be have seem appear talk laugh "
     "chat stare listen play enjoy relax rest hang dress carry use".split()
@@ -36,12 +38,20 @@ STATIVE = frozenset(
     "be have include locate lead relate know own contain consist belong categorise categorize "
     "serve speak use associate succeed precede follow power operate manage affiliate "
     "represent call name comprise feature house base situate list make write link head "
-    "connect border surround".split()
+    "connect border surround work star attend study go begin start".split()
 )
 EVENT_LEXNAMES = frozenset(("noun.event", "noun.act"))
 # Antonyms that only deny the original ('features' -> 'lacks'): that is NegErr, not PredErr.
 NEGATING_VERBS = frozenset(
     "lack miss fail forget ignore refuse deny exclude neglect omit disallow abstain".split()
+)
+# States that last through the main event: 'standing while wearing a hat' has no order.
+WHILE_STATES = frozenset("be have wear hold carry sit stand lie".split())
+# Past events that a biography or news text narrates in the order they happened.
+NARRATIVE_EVENTS = frozenset(
+    "arrest take release jail convict sentence charge join leave die retire marry divorce "
+    "graduate enrol enroll win lose score arrive depart enter exit return launch land sell buy "
+    "kill capture escape flee move resign elect appoint hire fire sign transfer bear".split()
 )
 OPENING_ADVERBS = ("Then", "Later", "Afterwards", "Afterward", "Subsequently", "Next", "Finally")
 
@@ -91,11 +101,63 @@ def _born_died(doc: Doc) -> list[tuple[int, int, str]]:
     return edits
 
 
+POSTURES = frozenset("sit stand lie kneel lay".split())
+
+
+def _animate_subject(verb: Token, kinds: tuple[str, ...] = ("noun.person", "noun.animal")) -> bool:
+    """The verb's subject is a person (or animal: ``kinds``) by its WordNet main sense, or a
+    personal pronoun."""
+    from evaluator.resources import wordnet
+
+    head = verb
+    while head.dep_ in ("conj", "xcomp") and head.head is not head:
+        head = head.head
+    subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects and head.dep_ == "acl":
+        subjects = [head.head]  # 'a man sitting on a bench'
+    for subject in subjects:
+        if subject.ent_type_ == "PERSON" or subject.lower_ in (
+            "he",
+            "she",
+            "they",
+            "i",
+            "we",
+            "you",
+        ):
+            return True
+        synsets = wordnet().synsets(subject.lemma_.lower(), pos="n")
+        if synsets and synsets[0].lexname() in kinds:
+            return True
+    return False
+
+
+def _watchable(verb: Token) -> bool:
+    """'playing volleyball' -> 'watching volleyball': a game played, not music or a club."""
+    from evaluator.resources import wordnet
+
+    if any(c.dep_ == "prep" and c.lower_ == "for" for c in verb.children):
+        return False
+    for obj in (c for c in verb.children if c.dep_ == "dobj"):
+        synsets = wordnet().synsets(obj.lemma_.lower(), pos="n")
+        return bool(synsets) and synsets[0].lexname() in ("noun.act", "noun.event")
+    return False
+
+
 def wrong_verb(doc: Doc, ctx: Context) -> Change | None:
     """'John entered the kitchen' -> 'John left the kitchen'; 'was born in' -> 'died in'."""
     candidates: list[tuple[int, int, str]] = _born_died(doc)
     for verb in _predicates(doc):
+        if verb_lemma(verb) in POSTURES and not _animate_subject(verb):
+            continue  # 'The monument lies in Pennsylvania' -> 'kneels': a location, not a pose
+        objects = [c for c in verb.children if c.dep_ == "dobj"]
+        has_object = any(c.pos_ == "NOUN" and c.lower_ not in ("others", "other") for c in objects)
         for lemma in _replacements(verb):
+            if lemma in NEEDS_OBJECT and not has_object:
+                continue  # 'Children playing in a pool' -> 'watching in a pool' is no event
+            if lemma == "kneel" and not _animate_subject(verb, ("noun.person",)):
+                continue  # 'A cat kneels'
+            if lemma == "watch" and not _watchable(verb):
+                continue  # 'plays jazz music', 'played football for Genoa': no spectator
             form = getInflection(lemma, tag=verb.tag_)
             if form and form[0].lower() != verb.lower_:
                 candidates.append((verb.idx, verb.idx + len(verb.text), form[0]))
@@ -112,10 +174,14 @@ def _sequence(first: Token, second: Token) -> bool:
     lemmas = {verb_lemma(first), verb_lemma(second)}
     if lemmas & STATIVE:
         return False
+    if "bear" in lemmas and lemmas != {"bear", "die"}:
+        return False  # 'was born in X and graduated from Y' lists facts; born..died is a life
     if any(c.lower_ in SEQUENCE_ADVERBS for c in second.children):
         return True
     tags = {first.tag_, second.tag_}
     if tags <= {"VBD", "VBN"}:
+        if not lemmas <= NARRATIVE_EVENTS:
+            return False  # 'was awarded X and fought in Y' lists facts in no set order
         # narrated past events ('was arrested and taken to prison'), not present passives
         auxiliaries = [c for v in (first, second) for c in v.children if c.dep_.startswith("aux")]
         if "VBN" in tags and not auxiliaries:
@@ -251,19 +317,24 @@ def swap_then_sentences(doc: Doc, ctx: Context) -> Change | None:
 
 def while_to_sequence(doc: Doc, ctx: Context) -> Change | None:
     """'look at their hands while hanging out' -> '... after hanging out' (at once -> in order)."""
+    if doc.text.rstrip().endswith("?"):
+        return None  # 'solved ... while maintaining polynomial time' asks about a condition
     candidates = [
         token
         for token in doc
         if token.lower_ == "while"
         and token.dep_ == "mark"
         and token.head.dep_ == "advcl"
-        and token.head.pos_ in ("VERB", "AUX")
+        and token.head.tag_ == "VBG"
+        and verb_lemma(token.head) not in WHILE_STATES
         and not any(c.lower_ in ("still", "also") for c in token.head.children)
-    ]  # 'while' of contrast ('while X, Y instead') has no verb clause of its own: skipped
+    ]  # an action in progress ('while waiting'); 'while its period is ...' is contrast
     if not candidates:
         return None
     token = ctx.rng.choice(candidates)
-    return replace_tokens(doc, {token.i: ctx.rng.choice(("before", "after"))}, "PredOrdErr/while_to_sequence")
+    return replace_tokens(
+        doc, {token.i: ctx.rng.choice(("before", "after"))}, "PredOrdErr/while_to_sequence"
+    )
 
 
 # Words that state which event came first, with a word that states the reverse order.
@@ -286,8 +357,14 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
     for token in doc:
         if token.lower_ in ORDER_WORDS and token.pos_ == "ADV":
             candidates.append((token, ORDER_WORDS[token.lower_]))
-        elif token.pos_ == "VERB" and token.lemma_.lower() in ORDER_VERBS and token.tag_ in ("VBN", "VBD", "VBZ", "VBP", "VBG"):
+        elif (
+            token.pos_ == "VERB"
+            and token.lemma_.lower() in ORDER_VERBS
+            and token.tag_ in ("VBN", "VBD", "VBZ", "VBP", "VBG")
+        ):
             # 'followed by' (a sequence), not 'follow the rules' / 'his followers'
+            if any(c.dep_ == "prt" for c in token.children):
+                continue  # 'followed up by' has no 'preceded up by'
             if token.tag_ == "VBN" and not any(c.dep_ == "agent" for c in token.children):
                 continue
             if token.tag_ != "VBN" and not any(c.dep_ == "dobj" for c in token.children):
@@ -303,5 +380,11 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
 
 RULES: dict[str, list[Rule]] = {
     "PredErr": [wrong_verb],
-    "PredOrdErr": [swap_coordinated, before_after, swap_then_sentences, while_to_sequence, order_words],
+    "PredOrdErr": [
+        swap_coordinated,
+        before_after,
+        swap_then_sentences,
+        while_to_sequence,
+        order_words,
+    ],
 }

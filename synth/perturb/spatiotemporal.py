@@ -54,6 +54,16 @@ PREPOSITIONS = {
     "near": ("far from", "under", "behind"), "beside": ("behind", "under", "far from"),
     "inside": ("outside", "behind"), "onto": ("off",), "into": ("out of",),
 }  # fmt: skip
+# Things a person or object can plausibly be under (a floor, a bike or a lawn are not).
+ROOFED_OBJECTS = frozenset(
+    "table bench bridge tree umbrella desk chair car truck bus bed tent awning sign blanket "
+    "canopy roof porch tarp counter stairs staircase boat arch archway overpass shelter "
+    "balcony ledge tarp piano".split()
+)
+MOTION_VERBS = frozenset(
+    "jump dive walk run go climb get fall ride drive step move come head swim fly throw "
+    "kick hit pour put place push pull carry lead".split()
+)
 PHYSICAL_LEXNAMES = frozenset(
     ("noun.artifact", "noun.location", "noun.object", "noun.plant", "noun.substance")
 )
@@ -61,7 +71,7 @@ NON_SPATIAL_OBJECTS = frozenset(
     "phone cellphone telephone tv television computer laptop internet screen radio camera "
     "air sun sunlight shade rain snow wind sky dark darkness light background foreground "
     "distance middle center centre front top bottom line way water attire uniform "
-    "costume outfit clothing".split()
+    "costume outfit clothing right left side".split()
 )
 NON_SPATIAL_HEADS = frozenset("dress clothe wear interest involve participate compete".split())
 PLACE_PREPOSITIONS = frozenset("in from at near to of across through outside".split())
@@ -168,6 +178,8 @@ def _direction_of(token: Token) -> str | None:
     if word in COMPASS and token.ent_type_ not in ("ORG", "PERSON", "WORK_OF_ART", "PRODUCT"):
         return COMPASS[word]
     if word in OPPOSITES and token.pos_ in ("ADP", "ADV", "ADJ", "NOUN"):
+        if any(c.dep_ == "pobj" and c.pos_ == "PROPN" for c in token.children):
+            return None  # 'Above the Veil' is a title
         return OPPOSITES[word]
     if word in SIDE and token.tag_ in ("JJ", "NN", "RB"):
         head = token.head
@@ -221,7 +233,20 @@ def spatial_preposition(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     token = ctx.rng.choice(candidates)
-    return replace_word(token, ctx.rng.choice(PREPOSITIONS[token.lower_]), "STErr/preposition")
+    noun = _spatial_object(token)
+    options = PREPOSITIONS[token.lower_]
+    artifact = _lexname(noun.lemma_) == "noun.artifact"
+    if token.lower_ == "in" and not artifact:
+        options = ("near",)  # 'outside the grass', 'behind the ocean': no inside to leave
+    elif token.lower_ == "on" and not artifact:
+        options = ("next to", "beside")  # 'men under the beach': nothing to be under
+    if noun.lemma_.lower() not in ROOFED_OBJECTS:
+        options = tuple(o for o in options if o != "under")  # 'under the floor', 'under his bike'
+    if token.lower_ in ("into", "onto") and token.head.lemma_.lower() not in MOTION_VERBS:
+        return None  # 'looks into a microscope' is no place to be moved out of
+    if not options:
+        return None
+    return replace_word(token, ctx.rng.choice(options), "STErr/preposition")
 
 
 def _cycle(word: str, pool: tuple[str, ...], ctx: Context) -> str:
@@ -234,9 +259,8 @@ def _time_change(token: Token, ctx: Context) -> str | None:
     neighbours = {doc[j].text for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)}
     if YEAR.match(text) and in_date and _year_context(token):
         value = int(text)
-        return str(
-            ctx.rng.choice([v for v in range(value - 15, min(value + 16, 2025)) if v != value])
-        )
+        latest = max(value + 1, 2025)  # no past event moved into the future, but 2050 stays 2050-ish
+        return str(ctx.rng.choice([v for v in range(value - 15, min(value + 16, latest)) if v != value]))
     if DECADE.match(text) and in_date:
         value = int(text[:4])
         return f"{ctx.rng.choice([v for v in range(value - 30, value + 31, 10) if v != value])}s"
