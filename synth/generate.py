@@ -213,16 +213,22 @@ def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: S
     """
     others = list(others)
     ctx.rng.shuffle(others)
-    if others and ctx.rng.random() < config.paraphrase_share:
-        order = [others[0], ref_index, *others[1:]]
+    on_paraphrase = ctx.rng.random() < config.paraphrase_share
+    if others and on_paraphrase:
+        bases = [docs[others[0]], docs[ref_index], *(docs[i] for i in others[1:])]
     else:
-        order = [ref_index, *others]
+        bases = [docs[ref_index], *(docs[i] for i in others)]
+    if not others and on_paraphrase:
+        # no real paraphrase in the group (SQuAD): the error goes on a meaning-preserving rewrite
+        rewritten = _try_class("NoContr", docs[ref_index], ctx)
+        if rewritten:
+            bases.insert(0, _NLP(rewritten[0]))
     ref_text = docs[ref_index].text.lower()
-    for index in order:
-        made = _try_class(code, docs[index], ctx)
+    for base in bases:
+        made = _try_class(code, base, ctx)
         if not made:
             continue
-        if index == ref_index:
+        if base is docs[ref_index]:
             return made[0], made[1], made[2] | {"base": "ref"}
         old = made[2]["old"].strip().lower()
         if code not in SUBSTITUTION_CLASSES or (old and old in ref_text):
@@ -355,9 +361,9 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                 attempts.update(tried)
                 rule_errors.update(errors)
                 for candidate in candidates:
-                    successes[(candidate.source, candidate.label)] += 1
                     made += 1
-                    if quotas.accept(split, candidate):
+                    if quotas.accept(split, candidate):  # rates count accepted pairs: duplicates
+                        successes[(candidate.source, candidate.label)] += 1  # of used texts don't
                         accepted[split].append(candidate)
                         kept += 1
                 if progress:
@@ -367,6 +373,8 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                 {"texts": texts, "candidates": made, "accepted": kept,
                  "seconds": round(time.perf_counter() - round_started, 1)}
             )  # fmt: skip
+            if kept == 0:
+                break  # what is still open cannot be made from these corpora with these rules
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
     manifest["rounds"] = rounds
