@@ -11,7 +11,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
     "features": ("evaluator.features.cli", "compute (and cache) metric features for pairs"),
     "pretrain": ("evaluator.pretrain_cli", "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)"),
-    "bench": ("evaluator.bench", "measure throughput of synth / features / predict"),
+    "bench": ("evaluator.bench", "measure throughput of synth / features"),
     "demo": ("evaluator.demo", "run the main job on a few real pairs and print a table"),
 }
 
