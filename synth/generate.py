@@ -142,6 +142,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
 
     candidates: list[Candidate] = []
     tried: Counter = Counter()
+    rewrites: dict = {}
     codes = [code for code in CODES if weights.get(code, 0) > 0]
     for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
@@ -153,7 +154,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
                 if code == "NoContr":
                     made = _make_nocontr(ref_index, paraphrases[ref_index], docs, config, ctx)
                 else:
-                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx)
+                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx, rewrites)
                 if made is None:
                     continue
                 gen, rule, detail = made
@@ -203,7 +204,9 @@ def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group
     return pick
 
 
-def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
+def _perturb(
+    code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context, rewrites: dict
+):
     """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref.
 
     When the preferred base text offers no place for the error, the other texts of the
@@ -219,10 +222,13 @@ def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: S
     else:
         bases = [docs[ref_index], *(docs[i] for i in others)]
     if not others and on_paraphrase:
-        # no real paraphrase in the group (SQuAD): the error goes on a meaning-preserving rewrite
-        rewritten = _try_class("NoContr", docs[ref_index], ctx)
-        if rewritten:
-            bases.insert(0, _NLP(rewritten[0]))
+        # no real paraphrase in the group (SQuAD): the error goes on a meaning-preserving
+        # rewrite, parsed once per reference (``rewrites``: ref text -> parsed rewrite or None)
+        if docs[ref_index].text not in rewrites:
+            rewritten = _try_class("NoContr", docs[ref_index], ctx)
+            rewrites[docs[ref_index].text] = _NLP(rewritten[0]) if rewritten else None
+        if rewrites[docs[ref_index].text] is not None:
+            bases.insert(0, rewrites[docs[ref_index].text])
     ref_text = docs[ref_index].text.lower()
     for base in bases:
         made = _try_class(code, base, ctx)
