@@ -73,13 +73,9 @@ def _text_inputs(
     if not config.use_text:
         return lambda rows: (None, None)
     if config.encoder_mode == "trainable":
-        from transformers import AutoTokenizer
+        from evaluator.resources import load_tokenizer
 
-        from evaluator.resources import encoder_path, hub_reachable
-
-        tokenizer = AutoTokenizer.from_pretrained(
-            encoder_path(config.encoder), local_files_only=not hub_reachable()
-        )
+        tokenizer = load_tokenizer(config.encoder)
 
         def tokens(texts: list[str]) -> dict:
             return dict(tokenizer(texts, padding=True, truncation=True, return_tensors="pt"))

@@ -107,16 +107,21 @@ def encoder_path(name: str = DEFAULT_ENCODER) -> str:
 
 
 @functools.lru_cache(maxsize=4)
+def load_tokenizer(name: str = DEFAULT_ENCODER):
+    """The tokenizer of a symbolic encoder name, cached (no model weights loaded)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
+
+
+@functools.lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER):
     """Return (tokenizer, BertModel) for a symbolic encoder name, in eval mode, cached."""
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel
 
-    path = encoder_path(name)
-    local_only = not hub_reachable()
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=local_only)
-    model = AutoModel.from_pretrained(path, local_files_only=local_only)
+    model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
     model.eval()
-    return tokenizer, model
+    return load_tokenizer(name), model
 
 
 @functools.lru_cache(maxsize=4)

@@ -9,14 +9,13 @@ or a triple set with the human-rating sets is excluded, so evaluation stays clea
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from evaluator.human_data import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
 # Sources whose groups hold several texts with the same meaning (usable as paraphrases).
@@ -60,15 +59,6 @@ class Corpus:
     sha256: dict[str, str]
 
 
-def read_jsonl_gz(path: Path) -> Iterator[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, 1):
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{line_number}: invalid JSON ({error.msg})") from None
-
-
 def group_key(record: dict) -> str:
     """The group of a corpus record, by source (see the module docstring)."""
     source = record["source"]
@@ -107,7 +97,7 @@ def human_overlap(human_dir: Path) -> HumanOverlap:
     flickr_ids: set[str] = set()
     triple_sets: set[str] = set()
     for path in sorted(human_dir.glob("*/*.jsonl.gz")):
-        for record in read_jsonl_gz(path):
+        for _, record in iter_jsonl(path):
             refs = record["ref"] if isinstance(record["ref"], list) else [record["ref"]]
             for text in [*refs, record["gen"]]:
                 if text:
@@ -130,7 +120,7 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
     for source in sources:
         path = data_dir / "corpora" / f"{source}.jsonl.gz"
         sha256[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-        for record in read_jsonl_gz(path):
+        for _, record in iter_jsonl(path):
             key = group_key(record)
             group = groups.setdefault(key, Group(key, record["source"]))
             group.texts.append(record["text"])
@@ -156,10 +146,3 @@ def split_of(group_key: str, seed: int, val_fraction: float = 0.2) -> str:
     """'train' or 'val' for a group, stable for a seed and independent of corpus order."""
     digest = hashlib.sha256(f"{seed}:{group_key}".encode()).digest()
     return "val" if int.from_bytes(digest[:8], "big") / 2**64 < val_fraction else "train"
-
-
-def by_source(groups: list[Group]) -> dict[str, list[Group]]:
-    result: dict[str, list[Group]] = defaultdict(list)
-    for group in groups:
-        result[group.source].append(group)
-    return dict(result)

@@ -213,10 +213,9 @@ class MismatchDataModule(L.LightningDataModule):
     def _tokenizer(self):
         if self.hparams.encoder_mode != "trainable":
             return None
-        from evaluator.resources import load_encoder
+        from evaluator.resources import load_tokenizer
 
-        tokenizer, _ = load_encoder(self.hparams.encoder)
-        return tokenizer
+        return load_tokenizer(self.hparams.encoder)
 
     def _loader(self, split: str, shuffle: bool, batch_size: int) -> DataLoader:
         if split not in self.batchers:
