@@ -1,4 +1,4 @@
-"""Class probabilities for raw texts from a loaded checkpoint (features + embeddings computed here).
+"""Model outputs for raw texts from a loaded checkpoint (features + embeddings computed here).
 
 Several references per pair: the metric features are aggregated over the references as in
 training (``checkpoint.aggregate``, max by default), and the text branch is run once per
@@ -9,6 +9,7 @@ decides, which matches max aggregation of the metric scores.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -18,6 +19,14 @@ from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
+@dataclass
+class PairOutputs:
+    """Per pair: mismatch-class probabilities and, for a fine-tuned model, raw rating outputs."""
+
+    probabilities: np.ndarray  # (n, num_classes), taxonomy order; column 0 (NoContr) is the score
+    ratings: np.ndarray | None  # (n, num_ratings) as ``MismatchModel.rate`` returns them
+
+
 def predict_proba(
     checkpoint: Checkpoint,
     refs: Sequence[str | Sequence[str]],
@@ -25,12 +34,25 @@ def predict_proba(
     batch_size: int = 64,
 ) -> np.ndarray:
     """Probabilities (n, num_classes) in taxonomy order; column 0 (NoContr) is the score."""
+    return predict_outputs(checkpoint, refs, gens, batch_size).probabilities
+
+
+def predict_outputs(
+    checkpoint: Checkpoint,
+    refs: Sequence[str | Sequence[str]],
+    gens: Sequence[str],
+    batch_size: int = 64,
+) -> PairOutputs:
+    """Class probabilities and rating outputs, each pair read against its closest reference."""
     model = checkpoint.model.eval()
     config = model.config
     if len(refs) != len(gens):
         raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
     if not gens:
-        return np.zeros((0, config.num_classes), dtype=np.float32)
+        return PairOutputs(
+            np.zeros((0, config.num_classes), dtype=np.float32),
+            np.zeros((0, config.num_ratings), dtype=np.float32) if config.num_ratings else None,
+        )
     embeddings: dict[str, np.ndarray] = {}
     features = None
     if config.use_metrics:
@@ -50,19 +72,22 @@ def predict_proba(
     flat_gens = [gens[i] for i in owner]
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
     device = next(model.parameters()).device
-    probabilities = []
+    probabilities, ratings = [], []
     with torch.no_grad():
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
             ref, gen = text_inputs(rows)
-            logits = model(
+            representation = model.represent(
                 features=None if features is None else features[owner[rows]].to(device),
                 ref=_to(ref, device),
                 gen=_to(gen, device),
             )
-            probabilities.append(logits.float().softmax(dim=-1).cpu())
+            probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
+            if model.rating_head is not None:
+                ratings.append(model.rate(representation).float().cpu())
     flat = torch.cat(probabilities).numpy()
-    return _closest_reference(flat, np.asarray(owner), len(gens))
+    best = _closest_reference(flat, np.asarray(owner), len(gens))
+    return PairOutputs(flat[best], torch.cat(ratings).numpy()[best] if ratings else None)
 
 
 def _text_inputs(
@@ -101,9 +126,9 @@ def _to(value, device: torch.device):
 
 
 def _closest_reference(flat: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    """Per pair, the row (one per reference) with the highest P(NoContr)."""
+    """Per pair, the index of the row (one per reference) with the highest P(NoContr)."""
     best = np.full(n, -1)
     for row, pair in enumerate(owner):
         if best[pair] < 0 or flat[row, NO_CONTRADICTION] > flat[best[pair], NO_CONTRADICTION]:
             best[pair] = row
-    return flat[best]
+    return best

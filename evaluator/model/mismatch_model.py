@@ -48,6 +48,9 @@ class MismatchConfig:
     head_hidden: int = 0
     dropout: float = 0.0
     num_classes: int = NUM_CLASSES
+    # outputs of the task rating head (0: none, as in the pretrained base); fine-tuning sets
+    # one per criterion, read through the checkpoint's ``tasks`` entry
+    num_ratings: int = 0
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -135,6 +138,14 @@ class MismatchModel(nn.Module):
             )
         else:
             self.head = nn.Linear(head_inputs, config.num_classes)
+        self.rating_head: nn.Module | None = None
+        if config.num_ratings:
+            self.rating_head = nn.Sequential(
+                nn.Linear(head_inputs, max(config.head_hidden, 64)),
+                nn.GELU(),
+                nn.Dropout(config.dropout),
+                nn.Linear(max(config.head_hidden, 64), config.num_ratings),
+            )
 
     @classmethod
     def with_pretrained_encoder(cls, config: MismatchConfig) -> MismatchModel:
@@ -165,7 +176,7 @@ class MismatchModel(nn.Module):
         output = self.encoder(input_ids=text["input_ids"], attention_mask=text["attention_mask"])
         return mean_pool(output.last_hidden_state, text["attention_mask"])
 
-    def forward(
+    def represent(
         self,
         features: Tensor | None = None,
         ref: Tensor | Mapping[str, Tensor] | None = None,
@@ -173,7 +184,7 @@ class MismatchModel(nn.Module):
         feature_mask: Tensor | None = None,
         metric_ids: Tensor | None = None,
     ) -> Tensor:
-        """Class logits (batch, num_classes).
+        """The joint pair representation both heads read (batch, head inputs).
 
         features: scaled metric scores (batch, metrics), columns in ``config.feature_names`` order
         unless ``metric_ids`` says which metric each column is; feature_mask: True = present.
@@ -188,7 +199,20 @@ class MismatchModel(nn.Module):
             if features is None:
                 raise ValueError("the metric branch needs features")
             parts.append(self.metric_set(features, feature_mask, metric_ids))
-        return self.head(self.dropout(torch.cat(parts, dim=-1)))
+        return self.dropout(torch.cat(parts, dim=-1))
+
+    def forward(self, *args, **kwargs) -> Tensor:
+        """Mismatch-class logits (batch, num_classes); arguments as for ``represent``."""
+        return self.head(self.represent(*args, **kwargs))
+
+    def rate(self, representation: Tensor) -> Tensor:
+        """Task rating outputs (batch, num_ratings) from ``represent``'s output.
+
+        Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
+        """
+        if self.rating_head is None:
+            raise ValueError("this model has no rating head (num_ratings is 0); fine-tune it on a task")
+        return self.rating_head(representation)
 
 
 def score_from_logits(logits: Tensor) -> Tensor:
