@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from evaluator.features import compute_features, encode_texts, text_key
+from evaluator.features import compute_features, encode_texts, pair_key, text_key
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
@@ -54,23 +54,30 @@ def predict_outputs(
             np.zeros((0, config.num_ratings), dtype=np.float32) if config.num_ratings else None,
         )
     embeddings: dict[str, np.ndarray] = {}
+    alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None
     features = None
-    if config.use_metrics:
+    if config.use_metrics or config.use_alignment:
         frame = compute_features(
             list(refs),
             list(gens),
-            names=config.feature_names,
+            names=config.feature_names if config.use_metrics else [],
             aggregate=checkpoint.aggregate,
             encoder=config.encoder,
             batch_size=batch_size,
             embeddings_out=embeddings,
             num_layers=checkpoint.num_layers,
+            alignments_out=alignments,
         )
-        features = torch.from_numpy(checkpoint.scaler.transform(frame))
+        if config.use_metrics:
+            features = torch.from_numpy(checkpoint.scaler.transform(frame))
     owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
     flat_refs = [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
     flat_gens = [gens[i] for i in owner]
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
+    alignment = None
+    if alignments is not None:
+        keys = [pair_key(ref, gen) for ref, gen in zip(flat_refs, flat_gens, strict=True)]
+        alignment = torch.from_numpy(np.stack([alignments[key] for key in keys]))
     device = next(model.parameters()).device
     probabilities, ratings = [], []
     with torch.no_grad():
@@ -81,6 +88,7 @@ def predict_outputs(
                 features=None if features is None else features[owner[rows]].to(device),
                 ref=_to(ref, device),
                 gen=_to(gen, device),
+                alignment=None if alignment is None else alignment[rows].to(device),
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:

@@ -171,6 +171,15 @@ def wordnet():
     return wn
 
 
+def own_wordnet_files() -> None:
+    """Pool initializer for forked workers: drop the WordNet data files inherited from the parent.
+
+    A forked file object shares its offset with the parent and the other workers, so
+    concurrent seek+read would return another process's line; the reader reopens lazily.
+    """
+    wordnet()._data_file_map.clear()
+
+
 @functools.lru_cache(maxsize=1)
 def wordnet_sense_counts() -> dict[str, int]:
     """Sense-tagged frequency of every WordNet lemma key, read once from cntlist.rev.

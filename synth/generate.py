@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evaluator.resources import own_wordnet_files
 from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_of
 from synth.perturb import Context, load_rules
 from synth.taxonomy import CODES, index_of
@@ -76,12 +77,18 @@ _RULE_ERRORS: Counter = Counter()  # per worker process, drained after every chu
 
 
 def _init_resources() -> None:
+    """Load spaCy, the rules and the lazily loaded data they use (WordNet ~10 s, lemminflect's
+    tables) once in the parent, so forked workers share them instead of each loading its own."""
     global _NLP, _RULES
     if _NLP is None:
-        from evaluator.resources import load_spacy
+        from lemminflect import getAllLemmas
+
+        from evaluator.resources import load_spacy, wordnet
 
         _NLP = load_spacy()
         _RULES = load_rules()
+        wordnet().synsets("dog")
+        getAllLemmas("dogs")
 
 
 def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
@@ -344,7 +351,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
 
     _init_resources()
     context = multiprocessing.get_context("fork")
-    with context.Pool(config.processes) as pool:
+    with context.Pool(config.processes, initializer=own_wordnet_files) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
             tasks, task_splits = [], []

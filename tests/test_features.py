@@ -231,3 +231,32 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     assert "'nope'" in capsys.readouterr().err
     assert cli_main([*args, "--features", "bleu,ter", "--quiet"]) == 0
     assert "computed 4 values" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_alignment_vectors_are_zero_for_a_copy_and_cached_per_pair(tmp_path):
+    from evaluator.features import pair_key
+
+    refs = ["The capital of France is Paris.", "A dog runs.", "Two men sit on a bench."]
+    gens = ["The capital of France is Paris.", "", "Three men sit on a bench."]
+    found: dict[str, np.ndarray] = {}
+    frame = compute_features(refs, gens, [], alignments_out=found)
+    assert frame.shape == (3, 0) and len(found) == 3
+    copy, empty, changed = (found[pair_key(r, g)] for r, g in zip(refs, gens, strict=True))
+    assert copy.shape == (768,) and np.abs(copy).max() < 1e-5
+    assert not empty.any()
+    assert np.linalg.norm(changed[:384]) > 0.05 and np.linalg.norm(changed[384:]) > 0.05
+    # the cache keeps one vector per pair, from the same pass as the features, and resumes
+    pairs_path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"id": ["a", "b", "c"], "ref": refs, "gen": gens}).to_parquet(pairs_path)
+    store_path = tmp_path / "alignments.parquet"
+    report = update_feature_cache(
+        pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, alignments_path=store_path
+    )
+    assert report.alignments_added == 3
+    stored = EmbeddingStore.open(store_path)
+    np.testing.assert_allclose(stored.lookup_keyed([pair_key(refs[2], gens[2])])[0], changed)
+    again = update_feature_cache(
+        pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, alignments_path=store_path
+    )
+    assert again.alignments_added == 0

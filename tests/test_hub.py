@@ -219,3 +219,21 @@ def test_push_to_hub_checks_then_uploads_only_checkpoint_files(saved: Path, monk
     (saved / "config.json").unlink()
     with pytest.raises(CheckpointError):
         push_to_hub(saved, "me/mismatch-base")
+
+
+@pytest.mark.slow
+def test_alignment_model_round_trips_and_predicts_from_raw_texts(tmp_path: Path) -> None:
+    from evaluator.inference import predict_outputs
+
+    model = frozen_model(embedding_dim=384, use_alignment=True)
+    directory = save_pretrained(model, tmp_path / "ckpt", scaler=scaler())
+    checkpoint = load(directory)
+    assert checkpoint.model.config.use_alignment
+    refs = ["Two dogs ran across the park.", ["A man rides a horse.", "A person rides a horse."]]
+    gens = ["Three dogs ran across the park.", "A man rides a horse."]
+    outputs = predict_outputs(checkpoint, refs, gens, batch_size=2)
+    assert outputs.probabilities.shape == (2, NUM_CLASSES) and outputs.ratings is None
+    same = predict_outputs(load(directory), refs, gens)
+    np.testing.assert_allclose(same.probabilities, outputs.probabilities, atol=1e-6)
+    with pytest.raises(ValueError, match="use_alignment needs use_text"):
+        frozen_model(use_alignment=True, use_text=False)

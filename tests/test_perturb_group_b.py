@@ -155,6 +155,27 @@ def test_question_wh_phrase_to_yes_no(nlp):
     assert run(nlp, question.wh_phrase_to_yes_no, "What is X called?") is None
 
 
+def test_question_embedded_as_yes_no(nlp):
+    frames = "(Is it known|Does anyone know|Is it recorded)"
+    cases = {
+        "Who captured Fort Beausejour?": "who captured Fort Beausejour?",
+        "When did Victoria approve a referendum?": "when Victoria approved a referendum?",
+        "What is the largest city in Poland?": "what the largest city in Poland is?",
+        "When was the ABC Pictures division eventually dissolved?": (
+            "when the ABC Pictures division was eventually dissolved?"
+        ),
+    }
+    for text, embedded in cases.items():
+        change = run(nlp, question.embed_as_yes_no, text)
+        assert change.rule == "QuestErr/embedded_yesno"
+        assert re.fullmatch(f"{frames} {re.escape(embedded)}", change.text), change.text
+    # do-support means something else is the subject: no "what did the Mongols build"
+    text = "What victory symbols did the Mongols build on the plains outside Samarkand?"
+    change = run(nlp, question.embed_as_yes_no, text)
+    assert change is None or "did the Mongols" not in change.text
+    assert run(nlp, question.embed_as_yes_no, "Why didn't the army attack?") is None
+
+
 def test_missinfo_keeps_what_the_verb_and_question_need(nlp):
     assert run(nlp, omission.drop_clause, "Why was old oil withdrawn from the market?") is None
     text = "The fans who play at the Otkrytiye arena cheer."

@@ -232,3 +232,41 @@ def test_trainable_encoder_mode_tokenises_and_trains_the_encoder(corpus: dict[st
     torch.nn.functional.cross_entropy(module(batch), batch["labels"]).backward()
     optimizer.step()
     assert not torch.equal(before, module.model.encoder.embeddings.word_embeddings.weight)
+
+
+def test_alignment_vectors_reach_the_model_and_the_checkpoint(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    from evaluator.features import pair_key
+
+    frames = [pd.read_parquet(corpus["pairs"] / f"{split}.parquet") for split in ("train", "val")]
+    both = pd.concat(frames, ignore_index=True)
+    keys = [pair_key(r, g) for r, g in zip(both["ref"], both["gen"], strict=True)]
+    vectors = np.random.default_rng(1).standard_normal((len(keys), 2 * DIM)).astype(np.float32)
+    store_path = tmp_path / "alignments.parquet"
+    EmbeddingStore(dict(zip(keys, vectors, strict=True))).save(store_path)
+    data = datamodule(corpus, alignments=str(store_path))
+    data.setup("fit")
+    batch = next(iter(data.val_dataloader()))
+    assert torch.equal(batch["alignment"][0], torch.from_numpy(vectors[len(frames[0])]))
+    export = tmp_path / "export"
+    main(
+        [
+            "fit",
+            f"--data.pairs_dir={corpus['pairs']}",
+            f"--data.features={corpus['features']}",
+            f"--data.embeddings={corpus['embeddings']}",
+            f"--data.alignments={store_path}",
+            "--trainer.max_epochs=1",
+            "--trainer.accelerator=cpu",
+            "--trainer.enable_progress_bar=false",
+            "--trainer.enable_model_summary=false",
+            f"--log_dir={tmp_path / 'runs'}",
+            f"--export_dir={export}",
+            "--docs_dir=null",
+        ]
+    )
+    assert load(export).model.config.use_alignment
+    EmbeddingStore(dict(zip(keys[:-1], vectors[:-1], strict=True))).save(store_path)
+    with pytest.raises(DataError, match="no vector stored for key"):
+        datamodule(corpus, alignments=str(store_path)).setup("fit")

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from evaluator.features.compute import compute_features, feature_versions
+from evaluator.features.compute import compute_features, feature_versions, pair_key
 from evaluator.features.embeddings import EmbeddingStore
 from evaluator.features.encoder_pass import encode_texts
 from evaluator.resources import DEFAULT_ENCODER
@@ -38,6 +38,7 @@ class CacheReport:
     pairs: int = 0
     computed: dict[str, int] = field(default_factory=dict)
     embeddings_added: int = 0
+    alignments_added: int = 0
 
 
 def read_pairs(path: Path) -> pd.DataFrame:
@@ -102,12 +103,14 @@ def update_feature_cache(
     embeddings_path: Path | None = None,
     on_chunk: Callable[[int, CacheReport], None] | None = None,
     progress: bool = True,
+    alignments_path: Path | None = None,
 ) -> CacheReport:
     """Fill `out_path` with every feature in `names` for every pair in `pairs_path`.
 
     `on_chunk(chunk_index, report)` runs after each chunk is saved (a hook for progress or
     for tests that interrupt a run). With `embeddings_path`, the mean-pooled embedding of
-    every distinct ref and gen text is also kept there.
+    every distinct ref and gen text is also kept there; with `alignments_path`, the
+    alignment vector of every (ref, gen) pair (keyed by `pair_key`), from the same pass.
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
@@ -125,15 +128,30 @@ def update_feature_cache(
         store = (
             EmbeddingStore.open(embeddings_path) if embeddings_path.is_file() else EmbeddingStore()
         )
+    alignments = None
+    if alignments_path is not None:
+        alignments = (
+            EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
+        )
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
         rows = pairs.iloc[start : start + chunk_size]
-        changed = fill_chunk(frame, rows, names, batch_size, encoder, num_layers, store, report)
+        found: dict[str, np.ndarray] | None = {} if alignments is not None else None
+        changed = fill_chunk(
+            frame, rows, names, batch_size, encoder, num_layers, store, report, found
+        )
         if store is not None:
             changed |= add_missing_embeddings(store, rows, encoder, batch_size, report)
             if changed:
                 store.save(embeddings_path)
+        if alignments is not None:
+            before = len(alignments)
+            alignments.add_keyed(found)
+            add_missing_alignments(alignments, rows, encoder, batch_size, num_layers)
+            report.alignments_added += len(alignments) - before
+            if len(alignments) > before:
+                alignments.save(alignments_path)
         if changed or not out_path.is_file():
             write_cache(out_path, frame, versions)
         bar.update(len(rows))
@@ -154,6 +172,7 @@ def fill_chunk(
     num_layers: int | None,
     store: EmbeddingStore | None,
     report: CacheReport,
+    alignments_out: dict[str, np.ndarray] | None = None,
 ) -> bool:
     """Compute the missing values of one chunk, grouping columns missing for the same rows."""
     missing = frame.loc[rows["id"], names].isna().to_numpy()
@@ -173,6 +192,7 @@ def fill_chunk(
             batch_size=batch_size,
             embeddings_out=embeddings if store is not None else None,
             num_layers=num_layers,
+            alignments_out=alignments_out,
         )
         frame.loc[selected["id"], group_names] = values.to_numpy()
         for name in group_names:
@@ -197,3 +217,22 @@ def add_missing_embeddings(
     store.add(absent, encode_texts(absent, encoder, batch_size))
     report.embeddings_added += len(absent)
     return True
+
+
+def add_missing_alignments(
+    store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, num_layers: int | None
+) -> None:
+    """Compute the alignment vectors of the chunk's pairs that the store lacks."""
+    refs, gens = [], []
+    for ref, gen in zip(rows["ref"], rows["gen"], strict=True):
+        for one in [ref] if isinstance(ref, str) else list(ref):
+            if pair_key(one, gen) not in store.vectors:
+                refs.append(one)
+                gens.append(gen)
+    if refs:
+        found: dict[str, np.ndarray] = {}
+        compute_features(
+            refs, gens, [], encoder=encoder, batch_size=batch_size, num_layers=num_layers,
+            alignments_out=found,
+        )  # fmt: skip
+        store.add_keyed(found)

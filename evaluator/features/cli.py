@@ -24,6 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--embeddings", type=Path, help="also keep mean-pooled embeddings of every text here"
     )
+    parser.add_argument(
+        "--alignments",
+        type=Path,
+        help="also keep the alignment vector of every (ref, gen) pair here (model input)",
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="encoder batch size")
     parser.add_argument("--chunk-size", type=int, default=4096, help="pairs per saved chunk")
     parser.add_argument(
@@ -53,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             encoder=args.encoder,
             num_layers=args.num_layers,
             embeddings_path=args.embeddings,
+            alignments_path=args.alignments,
             progress=not args.quiet,
         )
     except (FileNotFoundError, ValueError) as error:
@@ -64,4 +70,6 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.embeddings is not None:
         print(f"embeddings: {report.embeddings_added} added -> {args.embeddings}")
+    if args.alignments is not None:
+        print(f"alignments: {report.alignments_added} added -> {args.alignments}")
     return 0

@@ -24,7 +24,7 @@ from evaluator.features.registry import (
     is_encoder_metric,
     metrics_for,
 )
-from evaluator.resources import DEFAULT_ENCODER
+from evaluator.resources import DEFAULT_ENCODER, own_wordnet_files
 
 AGGREGATES = ("max", "min", "mean")
 PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
@@ -72,17 +72,6 @@ def _cpu_task(task: tuple[list[str], list[str], list[str]]) -> np.ndarray:
     return run_cpu_metrics(*task)
 
 
-def _own_wordnet_files() -> None:
-    """Worker initializer: drop the WordNet data files inherited through fork.
-
-    A forked file object shares its offset with the parent and the other workers, so
-    concurrent seek+read would return another process's line; the reader reopens lazily.
-    """
-    from evaluator.resources import wordnet
-
-    wordnet()._data_file_map.clear()
-
-
 def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) -> np.ndarray:
     """CPU metrics over all pairs, split across worker processes when it pays off."""
     workers = min(WORKERS, os.cpu_count() or 1)
@@ -96,7 +85,7 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     tasks = [
         (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
     ]
-    initializer = _own_wordnet_files if "meteor" in metric_names else None
+    initializer = own_wordnet_files if "meteor" in metric_names else None
     with multiprocessing.get_context("fork").Pool(workers, initializer=initializer) as pool:
         return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
 
@@ -109,6 +98,7 @@ def encoder_scores(
     batch_size: int,
     num_layers: int | None,
     embeddings_out: dict[str, np.ndarray] | None,
+    alignments_out: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Encoder metrics, one forward pass per distinct text in each block of pairs."""
     blocks = []
@@ -122,12 +112,26 @@ def encoder_scores(
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})
         ref_states = [encoded[text] for text in block_refs]
         gen_states = [encoded[text] for text in block_gens]
+        if alignments_out is not None:
+            for ref, gen, ref_state, gen_state in zip(
+                block_refs, block_gens, ref_states, gen_states, strict=True
+            ):
+                alignments_out[pair_key(ref, gen)] = encoder_pass.alignment_vector(
+                    ref_state, gen_state
+                )
         blocks.append(
             np.concatenate(
-                [METRICS[name]().compute(ref_states, gen_states) for name in metric_names], axis=1
+                [METRICS[name]().compute(ref_states, gen_states) for name in metric_names]
+                or [np.zeros((len(block_refs), 0))],
+                axis=1,
             )
         )
     return np.concatenate(blocks, axis=0)
+
+
+def pair_key(ref: str, gen: str) -> str:
+    """Key of one (reference, generated) pair in an alignment store."""
+    return f"{text_key(ref)}:{text_key(gen)}"
 
 
 def compute_features(
@@ -139,13 +143,16 @@ def compute_features(
     batch_size: int = 64,
     embeddings_out: dict[str, np.ndarray] | None = None,
     num_layers: int | None = None,
+    alignments_out: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """One row per pair, one float64 column per feature name, all finite.
 
     A pair with several references is scored against each and aggregated per feature with
     `aggregate` (max, min or mean). `embeddings_out`, if given, receives text_key(text) ->
     mean-pooled embedding for every text the encoder pass saw. `num_layers` is the
-    BERTScore layer (None: the encoder's last).
+    BERTScore layer (None: the encoder's last). `alignments_out`, if given, receives
+    pair_key(ref, gen) -> alignment vector (see encoder_pass.alignment_vector) for every
+    (reference, gen) pair, which runs the encoder pass even without encoder features.
     """
     names = list(names)
     metric_names = metrics_for(names)
@@ -162,10 +169,17 @@ def compute_features(
     neural = [name for name in metric_names if is_encoder_metric(name)]
     columns = [column for name in cpu + neural for column in METRICS[name].columns]
     parts = [cpu_scores(cpu, flat_refs, flat_gens)]
-    if neural and flat_refs:
+    if (neural or alignments_out is not None) and flat_refs:
         parts.append(
             encoder_scores(
-                neural, flat_refs, flat_gens, encoder, batch_size, num_layers, embeddings_out
+                neural,
+                flat_refs,
+                flat_gens,
+                encoder,
+                batch_size,
+                num_layers,
+                embeddings_out,
+                alignments_out,
             )
         )
     elif neural:

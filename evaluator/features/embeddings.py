@@ -1,7 +1,8 @@
-"""On-disk store of mean-pooled sentence embeddings keyed by the SHA-1 of the text.
+"""On-disk store of vectors keyed by the SHA-1 of a text (or of a pair, see `pair_key`).
 
 A frozen encoder gives each text the same vector every time, so the model trains on cached
-vectors instead of re-encoding. The parquet has columns `key` (sha1 hex) and `embedding`
+vectors instead of re-encoding: mean-pooled sentence embeddings per text, and alignment
+vectors per (ref, gen) pair. The parquet has columns `key` (sha1 hex) and `embedding`
 (fixed-size list of float32).
 """
 
@@ -68,6 +69,15 @@ class EmbeddingStore:
         if not rows:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
         return np.stack(rows)
+
+    def lookup_keyed(self, keys: Sequence[str]) -> np.ndarray:
+        """float32 (len(keys), dim) for keys as stored; KeyError names the first missing key."""
+        missing = next((key for key in keys if key not in self.vectors), None)
+        if missing is not None:
+            raise KeyError(f"no vector stored for key {missing!r}")
+        if not keys:
+            return np.zeros((0, self.dim or 0), dtype=np.float32)
+        return np.stack([self.vectors[key] for key in keys])
 
     def add(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         """Store one vector per text (row i for texts[i])."""

@@ -106,6 +106,26 @@ def encode_distinct(
     return result
 
 
+def alignment_vector(ref: EncodedText, gen: EncodedText) -> np.ndarray:
+    """What each side says that the other does not: (2 * dim,) float32.
+
+    The first half sums the reference's token states weighted by how badly the generated text
+    covers them (1 - best cosine, times the token weight); the second half does the same for
+    the generated text against the reference. A copy gives zeros; a changed number or name
+    gives roughly that token's state on both sides. BERTScore keeps only the scalar
+    coverage; the vectors keep *what* is uncovered, which is what names the error type.
+    """
+    dim = ref.mean.shape[0]
+    if ref.tokens is None or gen.tokens is None:
+        raise ValueError("alignment vectors need token states (encode with keep_tokens=True)")
+    if ref.empty or gen.empty:
+        return np.zeros(2 * dim, dtype=np.float32)
+    similarity = gen.tokens @ ref.tokens.T
+    ref_gap = ref.weights * (1 - similarity.max(dim=0).values).clamp(min=0)
+    gen_gap = gen.weights * (1 - similarity.max(dim=1).values).clamp(min=0)
+    return torch.cat([ref_gap @ ref.tokens, gen_gap @ gen.tokens]).numpy().astype(np.float32)
+
+
 def encode_texts(
     texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64
 ) -> np.ndarray:

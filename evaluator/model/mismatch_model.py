@@ -37,6 +37,9 @@ class MismatchConfig:
     embedding_dim: int = 384
     encoder_config: dict | None = None
     use_text: bool = True
+    # text branch also reads the pair's alignment vectors (what each side says that the other
+    # does not, see evaluator.features.encoder_pass.alignment_vector); frozen mode only
+    use_alignment: bool = False
     use_metrics: bool = True
     metric_ids: bool = True
     text_dim: int = 64
@@ -59,6 +62,8 @@ class MismatchConfig:
             )
         if not (self.use_text or self.use_metrics):
             raise ValueError("at least one of use_text and use_metrics must be true")
+        if self.use_alignment and not (self.use_text and self.encoder_mode == "frozen"):
+            raise ValueError("use_alignment needs use_text in frozen encoder mode")
         if self.use_metrics and not self.feature_names:
             raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
         if len(set(self.feature_names)) != len(self.feature_names):
@@ -114,6 +119,10 @@ class MismatchModel(nn.Module):
         if config.use_text:
             self.ref_projection = nn.Linear(config.embedding_dim, config.text_dim)
             self.gen_projection = nn.Linear(config.embedding_dim, config.text_dim)
+            head_inputs += 2 * config.text_dim
+        self.alignment_projection: nn.Linear | None = None
+        if config.use_alignment:
+            self.alignment_projection = nn.Linear(2 * config.embedding_dim, 2 * config.text_dim)
             head_inputs += 2 * config.text_dim
         self.metric_set: MetricSetEncoder | None = None
         if config.use_metrics:
@@ -183,18 +192,24 @@ class MismatchModel(nn.Module):
         gen: Tensor | Mapping[str, Tensor] | None = None,
         feature_mask: Tensor | None = None,
         metric_ids: Tensor | None = None,
+        alignment: Tensor | None = None,
     ) -> Tensor:
         """The joint pair representation both heads read (batch, head inputs).
 
         features: scaled metric scores (batch, metrics), columns in ``config.feature_names`` order
         unless ``metric_ids`` says which metric each column is; feature_mask: True = present.
-        ref / gen: embeddings (frozen) or tokenizer output (trainable).
+        ref / gen: embeddings (frozen) or tokenizer output (trainable); alignment: the pair's
+        alignment vectors (batch, 2 * embedding_dim) when ``use_alignment``.
         """
         parts = []
         if self.ref_projection is not None and self.gen_projection is not None:
             if ref is None or gen is None:
                 raise ValueError("the text branch needs both ref and gen")
             parts += [self.ref_projection(self.embed(ref)), self.gen_projection(self.embed(gen))]
+        if self.alignment_projection is not None:
+            if alignment is None:
+                raise ValueError("this model reads alignment vectors; pass alignment=")
+            parts.append(self.alignment_projection(alignment))
         if self.metric_set is not None:
             if features is None:
                 raise ValueError("the metric branch needs features")

@@ -4,7 +4,8 @@ Inputs live outside the repo: ``pairs_dir`` holds the synth splits ``train.parqu
 ``val.parquet`` (id, ref, gen, label, label_id, ...); ``features`` is the feature cache (a
 parquet file or a directory of them: ``id`` plus one float column per metric); in frozen mode
 ``embeddings`` is the EmbeddingStore of mean-pooled ref/gen embeddings, filled by
-``prepare_data`` for any text it lacks. The FeatureScaler is fitted on train only and kept
+``prepare_data`` for any text it lacks; ``alignments`` (optional) is the store of per-pair
+alignment vectors written by ``mismatch features --alignments``. The FeatureScaler is fitted on train only and kept
 (``self.scaler``) so the exported checkpoint scales inputs exactly as in training.
 """
 
@@ -20,7 +21,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import DataLoader
 
-from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts
+from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair_key
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.resources import DEFAULT_ENCODER
 from synth.taxonomy import CODES, NUM_CLASSES
@@ -109,6 +110,8 @@ class PairBatcher:
             "features": self.split["features"][index],
             "labels": self.split["labels"][index],
         }
+        if "alignment" in self.split:
+            batch["alignment"] = self.split["alignment"][index]
         for side in ("ref", "gen"):
             positions = self.split[f"{side}_index"][index]
             if self.table is not None:
@@ -134,6 +137,7 @@ class MismatchDataModule(L.LightningDataModule):
         pairs_dir: str,
         features: str,
         embeddings: str | None = None,
+        alignments: str | None = None,
         feature_names: list[str] | None = None,
         encoder: str = DEFAULT_ENCODER,
         encoder_mode: EncoderMode = "frozen",
@@ -145,7 +149,8 @@ class MismatchDataModule(L.LightningDataModule):
         feature_layers: int | None = None,
     ) -> None:
         """embeddings: EmbeddingStore path (frozen mode); None gives no text inputs (metric-only
-        ablation). feature_names: metric columns to use, default every float column of the cache.
+        ablation). alignments: per-pair alignment vector store (frozen mode), None: not used.
+        feature_names: metric columns to use, default every float column of the cache.
         feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
         the checkpoint so prediction computes the same features."""
         super().__init__()
@@ -186,6 +191,7 @@ class MismatchDataModule(L.LightningDataModule):
         raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
         self.scaler = FeatureScaler.fit(raw["train"])
         store = self._open_store()
+        alignments = self._open_alignments()
         tokenizer = self._tokenizer()
         for split, frame in self.frames.items():
             texts = pd.unique(pd.concat([frame["ref"], frame["gen"]])).tolist()
@@ -196,6 +202,15 @@ class MismatchDataModule(L.LightningDataModule):
                 "ref_index": torch.tensor(lookup.get_indexer(frame["ref"]), dtype=torch.long),
                 "gen_index": torch.tensor(lookup.get_indexer(frame["gen"]), dtype=torch.long),
             }
+            if alignments is not None:
+                keys = [pair_key(r, g) for r, g in zip(frame["ref"], frame["gen"], strict=True)]
+                try:
+                    tensors["alignment"] = torch.from_numpy(alignments.lookup_keyed(keys))
+                except KeyError as error:
+                    raise DataError(
+                        f"{self.hparams.alignments}: {error.args[0]} ({split} split); run "
+                        "mismatch features --alignments for these pairs"
+                    ) from None
             table = None if store is None else torch.from_numpy(store.lookup(texts))
             self.batchers[split] = PairBatcher(
                 tensors, texts, table, tokenizer, self.hparams.max_length
@@ -209,6 +224,18 @@ class MismatchDataModule(L.LightningDataModule):
                 f"embedding store {self.hparams.embeddings} does not exist; run prepare_data"
             )
         return EmbeddingStore.open(self.hparams.embeddings)
+
+    def _open_alignments(self) -> EmbeddingStore | None:
+        if self.hparams.alignments is None:
+            return None
+        if self.hparams.encoder_mode != "frozen":
+            raise DataError("alignment vectors are cached for the frozen encoder mode only")
+        if not Path(self.hparams.alignments).exists():
+            raise DataError(
+                f"alignment store {self.hparams.alignments} does not exist; "
+                "run mismatch features --alignments"
+            )
+        return EmbeddingStore.open(self.hparams.alignments)
 
     def _tokenizer(self):
         if self.hparams.encoder_mode != "trainable":

@@ -35,6 +35,7 @@ class MismatchModule(L.LightningModule):
         encoder: str = DEFAULT_ENCODER,
         encoder_mode: EncoderMode = "frozen",
         use_text: bool = True,
+        use_alignment: bool = False,
         use_metrics: bool = True,
         metric_ids: bool = True,
         text_dim: int = 64,
@@ -59,6 +60,7 @@ class MismatchModule(L.LightningModule):
             encoder_mode=encoder_mode,
             embedding_dim=encoder_hidden_size(encoder) if use_text else 0,
             use_text=use_text,
+            use_alignment=use_alignment,
             use_metrics=use_metrics,
             metric_ids=metric_ids,
             text_dim=text_dim,
@@ -79,6 +81,7 @@ class MismatchModule(L.LightningModule):
             features=batch["features"],
             ref=batch.get("ref"),
             gen=batch.get("gen"),
+            alignment=batch.get("alignment"),
         )
 
     def training_step(self, batch: dict, batch_index: int) -> Tensor:

@@ -75,6 +75,9 @@ class PretrainCLI(LightningCLI):
         )
         parser.link_arguments("data.encoder", "model.encoder")
         parser.link_arguments("data.encoder_mode", "model.encoder_mode")
+        parser.link_arguments(
+            "data.alignments", "model.use_alignment", compute_fn=lambda path: path is not None
+        )
         parser.link_arguments("data.feature_names", "model.feature_names", apply_on="instantiate")
 
     def instantiate_trainer(self, **kwargs):

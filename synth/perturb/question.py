@@ -1,11 +1,12 @@
 """QuestErr rules: keep the question's content but change what it asks for.
 
-Three moves: swap the wh-phrase for one asking something else (When <-> Where, "What year"
+Four moves: swap the wh-phrase for one asking something else (When <-> Where, "What year"
 -> "Where", "which team" -> "how many teams", "How many N" -> "Which N", "Who founded X"
 -> "How many people founded X"), turn a yes/no question into a wh-question ("Did you take
-..." -> "When did you take ..."), and a simple wh-question into a yes/no question ("When
-did X start?" -> "Did X start?"). Each swap is chosen by what the question asks for, so
-the new question still reads as English: no "Who is another name for X?" and no "Why is
+..." -> "When did you take ..."), turn a simple wh-question into a yes/no question ("When
+did X start?" -> "Did X start?"), and ask whether the answer is known instead of asking for
+it ("Who founded X?" -> "Is it known who founded X?"). Each swap is chosen by what the
+question asks for, so the new question still reads as English: no "Who is another name for X?" and no "Why is
 Normandy located?". Only questions are touched.
 """
 
@@ -446,4 +447,70 @@ def wh_phrase_to_yes_no(doc: Doc, ctx: Context) -> Change | None:
     return _object_to_yes_no(doc, head, filler, rule)
 
 
-RULES = {"QuestErr": [swap_wh, yes_no_to_wh, wh_to_yes_no, wh_phrase_to_yes_no]}
+# Yes/no frames that ask whether the answer is known instead of asking for it.
+KNOWN_FRAMES = ("Is it known", "Does anyone know", "Is it recorded")
+DO_TENSE = {"did": "VBD", "does": "VBZ", "do": "VBP"}
+
+
+def embed_as_yes_no(doc: Doc, ctx: Context) -> Change | None:
+    """Ask whether the answer is known: "Who founded X?" -> "Is it known who founded X?",
+    "When did Tesla start X?" -> "Is it known when Tesla started X?", "What is the capital
+    of X?" -> "Does anyone know what the capital of X is?". The asked-for content stays;
+    the answer becomes yes or no."""
+    if not _is_question(doc) or len(doc) < 4 or any(t.dep_ == "neg" for t in doc):
+        return None
+    wh = doc[0] if doc[0].lower_ in WH_WORDS and doc[0].tag_ in ("WDT", "WP", "WRB") else None
+    if wh is None or wh.lower_ == "how" and doc[1].lower_ in ("many", "much"):
+        return None  # "How many ..." keeps its noun between wh-word and verb: handled above
+    frame = ctx.rng.choice(KNOWN_FRAMES)
+    phrase_end = wh.head.i + 1 if wh.dep_ == "det" and wh.head.i < 5 else wh.i + 1
+    if phrase_end >= len(doc) - 1:
+        return None
+    after = doc[phrase_end]
+    wh_phrase = _lower_first(wh) + doc.text[wh.idx + len(wh.text) : after.idx].rstrip()
+    rule = "QuestErr/embedded_yesno"
+    if after.pos_ != "AUX" or after.tag_ not in FINITE:
+        # the wh-phrase is the subject: "Who founded X?" reads the same when embedded
+        if not _is_subject(doc[phrase_end - 1]) or after.pos_ != "VERB":
+            return None
+        return replace(doc, 0, len(doc.text), f"{frame} {wh_phrase} {doc.text[after.idx:]}", rule)
+    verb = _main_verb(after)
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i > after.i), None)
+    if subject is None:
+        # "Who was the first X?": the wh-word is the subject of the auxiliary or copula; with
+        # do-support ("What did the Mongols build?") something else is the subject, misparsed
+        if after.lemma_ == "do":
+            return None
+        if not _is_subject(doc[phrase_end - 1]) and not (
+            wh.lower_ in ("who", "what") and verb.lemma_ == "be" and verb == after
+        ):
+            return None
+        return replace(doc, 0, len(doc.text), f"{frame} {wh_phrase} {doc.text[after.idx:]}", rule)
+    start, end = subject.left_edge.i, subject.right_edge.i
+    if (
+        start != after.i + 1
+        or end + 1 >= len(doc)
+        or any(t.pos_ in ("VERB", "AUX") for t in doc[start : end + 1])
+    ):
+        return None  # the subject must directly follow the auxiliary and be a plain phrase
+    subject_text = _lower_first(doc[start]) + doc.text[doc[start].idx + len(doc[start].text) : doc[end].idx + len(doc[end].text)]
+    rest = doc.text[doc[end + 1].idx :]
+    if after.lower_ in DO_TENSE:
+        if verb == after or verb.i != end + 1 or verb.tag_ != "VB":
+            return None
+        forms = getInflection(verb.lemma_, tag=DO_TENSE[after.lower_])
+        if not forms:
+            return None
+        rest = forms[0] + doc.text[verb.idx + len(verb.text) :]
+        new = f"{frame} {wh_phrase} {subject_text} {rest}"
+    elif verb == after:
+        # copula: "What is the capital of X?" -> "... what the capital of X is?"
+        if doc[end + 1].text != "?":
+            return None
+        new = f"{frame} {wh_phrase} {subject_text} {after.lower_}?"
+    else:
+        new = f"{frame} {wh_phrase} {subject_text} {after.lower_} {rest}"
+    return replace(doc, 0, len(doc.text), new, rule)
+
+
+RULES = {"QuestErr": [swap_wh, yes_no_to_wh, wh_to_yes_no, wh_phrase_to_yes_no, embed_as_yes_no]}
