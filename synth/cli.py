@@ -60,7 +60,14 @@ def run(args: argparse.Namespace) -> int:
     train, val, manifest = generate(config, progress=progress)
     bar.close()
     write(args.out, train, val, manifest)
-    summary = {k: manifest[k] for k in ("num_pairs", "splits", "per_class", "per_source_share", "seconds", "pairs_per_second")}
+    if manifest["shortfall"]:
+        short = ", ".join(f"{code} {count}" for code, count in manifest["shortfall"].items())
+        print(
+            f"warning: {manifest['num_pairs']} of {config.num_pairs} pairs were possible from these "
+            f"corpora and rules; missing per class: {short}",
+            file=sys.stderr,
+        )
+    summary = {k: manifest[k] for k in ("num_pairs", "splits", "per_class", "shortfall", "per_source_share", "seconds", "pairs_per_second")}
     print(json.dumps(summary, indent=1))
     return 0
 

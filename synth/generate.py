@@ -57,6 +57,9 @@ class SynthConfig:
     texts_per_chunk: int = 600
     processes: int = 2
     max_rounds: int = 40
+    # stop once a round fills less than this share of the pairs still open: what is left cannot
+    # be made from these corpora at a useful rate (the manifest then reports the shortfall)
+    min_round_yield: float = 0.01
 
 
 @dataclass
@@ -369,6 +372,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                         task_splits.append(split)
             if not tasks:
                 break
+            still_open = sum(sum(quotas.open_in(split).values()) for split in ("train", "val"))
             made = kept = 0
             for split, (candidates, tried, errors) in zip(task_splits, pool.imap(_work_chunk, tasks), strict=True):
                 attempts.update(tried)
@@ -386,11 +390,16 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                 {"texts": texts, "candidates": made, "accepted": kept,
                  "seconds": round(time.perf_counter() - round_started, 1)}
             )  # fmt: skip
-            if kept == 0:
-                break  # what is still open cannot be made from these corpora with these rules
+            if kept == 0 or kept < config.min_round_yield * still_open:
+                break  # what is still open cannot be made (at a useful rate) from these corpora
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
     manifest["rounds"] = rounds
+    manifest["shortfall"] = {
+        code: quotas.need[("train", code)] + quotas.need[("val", code)]
+        for code in CODES
+        if quotas.need[("train", code)] + quotas.need[("val", code)] > 0
+    }
     manifest["rule_errors"] = dict(rule_errors)
     return frames["train"], frames["val"], manifest
 

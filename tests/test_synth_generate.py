@@ -80,3 +80,17 @@ def test_no_text_of_the_human_sets_is_used(generated):
     train, val, _ = generated
     for frame in (train, val):
         assert not {normalise(t) for t in frame["ref"]} & overlap.texts
+
+
+def test_a_class_the_corpus_cannot_supply_is_reported_as_shortfall(small_corpus):
+    # statements only: no text can take a QuestErr rule, so that quota stays open
+    groups = [g for g in small_corpus.groups if g.source != "squad"][:60]
+    corpus = dataclasses.replace(small_corpus, groups=groups)
+    config = SynthConfig(
+        num_pairs=140, seed=3, processes=1, texts_per_chunk=100, max_source_share=1.0,
+        source_weights={"multi30k": 0.4, "webnlg": 0.3, "coco": 0.3},
+    )  # fmt: skip
+    train, val, manifest = generate(config, corpus=corpus)
+    assert manifest["shortfall"]["QuestErr"] == 10
+    assert manifest["per_class"]["QuestErr"] == 0
+    assert manifest["num_pairs"] == len(train) + len(val) < 140
