@@ -9,6 +9,7 @@ import importlib
 TARGETS: dict[str, str] = {
     "synth": "synth.bench:bench_synth",
     "features": "evaluator.features.bench:bench_features",
+    "predict": "evaluator.predict_bench:bench_predict",
 }
 
 

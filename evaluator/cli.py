@@ -11,7 +11,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
     "features": ("evaluator.features.cli", "compute (and cache) metric features for pairs"),
     "pretrain": ("evaluator.pretrain_cli", "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)"),
-    "bench": ("evaluator.bench", "measure throughput of synth / features"),
+    "finetune": ("evaluator.finetune_cli", "fine-tune the base evaluator on a task's human ratings"),
+    "evaluate": ("evaluator.evaluate_cli", "fine-tune and evaluate per task against metric baselines"),
+    "predict": ("evaluator.predict_cli", "rate generated texts against references; name their errors"),
+    "stress": ("evaluator.stress.cli", "blind-spot stress tests for any metric, ours included"),
+    "bench": ("evaluator.bench", "measure throughput of synth / features / predict"),
     "demo": ("evaluator.demo", "run the main job on a few real pairs and print a table"),
 }
 
@@ -49,4 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m evaluator.cli`: run the package's copy, whose CommandError the commands raise
+    from evaluator.cli import main as package_main
+
+    sys.exit(package_main())

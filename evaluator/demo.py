@@ -1,55 +1,64 @@
-"""`mismatch demo`: the main job on real data, printed as tables a person can read.
+"""`mismatch demo`: the main job on real pairs, printed as a table a person can read.
 
-Until the predict issue lands, the main job is what exists end to end: build a small
-synthetic mismatch set from the shared corpora (one pair per class shown with the rule
-that made it), then score the example pairs in examples/pairs.jsonl with the metric
-features the evaluator is built on.
+Scores examples/pairs.jsonl (real MT outputs and references with hand-made errors) with the
+shipped checkpoint through the same path as `mismatch predict`, and shows per pair the
+score, the most likely mismatch classes and the two texts.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
+import textwrap
 from pathlib import Path
 
+from evaluator.predict_cli import DEFAULT_CHECKPOINT, quiet_hub_libraries
 from evaluator.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
-SHOWN_FEATURES = ("bleu", "chrf", "meteor", "bertscore_f", "numbers_agree", "negation_agree")
+TEXT_WIDTH = 96
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--examples", type=Path, default=EXAMPLES, help="pairs JSONL to score")
-    parser.add_argument("--synth-pairs", type=int, default=280, help="size of the synthetic sample")
+    parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to use")
+    parser.add_argument("--top", type=int, default=3, help="classes shown per pair")
 
 
 def run(args: argparse.Namespace) -> int:
-    show_synthetic_pairs(args.synth_pairs)
-    score_examples(args.examples)
-    return 0
-
-
-def show_synthetic_pairs(num_pairs: int) -> None:
-    from synth.generate import SynthConfig, generate
-
-    config = dataclasses.replace(SynthConfig(), num_pairs=num_pairs, processes=1, max_source_share=0.6)
-    train, _, manifest = generate(config)
-    print(f"\nSynthetic mismatch pairs: {manifest['num_pairs']} made in {manifest['seconds']} s; one per class:\n")
-    for _, row in train.groupby("label_id", sort=True).head(1).sort_values("label_id").iterrows():
-        print(f"[{row['label']}] ({row['rule']})\n  ref: {row['ref']}\n  gen: {row['gen']}")
-
-
-def score_examples(path: Path) -> None:
-    from evaluator.features import compute_features
+    quiet_hub_libraries()
+    from evaluator.cli import CommandError
+    from evaluator.evaluator import Evaluator
+    from evaluator.hub import CheckpointError
     from evaluator.human_data import iter_jsonl
+    from evaluator.predict_cli import resolve_checkpoint
+    from evaluator.predict_io import InputError, read_jsonl_file
 
-    rows = [value for _, value in iter_jsonl(path)]
-    frame = compute_features([r["ref"] for r in rows], [r["gen"] for r in rows], names=SHOWN_FEATURES)
-    print(f"\nMetric features of {path.name} (multi-reference: max over references):\n")
-    header = f"{'id':<14}" + "".join(f"{name:>15}" for name in SHOWN_FEATURES) + "  note"
-    print(header)
-    for row, (_, values) in zip(rows, frame.iterrows(), strict=True):
-        cells = "".join(f"{values[name]:>15.3f}" for name in SHOWN_FEATURES)
-        print(f"{row.get('id', ''):<14}{cells}  {row.get('note', '')}")
-    print("\n" + json.dumps({"pairs": len(rows), "features": list(SHOWN_FEATURES)}))
+    try:
+        pairs = read_jsonl_file(args.examples)
+    except InputError as error:
+        raise CommandError(str(error)) from None
+    notes = [str(value.get("note", "")) for _, value in iter_jsonl(args.examples)]
+    name, revision = resolve_checkpoint(args.checkpoint, None)
+    try:
+        evaluator = Evaluator.from_pretrained(name, revision=revision)
+    except CheckpointError as error:
+        raise CommandError(str(error)) from None
+    predictions = evaluator.predict(pairs.refs, pairs.gens, ids=pairs.ids, progress=False)
+    print(
+        f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"
+        "score = P(NoContr), the probability that gen says what the reference says "
+        f"(1 = no error); labels = classes with probability >= {evaluator.threshold}\n"
+    )
+    width = max(len(p.id) for p in predictions)
+    print(f"{'id':<{width}}  {'score':>5}  {'labels':<10}  {'most likely classes':<44}  note")
+    for prediction, ref, gen, note in zip(predictions, pairs.refs, pairs.gens, notes, strict=True):
+        ranked = sorted(prediction.mismatch.items(), key=lambda item: -item[1])[: args.top]
+        classes = ", ".join(f"{code} {p:.2f}" for code, p in ranked)
+        labels = ",".join(prediction.labels) or "-"
+        print(
+            f"{prediction.id:<{width}}  {prediction.score:5.3f}  {labels:<10}  {classes:<44}  {note}"
+        )
+        for one in [ref] if isinstance(ref, str) else ref:
+            print("    ref: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
+        print("    gen: " + textwrap.shorten(gen, TEXT_WIDTH, placeholder=" ..."))
+    return 0

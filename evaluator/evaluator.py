@@ -1,0 +1,260 @@
+"""The Python API: `Evaluator.from_pretrained(...).predict(refs, gens)` -> one `Prediction` per pair.
+
+An Evaluator wraps a loaded checkpoint and turns the raw model outputs of
+`evaluator.inference.predict_outputs` into named results: the score P(NoContr), the task
+ratings on their human scales, every mismatch class with its probability, and the classes
+over a threshold. Pairs are processed in chunks of similar length (identical references
+kept together, so each chunk encodes a shared reference once) and returned in input order.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluator.features.compute import check_pairs
+from evaluator.hub import Checkpoint, CheckpointError, load
+from evaluator.inference import predict_outputs
+from evaluator.tasks import Criterion
+from synth.taxonomy import CODES
+
+CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
+ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
+TASK_KINDS = ("regression", "classification")
+# encoder_pass warns per call; predict counts truncated pairs itself and warns once
+_ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
+
+
+class TruncationWarning(UserWarning):
+    """Some texts were longer than the encoder's limit and were cut; the message counts them."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One pair's result.
+
+    score: P(NoContr), the probability that gen says what the reference says (1 = no error).
+    ratings: criterion key -> value on the task's human scale (fine-tuned checkpoints; {} for
+    the base); for a classification task (NLI) the value is the class probability.
+    mismatch: class code -> probability, all 14 in taxonomy order, summing to 1.
+    labels: the classes whose probability is at least the threshold, most likely first;
+    "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
+    likely (the model is unsure).
+    """
+
+    id: str
+    score: float
+    ratings: dict[str, float]
+    mismatch: dict[str, float]
+    labels: list[str]
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "score": self.score,
+            "ratings": dict(self.ratings),
+            "mismatch": dict(self.mismatch),
+            "labels": list(self.labels),
+        }
+
+
+class Evaluator:
+    """A loaded checkpoint ready to score (reference, generated text) pairs."""
+
+    def __init__(self, checkpoint: Checkpoint, device: str = "cpu", threshold: float = 0.5) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        self.checkpoint = checkpoint
+        self.threshold = threshold
+        self.kind, self.criteria = _task_criteria(checkpoint)
+        self.device = _check_device(device)
+        checkpoint.model.to(self.device).eval()
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        path_or_hub_id: str | os.PathLike,
+        revision: str | None = None,
+        local_files_only: bool = False,
+        device: str = "cpu",
+        threshold: float = 0.5,
+    ) -> Evaluator:
+        """Load a checkpoint directory or Hub repo id (CheckpointError if it cannot be had)."""
+        return cls(load(path_or_hub_id, revision, local_files_only), device, threshold)
+
+    @property
+    def rating_keys(self) -> list[str]:
+        return [criterion.key for criterion in self.criteria]
+
+    def predict(
+        self,
+        refs: Sequence[str | Sequence[str]],
+        gens: Sequence[str],
+        srcs: Sequence[str | None] | None = None,
+        batch_size: int = 64,
+        ids: Sequence[str] | None = None,
+        progress: bool = True,
+    ) -> list[Prediction]:
+        """One Prediction per pair, in input order.
+
+        refs[i] is a reference or a list of references (the closest one decides). srcs is
+        checked to line up with the pairs; the current checkpoints read only ref and gen.
+        ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
+        the input spans several chunks; over-long texts are truncated and counted in one
+        TruncationWarning.
+        """
+        n = len(gens)
+        for name, values in (("refs", refs), ("srcs", srcs), ("ids", ids)):
+            if values is not None and len(values) != n:
+                raise ValueError(f"{len(values)} {name} but {n} generated texts")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        check_pairs(refs, gens)
+        if srcs is not None and not all(src is None or isinstance(src, str) for src in srcs):
+            raise ValueError("every src must be a string or None")
+        if n == 0:
+            return []
+        ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
+        refs = [ref if isinstance(ref, str) else list(ref) for ref in refs]
+        self._warn_truncated(refs, gens)
+        order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
+        probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
+        ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
+        chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
+        with _progress_bar(n, progress and len(chunks) > 1) as bar, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_ENCODER_TRUNCATION_MESSAGE)
+            for chunk in chunks:
+                outputs = predict_outputs(
+                    self.checkpoint, [refs[i] for i in chunk], [gens[i] for i in chunk], batch_size
+                )
+                probabilities[chunk] = outputs.probabilities
+                if self.criteria:
+                    ratings[chunk] = outputs.ratings
+                bar.update(len(chunk))
+        return [self._prediction(ids[i], probabilities[i], ratings[i]) for i in range(n)]
+
+    def _prediction(self, id_: str, probabilities: np.ndarray, raw: np.ndarray) -> Prediction:
+        pairs = list(zip(CODES, probabilities.tolist(), strict=True))
+        mismatch = {code: round(p, ROUND_DIGITS) for code, p in pairs}
+        over = sorted((-p, index) for index, (_, p) in enumerate(pairs) if p >= self.threshold)
+        labels = [CODES[index] for _, index in over]
+        return Prediction(
+            id=id_,
+            score=mismatch[CODES[0]],
+            ratings=self._ratings(raw),
+            mismatch=mismatch,
+            labels=labels,
+        )
+
+    def _ratings(self, raw: np.ndarray) -> dict[str, float]:
+        if not self.criteria:
+            return {}
+        if self.kind == "classification":
+            shifted = np.exp(raw - raw.max())
+            values = shifted / shifted.sum()
+        else:
+            values = [
+                c.denormalise(float(np.clip(v, 0.0, 1.0)))
+                for c, v in zip(self.criteria, raw, strict=True)
+            ]
+        return {
+            c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)
+        }
+
+    def _warn_truncated(self, refs: list[str | list[str]], gens: Sequence[str]) -> None:
+        """Count the pairs with a text over the encoder limit and warn once (they are cut)."""
+        limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)])
+        if not over:
+            return
+        count = sum(
+            1
+            for ref, gen in zip(refs, gens, strict=True)
+            if gen in over or any(one in over for one in ([ref] if isinstance(ref, str) else ref))
+        )
+        warnings.warn(
+            f"{count} of {len(gens)} pair(s) have a text longer than the encoder's {limit} "
+            "tokens; it was truncated, so its end is not evaluated",
+            TruncationWarning,
+            stacklevel=3,
+        )
+
+
+def _flat(refs: list[str | list[str]]) -> list[str]:
+    return [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
+
+
+def _length_key(ref: str | list[str], gen: str) -> tuple:
+    """Sort key: similar lengths together, and pairs sharing a reference side by side."""
+    references = [ref] if isinstance(ref, str) else ref
+    return (sum(len(r) for r in references), references, len(gen))
+
+
+def _over_long_texts(checkpoint: Checkpoint, texts: list[str]) -> tuple[int, set[str]]:
+    """The encoder's token limit and the distinct texts over it, counted as the encoder does."""
+    from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
+
+    config = checkpoint.model.config
+    encoded_features = any(is_encoder_metric(COLUMN_TO_METRIC[n]) for n in config.feature_names)
+    if not (config.use_text or encoded_features):
+        return 0, set()
+    from evaluator.resources import load_encoder
+
+    tokenizer, encoder = load_encoder(config.encoder)
+    limit = min(tokenizer.model_max_length, encoder.config.max_position_embeddings)
+    distinct = list(dict.fromkeys(texts))
+    ids = tokenizer([t.strip() for t in distinct], add_special_tokens=True, verbose=False)
+    return limit, {t for t, row in zip(distinct, ids["input_ids"], strict=True) if len(row) > limit}
+
+
+def _task_criteria(checkpoint: Checkpoint) -> tuple[str | None, list[Criterion]]:
+    """The task kind and its criteria in rating-column order; checks they fit the model."""
+    tasks = checkpoint.tasks
+    num_ratings = checkpoint.model.config.num_ratings
+    where = checkpoint.path / "config.json"
+    if not tasks and not num_ratings:
+        return None, []
+    if len(tasks) != 1:
+        raise CheckpointError(
+            f"{where}: a model with {num_ratings} rating output(s) needs exactly one task entry, "
+            f"found {len(tasks)}"
+        )
+    ((name, task),) = tasks.items()
+    try:
+        kind = task["kind"]
+        criteria = [
+            Criterion(c["key"], c["key"], float(c["low"]), float(c["high"]))
+            for c in task["criteria"]
+        ]
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{where}: task {name!r} is malformed ({error!r})") from None
+    if kind not in TASK_KINDS:
+        raise CheckpointError(f"{where}: task {name!r} has kind {kind!r}, not one of {TASK_KINDS}")
+    if len(criteria) != num_ratings:
+        raise CheckpointError(
+            f"{where}: task {name!r} names {len(criteria)} criteria but the model has "
+            f"{num_ratings} rating output(s)"
+        )
+    return kind, criteria
+
+
+def _check_device(device: str):
+    import torch
+
+    try:
+        resolved = torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"unknown device {device!r}; use cpu or cuda") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda requested but no CUDA GPU is available")
+    return resolved
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit="pair", file=sys.stderr, desc="predict")

@@ -1,0 +1,98 @@
+"""`mismatch bench predict`: end-to-end predict speed against bert-score on the same real pairs.
+
+One process, the same pairs, the same MiniLM: our `Evaluator.predict` (metric features +
+encoder pass + model, shipped base checkpoint) and `bert_score.score` with that encoder
+and layer. Both are warmed up on a few pairs first, so the times exclude one-off loading
+(bert-score still reloads its model inside every call, a fraction of a second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import time
+
+from evaluator.resources import REPO_ROOT, encoder_path
+
+CHECKPOINT = REPO_ROOT / "checkpoints" / "mismatch-base"
+TASKS = ("summarization", "translation", "captioning")
+DEFAULT_PAIRS = 2000
+TARGET_PAIRS_PER_SECOND = 60.0
+TARGET_RATIO = 2.0
+TARGET_RSS_GB = 2.5
+WARMUP_PAIRS = 8
+
+
+def bench_pairs(count: int, seed: int) -> tuple[list[str], list[str]]:
+    """An equal share of (first reference, gen) pairs from each task in TASKS, seeded."""
+    from evaluator.tasks import get_task, load_task_records
+
+    refs, gens = [], []
+    for index, name in enumerate(TASKS):
+        share = count // len(TASKS) + (1 if index < count % len(TASKS) else 0)
+        records = load_task_records(get_task(name))
+        for record in random.Random(seed).sample(records, min(share, len(records))):
+            refs.append(record.refs[0])
+            gens.append(record.gen)
+    return refs, gens
+
+
+def peak_rss_gb(who: int) -> float:
+    """Peak resident set size in GB (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(who).ru_maxrss * 1024 / 1e9
+
+
+def bench_predict(args: argparse.Namespace) -> None:
+    from evaluator.predict_cli import quiet_hub_libraries
+
+    quiet_hub_libraries()  # before bert_score imports transformers
+    import bert_score
+
+    from evaluator.evaluator import Evaluator
+
+    refs, gens = bench_pairs(args.pairs or DEFAULT_PAIRS, args.seed)
+    count = len(refs)
+    evaluator = Evaluator.from_pretrained(CHECKPOINT)
+    encoder = evaluator.checkpoint.model.config.encoder
+    model_type = encoder_path(encoder)
+    from evaluator.resources import load_encoder
+
+    num_layers = (
+        evaluator.checkpoint.num_layers or load_encoder(encoder)[1].config.num_hidden_layers
+    )
+    print(
+        f"predict bench: {count} real pairs ({', '.join(TASKS)}; first reference; seed "
+        f"{args.seed}); checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; encoder {encoder} "
+        f"layer {num_layers}; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPU(s)"
+    )
+
+    def ours(r: list[str], g: list[str]) -> None:
+        evaluator.predict(r, g, batch_size=64, progress=False)
+
+    def theirs(r: list[str], g: list[str]) -> None:
+        bert_score.score(g, r, model_type=model_type, num_layers=num_layers, batch_size=64)
+
+    rates = {}
+    for name, function in (("mismatch-eval predict", ours), ("bert_score.score", theirs)):
+        function(refs[:WARMUP_PAIRS], gens[:WARMUP_PAIRS])
+        start = time.perf_counter()
+        function(refs, gens)
+        seconds = time.perf_counter() - start
+        rates[name] = seconds
+        print(f"{name:<22} {seconds:7.1f} s  {count / seconds:7.1f} pairs/s")
+    ours_seconds, theirs_seconds = rates.values()
+    ratio = ours_seconds / theirs_seconds
+    rss = peak_rss_gb(resource.RUSAGE_SELF)
+    workers = peak_rss_gb(resource.RUSAGE_CHILDREN)
+    print(f"time ratio ours / bert-score: {ratio:.2f}")
+    print(f"peak RSS: {rss:.2f} GB (main process); {workers:.2f} GB (largest worker process)")
+    checks = {
+        f">= {TARGET_PAIRS_PER_SECOND:.0f} pairs/s": count / ours_seconds
+        >= TARGET_PAIRS_PER_SECOND,
+        f"ratio <= {TARGET_RATIO}": ratio <= TARGET_RATIO,
+        f"RSS <= {TARGET_RSS_GB} GB": rss <= TARGET_RSS_GB,
+    }
+    print("targets: " + ", ".join(f"{k} {'met' if ok else 'MISSED'}" for k, ok in checks.items()))
+    print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -1,0 +1,255 @@
+"""`mismatch predict`: score generated texts against references from files or stdin.
+
+Input is read and checked before the checkpoint loads, so bad input fails fast; output is
+written only after every pair is scored (to stdout, or atomically to --output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from evaluator.cli import CommandError
+
+DEFAULT_CHECKPOINT = "checkpoints/mismatch-base"
+
+
+EPILOG = (
+    "Each output record: id (default: the input line number); score = P(NoContr), the "
+    "probability that gen says what the reference says (1 = no error found); ratings = the "
+    "task's criteria on their human scales (task checkpoints only); mismatch = the "
+    "probability of each of the 14 classes; labels = the classes with probability >= "
+    "--threshold, most likely first (empty when the model is unsure). With several "
+    "references the closest one decides. Texts over the encoder's token limit are truncated "
+    "and counted in one warning."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
+    source = parser.add_argument_group("input (one of; default: JSONL on stdin)")
+    source.add_argument(
+        "--refs",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="reference file(s), one text per line; several files = several references per pair",
+    )
+    source.add_argument("--gens", type=Path, metavar="FILE", help="generated texts, line-aligned")
+    source.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
+    source.add_argument(
+        "--input",
+        metavar="FILE",
+        help='JSONL of {"ref": str | [str], "gen": str, "src"?: str, "id"?: str}; "-" = stdin',
+    )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="PATH_OR_HUB_ID[@REVISION]",
+        help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
+        "or checkpoints/mismatch-TASK with --task)",
+    )
+    parser.add_argument("--task", help="use the checkpoint fine-tuned for this task")
+    parser.add_argument("--output", type=Path, metavar="FILE", help="output file (default: stdout)")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "tsv"),
+        help="output format (default: from the --output suffix, else jsonl)",
+    )
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (the model head; default cpu)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="a class is listed in labels when its probability is at least this (default 0.5)",
+    )
+    parser.add_argument(
+        "--offline", action="store_true", help="never contact the Hugging Face Hub (cache only)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary line")
+
+
+def run(args: argparse.Namespace) -> int:
+    quiet_hub_libraries()
+    if args.offline:  # before anything imports huggingface_hub
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from evaluator.resources import hub_reachable
+
+    hub_reachable.cache_clear()  # decide again, now that the environment is final
+    started = time.perf_counter()
+    output_format = _output_format(args)
+    if args.batch_size < 1:
+        raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
+    if not 0.0 < args.threshold <= 1.0:
+        raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    if args.output is not None and args.output.is_dir():
+        raise CommandError(f"--output {args.output} is a directory; name a file")
+    pairs = _read_input(args)
+    evaluator = _load_evaluator(args)
+    from evaluator.evaluator import TruncationWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TruncationWarning)
+        predictions = evaluator.predict(
+            pairs.refs,
+            pairs.gens,
+            srcs=pairs.srcs,
+            batch_size=args.batch_size,
+            ids=pairs.ids,
+            progress=not args.quiet,
+        )
+    _report_warnings(caught)
+    from evaluator.predict_io import format_predictions, write_atomic
+
+    text = format_predictions(predictions, output_format, evaluator.rating_keys)
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            write_atomic(args.output, text)
+        except OSError as error:
+            raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
+    if not args.quiet:
+        seconds = time.perf_counter() - started
+        where = "stdout" if args.output is None else args.output
+        print(
+            f"mismatch predict: {len(predictions)} pair(s) scored with {evaluator.checkpoint.path} "
+            f"in {seconds:.1f} s -> {where}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def quiet_hub_libraries() -> None:
+    """No "Loading weights" bars from transformers: our own bar is the one that means progress."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def _output_format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    suffix = args.output.suffix.lower().lstrip(".") if args.output else ""
+    return suffix if suffix in ("csv", "tsv") else "jsonl"
+
+
+def _read_input(args: argparse.Namespace):
+    from evaluator.predict_io import (
+        STDIN_NAME,
+        InputError,
+        read_aligned,
+        read_jsonl,
+        read_jsonl_file,
+    )
+
+    aligned = args.refs is not None or args.gens is not None or args.srcs is not None
+    if aligned and args.input is not None:
+        raise CommandError("give either --input or --refs/--gens, not both")
+    try:
+        if aligned:
+            if args.refs is None or args.gens is None:
+                raise CommandError("line-aligned input needs both --refs and --gens")
+            return read_aligned(args.refs, args.gens, args.srcs)
+        if args.input not in (None, "-"):
+            return read_jsonl_file(Path(args.input))
+        if args.input is None and sys.stdin.isatty():
+            raise CommandError(
+                "no input: give --input pairs.jsonl, --refs F --gens F, or pipe JSONL on stdin"
+            )
+        return read_jsonl(sys.stdin.buffer, STDIN_NAME)
+    except InputError as error:
+        raise CommandError(str(error)) from None
+
+
+def _load_evaluator(args: argparse.Namespace):
+    name, revision = resolve_checkpoint(args.checkpoint, args.task)  # before torch loads
+    from evaluator.evaluator import Evaluator
+    from evaluator.hub import CheckpointError
+
+    try:
+        evaluator = Evaluator.from_pretrained(
+            name, revision=revision, device=args.device, threshold=args.threshold
+        )
+    except (CheckpointError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    if args.task and args.task not in evaluator.checkpoint.tasks:
+        raise CommandError(
+            f"{evaluator.checkpoint.path} is not fine-tuned for task {args.task!r} "
+            f"(its tasks: {', '.join(evaluator.checkpoint.tasks) or 'none'})"
+        )
+    return evaluator
+
+
+def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | None]:
+    """(local directory or Hub id, revision) for --checkpoint/--task.
+
+    A relative path is looked up in the working directory, then in the repository root, so
+    the shipped checkpoints work from anywhere; anything else is taken as a Hub id.
+    """
+    from evaluator.resources import REPO_ROOT
+
+    if task is not None:
+        from evaluator.tasks import get_task
+
+        try:
+            get_task(task)
+        except KeyError as error:
+            raise CommandError(str(error.args[0])) from None
+    if spec is None:
+        spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
+        for candidate in (Path(spec), REPO_ROOT / spec):
+            if candidate.is_dir():
+                return str(candidate), None
+        hint = "" if task is None else f"; make it with: mismatch finetune --task {task}"
+        raise CommandError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
+    name, revision = spec, None
+    if "@" in spec and not Path(spec).expanduser().exists():
+        name, _, revision = spec.rpartition("@")
+        if not name or not revision:
+            raise CommandError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
+    for candidate in (Path(name).expanduser(), REPO_ROOT / name):
+        if candidate.exists():
+            if revision is not None:
+                raise CommandError(
+                    f"{candidate} is a local directory; @{revision} applies to Hub ids"
+                )
+            return str(candidate), None
+    _require_cached_when_offline(name, revision)
+    return name, revision
+
+
+def _require_cached_when_offline(name: str, revision: str | None) -> None:
+    """Offline, a Hub id must already be in the cache: check it before torch is imported."""
+    from evaluator.resources import hub_reachable
+
+    if hub_reachable():
+        return
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    try:
+        cached = try_to_load_from_cache(name, "config.json", revision=revision)
+    except ValueError:  # not a valid repo id, so it was meant as a path
+        raise CommandError(f"checkpoint directory {name} does not exist") from None
+    if not isinstance(cached, str):
+        raise CommandError(
+            f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
+        )
+
+
+def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Print our truncation count as one line; pass every other warning on unchanged."""
+    from evaluator.evaluator import TruncationWarning
+
+    for warning in caught:
+        if issubclass(warning.category, TruncationWarning):
+            print(f"mismatch predict: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )

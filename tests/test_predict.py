@@ -1,0 +1,534 @@
+"""Predict: the Evaluator API, the `mismatch predict` CLI, its inputs/outputs and errors.
+
+Checkpoints here are tiny random models over cheap lexical features (no encoder) unless a
+test is marked slow; only the structure of the outputs is checked, never model quality.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import evaluator.evaluator as evaluator_module
+from evaluator import Evaluator, Prediction
+from evaluator.cli import main
+from evaluator.evaluator import TruncationWarning
+from evaluator.features import FeatureScaler
+from evaluator.hub import CheckpointError, save_pretrained
+from evaluator.inference import predict_outputs
+from evaluator.model import MismatchConfig, MismatchModel
+from synth.taxonomy import CODES
+
+FEATURES = ["bleu", "chrf", "rougeL_f"]
+REFS = [
+    "Two dogs ran across the park.",
+    "A man rides a horse on the beach at sunset.",
+    "The company reported a profit of 16 million dollars last year.",
+    "She did not go to school today.",
+    "Kids play football.",
+]
+GENS = [
+    "Three dogs ran across the park.",
+    "A man rides a horse.",
+    "The company reported a loss of 16 million dollars last year.",
+    "She went to school today.",
+    "",
+]
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "predict.py"
+REGRESSION_TASK = {
+    "summarization": {
+        "kind": "regression",
+        "criteria": [
+            {"key": "coherence", "low": 1.0, "high": 5.0},
+            {"key": "fluency", "low": 1.0, "high": 5.0},
+        ],
+    }
+}
+NLI_TASK = {
+    "nli": {
+        "kind": "classification",
+        "criteria": [
+            {"key": key, "low": 0.0, "high": 1.0}
+            for key in ("entailment", "neutral", "contradiction")
+        ],
+    }
+}
+
+
+def make_checkpoint(directory: Path, tasks: dict | None = None, **overrides) -> Path:
+    torch.manual_seed(0)
+    num_ratings = len(next(iter(tasks.values()))["criteria"]) if tasks else 0
+    settings = {"feature_names": FEATURES, "use_text": False, "num_ratings": num_ratings}
+    model = MismatchModel(MismatchConfig(**{**settings, **overrides})).eval()
+    rng = np.random.default_rng(0)
+    scaler = FeatureScaler.fit(pd.DataFrame(rng.random((40, len(FEATURES))), columns=FEATURES))
+    return save_pretrained(model, directory, scaler=scaler, tasks=tasks)
+
+
+@pytest.fixture(scope="module")
+def base_dir(tmp_path_factory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "base")
+
+
+@pytest.fixture(scope="module")
+def base(base_dir: Path) -> Evaluator:
+    return Evaluator.from_pretrained(base_dir)
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def assert_same(one: Prediction, other: Prediction) -> None:
+    """Equal up to float rounding (matrix products round differently in other batch shapes)."""
+    assert (one.id, list(one.mismatch)) == (other.id, list(other.mismatch))
+    assert np.allclose(list(one.mismatch.values()), list(other.mismatch.values()), atol=1e-5)
+    assert one.score == pytest.approx(other.score, abs=1e-5)
+
+
+def predict_cli(*args: str) -> int:
+    return main(["predict", "--quiet", *args])
+
+
+# --- Python API -------------------------------------------------------------------------
+
+
+def test_predictions_name_score_classes_and_labels(base: Evaluator) -> None:
+    predictions = base.predict(REFS, GENS)
+    assert [p.id for p in predictions] == ["0", "1", "2", "3", "4"]
+    raw = predict_outputs(base.checkpoint, REFS, GENS).probabilities
+    for prediction, row in zip(predictions, raw, strict=True):
+        assert isinstance(prediction, Prediction)
+        assert list(prediction.mismatch) == list(CODES)
+        assert prediction.score == prediction.mismatch["NoContr"]
+        assert np.allclose(list(prediction.mismatch.values()), row, atol=1e-6)
+        assert prediction.ratings == {}
+        over = [code for code, p in zip(CODES, row, strict=True) if p >= base.threshold]
+        assert sorted(prediction.labels) == sorted(over)
+    assert predictions[4].to_dict()["id"] == "4"  # the empty gen is scored, not rejected
+
+
+def test_labels_are_every_class_over_the_threshold_most_likely_first(base_dir: Path) -> None:
+    low = Evaluator.from_pretrained(base_dir, threshold=0.01).predict(REFS, GENS)
+    for prediction in low:
+        probabilities = [prediction.mismatch[code] for code in prediction.labels]
+        assert probabilities == sorted(probabilities, reverse=True)
+        expected = {code for code, p in prediction.mismatch.items() if p >= 0.01}
+        assert set(prediction.labels) == expected and len(expected) > 1
+    with pytest.raises(ValueError, match="threshold"):
+        Evaluator.from_pretrained(base_dir, threshold=0.0)
+
+
+def test_output_order_is_input_order_with_length_sorted_chunks(
+    base: Evaluator, monkeypatch
+) -> None:
+    expected = {p.id: p for p in base.predict(REFS, GENS)}
+    monkeypatch.setattr(evaluator_module, "CHUNK_PAIRS", 2)
+    order = [3, 0, 4, 2, 1]
+    shuffled = base.predict(
+        [REFS[i] for i in order],
+        [GENS[i] for i in order],
+        ids=[str(i) for i in order],
+        batch_size=1,
+    )
+    assert [p.id for p in shuffled] == [str(i) for i in order]
+    for prediction in shuffled:
+        assert_same(prediction, expected[prediction.id])
+
+
+def test_predictions_are_deterministic(base_dir: Path) -> None:
+    first = Evaluator.from_pretrained(base_dir).predict(REFS, GENS, batch_size=2)
+    assert Evaluator.from_pretrained(base_dir).predict(REFS, GENS, batch_size=2) == first
+    other_batches = Evaluator.from_pretrained(base_dir).predict(REFS, GENS, batch_size=64)
+    for one, other in zip(first, other_batches, strict=True):
+        assert_same(one, other)  # batch shapes change float rounding only
+
+
+def test_multi_reference_takes_the_closest_reference(base: Evaluator) -> None:
+    gen = GENS[1]
+    references = ["An unrelated sentence about cooking pasta.", gen, REFS[0]]
+    single = [base.predict([ref], [gen])[0] for ref in references]
+    multi = base.predict([references], [gen])[0]
+    # the copy of gen is the closest reference on every feature, so it alone decides
+    assert multi.mismatch == single[1].mismatch
+    assert single[0].mismatch != single[1].mismatch  # the references really differ
+
+
+def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(evaluator_module, "CHUNK_PAIRS", 2)
+    base.predict(REFS, GENS, progress=True)
+    assert "5/5" in capsys.readouterr().err
+    base.predict(REFS, GENS, progress=False)
+    base.predict(REFS[:2], GENS[:2], progress=True)  # one chunk: no bar
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda ev: ev.predict(REFS[:2], GENS), "2 refs but 5 generated texts"),
+        (lambda ev: ev.predict(REFS, GENS, srcs=["x"]), "1 srcs but 5 generated texts"),
+        (lambda ev: ev.predict(REFS, GENS, ids=["a"]), "1 ids but 5 generated texts"),
+        (lambda ev: ev.predict([[]], ["x"]), "non-empty list"),
+        (lambda ev: ev.predict(["x"], [None]), "gen must be a string"),
+        (lambda ev: ev.predict(REFS, GENS, batch_size=0), "batch_size must be positive"),
+    ],
+)
+def test_api_rejects_malformed_input(base: Evaluator, call, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(base)
+
+
+def test_regression_ratings_are_on_the_human_scale(tmp_path: Path) -> None:
+    evaluator = Evaluator.from_pretrained(make_checkpoint(tmp_path / "t", REGRESSION_TASK))
+    assert evaluator.rating_keys == ["coherence", "fluency"]
+    predictions = evaluator.predict(REFS, GENS)
+    raw = predict_outputs(evaluator.checkpoint, REFS, GENS).ratings
+    for prediction, row in zip(predictions, raw, strict=True):
+        expected = [1.0 + float(np.clip(v, 0, 1)) * 4.0 for v in row]
+        assert list(prediction.ratings) == ["coherence", "fluency"]
+        assert np.allclose(list(prediction.ratings.values()), expected, atol=1e-5)
+
+
+def test_classification_ratings_are_probabilities(tmp_path: Path) -> None:
+    evaluator = Evaluator.from_pretrained(make_checkpoint(tmp_path / "t", NLI_TASK))
+    for prediction in evaluator.predict(REFS, GENS):
+        assert list(prediction.ratings) == ["entailment", "neutral", "contradiction"]
+        assert sum(prediction.ratings.values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_rating_outputs_without_a_task_entry_are_rejected(tmp_path: Path) -> None:
+    directory = make_checkpoint(tmp_path / "t", REGRESSION_TASK)
+    config = json.loads((directory / "config.json").read_text())
+    config["tasks"] = {}
+    (directory / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CheckpointError, match="needs exactly one task entry"):
+        Evaluator.from_pretrained(directory)
+
+
+def test_import_is_cheap_and_exports_the_api() -> None:
+    code = "import sys, evaluator; assert 'torch' not in sys.modules; print(evaluator.__all__)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Evaluator" in result.stdout
+
+
+# --- Hub loading ------------------------------------------------------------------------
+
+
+def populate_hub_cache(cache: Path, repo_id: str, checkpoint: Path, revision: str) -> None:
+    """The huggingface_hub cache layout: models--org--name/{snapshots/<rev>/, refs/main}."""
+    repo = cache / ("models--" + repo_id.replace("/", "--"))
+    shutil.copytree(checkpoint, repo / "snapshots" / revision)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+
+
+def test_loads_from_a_populated_hub_cache_without_network(
+    base_dir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub"
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    populate_hub_cache(cache, "someone/mismatch-tiny", base_dir, revision)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # restored afterwards; --offline sets it too
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HUGGINGFACE_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    expected = Evaluator.from_pretrained(base_dir).predict(REFS, GENS)
+    for revision_asked in (None, revision):
+        loaded = Evaluator.from_pretrained(
+            "someone/mismatch-tiny", revision=revision_asked, local_files_only=True
+        )
+        assert (
+            loaded.checkpoint.path
+            == cache / "models--someone--mismatch-tiny" / "snapshots" / revision
+        )
+        assert loaded.predict(REFS, GENS) == expected
+    out = tmp_path / "out.jsonl"
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    status = predict_cli(
+        "--checkpoint", f"someone/mismatch-tiny@{revision}", "--offline",
+        "--input", str(input_file), "--output", str(out),
+    )  # fmt: skip
+    assert status == 0
+    assert json.loads(out.read_text())["score"] == expected[0].score
+
+
+@pytest.mark.parametrize("name", ["nobody-here/no-such-model", "no/such/dir"])
+def test_unknown_checkpoint_offline_fails_fast_end_to_end(name: str, tmp_path: Path) -> None:
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
+    command = [sys.executable, str(SCRIPT), "--offline", "--checkpoint", name]
+    start = time.perf_counter()
+    result = subprocess.run([*command, "--input", str(input_file)], capture_output=True, text=True)
+    assert time.perf_counter() - start < 2.0  # a whole process, imports included
+    assert result.returncode == 2
+    assert name in result.stderr and result.stdout == ""
+
+
+def test_missing_checkpoint_directory_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
+    status = predict_cli("--checkpoint", str(tmp_path / "nowhere"), "--input", str(input_file))
+    assert status == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+# --- CLI inputs and outputs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "csv", "tsv"])
+def test_cli_output_round_trips(tmp_path: Path, output_format: str, monkeypatch) -> None:
+    directory = make_checkpoint(tmp_path / "t", REGRESSION_TASK)
+    rows = [
+        {"id": f"item-{i}", "ref": r, "gen": g}
+        for i, (r, g) in enumerate(zip(REFS, GENS, strict=True))
+    ]
+    out = tmp_path / f"out.{output_format}"
+    status = predict_cli(
+        "--checkpoint", str(directory), "--input", str(write_jsonl(tmp_path / "in.jsonl", rows)),
+        "--output", str(out), "--threshold", "0.05",
+    )  # fmt: skip
+    assert status == 0
+    expected = [
+        p.to_dict()
+        for p in Evaluator.from_pretrained(directory, threshold=0.05).predict(
+            REFS, GENS, ids=[row["id"] for row in rows]
+        )
+    ]
+    if output_format == "jsonl":
+        assert [json.loads(line) for line in out.read_text().splitlines()] == expected
+        return
+    delimiter = "," if output_format == "csv" else "\t"
+    with out.open(newline="") as handle:
+        records = list(csv.DictReader(handle, delimiter=delimiter))
+    header = list(records[0])
+    assert header == ["id", "score", "rating.coherence", "rating.fluency"] + [
+        f"p.{code}" for code in CODES
+    ] + ["labels"]
+    for record, want in zip(records, expected, strict=True):
+        assert record["id"] == want["id"]
+        assert float(record["score"]) == want["score"]
+        assert {k: float(record[f"rating.{k}"]) for k in want["ratings"]} == want["ratings"]
+        assert {c: float(record[f"p.{c}"]) for c in CODES} == want["mismatch"]
+        assert record["labels"].split("|") == want["labels"] or record["labels"] == ""
+
+
+def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir: Path) -> None:
+    refs_a = write_lines(tmp_path / "refs_a.txt", REFS)
+    refs_b = write_lines(tmp_path / "refs_b.txt", GENS)  # second reference = the gen itself
+    gens = write_lines(tmp_path / "gens.txt", GENS)
+    srcs = write_lines(tmp_path / "srcs.txt", ["source"] * len(GENS))
+    out = tmp_path / "out.jsonl"
+    status = predict_cli(
+        "--checkpoint", str(base_dir), "--refs", str(refs_a), str(refs_b), "--gens", str(gens),
+        "--srcs", str(srcs), "--output", str(out),
+    )  # fmt: skip
+    assert status == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in records] == ["1", "2", "3", "4", "5"]  # line numbers
+    expected = Evaluator.from_pretrained(base_dir).predict(
+        [[r, g] for r, g in zip(REFS, GENS, strict=True)], GENS
+    )
+    assert [r["score"] for r in records] == [p.score for p in expected]
+
+
+def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatch, capsys) -> None:
+    import io
+
+    rows = [{"ref": REFS[0], "gen": GENS[0]}, {"ref": [REFS[1], REFS[2]], "gen": "   ", "id": 7}]
+    data = "".join(json.dumps(row) + "\n" for row in rows).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert predict_cli("--checkpoint", str(base_dir)) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in records] == ["1", "7"]
+    assert all(0.0 <= r["score"] <= 1.0 for r in records)  # whitespace-only gen is scored
+
+
+def test_task_flag_picks_the_task_checkpoint(tmp_path: Path, monkeypatch, capsys) -> None:
+    import evaluator.resources
+
+    monkeypatch.setattr(evaluator.resources, "REPO_ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    assert predict_cli("--task", "summarization", "--input", str(input_file)) == 2
+    assert "mismatch finetune --task summarization" in capsys.readouterr().err
+    assert predict_cli("--task", "poetry", "--input", str(input_file)) == 2
+    assert "unknown task 'poetry'" in capsys.readouterr().err
+    make_checkpoint(tmp_path / "checkpoints" / "mismatch-summarization", REGRESSION_TASK)
+    assert predict_cli("--task", "summarization", "--input", str(input_file)) == 0
+    assert set(json.loads(capsys.readouterr().out)["ratings"]) == {"coherence", "fluency"}
+    make_checkpoint(tmp_path / "checkpoints" / "mismatch-nli", REGRESSION_TASK)
+    assert predict_cli("--task", "nli", "--input", str(input_file)) == 2
+    assert "not fine-tuned for task 'nli'" in capsys.readouterr().err
+
+
+# --- CLI bad input ------------------------------------------------------------------------
+
+
+def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """name -> (CLI input arguments, fragments the error message must contain)."""
+    refs = write_lines(tmp / "refs.txt", REFS)
+    short = write_lines(tmp / "short.txt", GENS[:3])
+    broken = tmp / "broken.txt"
+    broken.write_bytes(b"fine line\nbad \xff byte\n")
+    jsonl_broken = tmp / "broken.jsonl"
+    jsonl_broken.write_bytes(b'{"ref": "a", "gen": "b"}\n{"ref": "a", "gen": "\xc3("}\n')
+    no_gen = write_jsonl(tmp / "no_gen.jsonl", [{"ref": "a", "gen": "b"}, {}, {"ref": "a"}])
+    no_gen.write_text('{"ref": "a", "gen": "b"}\n\n{"ref": "a"}\n')
+    not_object = write_jsonl(tmp / "list.jsonl", [["a", "b"]])
+    bad_ref = write_jsonl(tmp / "bad_ref.jsonl", [{"ref": [], "gen": "b"}])
+    return {
+        "line counts": (
+            ["--refs", str(refs), "--gens", str(short)],
+            ["refs.txt has 5 line(s)", "short.txt has 3"],
+        ),
+        "utf-8 aligned": (
+            ["--refs", str(broken), "--gens", str(broken)],
+            ["broken.txt:2", "UTF-8"],
+        ),
+        "utf-8 jsonl": (["--input", str(jsonl_broken)], ["broken.jsonl:2", "UTF-8"]),
+        "missing key": (["--input", str(no_gen)], ["no_gen.jsonl:3", "missing key 'gen'"]),
+        "not an object": (["--input", str(not_object)], ["list.jsonl:1", "expected a JSON object"]),
+        "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
+        "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
+        "gens without refs": (["--gens", str(refs)], ["needs both --refs and --gens"]),
+        "two inputs": (["--input", str(no_gen), "--gens", str(refs)], ["either --input"]),
+        "threshold": (["--input", str(no_gen), "--threshold", "2"], ["--threshold"]),
+        "output is a folder": (["--input", str(no_gen), "--output", str(tmp)], ["is a directory"]),
+        "device": (
+            [
+                "--input",
+                str(write_jsonl(tmp / "ok.jsonl", [{"ref": "a", "gen": "b"}])),
+                "--device",
+                "quantum",
+            ],
+            ["device"],
+        ),  # fmt: skip
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
+     "missing file", "gens without refs", "two inputs", "threshold", "output is a folder",
+     "device"],
+)  # fmt: skip
+def test_bad_input_fails_clearly_and_leaves_the_output_alone(
+    case: str, base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    arguments, fragments = bad_input_cases(tmp_path)[case]
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.jsonl"
+    out.write_text("earlier result\n")
+    status = predict_cli("--checkpoint", str(base_dir), "--output", str(out), *arguments)
+    error = capsys.readouterr().err
+    assert status == 2
+    assert error.startswith("mismatch predict: error: ")
+    for fragment in fragments:
+        assert fragment in error
+    assert out.read_text() == "earlier result\n"
+    assert [p.name for p in out_dir.iterdir()] == ["result.jsonl"]  # no temp file left
+
+
+def test_a_failed_write_keeps_the_old_file_and_no_temp(
+    base_dir: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    import evaluator.predict_io
+
+    def refuse(source, target):
+        raise OSError(28, "No space left on device")
+
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.jsonl"
+    out.write_text("earlier result\n")
+    monkeypatch.setattr(evaluator.predict_io.os, "replace", refuse)
+    status = predict_cli(
+        "--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out)
+    )
+    assert status == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert out.read_text() == "earlier result\n"
+    assert [p.name for p in out_dir.iterdir()] == ["result.jsonl"]
+
+
+def test_empty_input_gives_an_empty_table(base_dir: Path, tmp_path: Path) -> None:
+    empty = write_lines(tmp_path / "empty.txt", [])
+    out = tmp_path / "out.csv"
+    status = predict_cli(
+        "--checkpoint", str(base_dir), "--refs", str(empty), "--gens", str(empty),
+        "--output", str(out),
+    )  # fmt: skip
+    assert status == 0
+    assert out.read_text().splitlines() == [out.read_text().splitlines()[0]]  # header only
+
+
+def test_format_follows_the_output_suffix(base_dir: Path, tmp_path: Path) -> None:
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    out = tmp_path / "scores.tsv"
+    assert (
+        predict_cli("--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out))
+        == 0
+    )
+    assert out.read_text().splitlines()[0].startswith("id\tscore\tp.NoContr")
+
+
+def test_script_entry_point_runs_the_same_command() -> None:
+    result = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "mismatch predict" in result.stdout and "--checkpoint" in result.stdout
+
+
+def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys) -> None:
+    from evaluator.demo import EXAMPLES
+
+    assert main(["demo", "--checkpoint", str(make_checkpoint(tmp_path / "tiny"))]) == 0
+    out = capsys.readouterr().out
+    rows = [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
+    assert len(rows) >= 12
+    for row in rows:
+        assert any(line.startswith(row["id"] + " ") for line in out.splitlines()), row["id"]
+        assert "    gen: " + row["gen"][:40] in out
+    assert "score = P(NoContr)" in out
+    assert main(["demo", "--checkpoint", str(tmp_path / "none")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+# --- with the real encoder ------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_over_long_texts_are_truncated_and_counted_once(tmp_path: Path) -> None:
+    directory = make_checkpoint(tmp_path / "t", use_text=True, embedding_dim=384)
+    evaluator = Evaluator.from_pretrained(directory)
+    long_text = " ".join(["word"] * 600)
+    refs = [long_text, "A short reference.", long_text]
+    gens = ["A short text.", long_text + " more", "Another short text."]
+    with pytest.warns(TruncationWarning) as caught:
+        predictions = evaluator.predict(refs, gens)
+    assert len(predictions) == 3
+    about_truncation = [w for w in caught if "truncated" in str(w.message)]
+    assert [w.category for w in about_truncation] == [TruncationWarning]  # one message only
+    assert str(about_truncation[0].message).startswith(
+        "3 of 3 pair(s) have a text longer than the encoder's 512 tokens"
+    )
