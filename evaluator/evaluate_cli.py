@@ -1,0 +1,90 @@
+"""`mismatch evaluate --task T|all --seeds 3 --out DIR`: fine-tune per seed, compare, write results.
+
+Writes DIR/results.{md,json} (several tasks: DIR/<task>/results.{md,json} as each finishes,
+then the combined table) and, unless --no-export, the task checkpoints fitted on every record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from evaluator.finetune.data import DEFAULT_CACHE_DIR
+from evaluator.finetune.evaluate import evaluate_task, write_results
+from evaluator.finetune_cli import load_settings, prepare
+from evaluator.tasks import TASKS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--task",
+        action="append",
+        required=True,
+        help=f"'all' or one of {', '.join(TASKS)}; repeatable",
+    )
+    parser.add_argument(
+        "--checkpoint", default="checkpoints/mismatch-base", help="pretrained base (dir or Hub id)"
+    )
+    parser.add_argument(
+        "--seeds", type=int, default=3, help="number of seeded splits (seeds 0..N-1)"
+    )
+    parser.add_argument(
+        "--out", default="docs/results", help="folder for results.md / results.json"
+    )
+    parser.add_argument(
+        "--export-dir", default="checkpoints", help="where mismatch-<task>/ checkpoints go"
+    )
+    parser.add_argument("--no-export", action="store_true", help="do not write task checkpoints")
+    parser.add_argument(
+        "--config-dir", default="configs/finetune", help="holds <task>.yaml fit numbers"
+    )
+    parser.add_argument(
+        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
+    )
+    parser.add_argument(
+        "--data-root", default=None, help="human data folder (default: shared data/human)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+
+    tasks = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise CommandError(f"unknown task(s) {', '.join(unknown)}; known: all, {', '.join(TASKS)}")
+    if args.seeds < 1:
+        raise CommandError("--seeds must be at least 1")
+    settings = {t: load_settings(t, str(Path(args.config_dir) / f"{t}.yaml")) for t in tasks}
+    command = (
+        "mismatch evaluate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+        if sys.argv[1:2] == ["evaluate"]
+        else "mismatch evaluate"
+    )
+    out = Path(args.out)
+    results = []
+    for task in tasks:
+        start = time.time()
+        prepared = prepare(task, args.checkpoint, args.cache_dir, args.data_root)
+        print(
+            f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
+            flush=True,
+        )
+        result = evaluate_task(
+            prepared,
+            list(range(args.seeds)),
+            settings[task],
+            args.checkpoint,
+            None if args.no_export else Path(args.export_dir),
+            log=lambda line: print(line, flush=True),
+        )
+        results.append(result)
+        write_results(out / task if len(tasks) > 1 else out, [result], command)
+        print(f"{task}: done in {time.time() - start:.0f}s", flush=True)
+    if len(tasks) > 1:
+        write_results(out, results, command)
+    print(f"results in {out}/results.md")
+    return 0

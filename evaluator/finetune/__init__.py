@@ -1,0 +1,1 @@
+"""Per-task fine-tuning on human ratings: cached inputs, training, evaluation against baselines."""

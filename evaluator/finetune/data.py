@@ -1,0 +1,152 @@
+"""Cached model inputs for a task's human-rated pairs, shared by every seed, ablation and baseline.
+
+The metric features (the checkpoint's names, max-aggregated over references) and the frozen
+encoder's mean embeddings of every reference and generated text (and, for a base model that
+reads them, the alignment vector of every (reference, generated) pair) are computed once per
+task with the resumable feature cache (``evaluator.features.cache``, keyed by record id and feature
+version) under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the
+targets normalised to [0, 1] (NaN where a record lacks a criterion).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evaluator.features import EmbeddingStore, pair_key
+from evaluator.features.cache import update_feature_cache
+from evaluator.human_data import HumanRecord
+from evaluator.tasks import Task
+
+DEFAULT_CACHE_DIR = Path("data/human_features")
+
+
+@dataclass
+class TaskInputs:
+    """Everything training and evaluation read, row i = record i."""
+
+    ids: list[str]
+    groups: list[str]
+    features: pd.DataFrame  # raw (unscaled) metric features, one column per feature name
+    texts: np.ndarray  # (distinct texts, embedding dim) float32 embeddings
+    ref_rows: list[np.ndarray]  # per record: rows of ``texts`` holding its references
+    gen_rows: np.ndarray  # per record: row of ``texts`` holding its generated text
+    targets: np.ndarray  # (records, criteria) on the normalised scale, NaN = not rated
+    # per (record, reference) pair in ``ref_rows`` order: its alignment vector, or None
+    alignments: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def pair_owner(self) -> np.ndarray:
+        """For each (record, reference) pair in ``ref_rows`` order, its record position."""
+        return np.concatenate([np.full(len(rows), i) for i, rows in enumerate(self.ref_rows)])
+
+    def subset(self, rows: np.ndarray) -> TaskInputs:
+        """The records at ``rows`` (positions), sharing the text table."""
+        alignments = None
+        if self.alignments is not None:
+            starts = np.cumsum([0] + [len(r) for r in self.ref_rows])
+            alignments = np.concatenate(
+                [self.alignments[starts[i] : starts[i + 1]] for i in rows]
+            )
+        return TaskInputs(
+            ids=[self.ids[i] for i in rows],
+            groups=[self.groups[i] for i in rows],
+            features=self.features.iloc[rows].reset_index(drop=True),
+            texts=self.texts,
+            ref_rows=[self.ref_rows[i] for i in rows],
+            gen_rows=self.gen_rows[rows],
+            targets=self.targets[rows],
+            alignments=alignments,
+        )
+
+
+def normalised_targets(task: Task, records: list[HumanRecord]) -> np.ndarray:
+    """(records, criteria) scores mapped to [0, 1] by the task's scales (clipped); NaN if absent."""
+    targets = np.full((len(records), len(task.criteria)), np.nan, dtype=np.float32)
+    for row, record in enumerate(records):
+        for column, criterion in enumerate(task.criteria):
+            if criterion.key in record.scores:
+                value = criterion.normalise(record.scores[criterion.key])
+                targets[row, column] = min(max(value, 0.0), 1.0)
+    return targets
+
+
+def write_pairs(records: list[HumanRecord], path: Path) -> None:
+    """The id/ref/gen parquet the feature cache reads (atomic; rewritten only when it changes)."""
+    frame = pd.DataFrame(
+        {
+            "id": [r.id for r in records],
+            "ref": [list(r.refs) for r in records],
+            "gen": [r.gen for r in records],
+        }
+    )
+    if path.is_file() and pd.read_parquet(path).equals(frame):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.to_parquet(temporary, index=False)
+    os.replace(temporary, path)
+
+
+def build_inputs(
+    task: Task,
+    records: list[HumanRecord],
+    feature_names: list[str],
+    *,
+    encoder: str,
+    aggregate: str = "max",
+    num_layers: int | None = None,
+    cache_dir: Path = DEFAULT_CACHE_DIR,
+    progress: bool = False,
+    alignments: bool = False,
+) -> TaskInputs:
+    """Fill the task's feature and embedding cache as needed, then read it in record order.
+
+    alignments: also cache and read the per-pair alignment vectors (for a base model that uses
+    them)."""
+    if not records:
+        raise ValueError(f"task {task.name!r} has no records")
+    if aggregate != "max":
+        raise ValueError(
+            f"the feature cache aggregates references by max, the checkpoint asks {aggregate!r}"
+        )
+    pairs_path = cache_dir / f"{task.name}.pairs.parquet"
+    features_path = cache_dir / f"{task.name}.parquet"
+    embeddings_path = cache_dir / f"{task.name}.embeddings.parquet"
+    alignments_path = cache_dir / f"{task.name}.alignments.parquet" if alignments else None
+    write_pairs(records, pairs_path)
+    update_feature_cache(
+        pairs_path,
+        features_path,
+        feature_names,
+        encoder=encoder,
+        num_layers=num_layers,
+        embeddings_path=embeddings_path,
+        progress=progress,
+        alignments_path=alignments_path,
+    )
+    cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
+    features = cached.loc[[r.id for r in records]].reset_index(drop=True).astype(np.float64)
+    store = EmbeddingStore.open(embeddings_path)
+    distinct = list(dict.fromkeys(t for r in records for t in (*r.refs, r.gen)))
+    lookup = pd.Index(distinct)
+    return TaskInputs(
+        ids=[r.id for r in records],
+        groups=[r.group for r in records],
+        features=features,
+        texts=store.lookup(distinct),
+        ref_rows=[lookup.get_indexer(list(r.refs)) for r in records],
+        gen_rows=lookup.get_indexer([r.gen for r in records]),
+        targets=normalised_targets(task, records),
+        alignments=None
+        if alignments_path is None
+        else EmbeddingStore.open(alignments_path).lookup_keyed(
+            [pair_key(ref, r.gen) for r in records for ref in r.refs]
+        ),
+    )

@@ -1,0 +1,182 @@
+"""LightningDataModule over a task's cached inputs: scaled features, embeddings, targets.
+
+``prepare_task`` loads a task once (records, cached inputs, base checkpoint, and the reference
+each record trains on: the closest one by the base model, as predict picks it). A data module
+then serves any subset of its records (all of them for the shipped checkpoint, one seed's
+train part in ``mismatch evaluate``), with a validation slice split off by group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
+from evaluator.finetune.outputs import closest_outputs
+from evaluator.hub import Checkpoint, load
+from evaluator.human_data import HumanRecord, split_by_group
+from evaluator.tasks import Task, get_task, load_task_records
+
+VAL_SEED_OFFSET = 10_000
+
+
+@dataclass
+class PreparedTask:
+    task: Task
+    records: list[HumanRecord]
+    inputs: TaskInputs
+    base: Checkpoint
+    features: np.ndarray  # (records, features) scaled with the base checkpoint's scaler
+    train_pairs: np.ndarray  # per record, the (record, reference) pair it trains on (see outputs)
+
+
+def prepare_task(
+    task_name: str,
+    checkpoint: str,
+    cache_dir: str | Path = DEFAULT_CACHE_DIR,
+    data_root: str | Path | None = None,
+    progress: bool = False,
+) -> PreparedTask:
+    """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file."""
+    task = get_task(task_name)
+    base = load(checkpoint)
+    records = load_task_records(task, Path(data_root) if data_root else None)
+    inputs = build_inputs(
+        task,
+        records,
+        base.feature_names,
+        encoder=base.model.config.encoder,
+        aggregate=base.aggregate,
+        num_layers=base.num_layers,
+        cache_dir=Path(cache_dir),
+        progress=progress,
+        alignments=base.model.config.use_alignment,
+    )
+    features = base.scaler.transform(inputs.features)
+    train_pairs, _, _ = closest_outputs(base.model, features, inputs)
+    return PreparedTask(task, records, inputs, base, features, train_pairs)
+
+
+def split_rows(
+    records: list[HumanRecord], rows: np.ndarray, seed: int, fraction: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kept, held out) positions of ``rows``, no group on both sides (human_data.split_by_group)."""
+    position = {records[i].id: i for i in rows}
+    kept, held = split_by_group([records[i] for i in rows], seed=seed, test_fraction=fraction)
+    return (
+        np.array([position[r.id] for r in kept], dtype=np.int64),
+        np.array([position[r.id] for r in held], dtype=np.int64),
+    )
+
+
+class RatingDataModule(L.LightningDataModule):
+    """Train/val batches {features, ref, gen, targets} for one task."""
+
+    def __init__(
+        self,
+        task: str,
+        checkpoint: str = "checkpoints/mismatch-base",
+        seed: int = 13,
+        val_fraction: float = 0.1,
+        batch_size: int = 64,
+        cache_dir: str = str(DEFAULT_CACHE_DIR),
+        data_root: str | None = None,
+    ) -> None:
+        """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
+        val_fraction: share of the training groups held out for early stopping."""
+        super().__init__()
+        self.save_hyperparameters()
+        self.prepared: PreparedTask | None = None
+        self.rows: np.ndarray | None = None
+        self.split: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def for_rows(
+        cls,
+        prepared: PreparedTask,
+        rows: np.ndarray,
+        seed: int,
+        val_fraction: float,
+        batch_size: int,
+    ) -> RatingDataModule:
+        """A data module over some records of an already prepared task."""
+        data = cls(prepared.task.name, seed=seed, val_fraction=val_fraction, batch_size=batch_size)
+        data.prepared, data.rows = prepared, np.asarray(rows)
+        return data
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.split:
+            return
+        if self.prepared is None:
+            self.prepared = prepare_task(
+                self.hparams.task,
+                self.hparams.checkpoint,
+                self.hparams.cache_dir,
+                self.hparams.data_root,
+            )
+        rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
+        # another seed than the test split's, whose hash would put no train group below the fraction
+        val_seed = VAL_SEED_OFFSET + self.hparams.seed
+        train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams.val_fraction)
+        if len(train) == 0 or len(val) == 0:
+            raise ValueError(
+                f"task {self.hparams.task!r}: {len(rows)} records give {len(train)} train and "
+                f"{len(val)} validation records; more groups are needed"
+            )
+        self.split = {"train": train, "val": val}
+
+    def _loader(self, split: str, shuffle: bool) -> DataLoader:
+        if not self.split:
+            raise RuntimeError("call setup() before asking for data loaders")
+        prepared = self.prepared
+        features = torch.from_numpy(prepared.features)
+        texts = torch.from_numpy(prepared.inputs.texts)
+        targets = torch.from_numpy(prepared.inputs.targets)
+        refs = torch.from_numpy(np.concatenate(prepared.inputs.ref_rows)[prepared.train_pairs])
+        gens = torch.from_numpy(prepared.inputs.gen_rows)
+        alignments = (
+            None
+            if prepared.inputs.alignments is None
+            else torch.from_numpy(prepared.inputs.alignments[prepared.train_pairs])
+        )
+
+        def collate(rows: list[int]) -> dict:
+            index = torch.as_tensor(rows)
+            batch = {
+                "features": features[index],
+                "ref": texts[refs[index]],
+                "gen": texts[gens[index]],
+                "targets": targets[index],
+            }
+            if alignments is not None:
+                batch["alignment"] = alignments[index]
+            return batch
+
+        return DataLoader(
+            self.split[split].tolist(),
+            batch_size=self.hparams.batch_size if shuffle else 1024,
+            shuffle=shuffle,
+            collate_fn=collate,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("val", shuffle=False)
+
+    def describe(self) -> dict[str, object]:
+        """Facts about the training data for the model card."""
+        return {
+            "task": self.hparams.task,
+            "datasets": ", ".join(spec.file for spec in self.prepared.task.datasets),
+            "train records": len(self.split["train"]),
+            "val records": len(self.split["val"]),
+            "split": f"by group, {self.hparams.val_fraction:.0%} of groups for early stopping (seed {self.hparams.seed})",
+            "reference": "closest by the base model's P(NoContr), as predict picks it",
+        }

@@ -1,0 +1,306 @@
+"""Seeded 80/20 group splits: fine-tuned model vs single metrics vs ablations, per criterion.
+
+For every seed, ``split_by_group`` holds out 20 % of the groups; the model (and each ablation)
+is fine-tuned on the rest and predicts the held-out records the way ``mismatch predict`` does.
+Scores are compared with the human criteria on the normalised scale: Kendall tau-b, Spearman
+rho, RMSE (and accuracy for classification tasks). Each metric feature is a baseline on the
+same test records, oriented by the sign of its tau on the train part (so distances such as
+edit_distance count as metrics without peeking at the test part).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import kendalltau, spearmanr
+
+from evaluator.finetune.datamodule import PreparedTask, split_rows
+from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.train import FitSettings, export, fit
+
+ABLATIONS = {
+    "no_pretraining": {"pretrained": False, "use_metrics": True},
+    "no_metrics": {"pretrained": True, "use_metrics": False},
+}
+# Paper Table 2 (Murugesan et al. 2023), Kendall tau averaged over criteria.
+PAPER_KENDALL = {
+    "summarization": 0.30,
+    "captioning": 0.49,
+    "question_generation": 0.52,
+    "translation": 0.35,
+    "dialogue": 0.31,
+    "data2text": 0.39,
+    "nli": 0.89,
+}
+NAMED_BASELINES = ("bleu", "rougeL_f", "chrf", "meteor", "bertscore_f")
+
+
+def kendall(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall tau-b, 0 where it is undefined (a constant side)."""
+    value = kendalltau(x, y).statistic
+    return 0.0 if np.isnan(value) else float(value)
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    value = spearmanr(x, y).statistic
+    return 0.0 if np.isnan(value) else float(value)
+
+
+def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray:
+    """(rows, criteria) outputs on the normalised scale: clipped ratings or class probabilities."""
+    inputs = prepared.inputs.subset(rows)
+    _, _, ratings = closest_outputs(module.model, prepared.features[rows], inputs)
+    if prepared.task.kind == "classification":
+        shifted = np.exp(ratings - ratings.max(axis=1, keepdims=True))
+        return shifted / shifted.sum(axis=1, keepdims=True)
+    return np.clip(ratings, 0.0, 1.0)
+
+
+def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[str, dict[str, float]]:
+    """Per criterion column: kendall, spearman, rmse over the records that have it."""
+    out = {}
+    for column in range(targets.shape[1]):
+        present = ~np.isnan(targets[:, column])
+        x, y = scores[present, column], targets[present, column]
+        out[column] = {
+            "kendall": kendall(x, y),
+            "spearman": spearman(x, y),
+            "rmse": float(np.sqrt(np.mean((x - y) ** 2))),
+            "n": int(present.sum()),
+        }
+    return out
+
+
+def baseline_kendall(
+    prepared: PreparedTask, train: np.ndarray, test: np.ndarray
+) -> dict[str, dict[int, float]]:
+    """metric -> criterion column -> test tau, the metric oriented by its train tau's sign."""
+    targets = prepared.inputs.targets
+    features = prepared.inputs.features
+    out: dict[str, dict[int, float]] = {}
+    for name in features.columns:
+        values = features[name].to_numpy()
+        out[name] = {}
+        for column in range(targets.shape[1]):
+            fit_rows = train[~np.isnan(targets[train, column])]
+            test_rows = test[~np.isnan(targets[test, column])]
+            sign = 1.0 if kendall(values[fit_rows], targets[fit_rows, column]) >= 0 else -1.0
+            out[name][column] = sign * kendall(values[test_rows], targets[test_rows, column])
+    return out
+
+
+def run_seed(
+    prepared: PreparedTask, seed: int, settings: FitSettings, checkpoint: str, log
+) -> dict:
+    """One split: ours, ablations and baselines on the same test records."""
+    everything = np.arange(len(prepared.records))
+    train, test = split_rows(prepared.records, everything, seed, 0.2)
+    targets = prepared.inputs.targets[test]
+    result: dict = {"n_train": len(train), "n_test": len(test), "variants": {}}
+    for variant, options in {"ours": {}, **ABLATIONS}.items():
+        module, _, val_loss = fit(prepared, train, settings, seed, checkpoint=checkpoint, **options)
+        scores = model_scores(module, prepared, test)
+        result["variants"][variant] = criterion_scores(scores, targets)
+        if variant == "ours" and prepared.task.kind == "classification":
+            predicted = scores.argmax(axis=1)
+            result["accuracy"] = float((predicted == np.nanargmax(targets, axis=1)).mean())
+        taus = [v["kendall"] for v in result["variants"][variant].values()]
+        log(
+            f"{prepared.task.name} seed {seed} {variant}: val_loss {val_loss:.4f}, mean tau {np.mean(taus):.4f}"
+        )
+    result["baselines"] = baseline_kendall(prepared, train, test)
+    return result
+
+
+def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dict:
+    """Means over seeds in the results.json shape, plus task-level (criterion-averaged) numbers."""
+    criteria = [c.key for c in prepared.task.criteria]
+    out: dict = {
+        "task": prepared.task.name,
+        "kind": prepared.task.kind,
+        "seeds": seeds,
+        "criteria": {},
+    }
+    for column, key in enumerate(criteria):
+        ours = [run["variants"]["ours"][column] for run in runs]
+        taus = [o["kendall"] for o in ours]
+        out["criteria"][key] = {
+            "ours": {
+                "kendall": float(np.mean(taus)),
+                "kendall_std": float(np.std(taus)),
+                "spearman": float(np.mean([o["spearman"] for o in ours])),
+                "rmse": float(np.mean([o["rmse"] for o in ours])),
+                "n_test": float(np.mean([o["n"] for o in ours])),
+            },
+            "baselines": {
+                metric: {
+                    "kendall": float(np.mean([run["baselines"][metric][column] for run in runs]))
+                }
+                for metric in prepared.inputs.features.columns
+            },
+            "ablations": {
+                name: {
+                    "kendall": float(
+                        np.mean([run["variants"][name][column]["kendall"] for run in runs])
+                    )
+                }
+                for name in ABLATIONS
+            },
+        }
+    per_seed = [
+        np.mean([run["variants"]["ours"][c]["kendall"] for c in range(len(criteria))])
+        for run in runs
+    ]
+    baseline_means = {
+        metric: float(
+            np.mean([out["criteria"][k]["baselines"][metric]["kendall"] for k in criteria])
+        )
+        for metric in prepared.inputs.features.columns
+    }
+    best = max(baseline_means, key=baseline_means.get)
+    out["summary"] = {
+        "ours_kendall": float(np.mean(per_seed)),
+        "ours_kendall_std": float(np.std(per_seed)),
+        "best_baseline": best,
+        "best_baseline_kendall": baseline_means[best],
+        "named_baselines": {m: baseline_means[m] for m in NAMED_BASELINES if m in baseline_means},
+        "ablations": {
+            name: float(
+                np.mean([out["criteria"][k]["ablations"][name]["kendall"] for k in criteria])
+            )
+            for name in ABLATIONS
+        },
+        "paper_kendall": PAPER_KENDALL.get(prepared.task.name),
+        "records": len(prepared.records),
+        "n_test_mean": float(np.mean([run["n_test"] for run in runs])),
+    }
+    if prepared.task.kind == "classification":
+        out["summary"]["accuracy"] = float(np.mean([run["accuracy"] for run in runs]))
+        out["summary"]["accuracy_std"] = float(np.std([run["accuracy"] for run in runs]))
+    return out
+
+
+def evaluate_task(
+    prepared: PreparedTask,
+    seeds: list[int],
+    settings: FitSettings,
+    checkpoint: str,
+    export_dir: Path | None = None,
+    log=print,
+) -> dict:
+    """All seeds of one task; with ``export_dir`` also fit on every record and ship the checkpoint."""
+    runs = [run_seed(prepared, seed, settings, checkpoint, log) for seed in seeds]
+    result = summarise(prepared, runs, seeds)
+    if export_dir is not None:
+        module, data, val_loss = fit(
+            prepared, np.arange(len(prepared.records)), settings, seeds[0], checkpoint=checkpoint
+        )
+        summary = result["summary"]
+        target = export(
+            module,
+            data,
+            export_dir / f"mismatch-{prepared.task.name}",
+            training={"fit settings": json.dumps(settings.to_dict())},
+            metrics={
+                "val_loss": val_loss,
+                "test_kendall_mean_over_seeds": summary["ours_kendall"],
+                "test_kendall_std_over_seeds": summary["ours_kendall_std"],
+            },
+        )
+        result["checkpoint"] = str(target)
+        log(f"{prepared.task.name}: exported {target}")
+    return result
+
+
+def task_table(result: dict) -> str:
+    """Markdown of one task: per criterion ours, named baselines, best baseline, ablations."""
+    named = [
+        m for m in NAMED_BASELINES if m in next(iter(result["criteria"].values()))["baselines"]
+    ]
+    header = [
+        "criterion",
+        "ours τ (± std)",
+        "ours ρ",
+        "ours RMSE",
+        *named,
+        "best metric",
+        *ABLATIONS,
+    ]
+    lines = [
+        f"### {result['task']}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for key, row in result["criteria"].items():
+        best = max(row["baselines"], key=lambda m: row["baselines"][m]["kendall"])
+        cells = [
+            key,
+            f"{row['ours']['kendall']:.3f} ± {row['ours']['kendall_std']:.3f}",
+            f"{row['ours']['spearman']:.3f}",
+            f"{row['ours']['rmse']:.3f}",
+            *[f"{row['baselines'][m]['kendall']:.3f}" for m in named],
+            f"{best} {row['baselines'][best]['kendall']:.3f}",
+            *[f"{row['ablations'][a]['kendall']:.3f}" for a in ABLATIONS],
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if "accuracy" in result["summary"]:
+        s = result["summary"]
+        lines += ["", f"Accuracy (ours): {s['accuracy']:.3f} ± {s['accuracy_std']:.3f}"]
+    return "\n".join(lines) + "\n"
+
+
+def summary_table(results: list[dict]) -> str:
+    """Markdown of all tasks: criterion-averaged τ of ours, best metric, ablations, the paper."""
+    header = [
+        "task",
+        "ours τ (mean ± std over seeds)",
+        "best metric τ",
+        "no_pretraining",
+        "no_metrics",
+        "paper τ",
+        "test records/seed",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for result in results:
+        s = result["summary"]
+        paper = "—" if s["paper_kendall"] is None else f"{s['paper_kendall']:.2f}"
+        lines.append(
+            f"| {result['task']} | {s['ours_kendall']:.3f} ± {s['ours_kendall_std']:.3f} "
+            f"| {s['best_baseline']} {s['best_baseline_kendall']:.3f} "
+            f"| {s['ablations']['no_pretraining']:.3f} | {s['ablations']['no_metrics']:.3f} "
+            f"| {paper} | {s['n_test_mean']:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def results_markdown(results: list[dict], command: str) -> str:
+    seeds = results[0]["seeds"] if results else []
+    parts = [
+        "# Fine-tuned evaluator vs single metrics (Kendall τ-b on held-out groups)",
+        "",
+        f"Command: `{command}`. Seeds {seeds}: 80/20 split by group per seed; means over seeds.",
+        "Metric baselines are oriented by the sign of their τ on the train part. τ on the",
+        "normalised scale; classification tasks (NLI) use the class probability vs the one-hot label.",
+        "",
+        summary_table(results),
+    ]
+    parts += [task_table(result) for result in results]
+    return "\n".join(parts)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def write_results(directory: Path, results: list[dict], command: str) -> None:
+    """results.json (one task: its dict; several: {"tasks": {name: dict}}) and results.md."""
+    payload = results[0] if len(results) == 1 else {"tasks": {r["task"]: r for r in results}}
+    atomic_write(directory / "results.json", json.dumps(payload, indent=2) + "\n")
+    atomic_write(directory / "results.md", results_markdown(results, command))

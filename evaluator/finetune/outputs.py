@@ -1,0 +1,63 @@
+"""Model outputs over cached task inputs, read against the closest reference as predict does.
+
+``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
+reference with the highest P(NoContr). The same rule here, over cached features and
+embeddings, picks the reference a model trains on and gives the test predictions, so the
+evaluation measures exactly what ``mismatch predict`` reports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from evaluator.finetune.data import TaskInputs
+from evaluator.model import MismatchModel
+from evaluator.model.mismatch_model import NO_CONTRADICTION
+
+
+def closest_outputs(
+    model: MismatchModel, features: np.ndarray, inputs: TaskInputs, batch_size: int = 1024
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(chosen (record, reference) pair per record, class probabilities, rating outputs or None).
+
+    The chosen pairs index the (record, reference) pairs in ``inputs.ref_rows`` order."""
+    owner = inputs.pair_owner()
+    ref_rows = np.concatenate(inputs.ref_rows)
+    texts = torch.from_numpy(inputs.texts)
+    feature_table = torch.from_numpy(features)
+    alignments = None
+    if model.config.use_alignment:
+        if inputs.alignments is None:
+            raise ValueError("the model reads alignment vectors; build the inputs with alignments")
+        alignments = torch.from_numpy(inputs.alignments)
+    model = model.eval()
+    probabilities, ratings = [], []
+    with torch.no_grad():
+        for start in range(0, len(owner), batch_size):
+            rows = slice(start, start + batch_size)
+            pair = owner[rows]
+            representation = model.represent(
+                features=feature_table[pair] if model.config.use_metrics else None,
+                ref=texts[ref_rows[rows]] if model.config.use_text else None,
+                gen=texts[inputs.gen_rows[pair]] if model.config.use_text else None,
+                alignment=None if alignments is None else alignments[rows],
+            )
+            probabilities.append(model.head(representation).softmax(dim=-1))
+            if model.rating_head is not None:
+                ratings.append(model.rate(representation))
+    flat = torch.cat(probabilities).numpy()
+    best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
+    flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
+    return best, flat[best], flat_ratings
+
+
+def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Per record, the flat row with the highest score (the first one on ties, as predict)."""
+    order = np.lexsort((np.arange(len(owner)), -score, owner))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = owner[order][1:] != owner[order][:-1]
+    best = order[first]
+    if len(best) != n:
+        raise ValueError(f"{n} records but references for {len(best)}")
+    return best

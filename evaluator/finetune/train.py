@@ -1,0 +1,139 @@
+"""Fit a RatingModule with early stopping and export the result as a task checkpoint.
+
+One fit recipe serves the shipped checkpoints, every seed and ablation of ``mismatch
+evaluate`` and ``mismatch finetune``: validation every ``val_check_interval`` steps across
+epochs, early stopping on the validation loss, the best weights restored at the end. The
+numbers come from ``configs/finetune/<task>.yaml`` (the LightningCLI config), so both entry
+points train alike.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import lightning as L
+import torch
+import yaml
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+
+from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
+from evaluator.finetune.module import RatingModule
+from evaluator.hub import save_pretrained
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    max_steps: int = 600
+    val_check_interval: int = 50
+    patience: int = 4
+    batch_size: int = 64
+    val_fraction: float = 0.1
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+
+    @classmethod
+    def from_config(cls, path: str | Path) -> FitSettings:
+        """Read the fit numbers from a finetune LightningCLI YAML (model/data/trainer/early_stopping)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"fine-tuning config {path} does not exist")
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        sections = {
+            "max_steps": ("trainer", "max_steps"),
+            "val_check_interval": ("trainer", "val_check_interval"),
+            "patience": ("early_stopping", "patience"),
+            "batch_size": ("data", "batch_size"),
+            "val_fraction": ("data", "val_fraction"),
+            "lr": ("model", "lr"),
+            "weight_decay": ("model", "weight_decay"),
+        }
+        values = {}
+        for name, (section, key) in sections.items():
+            if key in (config.get(section) or {}):
+                values[name] = type(getattr(cls(), name))(config[section][key])
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def trainer_kwargs(settings: FitSettings) -> dict:
+    """The Trainer arguments of the fit recipe (also the defaults of the LightningCLI)."""
+    return {
+        "max_steps": settings.max_steps,
+        "max_epochs": -1,
+        "val_check_interval": settings.val_check_interval,
+        "check_val_every_n_epoch": None,
+        "accelerator": "cpu",
+        "devices": 1,
+        "enable_model_summary": False,
+    }
+
+
+def fit(
+    prepared: PreparedTask,
+    rows,
+    settings: FitSettings,
+    seed: int,
+    *,
+    checkpoint: str,
+    pretrained: bool = True,
+    use_metrics: bool = True,
+) -> tuple[RatingModule, RatingDataModule, float]:
+    """Train on the records at ``rows``; returns the module with its best weights, the data
+    module and the best validation loss."""
+    L.seed_everything(seed, workers=True, verbose=False)
+    module = RatingModule(
+        prepared.task.name,
+        checkpoint=checkpoint,
+        pretrained=pretrained,
+        use_metrics=use_metrics,
+        lr=settings.lr,
+        weight_decay=settings.weight_decay,
+    )
+    data = RatingDataModule.for_rows(
+        prepared, rows, seed, settings.val_fraction, settings.batch_size
+    )
+    with tempfile.TemporaryDirectory(prefix="finetune-") as directory:
+        best = ModelCheckpoint(dirpath=directory, monitor="val_loss", mode="min", save_top_k=1)
+        trainer = L.Trainer(
+            **trainer_kwargs(settings),
+            callbacks=[EarlyStopping(monitor="val_loss", patience=settings.patience), best],
+            logger=False,
+            enable_progress_bar=False,
+        )
+        trainer.fit(module, datamodule=data)
+        state = torch.load(best.best_model_path, map_location="cpu", weights_only=True)
+        module.load_state_dict(state["state_dict"])
+    return module.eval(), data, float(best.best_model_score)
+
+
+def task_entry(module: RatingModule) -> dict:
+    """The checkpoint's ``tasks`` entry: kind and criteria with their human scales."""
+    task = module.task
+    criteria = [{"key": c.key, "low": c.low, "high": c.high} for c in task.criteria]
+    return {task.name: {"kind": task.kind, "criteria": criteria}}
+
+
+def export(
+    module: RatingModule,
+    data: RatingDataModule,
+    directory: str | Path,
+    *,
+    training: dict | None = None,
+    metrics: dict | None = None,
+) -> Path:
+    """save_pretrained the fine-tuned model with the base checkpoint's feature settings."""
+    base = data.prepared.base
+    return save_pretrained(
+        module.model,
+        directory,
+        scaler=base.scaler,
+        aggregate=base.aggregate,
+        num_layers=base.num_layers,
+        training={**data.describe(), "base checkpoint": str(base.path), **(training or {})},
+        metrics=metrics,
+        tasks=task_entry(module),
+    )

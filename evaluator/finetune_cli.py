@@ -1,0 +1,130 @@
+"""`mismatch finetune --task T` and the LightningCLI behind `scripts/finetune.py fit --config ...`.
+
+Both fine-tune the base checkpoint on every record of a task (a validation slice split off by
+group for early stopping) with the numbers of ``configs/finetune/<task>.yaml`` and export the
+best weights as ``checkpoints/mismatch-<task>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+
+from evaluator.cli import CommandError
+from evaluator.finetune.data import DEFAULT_CACHE_DIR
+from evaluator.finetune.datamodule import RatingDataModule, prepare_task
+from evaluator.finetune.module import RatingModule
+from evaluator.finetune.train import FitSettings, export, fit
+from evaluator.hub import CheckpointError
+from evaluator.human_data import DataError
+from evaluator.tasks import TASKS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--task", required=True, help=f"one of {', '.join(TASKS)}")
+    parser.add_argument(
+        "--checkpoint", default="checkpoints/mismatch-base", help="pretrained base (dir or Hub id)"
+    )
+    parser.add_argument(
+        "--out", default=None, help="export directory (default checkpoints/mismatch-<task>)"
+    )
+    parser.add_argument(
+        "--config", default=None, help="fit numbers (default configs/finetune/<task>.yaml)"
+    )
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
+    )
+    parser.add_argument(
+        "--data-root", default=None, help="human data folder (default: shared data/human)"
+    )
+
+
+def load_settings(task: str, config: str | None) -> FitSettings:
+    """The fit numbers of a task's config; a missing file is a user error."""
+    try:
+        return FitSettings.from_config(config or f"configs/finetune/{task}.yaml")
+    except FileNotFoundError as error:
+        raise CommandError(f"{error}; pass --config") from None
+
+
+def prepare(task: str, checkpoint: str, cache_dir: str, data_root: str | None):
+    """prepare_task with its user errors (unknown task, bad checkpoint or data) as CommandError."""
+    if task not in TASKS:
+        raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    try:
+        return prepare_task(task, checkpoint, cache_dir, data_root, progress=True)
+    except (CheckpointError, DataError) as error:
+        raise CommandError(str(error)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings(args.task, args.config)
+    prepared = prepare(args.task, args.checkpoint, args.cache_dir, args.data_root)
+    module, data, val_loss = fit(
+        prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=args.checkpoint
+    )
+    out = export(
+        module,
+        data,
+        args.out or f"checkpoints/mismatch-{args.task}",
+        training={"fit settings": str(settings.to_dict())},
+        metrics={"val_loss": val_loss},
+    )
+    print(f"{args.task}: val loss {val_loss:.4f}; exported to {out}")
+    return 0
+
+
+class FinetuneCLI(LightningCLI):
+    """LightningCLI for RatingModule + RatingDataModule; exports the best weights after fit."""
+
+    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
+        parser.set_defaults(
+            {"checkpoint.monitor": "val_loss", "checkpoint.mode": "min", "checkpoint.save_top_k": 1}
+        )
+        parser.add_lightning_class_args(EarlyStopping, "early_stopping")
+        parser.set_defaults({"early_stopping.monitor": "val_loss", "early_stopping.patience": 4})
+        parser.add_argument(
+            "--export_dir", type=str | None, default=None, help="save_pretrained target"
+        )
+        parser.link_arguments("data.task", "model.task")
+        parser.link_arguments("data.checkpoint", "model.checkpoint")
+
+    def after_fit(self) -> None:
+        best = (
+            self.trainer.checkpoint_callback.best_model_path
+            if self.trainer.checkpoint_callback
+            else ""
+        )
+        if best:
+            state = torch.load(best, map_location=self.model.device, weights_only=True)[
+                "state_dict"
+            ]
+            self.model.load_state_dict(state)
+        export_dir = self._get(self.config, "export_dir")
+        if export_dir:
+            out = export(
+                self.model.eval(),
+                self.datamodule,
+                Path(export_dir),
+                training={"best checkpoint": Path(best).name if best else "last step"},
+            )
+            print(f"exported to {out}")
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/finetune/dialogue.yaml``)."""
+    torch.set_flush_denormal(True)
+    FinetuneCLI(
+        RatingModule,
+        RatingDataModule,
+        seed_everything_default=13,
+        save_config_kwargs={"overwrite": True},
+        args=args,
+    )

@@ -1,0 +1,197 @@
+"""Fine-tuning and evaluation on human ratings, end to end on a tiny task with a tiny encoder.
+
+The encoder is a random 2-layer BERT saved to a temporary folder (named by path, as a user's
+local encoder would be); features are cheap lexical ones, so nothing heavy is loaded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import yaml
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from evaluator.cli import main
+from evaluator.features import FeatureScaler
+from evaluator.finetune.datamodule import prepare_task, split_rows
+from evaluator.finetune.evaluate import evaluate_task
+from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.train import FitSettings, export, fit
+from evaluator.hub import load, save_pretrained
+from evaluator.human_data import load_records, split_by_group
+from evaluator.inference import predict_outputs
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.resources import encoder_path
+from evaluator.tasks import get_task
+
+FEATURES = ["bleu", "chrf", "rougeL_f"]
+SETTINGS = FitSettings(max_steps=12, val_check_interval=4, patience=2, batch_size=16, val_fraction=0.3)
+WORDS = "the a dog cat ran sat on mat big small red blue house park tree man woman child".split()
+
+
+@pytest.fixture(scope="module")
+def encoder_dir(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("tiny-encoder")
+    tokenizer = AutoTokenizer.from_pretrained(encoder_path())
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def base_checkpoint(tmp_path_factory, encoder_dir: Path) -> Path:
+    torch.manual_seed(0)
+    config = MismatchConfig(
+        feature_names=FEATURES, encoder=str(encoder_dir), embedding_dim=16, text_dim=8, set_dim=8,
+        num_heads=2, num_blocks=1,
+    )  # fmt: skip
+    rng = np.random.default_rng(0)
+    scaler = FeatureScaler.fit(pd.DataFrame(rng.random((40, len(FEATURES))), columns=FEATURES))
+    return save_pretrained(
+        MismatchModel(config), tmp_path_factory.mktemp("base") / "ckpt", scaler=scaler
+    )
+
+
+def sentence(rng: np.random.Generator, n: int = 6) -> str:
+    return " ".join(rng.choice(WORDS, size=n))
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory) -> Path:
+    """Tiny SummEval-shaped (4 criteria, 1-5, two references) and MNLI-shaped files."""
+    root = tmp_path_factory.mktemp("human")
+    rng = np.random.default_rng(1)
+    summaries, nli = [], []
+    for group in range(30):
+        refs = [sentence(rng), sentence(rng)]
+        for system in range(3):
+            gen = refs[0] if system == 0 else sentence(rng)
+            score = 5.0 if system == 0 else float(rng.integers(1, 4))
+            criteria = ("coherence", "consistency", "fluency", "relevance")
+            summaries.append({
+                "id": f"s:{group}:{system}", "ref": refs, "gen": gen, "src": None,
+                "group": f"s:{group}", "scores": dict.fromkeys(criteria, score),
+            })  # fmt: skip
+            label = ("entailment", "neutral", "contradiction")[system]
+            nli.append({
+                "id": f"n:{group}:{system}", "ref": refs[0], "gen": gen, "src": None,
+                "group": f"n:{group}", "scores": {k: float(k == label) for k in ("entailment", "neutral", "contradiction")},
+            })  # fmt: skip
+    write_jsonl(root / "summarization" / "summeval.jsonl.gz", summaries)
+    write_jsonl(root / "nli" / "mnli_dev_matched.jsonl.gz", nli)
+    return root
+
+
+def test_splits_keep_every_group_on_one_side(data_root: Path) -> None:
+    records = load_records(data_root / "summarization" / "summeval.jsonl.gz")
+    for seed in range(3):
+        train, test = split_by_group(records, seed=seed)
+        assert train and test
+        assert not {r.group for r in train} & {r.group for r in test}
+        fit_rows, val_rows = split_rows(records, np.arange(len(records)), seed + 7, 0.3)
+        assert len(fit_rows) + len(val_rows) == len(records)
+        assert not {records[i].group for i in fit_rows} & {records[i].group for i in val_rows}
+
+
+def test_closest_outputs_match_predict(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+    prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), SETTINGS, 0, checkpoint=str(base_checkpoint)
+    )
+    out = export(module, data, tmp_path / "task")
+    checkpoint = load(out)
+    assert checkpoint.tasks["summarization"]["criteria"][0] == {"key": "coherence", "low": 1, "high": 5}
+    records = prepared.records[:9]
+    expected = predict_outputs(checkpoint, [list(r.refs) for r in records], [r.gen for r in records])
+    rows = np.arange(9)
+    _, probabilities, ratings = closest_outputs(
+        checkpoint.model, prepared.features[rows], prepared.inputs.subset(rows)
+    )
+    np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
+    np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
+
+
+@pytest.mark.parametrize("task", ["summarization", "nli"])
+def test_evaluate_end_to_end(tmp_path: Path, base_checkpoint: Path, data_root: Path, task: str) -> None:
+    prepared = prepare_task(task, str(base_checkpoint), tmp_path / "cache", data_root)
+    result = evaluate_task(prepared, [0, 1], SETTINGS, str(base_checkpoint), tmp_path / "ckpts", log=lambda _: None)
+    criteria = [c.key for c in get_task(task).criteria]
+    assert list(result["criteria"]) == criteria
+    for row in result["criteria"].values():
+        assert {"kendall", "kendall_std", "spearman", "rmse"} <= set(row["ours"])
+        assert -1 <= row["ours"]["kendall"] <= 1 and row["ours"]["rmse"] >= 0
+        assert {"bleu", "chrf", "rougeL_f"} == set(row["baselines"])
+        assert set(row["ablations"]) == {"no_pretraining", "no_metrics"}
+    if task == "nli":
+        assert 0 <= result["summary"]["accuracy"] <= 1
+    checkpoint = load(tmp_path / "ckpts" / f"mismatch-{task}")
+    assert checkpoint.model.config.num_ratings == len(criteria)
+    assert checkpoint.tasks[task]["kind"] == get_task(task).kind
+
+
+def test_cli_writes_results(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+    config = tmp_path / "configs"
+    config.mkdir()
+    (config / "summarization.yaml").write_text(
+        "data: {batch_size: 16, val_fraction: 0.3}\ntrainer: {max_steps: 8, val_check_interval: 4}\nearly_stopping: {patience: 1}\n"
+    )
+    out = tmp_path / "results"
+    code = main([
+        "evaluate", "--task", "summarization", "--checkpoint", str(base_checkpoint), "--seeds", "1",
+        "--out", str(out), "--no-export", "--config-dir", str(config),
+        "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
+    ])  # fmt: skip
+    assert code == 0
+    result = json.loads((out / "results.json").read_text())
+    assert result["task"] == "summarization"
+    assert set(result["criteria"]["coherence"]) == {"ours", "baselines", "ablations"}
+    assert "| summarization |" in (out / "results.md").read_text()
+
+
+def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:
+    assert main(["evaluate", "--task", "poetry", "--checkpoint", str(base_checkpoint)]) == 2
+    assert "unknown task(s) poetry" in capsys.readouterr().err
+    assert main(["finetune", "--task", "summarization", "--checkpoint", str(tmp_path / "nope"),
+                 "--config", "configs/finetune/summarization.yaml"]) == 2  # fmt: skip
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
+    assert "none.yaml does not exist" in capsys.readouterr().err
+
+
+def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+    from evaluator.finetune_cli import main as cli_main
+
+    config = yaml.safe_load(Path("configs/finetune/summarization.yaml").read_text())
+    config["export_dir"] = str(tmp_path / "export")
+    config["data"].update(
+        checkpoint=str(base_checkpoint), data_root=str(data_root), cache_dir=str(tmp_path / "cache"),
+        batch_size=16, val_fraction=0.3,
+    )  # fmt: skip
+    config["trainer"].update(max_steps=8, val_check_interval=4, default_root_dir=str(tmp_path / "runs"))
+    path = tmp_path / "summarization.yaml"
+    path.write_text(yaml.safe_dump(config))
+    cli_main(["fit", "--config", str(path)])
+    checkpoint = load(tmp_path / "export")
+    assert checkpoint.model.config.num_ratings == 4
+    assert checkpoint.tasks["summarization"]["kind"] == "regression"
