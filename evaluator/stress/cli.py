@@ -1,0 +1,86 @@
+"""`mismatch stress`: blind-spot stress tests for any metric, ours included."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from evaluator.cli import CommandError
+from evaluator.stress.metrics import DEFAULT_METRICS
+
+DEFAULT_LIMIT = 200
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metrics",
+        default=DEFAULT_METRICS,
+        help="comma-separated: bleu, rougeL, chrf, meteor, bertscore, any feature column, "
+        "mismatch[=CHECKPOINT] (P(NoContr)), module:function (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="normalised JSONL (ref, gen = gold hypothesis, optional src) or a task name "
+        "(gold = the first of 2+ references, ref = the others)",
+    )
+    parser.add_argument(
+        "--out", required=True, type=Path, help="folder for report.md/json and plots/"
+    )
+    parser.add_argument("--seeds", type=int, default=5, help="random seeds per test (default: 5)")
+    parser.add_argument(
+        "--limit", type=int, default=DEFAULT_LIMIT, help="items (default: %(default)s)"
+    )
+    parser.add_argument("--tests", help="comma-separated subset of the tests (default: all)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default: 1; BERTScore's per-pair matching is ~25x slower with "
+        "2 threads on a busy 2-core machine, as OpenMP workers spin-wait)",
+    )
+
+
+def _log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from evaluator.hub import CheckpointError
+    from evaluator.human_data import DataError
+    from evaluator.stress.data import load_items
+    from evaluator.stress.metrics import parse_metrics
+    from evaluator.stress.report import write_report
+    from evaluator.stress.runner import run_stress
+
+    if args.seeds < 1:
+        raise CommandError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.limit < 1:
+        raise CommandError(f"--limit must be at least 1, got {args.limit}")
+    if args.threads < 1:
+        raise CommandError(f"--threads must be at least 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
+    tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
+    try:
+        items = load_items(args.data, args.limit)
+        metrics = parse_metrics(args.metrics)
+        _log(f"{len(items)} items from {args.data}; metrics: {', '.join(metrics)}")
+        result = run_stress(items, metrics, tests=tests, seeds=args.seeds, log=_log)
+    except (DataError, CheckpointError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    command = (
+        f"mismatch stress --metrics {shlex.quote(args.metrics)} --data {shlex.quote(args.data)} "
+        f"--out {shlex.quote(str(args.out))} --seeds {args.seeds} --limit {args.limit}"
+        + (f" --tests {shlex.quote(args.tests)}" if args.tests else "")
+    )
+    title = f"Stress tests on {args.data}"
+    for path in write_report(result, args.out, title, command):
+        print(path)
+    for metric, curves in result.curves.items():
+        print(f"{metric}: {sum(c.passed for c in curves.values())}/{len(curves)} tests passed")
+    return 0

@@ -1,0 +1,116 @@
+"""Write a stress run as report.json, report.md and one PNG of curves per metric (atomic)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from evaluator.stress.runner import StressResult
+
+PLOT_COLUMNS = 5
+
+
+def _atomic(path: Path, write: Callable[[str], None]) -> None:
+    """Run ``write(temp_path)`` on a temp file beside ``path``, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _write_text(path: Path, text: str) -> None:
+    _atomic(path, lambda temporary: Path(temporary).write_text(text, encoding="utf-8"))
+
+
+def plot_name(metric: str) -> str:
+    """A file name for a metric name such as ``mismatch=checkpoints/x``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", metric).strip("_") + ".png"
+
+
+def plot_metric(result: StressResult, metric: str, path: Path) -> None:
+    """Score vs noise ratio per test, one standard deviation (over seeds) shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = result.curves[metric]
+    rows = math.ceil(len(curves) / PLOT_COLUMNS)
+    figure, axes = plt.subplots(
+        rows, PLOT_COLUMNS, figsize=(3.2 * PLOT_COLUMNS, 2.6 * rows), squeeze=False
+    )
+    for ax, (test, curve) in zip(axes.flat, curves.items(), strict=False):
+        low = [s - d for s, d in zip(curve.scores, curve.std, strict=True)]
+        high = [s + d for s, d in zip(curve.scores, curve.std, strict=True)]
+        color = "tab:green" if curve.passed else "tab:red"
+        ax.plot(curve.levels, curve.scores, marker="o", color=color)
+        ax.fill_between(curve.levels, low, high, color=color, alpha=0.25)
+        ax.set_title(f"{test} ({'pass' if curve.passed else 'FAIL'})", fontsize=9, color=color)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("noise ratio", fontsize=7)
+    for ax in list(axes.flat)[len(curves) :]:
+        ax.axis("off")
+    figure.suptitle(f"{metric}: mean score vs noise ratio (gold at 0)", fontsize=11)
+    figure.tight_layout()
+    _atomic(path, lambda temporary: figure.savefig(temporary, format="png", dpi=80))
+    plt.close(figure)
+
+
+def markdown(result: StressResult, title: str, command: str, plots: dict[str, str]) -> str:
+    """The report: pass/fail per test and metric (gold -> highest-noise mean), coverage, plots."""
+    metrics = list(result.curves)
+    lines = [f"# {title}", "", f"Command: `{command}`", ""]
+    lines += [
+        f"{result.items} items, {result.seeds} seeds. A test passes when the mean score falls "
+        "strictly with each noise level and most noised texts score below their gold at every "
+        "level. Cells: verdict, mean score of the gold -> the highest level.",
+        "",
+    ]
+    lines += ["| test | kind | items | noise ratio per level | " + " | ".join(metrics) + " |"]
+    lines += ["|---|---|---|---|" + "---|" * len(metrics)]
+    for test, info in result.tests.items():
+        levels = next(iter(result.curves.values()))[test].levels[1:] if metrics else []
+        cells = []
+        for metric in metrics:
+            curve = result.curves[metric][test]
+            mark = "pass" if curve.passed else "**FAIL**"
+            cells.append(f"{mark} {curve.scores[0]:.3f}->{curve.scores[-1]:.3f}")
+        noise = ", ".join(f"{r:.2f}" for r in levels)
+        lines.append(
+            f"| {test} | {info.kind} | {info.items} | {noise} | " + " | ".join(cells) + " |"
+        )
+    passed = [str(sum(c.passed for c in result.curves[m].values())) for m in metrics]
+    lines.append(f"| **passed** (of {len(result.tests)}) | | | | " + " | ".join(passed) + " |")
+    lines.append("")
+    if result.skipped_tests:
+        lines += ["Tests without a verdict:", ""]
+        lines += [f"- {test}: {why}" for test, why in result.skipped_tests.items()]
+        lines.append("")
+    lines += ["Scoring time: " + ", ".join(f"{m} {s:.0f}s" for m, s in result.seconds.items()), ""]
+    for metric in metrics:
+        lines += [f"## {metric}", "", f"![{metric}]({plots[metric]})", ""]
+    return "\n".join(lines)
+
+
+def write_report(result: StressResult, out: Path, title: str, command: str) -> list[Path]:
+    """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths."""
+    out = Path(out)
+    plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
+    payload = {"title": title, "command": command, **result.to_json()}
+    written = [out / "report.json", out / "report.md"]
+    _write_text(written[0], json.dumps(payload, indent=1) + "\n")
+    _write_text(written[1], markdown(result, title, command, plots))
+    for metric, relative in plots.items():
+        plot_metric(result, metric, out / relative)
+        written.append(out / relative)
+    return written

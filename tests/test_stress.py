@@ -1,0 +1,290 @@
+"""Stress tests: perturbations at their levels, noise ratio, verdict, metrics, report, CLI."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from evaluator.cli import main
+from evaluator.features import FeatureScaler
+from evaluator.hub import save_pretrained
+from evaluator.human_data import DataError
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.stress.data import StressItem, items_from_jsonl, load_items, select
+from evaluator.stress.metrics import feature_metric, mismatch_metric, parse_metrics, run_metric
+from evaluator.stress.noise import noise_ratio
+from evaluator.stress.perturbations import INJECTIONS, PERTURBATIONS, Source, count_for
+from evaluator.stress.report import write_report
+from evaluator.stress.runner import perturb_items, run_stress
+from evaluator.stress.verdict import passes
+
+GOLD = (
+    "John Smith drove the red car to the hospital in Boston. "
+    "The doctor examined him and sent him home. "
+    "Mary Jones met the doctor in Chicago on Monday."
+)
+SRC = "A long source article about John Smith, a car, a hospital and a doctor."
+FOREIGN = "The weather was sunny all week."
+
+
+def apply(nlp, name: str, seed: int = 0, text: str = GOLD, src: str | None = SRC):
+    source = Source(rng=random.Random(seed), src=src, foreign_sentence=lambda rng: FOREIGN)
+    return PERTURBATIONS[name].apply(nlp(text), source)
+
+
+def tokens(nlp, text: str) -> list[str]:
+    return sorted(t.text for t in nlp(text))
+
+
+@pytest.mark.parametrize("name", list(PERTURBATIONS))
+def test_each_perturbation_is_deterministic_and_grows_with_the_level(nlp, name: str) -> None:
+    test = PERTURBATIONS[name]
+    texts = apply(nlp, name, seed=3)
+    assert texts == apply(nlp, name, seed=3)
+    assert len(texts) == len(test.levels)
+    assert all(text and text != GOLD for text in texts)
+    ratios = [noise_ratio(GOLD, text, test.switching) for text in texts]
+    assert all(r > 0 for r in ratios)
+    assert ratios == sorted(ratios), ratios
+
+
+def test_truncation_keeps_a_shrinking_prefix(nlp) -> None:
+    texts = apply(nlp, "truncation")
+    lengths = [len(t.split()) for t in texts]
+    assert lengths == sorted(lengths, reverse=True) and lengths[0] < len(GOLD.split())
+    assert all(GOLD.startswith(t) for t in texts)
+
+
+def test_word_class_removals_reach_every_candidate_at_the_top_level(nlp) -> None:
+    def count(text: str) -> int:
+        return text.lower().split().count("the")
+
+    articles = apply(nlp, "article_removal")
+    assert count(articles[-1]) == 0 and 0 < count(articles[0]) < count(GOLD) == 4
+    prepositions = apply(nlp, "preposition_removal")[-1].split()
+    assert not {"to", "in", "on"} & set(prepositions)
+    assert "Boston." in prepositions  # only the preposition goes
+
+
+def test_verb_lemmatization_and_swaps_keep_the_words(nlp) -> None:
+    assert "drive" in apply(nlp, "verb_lemmatization")[-1].split()
+    for name in ("local_swap", "noun_switching", "verb_switching"):
+        assert tokens(nlp, apply(nlp, name)[-1]) == tokens(nlp, GOLD), name
+
+
+def test_repeated_token_and_repetition_add_copies(nlp) -> None:
+    assert len(apply(nlp, "repeated_token")[0].split()) > len(GOLD.split())
+    texts = apply(nlp, "repetition")
+    for copies, text in zip(PERTURBATIONS["repetition"].levels, texts, strict=True):
+        assert text == GOLD[:-1] + " in Chicago on Monday" * int(copies) + "."
+
+
+def test_middle_swap_moves_the_start_of_each_sentence_to_its_end(nlp) -> None:
+    texts = apply(nlp, "middle_swap")
+    assert texts[0].startswith("drove the red car")
+    assert "John Smith." in texts[0]
+
+
+def test_sentence_tests_reorder_or_replace_whole_sentences(nlp) -> None:
+    sentences = [s.text.strip() for s in nlp(GOLD).sents]
+    switched = apply(nlp, "sentence_switching")[-1]
+    assert switched != GOLD and sorted(switched.split()) == sorted(GOLD.split())
+    assert all(sentence in switched for sentence in sentences)
+    replaced = apply(nlp, "sentence_replacement")
+    assert replaced[0].count(FOREIGN) == 1 and replaced[-1] == " ".join([FOREIGN] * 3)
+
+
+def test_negation_uses_the_synth_rules_sentence_by_sentence(nlp) -> None:
+    texts = apply(nlp, "negation")
+    negations = [sum(t.count(w) for w in (" not ", "n't ", "No ")) for t in texts]
+    assert negations[0] >= 1 and negations == sorted(negations) and negations[-1] >= 2
+
+
+def test_entity_tests_name_generic_or_switched_entities(nlp) -> None:
+    generic = apply(nlp, "generic_named_entity")[-1]
+    assert "John Smith" not in generic and "the person" in generic.lower()
+    switched = apply(nlp, "named_entity_switching")[0]
+    assert switched.startswith(("Mary Jones drove", "John Smith drove"))
+    assert tokens(nlp, switched) == tokens(nlp, GOLD)
+
+
+def test_copy_source_and_injection(nlp) -> None:
+    assert apply(nlp, "copy_source") == [SRC]
+    assert apply(nlp, "copy_source", src=None) is None
+    assert apply(nlp, "injection")[0] in INJECTIONS
+
+
+def test_a_test_that_cannot_apply_returns_none(nlp) -> None:
+    assert apply(nlp, "article_removal", text="Dogs bark loudly.") is None
+    assert apply(nlp, "sentence_switching", text="Dogs bark loudly.") is None
+
+
+def test_count_for_changes_at_least_one_and_at_most_all() -> None:
+    assert [count_for(f, 3) for f in (0.25, 0.5, 0.75, 1.0)] == [1, 2, 3, 3]
+    assert count_for(0.1, 4) == 1 and count_for(1.0, 4) == 4
+
+
+def test_noise_ratio_is_levenshtein_over_length_halved_for_switching() -> None:
+    assert noise_ratio("abcd", "abcd") == 0.0
+    assert noise_ratio("abcd", "abce") == 0.25
+    assert noise_ratio("abcd", "ab") == 0.5
+    assert noise_ratio("abcd", "badc", switching=True) == pytest.approx(
+        noise_ratio("abcd", "badc") / 2
+    )
+    with pytest.raises(ValueError, match="empty"):
+        noise_ratio("", "x")
+
+
+@pytest.mark.parametrize(
+    ("scores", "below", "expected"),
+    [
+        ([0.9, 0.8, 0.7, 0.5], [0.9, 0.95, 1.0], True),
+        ([0.9, 0.8, 0.85, 0.5], [0.9, 0.95, 1.0], False),  # not monotone
+        ([0.9, 0.9, 0.8], [0.9, 1.0], False),  # a flat step is no decrease
+        ([0.9, 0.95, 0.97], [0.1, 0.0], False),  # noise scores higher
+        ([0.9, 0.8, 0.7], [0.4, 0.9], False),  # mean falls but most texts rank above gold
+        ([0.9, 0.2], [1.0], True),  # one-level test
+    ],
+)
+def test_verdict_on_constructed_curves(scores, below, expected) -> None:
+    assert passes(scores, below) is expected
+
+
+def test_verdict_rejects_inconsistent_lengths() -> None:
+    with pytest.raises(ValueError, match="below-gold"):
+        passes([0.9, 0.8], [0.5, 0.5])
+
+
+def overlap(refs, gens, srcs) -> list[float]:
+    """A toy callable metric: share of the closest reference's words (with counts) in the text."""
+    return [
+        max(sum((Counter(r.split()) & Counter(g.split())).values()) / len(r.split()) for r in rs)
+        for rs, g in zip(refs, gens, strict=True)
+    ]
+
+
+def items() -> list[StressItem]:
+    names = [("John Smith", "Boston"), ("Anna Lee", "Paris"), ("Tom Hardy", "Rome")]
+    return [
+        StressItem(gold=GOLD.replace("John Smith", a).replace("Boston", b), refs=(GOLD,), src=SRC)
+        for a, b in names
+    ]
+
+
+@pytest.fixture(scope="module")
+def result(nlp):
+    tests = ["truncation", "article_removal", "negation", "copy_source", "injection"]
+    metrics = {"overlap": overlap, "chrf": feature_metric("chrf")}
+    return run_stress(items(), metrics, tests=tests, seeds=2, min_items=1, nlp=nlp)
+
+
+def test_a_callable_metric_plugs_in_and_truncation_lowers_it(result) -> None:
+    curve = result.curves["overlap"]["truncation"]
+    assert curve.passed and curve.levels[0] == 0.0 and curve.levels == sorted(curve.levels)
+    assert result.tests["truncation"].items == 3 and result.tests["copy_source"].intensities == [
+        1.0
+    ]
+    assert set(result.curves) == {"overlap", "chrf"}
+
+
+def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
+    written = write_report(result, tmp_path / "out", title="toy", command="mismatch stress ...")
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    for metric in ("overlap", "chrf"):
+        tests = report["metrics"][metric]["tests"]
+        assert set(tests) == {
+            "truncation",
+            "article_removal",
+            "negation",
+            "copy_source",
+            "injection",
+        }
+        for entry in tests.values():
+            assert isinstance(entry["pass"], bool)
+            assert len(entry["levels"]) == len(entry["scores"]) == len(entry["std"])
+            assert len(entry["below_gold"]) == len(entry["levels"]) - 1
+    assert (tmp_path / "out" / "plots" / "overlap.png").read_bytes()[:4] == b"\x89PNG"
+    assert "| truncation |" in (tmp_path / "out" / "report.md").read_text()
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == sorted(
+        [p.name for p in written] + ["plots"]
+    )  # no temp files left
+
+
+def test_levels_that_change_no_text_are_dropped(nlp) -> None:
+    one_sentence = [StressItem(f"{name} met the doctor in Chicago.", (GOLD,)) for name in "AB"]
+    docs = [nlp(item.gold) for item in one_sentence]
+    outputs, kept = perturb_items(PERTURBATIONS["negation"], one_sentence, docs, seeds=2)
+    assert kept == [0.25] and all(len(texts) == 1 for texts in outputs.values())
+    outputs, kept = perturb_items(PERTURBATIONS["truncation"], one_sentence, docs, seeds=1)
+    assert kept == [0.1, 0.2, 0.3]  # 7 tokens: cutting 30% and 40% both cut three
+
+
+def test_a_metric_with_a_wrong_output_is_named() -> None:
+    with pytest.raises(ValueError, match="'bad' returned shape"):
+        run_metric("bad", lambda refs, gens, srcs: [0.0], [["a"], ["b"]], ["a", "b"], [None, None])
+
+
+def test_parse_metrics_maps_names_and_rejects_unknown_ones() -> None:
+    metrics = parse_metrics("bleu, rougeL,chrf_pp,test_stress:overlap")
+    assert list(metrics) == ["bleu", "rougeL", "chrf_pp", "test_stress:overlap"]
+    assert metrics["rougeL"]([["a cat sat"]], ["a cat sat"], [None])[0] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+        parse_metrics("bleu,nope")
+    with pytest.raises(ValueError, match="named twice"):
+        parse_metrics("bleu,bleu")
+
+
+def test_mismatch_metric_is_p_no_contradiction_of_a_checkpoint(tmp_path: Path) -> None:
+    features = ["bleu", "chrf", "rougeL_f"]
+    torch.manual_seed(0)
+    model = MismatchModel(MismatchConfig(feature_names=features, use_text=False)).eval()
+    rng = np.random.default_rng(0)
+    scaler = FeatureScaler.fit(pd.DataFrame(rng.random((20, 3)), columns=features))
+    path = save_pretrained(model, tmp_path / "ckpt", scaler=scaler)
+    scores = mismatch_metric(path)(
+        [["a cat sat", "a dog sat"], ["x"]], ["a cat sat", "y"], [None, None]
+    )
+    assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    return path
+
+
+def test_items_from_jsonl_validate_and_select_deterministically(tmp_path: Path) -> None:
+    rows = [{"ref": ["r1", "r2"], "gen": f"gold  {i}", "src": None} for i in range(5)]
+    path = write_jsonl(tmp_path / "items.jsonl.gz", rows + rows[:1])
+    loaded = items_from_jsonl(path)
+    assert loaded[0] == StressItem("gold 0", ("r1", "r2"), None)
+    assert select(loaded, 3) == select(list(reversed(loaded)), 3) and len(select(loaded, None)) == 5
+    bad = write_jsonl(tmp_path / "bad.jsonl.gz", [rows[0], {"ref": "r"}])
+    with pytest.raises(DataError, match=r"bad.jsonl.gz:2: missing key 'gen'"):
+        items_from_jsonl(bad)
+    with pytest.raises(DataError, match="neither a file nor a task"):
+        load_items(str(tmp_path / "missing.jsonl"))
+
+
+def test_cli_writes_the_report(tmp_path: Path, capsys) -> None:
+    rows = [
+        {"ref": GOLD, "gen": GOLD.replace("Boston", city), "src": SRC}
+        for city in "Paris Rome Oslo Bern Lima Riga Kyiv Doha Baku Suva Apia".split()
+    ]
+    data = write_jsonl(tmp_path / "gold.jsonl.gz", rows)
+    out = tmp_path / "report"
+    argv = ["stress", "--metrics", "bleu", "--data", str(data), "--out", str(out)]
+    assert main([*argv, "--seeds", "1", "--tests", "truncation,injection"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["metrics"]["bleu"]["tests"]["truncation"]["pass"] is True
+    assert "bleu: " in capsys.readouterr().out
+    assert main([*argv, "--tests", "nope"]) == 2
+    assert "unknown test(s) nope" in capsys.readouterr().err
