@@ -27,8 +27,12 @@ from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_
 from synth.perturb import Context, load_rules
 from synth.taxonomy import CODES, index_of
 
-# Classes whose error replaces words of the text it is applied to.
-SUBSTITUTION_CLASSES = frozenset(("PredErr", "EntErr", "HypErr", "NumErr", "STErr", "AttrErr", "NegErr"))
+# Classes whose error replaces words of the text it is applied to (on a paraphrase, the
+# replaced words must occur in the reference: "formerly" -> "later" is no order error
+# against a reference that states no order).
+SUBSTITUTION_CLASSES = frozenset(
+    ("PredErr", "EntErr", "HypErr", "NumErr", "STErr", "AttrErr", "NegErr", "PredOrdErr")
+)
 MIN_ROUND_TEXTS = 200  # per source and split
 MAX_ROUND_TEXTS = 30_000
 COLUMNS = ("id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail")

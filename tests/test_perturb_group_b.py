@@ -350,3 +350,12 @@ def test_question_and_omission_audit_regressions(nlp):
         assert change is None or "Albert Fountain" in change.text
     change = run(nlp, omission.drop_prepositional_phrase, "Two men are carrying on a conversation.")
     assert change is None or change.text != "Two men are carrying."
+
+
+def test_question_embedding_keeps_contractions_and_phrasal_verbs_keep_synonyms_out(nlp):
+    change = run(nlp, question.embed_as_yes_no, "What's another name for the Aboral?")
+    assert change is None or "what 's" not in change.text
+    text = "A woman watches a blond woman help up a little boy."
+    for seed in range(20):
+        change = run(nlp, paraphrase.synonym, text, seed=seed)
+        assert change is None or "help up" in change.text, change.text

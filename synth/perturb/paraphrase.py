@@ -172,6 +172,8 @@ def synonym(doc: Doc, ctx: Context) -> Change | None:
             continue
         if token.i > 0 and token.text[:1].isupper():
             continue  # a name or a title, whatever the NER says
+        if token.pos_ == "VERB" and any(c.dep_ == "prt" for c in token.children):
+            continue  # a phrasal verb means more than its verb: "help up" is no "aid up"
         if token.dep_ in ("neg", "compound") or token.lower_ in NEGATION_WORDS:
             continue  # compounds are fixed terms: "fault lines" is not "mistake lines"
         for name in _synonyms(lemma, pos):

@@ -174,8 +174,8 @@ def _sequence(first: Token, second: Token) -> bool:
     lemmas = {verb_lemma(first), verb_lemma(second)}
     if lemmas & STATIVE:
         return False
-    if "bear" in lemmas and lemmas != {"bear", "die"}:
-        return False  # 'was born in X and graduated from Y' lists facts; born..died is a life
+    if "bear" in lemmas:
+        return False  # 'born in X and died in Y' lists facts whose order needs no telling
     if any(c.lower_ in SEQUENCE_ADVERBS for c in second.children):
         return True
     tags = {first.tag_, second.tag_}

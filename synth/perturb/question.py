@@ -468,12 +468,13 @@ def embed_as_yes_no(doc: Doc, ctx: Context) -> Change | None:
         return None
     after = doc[phrase_end]
     wh_phrase = _lower_first(wh) + doc.text[wh.idx + len(wh.text) : after.idx].rstrip()
+    after_wh = doc.text[wh.idx + len(wh.text) :]  # kept as written: "What's" stays "what's"
     rule = "QuestErr/embedded_yesno"
     if after.pos_ != "AUX" or after.tag_ not in FINITE:
         # the wh-phrase is the subject: "Who founded X?" reads the same when embedded
         if not _is_subject(doc[phrase_end - 1]) or after.pos_ != "VERB":
             return None
-        return replace(doc, 0, len(doc.text), f"{frame} {wh_phrase} {doc.text[after.idx:]}", rule)
+        return replace(doc, 0, len(doc.text), f"{frame} {_lower_first(wh)}{after_wh}", rule)
     verb = _main_verb(after)
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i > after.i), None)
     if subject is None:
@@ -485,7 +486,7 @@ def embed_as_yes_no(doc: Doc, ctx: Context) -> Change | None:
             wh.lower_ in ("who", "what") and verb.lemma_ == "be" and verb == after
         ):
             return None
-        return replace(doc, 0, len(doc.text), f"{frame} {wh_phrase} {doc.text[after.idx:]}", rule)
+        return replace(doc, 0, len(doc.text), f"{frame} {_lower_first(wh)}{after_wh}", rule)
     start, end = subject.left_edge.i, subject.right_edge.i
     if (
         start != after.i + 1
