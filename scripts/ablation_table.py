@@ -1,0 +1,58 @@
+"""Collect the val-split metrics of the pretraining run and its ablations into one table.
+
+Each run writes DOCS/metrics.json (``--docs_dir``); this reads the main run's folder and every
+folder under its ``ablations/`` and writes ``ablations.md`` beside them (atomically).
+
+    python scripts/ablation_table.py docs/pretrain
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+# what each ablation run switched off, as passed to scripts/pretrain.py
+ABLATIONS = {
+    "no_metrics": "no metric features (`--model.use_metrics false`)",
+    "no_text": "no text features (`--model.use_text false --data.embeddings null "
+    "--data.alignments null`)",
+    "value_only": "value-only metric set, no metric identity (`--model.metric_ids false`)",
+    "no_alignment": "mean embeddings only, no alignment vectors (`--data.alignments null`)",
+}
+
+
+def read_metrics(folder: Path) -> dict:
+    path = folder / "metrics.json"
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: run that configuration first")
+    return json.loads(path.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("docs_dir", type=Path, help="the main run's --docs_dir")
+    args = parser.parse_args()
+    rows = [("full model", read_metrics(args.docs_dir))]
+    for name, label in ABLATIONS.items():
+        folder = args.docs_dir / "ablations" / name
+        if folder.is_dir():
+            rows.append((label, read_metrics(folder)))
+    lines = [
+        "| configuration | val accuracy | val macro F1 | val pairs |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {label} | {m['val_accuracy']:.4f} | {m['val_macro_f1']:.4f} | {m['val_pairs']} |"
+        for label, m in rows
+    ]
+    target = args.docs_dir / "ablations.md"
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_text("\n".join(lines) + "\n")
+    os.replace(temporary, target)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
