@@ -46,20 +46,27 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     with open_binary(path) as handle:
-        for line_number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise DataError(f"{path}:{line_number}: invalid UTF-8 ({error.reason})") from None
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(f"{path}:{line_number}: invalid JSON ({error.msg})") from None
-            if not isinstance(value, dict):
-                raise DataError(f"{path}:{line_number}: expected a JSON object")
-            yield line_number, value
+        yield from iter_json_lines(handle, str(path))
+
+
+def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin);
+    DataError names ``name``, the line and what is wrong with it."""
+    for line_number, raw in enumerate(lines, 1):
+        where = f"{name}:{line_number}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(f"{where}: invalid JSON ({error.msg})") from None
+        if not isinstance(value, dict):
+            raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
+        yield line_number, value
 
 
 def parse_record(value: dict, where: str) -> HumanRecord:

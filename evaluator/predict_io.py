@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator.human_data import open_binary
+from evaluator.human_data import DataError, iter_json_lines, open_binary
 from synth.taxonomy import CODES
 
 if TYPE_CHECKING:  # the readers must not import torch: bad input fails before it loads
@@ -87,25 +87,16 @@ def read_jsonl_file(path: Path) -> Pairs:
 def read_jsonl(lines: Iterable[bytes], name: str) -> Pairs:
     """Pairs from JSONL bytes (blank lines skipped); `name` is the file named in errors."""
     pairs = Pairs([], [], [], [])
-    for number, raw in enumerate(lines, 1):
-        where = f"{name}:{number}"
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(f"{where}: invalid UTF-8 ({error.reason})") from None
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}: invalid JSON ({error.msg})") from None
-        if not isinstance(value, dict):
-            raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")
-        item_id, ref, gen, src = parse_pair(value, where, default_id=str(number))
-        pairs.ids.append(item_id)
-        pairs.refs.append(ref)
-        pairs.gens.append(gen)
-        pairs.srcs.append(src)
+    try:
+        for number, value in iter_json_lines(lines, name):
+            where = f"{name}:{number}"
+            item_id, ref, gen, src = parse_pair(value, where, default_id=str(number))
+            pairs.ids.append(item_id)
+            pairs.refs.append(ref)
+            pairs.gens.append(gen)
+            pairs.srcs.append(src)
+    except DataError as error:
+        raise InputError(str(error)) from None
     if all(src is None for src in pairs.srcs):
         pairs.srcs = None
     return pairs
