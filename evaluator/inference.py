@@ -94,7 +94,7 @@ def predict_outputs(
             if model.rating_head is not None:
                 ratings.append(model.rate(representation).float().cpu())
     flat = torch.cat(probabilities).numpy()
-    best = _closest_reference(flat, np.asarray(owner), len(gens))
+    best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
     return PairOutputs(flat[best], torch.cat(ratings).numpy()[best] if ratings else None)
 
 
@@ -133,10 +133,13 @@ def _to(value, device: torch.device):
     return {key: tensor.to(device) for key, tensor in value.items()}
 
 
-def _closest_reference(flat: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    """Per pair, the index of the row (one per reference) with the highest P(NoContr)."""
-    best = np.full(n, -1)
-    for row, pair in enumerate(owner):
-        if best[pair] < 0 or flat[row, NO_CONTRADICTION] > flat[best[pair], NO_CONTRADICTION]:
-            best[pair] = row
+def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Per pair, the index of its row (one per reference) with the highest score, the first on
+    ties: the closest reference decides. Fine-tuning picks training references the same way."""
+    order = np.lexsort((np.arange(len(owner)), -score, owner))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = owner[order][1:] != owner[order][:-1]
+    best = order[first]
+    if len(best) != n:
+        raise ValueError(f"{n} pairs but references for {len(best)}")
     return best

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from evaluator.finetune.data import TaskInputs
+from evaluator.inference import closest_rows
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
@@ -50,14 +51,3 @@ def closest_outputs(
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
     return best, flat[best], flat_ratings
-
-
-def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    """Per record, the flat row with the highest score (the first one on ties, as predict)."""
-    order = np.lexsort((np.arange(len(owner)), -score, owner))
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = owner[order][1:] != owner[order][:-1]
-    best = order[first]
-    if len(best) != n:
-        raise ValueError(f"{n} records but references for {len(best)}")
-    return best
