@@ -39,8 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--threads",
         type=int,
         default=1,
-        help="torch CPU threads (default: 1; BERTScore's per-pair matching is ~25x slower with "
-        "2 threads on a busy 2-core machine, as OpenMP workers spin-wait)",
+        help="torch CPU threads for the encoder and the mismatch model (default: 1, which on "
+        "a shared 2-core machine encoded faster than 2)",
     )
 
 
