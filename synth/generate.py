@@ -24,7 +24,7 @@ import pandas as pd
 
 from evaluator.resources import own_wordnet_files
 from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_of
-from synth.perturb import Context, load_rules
+from synth.perturb import Context, load_rules, rule_weight
 from synth.taxonomy import CODES, index_of
 
 # Classes whose error replaces words of the text it is applied to (on a paraphrase, the
@@ -99,13 +99,13 @@ def _init_resources() -> None:
 
 
 def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
-    """Apply the first rule of ``code`` (in random order) that applies to ``doc``.
+    """Apply the first rule of ``code`` (in a random order, weighted by ``rule_weight``) that applies.
 
     A rule that raises is a bug in that rule; one odd sentence must not end a long run, so
     the failure is counted (reported in the manifest as ``rule_errors``) and skipped.
     """
     rules = list(_RULES.get(code, ()))
-    ctx.rng.shuffle(rules)
+    rules = _weighted_sample(rules, {r: rule_weight(r) for r in rules}, len(rules), ctx.rng)
     for rule in rules:
         try:
             change = rule(doc, ctx)
@@ -256,9 +256,9 @@ def _perturb(
     return None
 
 
-def _weighted_sample(codes: list[str], weights: dict[str, float], k: int, rng: random.Random) -> list[str]:
-    """k distinct codes drawn with probability proportional to weight (Efraimidis–Spirakis)."""
-    keyed = sorted(codes, key=lambda c: rng.random() ** (1.0 / weights[c]), reverse=True)
+def _weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
+    """k distinct items drawn with probability proportional to weight (Efraimidis–Spirakis)."""
+    keyed = sorted(items, key=lambda c: rng.random() ** (1.0 / weights[c]), reverse=True)
     return keyed[:k]
 
 

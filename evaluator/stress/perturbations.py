@@ -6,27 +6,27 @@ intensities: a fraction of the candidate units (articles, sentences, entity pair
 are changed, a fraction of all tokens, a split point, or a repeat count. Candidates are
 drawn once per item and seed in a random order and level k changes the first ones of that
 order, so a higher level contains the lower one's edits and the noise grows with the level.
-Negation reuses the synthetic-data NegErr rules (``synth.perturb``), applied per sentence.
+The text-noise tests live in ``synth.perturb.noise`` (the synth rules use the same code);
+negation reuses the synthetic-data NegErr rules (``synth.perturb``), applied per sentence.
 """
 
 from __future__ import annotations
 
-import math
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from spacy.tokens import Doc, Span, Token
+from spacy.tokens import Doc, Span
 
-from synth.perturb import Context, load_rules
+from synth.perturb import Context, load_rules, noise
+from synth.perturb.noise import Noise, cased, count_for, nested, normal, replace_spans
 
 FLUENCY, CONSISTENCY, OTHER = "fluency", "consistency", "other"
 CANDIDATE_FRACTIONS = (0.25, 0.5, 0.75, 1.0)  # share of the candidate units changed
 TOKEN_FRACTIONS = (0.1, 0.2, 0.3, 0.4)  # share of all tokens changed
 SPLIT_POINTS = (0.2, 0.3, 0.4, 0.5)  # where a sentence is cut before its halves are swapped
 REPEATS = (1, 2, 4, 8)  # copies of the last 4-gram appended
-ARTICLES = frozenset(("a", "an", "the"))
-PUNCTUATION = (",", ".", ";", ":", "!", "?", "-")
 # Entity label -> the generic phrase that replaces it (He et al.'s "generic named entity").
 GENERIC_PHRASES = {
     "PERSON": "the person",
@@ -76,235 +76,24 @@ class Perturbation:
     def apply(self, doc: Doc, source: Source) -> list[str] | None:
         """One text per level, or None when the test cannot change this text."""
         texts = self.perturb(doc, source, self.levels)
-        if texts is None or any(not t.strip() or t == _normal(doc.text) for t in texts):
+        if texts is None or any(not t.strip() or t == normal(doc.text) for t in texts):
             return None
         return texts
 
 
-# --- text assembly ----------------------------------------------------------------------
+def _on_rng(function: Noise) -> Perturb:
+    """A ``synth.perturb.noise`` function as a stress test: it needs only the source's RNG."""
 
+    @functools.wraps(function)
+    def perturb(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
+        return function(doc, source.rng, levels)
 
-def _normal(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _render(pieces: Sequence[tuple[str, str]]) -> str:
-    """Join (text, trailing whitespace) pieces and normalise the whitespace."""
-    return _normal("".join(text + space for text, space in pieces))
-
-
-def _pieces(tokens: Sequence[Token]) -> list[tuple[str, str]]:
-    return [(t.text, t.whitespace_) for t in tokens]
-
-
-def _edit_tokens(doc: Doc, edits: dict[int, str]) -> str:
-    """The text with some tokens replaced (token index -> new text; "" deletes it)."""
-    pieces = _pieces(doc)
-    for index, new in edits.items():
-        pieces[index] = (new, pieces[index][1])  # a deleted word's space keeps its neighbours apart
-    return _render(pieces)
-
-
-def _replace_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
-    """Replace non-overlapping character spans (start, end, new) of ``text``."""
-    out, last = [], 0
-    for start, end, new in sorted(spans):
-        out.append(text[last:start] + new)
-        last = end
-    return _normal("".join(out) + text[last:])
-
-
-def _cased(new: str, old: str) -> str:
-    """``new`` with the leading capital of ``old``."""
-    return new[:1].upper() + new[1:] if old[:1].isupper() else new
-
-
-def count_for(fraction: float, total: int) -> int:
-    """How many of ``total`` units a level changes: at least one, at most all."""
-    return min(total, max(1, math.ceil(fraction * total - 1e-9)))
-
-
-def _nested(candidates: Sequence, fractions: Sequence[float], rng: random.Random) -> list[list]:
-    """Per level, the first ``count_for(fraction)`` candidates of one random order."""
-    order = list(candidates)
-    rng.shuffle(order)
-    return [order[: count_for(f, len(order))] for f in fractions]
-
-
-def _words(doc: Doc) -> list[Token]:
-    return [t for t in doc if not (t.is_punct or t.is_space)]
-
-
-# --- fluency ----------------------------------------------------------------------------
-
-
-def truncation(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Cut the last fraction of the tokens."""
-    n = len(doc)
-    if n < 2:
-        return None
-    return [_render(_pieces(doc[: max(1, n - count_for(f, n))])) for f in levels]
-
-
-def _removal(keep: Callable[[Token], bool], what: str) -> Perturb:
-    def remove(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-        candidates = [t.i for t in doc if keep(t)]
-        if not candidates:
-            return None
-        return [
-            _edit_tokens(doc, dict.fromkeys(c, "")) for c in _nested(candidates, levels, source.rng)
-        ]
-
-    remove.__doc__ = f"Delete {what}."
-    return remove
-
-
-article_removal = _removal(lambda t: t.lower_ in ARTICLES, "articles (a, an, the)")
-preposition_removal = _removal(lambda t: t.pos_ == "ADP", "prepositions")
-stopword_removal = _removal(lambda t: t.is_stop and not t.is_punct, "stop words")
-
-
-def verb_lemmatization(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Replace inflected verbs by their lemma ("was going" -> "be go")."""
-    verbs = [
-        t for t in doc if t.pos_ in ("VERB", "AUX") and t.lemma_ and t.lemma_.lower() != t.lower_
-    ]
-    if not verbs:
-        return None
-    return [
-        _edit_tokens(doc, {t.i: _cased(t.lemma_, t.text) for t in chosen})
-        for chosen in _nested(verbs, levels, source.rng)
-    ]
-
-
-def _token_fraction(doc: Doc, fraction: float, candidates: Sequence) -> int:
-    """The number of candidates that makes up ``fraction`` of the text's words."""
-    return min(len(candidates), max(1, math.ceil(fraction * len(_words(doc)) - 1e-9)))
-
-
-def _by_token_fraction(
-    doc: Doc, source: Source, levels: Sequence[float], candidates: list
-) -> list[list]:
-    order = list(candidates)
-    source.rng.shuffle(order)
-    return [order[: _token_fraction(doc, f, order)] for f in levels]
-
-
-def token_drop(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Delete random words."""
-    words = [t.i for t in _words(doc)]
-    if len(words) < 2:
-        return None
-    return [
-        _edit_tokens(doc, dict.fromkeys(c, ""))
-        for c in _by_token_fraction(doc, source, levels, words)
-    ]
-
-
-def repeated_token(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Say random words twice ("the the")."""
-    words = _words(doc)
-    if not words:
-        return None
-    return [
-        _edit_tokens(doc, {t.i: f"{t.text} {t.text}" for t in chosen})
-        for chosen in _by_token_fraction(doc, source, levels, words)
-    ]
-
-
-def local_swap(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Swap neighbouring words (disjoint pairs); the level is the share of words moved."""
-    pairs = [
-        i for i in range(len(doc) - 1)
-        if not (doc[i].is_punct or doc[i + 1].is_punct or doc[i].is_space or doc[i + 1].is_space)
-        and doc[i].lower_ != doc[i + 1].lower_
-    ]  # fmt: skip
-    disjoint = [i for i in pairs if i % 2 == 0] or [i for i in pairs if i % 2 == 1]
-    if not disjoint:
-        return None
-    order = list(disjoint)
-    source.rng.shuffle(order)
-    texts = []
-    for fraction in levels:
-        chosen = order[: _token_fraction(doc, fraction / 2, order)]
-        edits = {}
-        for i in chosen:
-            edits[i], edits[i + 1] = doc[i + 1].text, doc[i].text
-        texts.append(_edit_tokens(doc, edits))
-    return texts
-
-
-def _rotated(sentence: Span, point: float) -> str | None:
-    """The sentence with its part after the split point moved to the front (end mark kept)."""
-    tokens = list(sentence)
-    end = len(tokens)
-    while end > 0 and (tokens[end - 1].is_punct or tokens[end - 1].is_space):
-        end -= 1
-    body, tail = tokens[:end], tokens[end:]
-    if len(body) < 2:
-        return None
-    split = min(len(body) - 1, max(1, round(point * len(body))))
-    first, second = body[:split], body[split:]
-    pieces = _pieces(second[:-1]) + [(second[-1].text, " ")]
-    pieces += _pieces(first[:-1]) + [(first[-1].text, body[-1].whitespace_)] + _pieces(tail)
-    return _render(pieces)
-
-
-def middle_swap(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Cut every sentence at a point and swap its two parts; the level is the cut point."""
-    sentences = list(doc.sents)
-    if not any(_rotated(s, levels[0]) for s in sentences):
-        return None
-    return [_normal(" ".join(_rotated(s, p) or s.text for s in sentences)) for p in levels]
-
-
-def noised_punctuation(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Delete or change punctuation marks and add new ones after words."""
-    tokens = [t for t in doc if not t.is_space]
-    if not tokens:
-        return None
-    actions = {}
-    for t in tokens:
-        if t.is_punct:
-            actions[t.i] = source.rng.choice(["", *[p for p in PUNCTUATION if p != t.text]])
-        else:
-            actions[t.i] = t.text + source.rng.choice(PUNCTUATION)
-    order = [t.i for t in tokens]
-    source.rng.shuffle(order)
-    texts = []
-    for fraction in levels:
-        chosen = order[: count_for(fraction, len(order))]
-        texts.append(_edit_tokens(doc, {i: actions[i] for i in chosen}))
-    return texts
-
-
-# --- consistency ------------------------------------------------------------------------
-
-
-def _sentences(doc: Doc) -> list[str]:
-    return [s.text.strip() for s in doc.sents if s.text.strip()]
-
-
-def sentence_switching(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Move a share of the sentences round in a cycle (at least two change places)."""
-    sentences = _sentences(doc)
-    if len(set(sentences)) < 2:
-        return None
-    order = list(range(len(sentences)))
-    source.rng.shuffle(order)
-    texts = []
-    for fraction in levels:
-        chosen = order[: max(2, count_for(fraction, len(order)))]
-        new = list(sentences)
-        for k, position in enumerate(chosen):
-            new[position] = sentences[chosen[(k + 1) % len(chosen)]]
-        texts.append(_normal(" ".join(new)))
-    return texts
+    return perturb
 
 
 def sentence_replacement(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
     """Replace a share of the sentences by sentences of other items' golds."""
-    sentences = _sentences(doc)
+    sentences = noise.sentence_texts(doc)
     if not sentences:
         return None
     order = list(range(len(sentences)))
@@ -317,7 +106,7 @@ def sentence_replacement(doc: Doc, source: Source, levels: Sequence[float]) -> l
         new = list(sentences)
         for position in order[: count_for(fraction, len(order))]:
             new[position] = foreign[position]
-        texts.append(_normal(" ".join(new)))
+        texts.append(normal(" ".join(new)))
     return texts
 
 
@@ -340,7 +129,7 @@ def negation(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | N
     for fraction in levels:
         chosen = set(order[: count_for(fraction, len(order))])
         parts = [negated[i] if i in chosen else s.text.strip() for i, s in enumerate(sentences)]
-        texts.append(_normal(" ".join(parts)))
+        texts.append(normal(" ".join(parts)))
     return texts
 
 
@@ -356,98 +145,22 @@ def generic_named_entity(doc: Doc, source: Source, levels: Sequence[float]) -> l
     if not ents:
         return None
     texts = []
-    for chosen in _nested(ents, levels, source.rng):
+    for chosen in nested(ents, levels, source.rng):
         spans = []
         for ent in chosen:
             start = _entity_start(ent)
             at_start = start == 0 or doc.text[:start].rstrip().endswith((".", "!", "?"))
             phrase = GENERIC_PHRASES[ent.label_]
-            spans.append((start, ent.end_char, _cased(phrase, "A") if at_start else phrase))
-        texts.append(_replace_spans(doc.text, spans))
+            spans.append((start, ent.end_char, cased(phrase, "A") if at_start else phrase))
+        texts.append(replace_spans(doc.text, spans))
     return texts
-
-
-def _pairs(units: Sequence, group: Callable, text: Callable, rng: random.Random) -> list[tuple]:
-    """Disjoint random pairs of units of the same group whose texts differ."""
-    by_group: dict[str, list] = {}
-    for unit in units:
-        by_group.setdefault(group(unit), []).append(unit)
-    pairs = []
-    for members in by_group.values():
-        rng.shuffle(members)
-        free = list(members)
-        while len(free) >= 2:
-            first = free.pop()
-            partner = next((m for m in free if text(m).lower() != text(first).lower()), None)
-            if partner is None:
-                continue
-            free.remove(partner)
-            pairs.append((first, partner))
-    rng.shuffle(pairs)
-    return pairs
-
-
-def named_entity_switching(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Swap the places of two named entities of the same type (a share of all such pairs)."""
-    pairs = _pairs(list(doc.ents), lambda e: e.label_, lambda e: e.text, source.rng)
-    if not pairs:
-        return None
-    texts = []
-    for fraction in levels:
-        spans = []
-        for a, b in pairs[: count_for(fraction, len(pairs))]:
-            spans += [(a.start_char, a.end_char, b.text), (b.start_char, b.end_char, a.text)]
-        texts.append(_replace_spans(doc.text, spans))
-    return texts
-
-
-def _word_switching(pos: str, what: str) -> Perturb:
-    def switch(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-        words = [t for t in doc if t.pos_ == pos]
-        pairs = _pairs(words, lambda t: pos, lambda t: t.text, source.rng)
-        if not pairs:
-            return None
-        texts = []
-        for fraction in levels:
-            edits = {}
-            for a, b in pairs[: count_for(fraction, len(pairs))]:
-                edits[a.i], edits[b.i] = b.text, a.text
-            texts.append(_edit_tokens(doc, edits))
-        return texts
-
-    switch.__doc__ = f"Swap the places of two {what} (a share of all such pairs)."
-    return switch
-
-
-verb_switching = _word_switching("VERB", "verbs")
-noun_switching = _word_switching("NOUN", "nouns")
-
-
-# --- other blind spots ------------------------------------------------------------------
-
-
-def repetition(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
-    """Append k copies of the text's last 4-gram (before its final punctuation)."""
-    tokens = list(doc)
-    end = len(tokens)
-    while end > 0 and (tokens[end - 1].is_punct or tokens[end - 1].is_space):
-        end -= 1
-    if end < 4:
-        return None
-    gram = doc[end - 4 : end]
-    return [
-        _replace_spans(
-            doc.text, [(gram.end_char, gram.end_char, " " + " ".join([gram.text] * int(k)))]
-        )
-        for k in levels
-    ]
 
 
 def copy_source(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
     """Return the source text itself (needs a source)."""
     if not source.src or not source.src.strip():
         return None
-    return [_normal(source.src) for _ in levels]
+    return [normal(source.src) for _ in levels]
 
 
 def injection(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
@@ -458,18 +171,36 @@ def injection(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | 
 PERTURBATIONS: dict[str, Perturbation] = {
     p.name: p
     for p in (
-        Perturbation("truncation", FLUENCY, TOKEN_FRACTIONS, truncation),
-        Perturbation("article_removal", FLUENCY, CANDIDATE_FRACTIONS, article_removal),
-        Perturbation("preposition_removal", FLUENCY, CANDIDATE_FRACTIONS, preposition_removal),
-        Perturbation("stopword_removal", FLUENCY, CANDIDATE_FRACTIONS, stopword_removal),
-        Perturbation("verb_lemmatization", FLUENCY, CANDIDATE_FRACTIONS, verb_lemmatization),
-        Perturbation("token_drop", FLUENCY, TOKEN_FRACTIONS, token_drop),
-        Perturbation("repeated_token", FLUENCY, TOKEN_FRACTIONS, repeated_token),
-        Perturbation("local_swap", FLUENCY, TOKEN_FRACTIONS, local_swap, switching=True),
-        Perturbation("middle_swap", FLUENCY, SPLIT_POINTS, middle_swap, switching=True),
-        Perturbation("noised_punctuation", FLUENCY, TOKEN_FRACTIONS, noised_punctuation),
+        Perturbation("truncation", FLUENCY, TOKEN_FRACTIONS, _on_rng(noise.truncation)),
         Perturbation(
-            "sentence_switching", CONSISTENCY, CANDIDATE_FRACTIONS, sentence_switching, True
+            "article_removal", FLUENCY, CANDIDATE_FRACTIONS, _on_rng(noise.article_removal)
+        ),
+        Perturbation(
+            "preposition_removal", FLUENCY, CANDIDATE_FRACTIONS, _on_rng(noise.preposition_removal)
+        ),
+        Perturbation(
+            "stopword_removal", FLUENCY, CANDIDATE_FRACTIONS, _on_rng(noise.stopword_removal)
+        ),
+        Perturbation(
+            "verb_lemmatization", FLUENCY, CANDIDATE_FRACTIONS, _on_rng(noise.verb_lemmatization)
+        ),
+        Perturbation("token_drop", FLUENCY, TOKEN_FRACTIONS, _on_rng(noise.token_drop)),
+        Perturbation("repeated_token", FLUENCY, TOKEN_FRACTIONS, _on_rng(noise.repeated_token)),
+        Perturbation(
+            "local_swap", FLUENCY, TOKEN_FRACTIONS, _on_rng(noise.local_swap), switching=True
+        ),
+        Perturbation(
+            "middle_swap", FLUENCY, SPLIT_POINTS, _on_rng(noise.middle_swap), switching=True
+        ),
+        Perturbation(
+            "noised_punctuation", FLUENCY, TOKEN_FRACTIONS, _on_rng(noise.noised_punctuation)
+        ),
+        Perturbation(
+            "sentence_switching",
+            CONSISTENCY,
+            CANDIDATE_FRACTIONS,
+            _on_rng(noise.sentence_switching),
+            True,
         ),
         Perturbation(
             "sentence_replacement", CONSISTENCY, CANDIDATE_FRACTIONS, sentence_replacement
@@ -479,11 +210,19 @@ PERTURBATIONS: dict[str, Perturbation] = {
             "generic_named_entity", CONSISTENCY, CANDIDATE_FRACTIONS, generic_named_entity
         ),
         Perturbation(
-            "named_entity_switching", CONSISTENCY, CANDIDATE_FRACTIONS, named_entity_switching, True
+            "named_entity_switching",
+            CONSISTENCY,
+            CANDIDATE_FRACTIONS,
+            _on_rng(noise.named_entity_switching),
+            True,
         ),
-        Perturbation("verb_switching", CONSISTENCY, CANDIDATE_FRACTIONS, verb_switching, True),
-        Perturbation("noun_switching", CONSISTENCY, CANDIDATE_FRACTIONS, noun_switching, True),
-        Perturbation("repetition", OTHER, REPEATS, repetition),
+        Perturbation(
+            "verb_switching", CONSISTENCY, CANDIDATE_FRACTIONS, _on_rng(noise.verb_switching), True
+        ),
+        Perturbation(
+            "noun_switching", CONSISTENCY, CANDIDATE_FRACTIONS, _on_rng(noise.noun_switching), True
+        ),
+        Perturbation("repetition", OTHER, REPEATS, _on_rng(noise.repetition)),
         Perturbation("copy_source", OTHER, (1.0,), copy_source),
         Perturbation("injection", OTHER, (1.0,), injection),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from synth.perturb.base import Change, Context, Rule
+from synth.perturb.base import Change, Context, Rule, rule_weight
 
 MODULES = (
     "grammar",  # GramErr
@@ -36,4 +36,4 @@ def load_rules() -> dict[str, list[Rule]]:
     return rules
 
 
-__all__ = ["Change", "Context", "Rule", "load_rules"]
+__all__ = ["Change", "Context", "Rule", "load_rules", "rule_weight"]

@@ -3,7 +3,8 @@
 OutofRef adds content the reference does not have, taken from a reference of a different
 group (``ctx.other_doc()``): a whole sentence appended, or a prepositional phrase or
 participial clause from it attached to a noun. RepErr adds nothing new, it repeats what is
-there: the sentence, its main clause, a noun phrase ("a dog and a dog") or a phrase.
+there: the sentence, its main clause, a noun phrase ("a dog and a dog"), a phrase, or the
+last words again and again, as a decoder caught in a loop does (the stress tests' repetition).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import functools
 from spacy.tokens import Doc, Span, Token
 
 from evaluator.resources import wordnet
+from synth.perturb import noise
 from synth.perturb.base import Change, Context, replace
 
 PLACE_PREPOSITIONS = ("near", "beside", "behind", "under", "beneath", "underneath", "alongside")
@@ -260,7 +262,15 @@ def repeat_phrase(doc: Doc, ctx: Context) -> Change | None:
     return replace(doc, phrase.end_char, phrase.end_char, f" {text}", "RepErr/phrase")
 
 
+repeat_ngram = noise.noise_rule(noise.repetition, (1, 2, 3), "RepErr/repeat_ngram")
+
 RULES = {
     "OutofRef": [append_other_sentence, insert_other_phrase],
-    "RepErr": [repeat_sentence, restate_main_clause, repeat_noun_phrase, repeat_phrase],
+    "RepErr": [
+        repeat_sentence,
+        restate_main_clause,
+        repeat_noun_phrase,
+        repeat_phrase,
+        repeat_ngram,
+    ],
 }

@@ -8,6 +8,7 @@ Rules never raise on odd input: a rule that cannot apply returns ``None``.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,22 @@ class Context:
 Rule = Callable[[Doc, Context], "Change | None"]
 
 
+def weighted(rule: Rule, weight: float) -> Rule:
+    """Give a rule a weight for the order in which a class's rules are tried (default 1).
+
+    A rule that applies to almost any text (tokenising, swapping two nouns, truncating)
+    would otherwise be the first applicable one so often that it crowds out the specific
+    rules of its class.
+    """
+    rule.weight = weight
+    return rule
+
+
+def rule_weight(rule: Rule) -> float:
+    """The rule's weight from ``weighted``, 1 when it has none."""
+    return getattr(rule, "weight", 1.0)
+
+
 def replace(doc: Doc, start: int, end: int, new: str, rule: str) -> Change | None:
     """Replace characters [start, end) of ``doc.text`` by ``new``; None when nothing changes.
 
@@ -58,6 +75,23 @@ def replace(doc: Doc, start: int, end: int, new: str, rule: str) -> Change | Non
     if not result.strip() or result == text:
         return None
     return Change(text=result, rule=rule, span=(start, end), old=old, new=new)
+
+
+def edit_change(text: str, new: str, rule: str) -> Change | None:
+    """A Change for an edit anywhere in the text (several deletions, a swap): the span runs
+    from the first to the last changed word; None when nothing changes."""
+    if not new.strip() or new == text:
+        return None
+    start = len(os.path.commonprefix([text, new]))
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1  # whole words: the paraphrase check looks the old words up in the ref
+    tail = len(os.path.commonprefix([text[start:][::-1], new[start:][::-1]]))
+    while tail > 0 and not text[len(text) - tail].isspace():
+        tail -= 1
+    end, new_end = len(text) - tail, len(new) - tail
+    return Change(
+        text=new, rule=rule, span=(start, end), old=text[start:end], new=new[start:new_end]
+    )
 
 
 def replace_token(token: Token, new: str, rule: str) -> Change | None:

@@ -5,6 +5,8 @@ organisation, a group, a gendered word, a noun for a WordNet co-hyponym (cat -> 
 subject and object roles. HypErr names the same thing at another level of the WordNet
 hierarchy (dog -> animal, dog -> puppy). A co-hyponym is never a hypernym or hyponym of the
 original, so the two classes stay apart. Places, dates and numbers belong to STErr/NumErr.
+Two nouns or two names of one kind that trade places (the stress tests' noun and entity
+switching) are an EntErr too: each now stands in the other's role.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from wordfreq import zipf_frequency
 
 from evaluator.resources import lemma_count
+from synth.perturb import noise
 from synth.perturb.base import (
     Change,
     Context,
@@ -24,6 +27,7 @@ from synth.perturb.base import (
     is_indefinite_article,
     replace,
     replace_word,
+    weighted,
 )
 from synth.perturb.lexicon_entities import (
     BROAD_GROUPS,
@@ -441,7 +445,19 @@ def hyponym(doc: Doc, ctx: Context) -> Change | None:
     return _noun_substitution(doc, ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
 
 
+swap_nouns = noise.noise_rule(
+    noise.word_switching("NOUN", "nouns of one number", same_tag=True),
+    (0.25, 1.0),
+    "EntErr/swap_nouns",
+)
+# People, organisations, groups and works, not places, dates or numbers (STErr/NumErr).
+swap_names = noise.noise_rule(
+    noise.entity_switching(frozenset(("PERSON", "ORG", "NORP", "WORK_OF_ART", "PRODUCT"))),
+    (0.25, 1.0),
+    "EntErr/swap_names",
+)
+
 RULES: dict[str, list[Rule]] = {
-    "EntErr": [named_entity, gender, cohyponym, role_swap],
+    "EntErr": [named_entity, gender, cohyponym, role_swap, weighted(swap_nouns, 0.3), swap_names],
     "HypErr": [hypernym, hyponym],
 }

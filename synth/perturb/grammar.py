@@ -3,6 +3,11 @@
 Each rule makes one error a reader still understands: subject-verb agreement, a wrong verb
 form, a noun that disagrees with its number word, a wrong or missing article, or a pronoun
 in the wrong case. None of them changes who did what, so no other class is touched.
+
+The disfluency rules (``synth.perturb.noise``, the code of the ``mismatch stress`` fluency
+tests) make one to several edits: dropped function words, bare verbs, doubled words,
+swapped neighbours, a rotated sentence, noisy punctuation. They teach the model that a
+broken text is no paraphrase, which a single-edit rule alone did not (docs/stress.md).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 
+from synth.perturb import noise
 from synth.perturb.base import Change, Context, Rule, indefinite_article, replace_tokens
 
 # Finite verb -> the form for the other grammatical number.
@@ -165,6 +171,61 @@ def pronoun_case(doc: Doc, ctx: Context) -> Change | None:
     return replace_tokens(doc, {token.i: new}, "GramErr/pronoun_case")
 
 
+# Prepositions whose loss leaves the relation guessable ('sat the bench'); 'before' or
+# 'under' would take a time or place with them (an STErr, not a grammar slip).
+LIGHT_PREPOSITIONS = frozenset("of in on at to for with by from as about into onto".split())
+BE_FORMS = frozenset("is are was were am".split())
+
+
+def _function_word(token: Token) -> bool:
+    """An article, a light preposition, a non-modal auxiliary or infinitival 'to'."""
+    if token.lower_ in noise.ARTICLES:
+        return token.dep_ == "det"
+    if token.pos_ == "ADP":
+        return token.lower_ in LIGHT_PREPOSITIONS and token.dep_ in ("prep", "agent", "dative")
+    if token.dep_ in ("aux", "auxpass"):
+        return token.tag_ != "MD"  # 'can swim' -> 'swim' would drop the modality
+    return token.tag_ == "TO"
+
+
+def _bare_verb_slot(token: Token) -> bool:
+    """A verb whose lemma is ungrammatical where it stands: 'he runs', 'is riding', 'has
+    eaten', any form of 'be'. A past tense is left alone: 'they went' -> 'they go' is fine
+    English with another time (no grammar error)."""
+    if token.lower_ in BE_FORMS:
+        return True
+    return token.pos_ in ("VERB", "AUX") and token.tag_ in ("VBZ", "VBG", "VBN")
+
+
+drop_function_word = noise.noise_rule(
+    noise.removal(_function_word, "articles, light prepositions, auxiliaries and 'to'"),
+    (0.25, 0.5, 1.0),
+    "GramErr/drop_function_word",
+)
+bare_verb = noise.noise_rule(
+    noise.lemmatization(_bare_verb_slot, "inflected verbs", lemma=verb_lemma),
+    (0.5, 1.0),
+    "GramErr/bare_verb",
+)
+duplicate_word = noise.noise_rule(noise.repeated_token, (0.05, 0.1, 0.2), "GramErr/duplicate_word")
+swap_neighbours = noise.noise_rule(noise.local_swap, (0.1, 0.2, 0.3), "GramErr/swap_neighbours")
+rotate_sentence = noise.noise_rule(noise.middle_swap, (0.3, 0.4, 0.5), "GramErr/rotate_sentence")
+punctuation_noise = noise.noise_rule(
+    noise.noised_punctuation, (0.1, 0.2, 0.3), "GramErr/punctuation_noise"
+)
+
 RULES: dict[str, list[Rule]] = {
-    "GramErr": [subject_verb_agreement, verb_form, noun_number, article, pronoun_case],
+    "GramErr": [
+        subject_verb_agreement,
+        verb_form,
+        noun_number,
+        article,
+        pronoun_case,
+        drop_function_word,
+        bare_verb,
+        duplicate_word,
+        swap_neighbours,
+        rotate_sentence,
+        punctuation_noise,
+    ],
 }

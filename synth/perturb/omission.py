@@ -3,14 +3,17 @@
 What goes is always a whole constituent from the parse carrying at least two content
 words: one conjunct of a coordination, an optional prepositional phrase, a relative,
 participial or adverbial clause, an appositive, or one sentence of a multi-sentence text.
-Single adjectives are never deleted (that reads as an AttrErr).
+Single adjectives are never deleted (that reads as an AttrErr). The one exception to
+"still grammatical" is truncation: the text stops early, as a decoder cut off by its length
+limit does (the stress tests' truncation), losing at least two content words.
 """
 
 from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from synth.perturb.base import Change, Context, replace
+from synth.perturb import noise
+from synth.perturb.base import Change, Context, edit_change, replace, weighted
 from synth.perturb.lexicon_b_words import OPTIONAL_PREPOSITIONS, PP_REQUIRED_VERBS
 
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
@@ -221,4 +224,25 @@ def drop_sentence(doc: Doc, ctx: Context) -> Change | None:
     return replace(doc, sentence.start_char, sentence.end_char, "", "MissInfo/sentence")
 
 
-RULES = {"MissInfo": [drop_conjunct, drop_prepositional_phrase, drop_clause, drop_sentence]}
+TRUNCATION_LEVELS = (0.15, 0.25, 0.35, 0.45)  # share of the tokens cut from the end
+
+
+def truncate_tail(doc: Doc, ctx: Context) -> Change | None:
+    """'A man rides a horse on the beach at sunset.' -> 'A man rides a horse on the'."""
+    level = ctx.rng.choice(TRUNCATION_LEVELS)
+    kept = len(doc) - noise.count_for(level, len(doc))
+    if kept < 3 or _content_words(doc, kept, len(doc)) < MIN_CONTENT_WORDS:
+        return None
+    texts = noise.truncation(doc, ctx.rng, [level])
+    return edit_change(doc.text, texts[0], "MissInfo/truncate_tail") if texts else None
+
+
+RULES = {
+    "MissInfo": [
+        drop_conjunct,
+        drop_prepositional_phrase,
+        drop_clause,
+        drop_sentence,
+        weighted(truncate_tail, 0.4),
+    ]
+}

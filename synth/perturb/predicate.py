@@ -5,7 +5,9 @@ PredErr replaces a content verb by one that names a different event in the same 
 the original with lemminflect; never a synonym. PredOrdErr reverses the order of events:
 swapped coordinated clauses in a narrated sequence, 'before' <-> 'after', sentences
 linked by 'Then', simultaneous events made sequential ('while' -> 'before'/'after'), and
-words that state an order turned around ('followed by' -> 'preceded by').
+words that state an order turned around ('followed by' -> 'preceded by'), and two
+narrated sentences swapped when the second depends on the first. Two verbs that trade places
+('hired Alice and fired Bob' -> 'fired Alice and hired Bob') are a PredErr.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
 from wordfreq import zipf_frequency
 
-from synth.perturb.base import Change, Context, Rule, replace, replace_tokens
+from synth.perturb import noise
+from synth.perturb.base import Change, Context, Rule, edit_change, replace, replace_tokens
 from synth.perturb.grammar import verb_lemma
 from synth.perturb.lexicon_verbs import CONTRASTS, NEEDS_OBJECT
 
@@ -378,13 +381,53 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
     return replace_tokens(doc, {token.i: new}, "PredOrdErr/order_words")
 
 
+# Openers that tie a sentence to the one before it: moved first, it no longer follows.
+DEPENDENT_OPENERS = (
+    frozenset("he she it they his her its their this these".split()) | SEQUENCE_ADVERBS
+)
+
+
+def _narrated(sentence: Span) -> bool:
+    """A sentence that tells an event in the past ('He retired in 1980', 'was born in')."""
+    root = sentence.root
+    return root.tag_ in ("VBD", "VBN") and verb_lemma(root) not in ("be", "have")
+
+
+def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
+    """'X was born in 1950. He retired in 1980.' -> 'He retired in 1980. X was born in 1950.'
+
+    Only two narrated sentences whose second opens with a pronoun or a sequence word: the
+    second tells what came next, so the swap reverses the events (sentence switching)."""
+    sentences = [s for s in doc.sents if s.text.strip()]
+    candidates = [
+        k
+        for k in range(1, len(sentences))
+        if sentences[k][0].lower_ in DEPENDENT_OPENERS
+        and _narrated(sentences[k]) and _narrated(sentences[k - 1])
+        and sentences[k - 1].text.rstrip().endswith((".", "!"))
+    ]  # fmt: skip
+    if not candidates:
+        return None
+    k = ctx.rng.choice(candidates)
+    texts = [s.text.strip() for s in sentences]
+    texts[k - 1], texts[k] = texts[k], texts[k - 1]
+    return edit_change(doc.text, noise.normal(" ".join(texts)), "PredOrdErr/swap_sentences")
+
+
+swap_verbs = noise.noise_rule(
+    noise.word_switching("VERB", "verbs of one form", same_tag=True),
+    (0.25, 1.0),
+    "PredErr/swap_verbs",
+)
+
 RULES: dict[str, list[Rule]] = {
-    "PredErr": [wrong_verb],
+    "PredErr": [wrong_verb, swap_verbs],
     "PredOrdErr": [
         swap_coordinated,
         before_after,
         swap_then_sentences,
         while_to_sequence,
         order_words,
+        swap_sentences,
     ],
 }
