@@ -109,16 +109,18 @@ def test_swap_nouns_keeps_grammatical_number(nlp) -> None:
         assert change.text == "Two children are playing with a park in the ball."
 
 
-def test_swap_sentences_reverses_narrated_events_only(nlp) -> None:
+def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:
     made = changes(nlp, predicate.swap_sentences, STORY)
     assert {c.text for c in made} == {
         "He played for the Red Sox and retired in 1980. John Smith was born in Boston in 1950."
     }
     assert made[0].rule == "PredOrdErr/swap_sentences"
-    static = "Boston is a city in the United States. It has a population of 600,000."
-    assert not changes(nlp, predicate.swap_sentences, static)
-    unrelated = "John Smith was born in Boston in 1950. Mary Jones moved to Paris in 1960."
-    assert not changes(nlp, predicate.swap_sentences, unrelated)
+    for states in (
+        "Boston is a city in the United States. It has a population of 600,000.",
+        "Alfred Jones died in Sidcup, London. London is led by Boris Johnson.",
+        "The ship was built in Rostock. It is operated by AIDA Cruises.",
+    ):
+        assert not changes(nlp, predicate.swap_sentences, states), states
 
 
 def test_truncate_tail_is_a_prefix_losing_content(nlp) -> None:

@@ -6,7 +6,7 @@ the original with lemminflect; never a synonym. PredOrdErr reverses the order of
 swapped coordinated clauses in a narrated sequence, 'before' <-> 'after', sentences
 linked by 'Then', simultaneous events made sequential ('while' -> 'before'/'after'), and
 words that state an order turned around ('followed by' -> 'preceded by'), and two
-narrated sentences swapped when the second depends on the first. Two verbs that trade places
+neighbouring sentences that each tell a past event swapped. Two verbs that trade places
 ('hired Alice and fired Bob' -> 'fired Alice and hired Bob') are a PredErr.
 """
 
@@ -381,31 +381,32 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
     return replace_tokens(doc, {token.i: new}, "PredOrdErr/order_words")
 
 
-# Openers that tie a sentence to the one before it: moved first, it no longer follows.
-DEPENDENT_OPENERS = (
-    frozenset("he she it they his her its their this these".split()) | SEQUENCE_ADVERBS
-)
-
-
 def _narrated(sentence: Span) -> bool:
-    """A sentence that tells an event in the past ('He retired in 1980', 'was born in')."""
+    """A sentence that tells a past event ('He retired in 1980', 'It was built in 1990'), not
+    a state ('London is led by ...', 'He was a pilot')."""
     root = sentence.root
-    return root.tag_ in ("VBD", "VBN") and verb_lemma(root) not in ("be", "have")
+    if verb_lemma(root) in ("be", "have"):
+        return False
+    if root.tag_ == "VBD":
+        return True
+    return root.tag_ == "VBN" and any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in root.children
+    )
 
 
 def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
     """'X was born in 1950. He retired in 1980.' -> 'He retired in 1980. X was born in 1950.'
 
-    Only two narrated sentences whose second opens with a pronoun or a sequence word: the
-    second tells what came next, so the swap reverses the events (sentence switching)."""
+    Two neighbouring sentences that each tell a past event: the narration gives their order,
+    so swapping them reverses the events (the stress tests' sentence switching)."""
     sentences = [s for s in doc.sents if s.text.strip()]
     candidates = [
         k
         for k in range(1, len(sentences))
-        if sentences[k][0].lower_ in DEPENDENT_OPENERS
-        and _narrated(sentences[k]) and _narrated(sentences[k - 1])
+        if _narrated(sentences[k])
+        and _narrated(sentences[k - 1])
         and sentences[k - 1].text.rstrip().endswith((".", "!"))
-    ]  # fmt: skip
+    ]
     if not candidates:
         return None
     k = ctx.rng.choice(candidates)
