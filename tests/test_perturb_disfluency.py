@@ -89,6 +89,8 @@ def test_swap_verbs_trades_verbs_of_one_form(nlp) -> None:
     )
     assert {c.text for c in made} == {"The company fired Alice and hired Bob after the meeting."}
     assert not changes(nlp, predicate.swap_verbs, "A man is riding a horse while his dog runs.")
+    bare_pair = "Eight young people are either standing or sitting as a group."
+    assert not changes(nlp, predicate.swap_verbs, bare_pair)
 
 
 def test_swap_names_keeps_places_and_dates(nlp) -> None:
@@ -107,6 +109,8 @@ def test_swap_nouns_keeps_grammatical_number(nlp) -> None:
         nlp, entity.swap_nouns, "Two children are playing with a ball in the park."
     ):
         assert change.text == "Two children are playing with a park in the ball."
+    compound = "The runway name of the airport is 11/29."
+    assert all(c.text.startswith("The runway ") for c in changes(nlp, entity.swap_nouns, compound))
 
 
 def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:

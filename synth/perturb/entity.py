@@ -445,8 +445,11 @@ def hyponym(doc: Doc, ctx: Context) -> Change | None:
     return _noun_substitution(doc, ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
 
 
+# A noun inside a compound ('runway name', 'living room') is no argument of its own.
 swap_nouns = noise.noise_rule(
-    noise.word_switching("NOUN", "nouns of one number", same_tag=True),
+    noise.word_switching(
+        "NOUN", "nouns of one number", same_tag=True, keep=lambda t: t.dep_ != "compound"
+    ),
     (0.25, 1.0),
     "EntErr/swap_nouns",
 )

@@ -298,12 +298,15 @@ def entity_switching(labels: frozenset[str] | None = None) -> Noise:
 named_entity_switching = entity_switching()
 
 
-def word_switching(pos: str, what: str, same_tag: bool = False) -> Noise:
+def word_switching(
+    pos: str, what: str, same_tag: bool = False, keep: Callable[[Token], bool] = lambda t: True
+) -> Noise:
     """Noise that swaps words of one part of speech (``same_tag``: of one fine tag too, so
-    'hired' trades with 'fired' but not with 'hiring' and the sentence stays grammatical)."""
+    'hired' trades with 'fired' but not with 'hiring' and the sentence stays grammatical;
+    ``keep``: which of them may move)."""
 
     def switch(doc: Doc, rng: random.Random, levels: Sequence[float]) -> list[str] | None:
-        words = [t for t in doc if t.pos_ == pos]
+        words = [t for t in doc if t.pos_ == pos and keep(t)]
         group = (lambda t: t.tag_) if same_tag else (lambda t: pos)
         pairs = _pairs(words, group, lambda t: t.text, rng)
         if not pairs:

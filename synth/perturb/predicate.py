@@ -415,8 +415,16 @@ def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
     return edit_change(doc.text, noise.normal(" ".join(texts)), "PredOrdErr/swap_sentences")
 
 
+def _own_arguments(verb: Token) -> bool:
+    """False for a bare verb pair ('standing or sitting'): swapped, it says the same."""
+    bare_pair = [c for c in verb.children if c.dep_ == "conj" and c.i == verb.i + 2]
+    if verb.dep_ == "conj" and verb.head.i == verb.i - 2:
+        bare_pair.append(verb.head)
+    return not any(verb.doc[min(verb.i, o.i) + 1].dep_ == "cc" for o in bare_pair)
+
+
 swap_verbs = noise.noise_rule(
-    noise.word_switching("VERB", "verbs of one form", same_tag=True),
+    noise.word_switching("VERB", "verbs of one form", same_tag=True, keep=_own_arguments),
     (0.25, 1.0),
     "PredErr/swap_verbs",
 )
