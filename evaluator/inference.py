@@ -84,15 +84,16 @@ def predict_outputs(
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
             ref, gen = text_inputs(rows)
+            pair_features = None if features is None else features[owner[rows]].to(device)
             representation = model.represent(
-                features=None if features is None else features[owner[rows]].to(device),
+                features=pair_features,
                 ref=_to(ref, device),
                 gen=_to(gen, device),
                 alignment=None if alignment is None else alignment[rows].to(device),
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:
-                ratings.append(model.rate(representation).float().cpu())
+                ratings.append(model.rate(representation, pair_features).float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
     return PairOutputs(flat[best], torch.cat(ratings).numpy()[best] if ratings else None)

@@ -21,6 +21,7 @@ from evaluator.cli import main
 from evaluator.features import FeatureScaler
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
+from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import FitSettings, export, fit
 from evaluator.hub import load, save_pretrained
@@ -195,3 +196,34 @@ def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, d
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.tasks["summarization"]["kind"] == "regression"
+
+
+def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:
+    torch.manual_seed(0)
+    module = RatingModule("summarization", checkpoint=str(base_checkpoint), ridge_alpha=1e-6)
+    features = torch.randn(200, len(FEATURES))
+    targets = features @ torch.arange(1.0, len(FEATURES) + 1).unsqueeze(1).repeat(1, 4) / 10 + 0.5
+    targets[::7, 2] = float("nan")  # a criterion some records lack
+    module.start_from_metric_fit(features, targets)
+    model = module.model.eval()
+    with torch.no_grad():
+        representation = model.represent(
+            features=features, ref=torch.randn(200, 16), gen=torch.randn(200, 16)
+        )
+        ratings = model.rate(representation, features)
+    present = ~torch.isnan(targets)
+    torch.testing.assert_close(ratings[present], targets[present], atol=1e-3, rtol=0)
+    with pytest.raises(ValueError, match="pass features="):
+        model.rate(representation)
+    text_only = RatingModule("summarization", checkpoint=str(base_checkpoint), use_metrics=False)
+    assert text_only.model.metric_rating is None
+
+
+def test_ridge_fit_matches_least_squares_without_penalty() -> None:
+    x = torch.randn(50, 3, dtype=torch.float64)
+    y = x @ torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64) + 3.0
+    weight, bias = ridge_fit(x, y, alpha=0.0)
+    torch.testing.assert_close(weight, torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
+    assert abs(float(bias) - 3.0) < 1e-9
+    shrunk, _ = ridge_fit(x, y, alpha=1e4)
+    assert shrunk.norm() < weight.norm()

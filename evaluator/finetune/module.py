@@ -2,9 +2,13 @@
 
 The model is the base checkpoint's architecture with ``num_ratings = len(criteria)``; every
 base tensor whose shape still fits is loaded (set transformer, projections, mismatch head),
-so only the rating head starts fresh. The mismatch head gets no loss and stays the base
-model's auxiliary output. Regression: MSE on normalised criteria, skipping criteria a record
-lacks; classification (NLI): cross-entropy over the criteria as classes.
+so only the rating head starts fresh. With metric features the ratings also read them
+through a linear map; for regression it starts at the ridge fit of the training ratings and
+the head's last layer at zero, so training starts from the best linear mix of the metrics
+(on few rated groups a fresh head alone ends below the best single metric). The mismatch
+head gets no loss and stays the base model's auxiliary output. Regression: MSE on normalised
+criteria, skipping criteria a record lacks; classification (NLI): cross-entropy over the
+criteria as classes.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ def rating_model(
     base: MismatchModel, num_ratings: int, pretrained: bool, use_metrics: bool
 ) -> MismatchModel:
     """The base architecture with a rating head; ``pretrained`` copies every base tensor that fits."""
-    model = MismatchModel(replace(base.config, num_ratings=num_ratings, use_metrics=use_metrics))
+    config = replace(
+        base.config,
+        num_ratings=num_ratings,
+        use_metrics=use_metrics,
+        rating_from_metrics=use_metrics,
+    )
+    model = MismatchModel(config)
     if pretrained:
         own = model.state_dict()
         fitting = {
@@ -34,6 +44,15 @@ def rating_model(
         }
         model.load_state_dict(fitting, strict=False)
     return model
+
+
+def ridge_fit(x: Tensor, y: Tensor, alpha: float) -> tuple[Tensor, Tensor]:
+    """Weights and intercept minimising |y - x w - b|^2 + alpha |w|^2 (closed form)."""
+    mean_x, mean_y = x.mean(dim=0), y.mean()
+    centred = x - mean_x
+    gram = centred.T @ centred + alpha * torch.eye(x.shape[1], dtype=x.dtype)
+    weight = torch.linalg.solve(gram, centred.T @ (y - mean_y))
+    return weight, mean_y - mean_x @ weight
 
 
 class RatingModule(L.LightningModule):
@@ -47,9 +66,11 @@ class RatingModule(L.LightningModule):
         use_metrics: bool = True,
         lr: float = 1e-3,
         weight_decay: float = 0.01,
+        ridge_alpha: float = 10.0,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
-        branch only (ablation); checkpoint: the pretrained base model (architecture, weights)."""
+        branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
+        ridge_alpha: L2 penalty of the metric map's starting fit (scaled features)."""
         super().__init__()
         self.save_hyperparameters()
         self.task = get_task(task)
@@ -63,7 +84,43 @@ class RatingModule(L.LightningModule):
             gen=batch["gen"],
             alignment=batch.get("alignment"),
         )
-        return self.model.rate(representation)
+        return self.model.rate(
+            representation, batch["features"] if self.model.config.use_metrics else None
+        )
+
+    def on_fit_start(self) -> None:
+        """Start the metric map at the ridge fit of the training split (after data setup)."""
+        data = self.trainer.datamodule
+        train = data.split["train"]
+        features = torch.from_numpy(data.prepared.features[train]).float()
+        targets = torch.from_numpy(data.prepared.inputs.targets[train]).float()
+        self.start_from_metric_fit(features, targets)
+
+    def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
+        """Regression: the metric map := per-criterion ridge fit (records lacking the
+        criterion skipped), the head's last layer := 0. Classification: the map starts at 0."""
+        metric_rating = self.model.metric_rating
+        if metric_rating is None:
+            return
+        with torch.no_grad():
+            metric_rating.weight.zero_()
+            metric_rating.bias.zero_()
+            if self.task.kind == "classification":
+                return
+            for k in range(targets.shape[1]):
+                present = ~torch.isnan(targets[:, k])
+                if present.sum() < 2:
+                    continue
+                weight, bias = ridge_fit(
+                    torch.nan_to_num(features[present]),
+                    targets[present, k],
+                    self.hparams.ridge_alpha,
+                )
+                metric_rating.weight[k] = weight
+                metric_rating.bias[k] = bias
+            last = self.model.rating_head[-1]
+            last.weight.zero_()
+            last.bias.zero_()
 
     def loss(self, outputs: Tensor, targets: Tensor) -> Tensor:
         if self.task.kind == "classification":

@@ -46,7 +46,7 @@ def closest_outputs(
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:
-                ratings.append(model.rate(representation))
+                ratings.append(model.rate(representation, feature_table[pair]))
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None

@@ -54,6 +54,10 @@ class MismatchConfig:
     # outputs of the task rating head (0: none, as in the pretrained base); fine-tuning sets
     # one per criterion, read through the checkpoint's ``tasks`` entry
     num_ratings: int = 0
+    # ratings also read the scaled metric scores through a linear map (fine-tuning starts it at
+    # the ridge fit of the training ratings): a task model starts from the best linear mix of
+    # its metrics and the head learns what they miss
+    rating_from_metrics: bool = False
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -64,6 +68,8 @@ class MismatchConfig:
             raise ValueError("at least one of use_text and use_metrics must be true")
         if self.use_alignment and not (self.use_text and self.encoder_mode == "frozen"):
             raise ValueError("use_alignment needs use_text in frozen encoder mode")
+        if self.rating_from_metrics and not self.use_metrics:
+            raise ValueError("rating_from_metrics needs use_metrics")
         if self.use_metrics and not self.feature_names:
             raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
         if len(set(self.feature_names)) != len(self.feature_names):
@@ -155,6 +161,9 @@ class MismatchModel(nn.Module):
                 nn.Dropout(config.dropout),
                 nn.Linear(max(config.head_hidden, 64), config.num_ratings),
             )
+        self.metric_rating: nn.Linear | None = None
+        if config.num_ratings and config.rating_from_metrics:
+            self.metric_rating = nn.Linear(len(config.feature_names), config.num_ratings)
 
     @classmethod
     def with_pretrained_encoder(cls, config: MismatchConfig) -> MismatchModel:
@@ -220,14 +229,23 @@ class MismatchModel(nn.Module):
         """Mismatch-class logits (batch, num_classes); arguments as for ``represent``."""
         return self.head(self.represent(*args, **kwargs))
 
-    def rate(self, representation: Tensor) -> Tensor:
+    def rate(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
         """Task rating outputs (batch, num_ratings) from ``represent``'s output.
 
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
+        features: the scaled metric scores given to ``represent``, needed when
+        ``rating_from_metrics``.
         """
         if self.rating_head is None:
-            raise ValueError("this model has no rating head (num_ratings is 0); fine-tune it on a task")
-        return self.rating_head(representation)
+            raise ValueError(
+                "this model has no rating head (num_ratings is 0); fine-tune it on a task"
+            )
+        ratings = self.rating_head(representation)
+        if self.metric_rating is not None:
+            if features is None:
+                raise ValueError("this model's ratings also read the metric scores; pass features=")
+            ratings = ratings + self.metric_rating(torch.nan_to_num(features))
+        return ratings
 
 
 def score_from_logits(logits: Tensor) -> Tensor:
