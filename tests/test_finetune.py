@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 import torch
 import yaml
-from transformers import AutoTokenizer, BertConfig, BertModel
+from tiny_bert import tiny_bert
+from transformers import AutoTokenizer
 
 from evaluator.cli import main
 from evaluator.features import FeatureScaler
@@ -40,16 +41,7 @@ WORDS = "the a dog cat ran sat on mat big small red blue house park tree man wom
 def encoder_dir(tmp_path_factory) -> Path:
     directory = tmp_path_factory.mktemp("tiny-encoder")
     tokenizer = AutoTokenizer.from_pretrained(encoder_path())
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-    )
-    BertModel(config).save_pretrained(directory)
+    tiny_bert(tokenizer.vocab_size, hidden_size=16, num_layers=1).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 from safetensors.torch import load_file
-from transformers import BertConfig, BertModel
+from tiny_bert import tiny_bert
 
 from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, load, save_pretrained
@@ -32,17 +32,7 @@ def frozen_model(embedding_dim: int = 16, **overrides) -> MismatchModel:
 
 
 def trainable_model() -> MismatchModel:
-    torch.manual_seed(0)
-    bert = BertModel(
-        BertConfig(
-            vocab_size=120,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=32,
-        )
-    )
+    bert = tiny_bert(120, max_positions=32)
     config = MismatchConfig(feature_names=FEATURES, encoder_mode="trainable")
     return MismatchModel(config, encoder=bert).eval()
 

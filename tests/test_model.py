@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import AutoTokenizer, BertConfig, BertModel
+from tiny_bert import tiny_bert
+from transformers import AutoTokenizer
 
 from evaluator.model import MismatchConfig, MismatchModel, score_from_logits
 from evaluator.resources import encoder_path
@@ -32,19 +33,6 @@ def batch(n: int = 5, seed: int = 1) -> dict[str, torch.Tensor]:
 @pytest.fixture(scope="module")
 def tokenizer():
     return AutoTokenizer.from_pretrained(encoder_path())
-
-
-def tiny_bert(tokenizer) -> BertModel:
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    return BertModel(config)
 
 
 @pytest.mark.parametrize("metric_ids", [True, False])
@@ -161,7 +149,7 @@ def test_frozen_model_overfits_a_small_batch() -> None:
 
 def test_trainable_model_overfits_a_small_batch(tokenizer) -> None:
     config = MismatchConfig(feature_names=FEATURES, encoder_mode="trainable")
-    model = MismatchModel(config, encoder=tiny_bert(tokenizer))
+    model = MismatchModel(config, encoder=tiny_bert(tokenizer.vocab_size))
     assert model.config.embedding_dim == 32
     assert model.config.encoder_config["hidden_size"] == 32
     refs = [f"The {i} dogs ran to the park number {i}." for i in range(16)]

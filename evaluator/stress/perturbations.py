@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span
 
 from synth.perturb import Context, load_rules, noise
-from synth.perturb.noise import Noise, cased, count_for, nested, normal, replace_spans
+from synth.perturb.base import match_case
+from synth.perturb.noise import Noise, count_for, nested, normal, replace_spans
 
 FLUENCY, CONSISTENCY, OTHER = "fluency", "consistency", "other"
 CANDIDATE_FRACTIONS = (0.25, 0.5, 0.75, 1.0)  # share of the candidate units changed
@@ -151,7 +152,7 @@ def generic_named_entity(doc: Doc, source: Source, levels: Sequence[float]) -> l
             start = _entity_start(ent)
             at_start = start == 0 or doc.text[:start].rstrip().endswith((".", "!", "?"))
             phrase = GENERIC_PHRASES[ent.label_]
-            spans.append((start, ent.end_char, cased(phrase, "A") if at_start else phrase))
+            spans.append((start, ent.end_char, match_case("A", phrase) if at_start else phrase))
         texts.append(replace_spans(doc.text, spans))
     return texts
 

@@ -96,9 +96,7 @@ def edit_change(text: str, new: str, rule: str) -> Change | None:
 
 def replace_token(token: Token, new: str, rule: str) -> Change | None:
     """Replace one token's text (keeping its trailing whitespace) and match its capitalisation."""
-    if token.text[:1].isupper() and new[:1].islower():
-        new = new[0].upper() + new[1:]
-    return replace(token.doc, token.idx, token.idx + len(token.text), new, rule)
+    return replace(token.doc, token.idx, token.idx + len(token.text), match_case(token.text, new), rule)
 
 
 def replace_span(span: Span, new: str, rule: str) -> Change | None:
@@ -106,7 +104,7 @@ def replace_span(span: Span, new: str, rule: str) -> Change | None:
     return replace(span.doc, span.start_char, span.end_char, new, rule)
 
 
-def _match_case(old: str, new: str) -> str:
+def match_case(old: str, new: str) -> str:
     """Give ``new`` the leading capital of ``old`` (sentence-initial words stay capitalised)."""
     if old[:1].isupper() and new[:1].islower():
         return new[0].upper() + new[1:]
@@ -124,7 +122,7 @@ def replace_tokens(doc: Doc, new_texts: dict[int, str], rule: str) -> Change | N
     first, last = min(new_texts), max(new_texts)
     parts = []
     for token in doc[first : last + 1]:
-        text = _match_case(token.text, new_texts[token.i]) if token.i in new_texts else token.text
+        text = match_case(token.text, new_texts[token.i]) if token.i in new_texts else token.text
         parts.append(text + token.whitespace_ if token.i < last else text)
     start, end = doc[first].idx, doc[last].idx + len(doc[last].text)
     return replace(doc, start, end, "".join(parts), rule)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from spacy.tokens import Doc, Span, Token
 
-from synth.perturb.base import Change, Context, Rule, edit_change
+from synth.perturb.base import Change, Context, Rule, edit_change, match_case
 
 ARTICLES = frozenset(("a", "an", "the"))
 PUNCTUATION = (",", ".", ";", ":", "!", "?", "-")
@@ -56,11 +56,6 @@ def replace_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
         out.append(text[last:start] + new)
         last = end
     return normal("".join(out) + text[last:])
-
-
-def cased(new: str, old: str) -> str:
-    """``new`` with the leading capital of ``old``."""
-    return new[:1].upper() + new[1:] if old[:1].isupper() else new
 
 
 def count_for(fraction: float, total: int) -> int:
@@ -118,7 +113,7 @@ def lemmatization(
         if not verbs:
             return None
         return [
-            _edit_tokens(doc, {t.i: cased(lemma(t), t.text) for t in chosen})
+            _edit_tokens(doc, {t.i: match_case(t.text, lemma(t)) for t in chosen})
             for chosen in nested(verbs, levels, rng)
         ]
 
