@@ -115,23 +115,37 @@ def test_no_pairs_gives_empty_frame():
     assert frame.shape == (0, len(LIGHT))
 
 
-def test_scaler_maps_to_unit_interval_and_round_trips_json():
+def test_scaler_maps_bounds_to_unit_interval_clips_at_margin_and_round_trips_json():
     rng = np.random.default_rng(0)
     train = pd.DataFrame({"ter": rng.exponential(50, 1000), "bleu": rng.uniform(0, 100, 1000)})
     train["constant"] = 3.0
-    scaler = FeatureScaler.fit(train)
+    scaler = FeatureScaler.fit(train, margin=2.0)
     assert scaler.names == ["ter", "bleu", "constant"]
+    low, high = scaler.low[1], scaler.high[1]
     test = pd.DataFrame(
-        {"bleu": [-5.0, 50.0, 500.0], "constant": [3.0, 2.0, 4.0], "ter": [0, 1e6, 50]}
-    )
+        {"bleu": [low, high, -1e6, low - (high - low)], "constant": [3.0, 2.0, 4.0, 3.0],
+         "ter": [0, 1e6, 50, 50]}
+    )  # fmt: skip
     scaled = scaler.transform(test)
-    assert scaled.dtype == np.float32 and scaled.shape == (3, 3)
-    assert scaled.min() >= 0.0 and scaled.max() <= 1.0
-    assert scaled[:, 1].tolist()[0] == 0.0 and scaled[2, 1] == 1.0
-    assert scaled[:, 2].tolist() == [0.0, 0.0, 1.0]
-    assert scaled[1, 0] == 1.0
+    assert scaled.dtype == np.float32 and scaled.shape == (4, 3)
+    np.testing.assert_allclose(scaled[:, 1], [0.0, 1.0, -2.0, -1.0], atol=1e-6)
+    assert scaled[:, 2].tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert scaled[1, 0] == 3.0  # a TER of 1e6 stops at 1 + margin
     restored = FeatureScaler.from_dict(json.loads(json.dumps(scaler.to_dict())))
     np.testing.assert_array_equal(restored.transform(test), scaled)
+
+
+def test_scaler_keeps_the_order_of_values_below_the_synthetic_range():
+    """Real outputs sit below the near-copies the bounds were fitted on; their order must survive."""
+    scaler = FeatureScaler.fit(pd.DataFrame({"embed_cos": np.linspace(0.8, 1.0, 101)}))
+    scaled = scaler.transform(pd.DataFrame({"embed_cos": [0.3, 0.5, 0.7]}))[:, 0]
+    assert scaled[0] < scaled[1] < scaled[2] < 0.0
+
+
+def test_scaler_format_1_clips_at_the_bounds():
+    state = {"format": 1, "names": ["bleu"], "low": [0.0], "high": [10.0], "quantiles": [0.01, 0.99]}
+    scaler = FeatureScaler.from_dict(state)
+    assert scaler.transform(pd.DataFrame({"bleu": [-5.0, 5.0, 50.0]}))[:, 0].tolist() == [0.0, 0.5, 1.0]
 
 
 def test_scaler_errors_name_the_problem():
@@ -142,6 +156,12 @@ def test_scaler_errors_name_the_problem():
         scaler.transform(pd.DataFrame({"bleu": [np.nan]}))
     with pytest.raises(ValueError, match="lacks high"):
         FeatureScaler.from_dict({"format": 1, "names": ["a"], "low": [0.0], "quantiles": [0, 1]})
+    with pytest.raises(ValueError, match="lacks margin"):
+        FeatureScaler.from_dict(
+            {"format": 2, "names": ["a"], "low": [0.0], "high": [1.0], "quantiles": [0, 1]}
+        )
+    with pytest.raises(ValueError, match="margin must be"):
+        FeatureScaler(["a"], [0.0], [1.0], margin=-1.0)
 
 
 def test_embedding_store_round_trip(tmp_path):

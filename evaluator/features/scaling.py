@@ -1,8 +1,11 @@
-"""Robust min-max scaling of features to [0, 1], fitted once on the training split.
+"""Robust min-max scaling of features, fitted once on the training split.
 
-Each feature maps its low quantile to 0 and its high quantile to 1 and is clipped outside,
-so a few extreme pairs (a TER of 400) do not squash everyone else. The fitted bounds travel
-inside model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
+Each feature maps its low quantile to 0 and its high quantile to 1. Values outside are kept
+up to ``margin`` spans beyond the bounds and clipped there, so a few extreme pairs (a TER of
+400) do not squash everyone else, yet real system outputs, which sit far below the
+near-copies of the synthetic data (an embedding cosine of 0.5 where synthetic pairs start at
+0.8), still keep their order instead of all landing on 0. The fitted bounds travel inside
+model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-SCALER_FORMAT = 1
+SCALER_FORMAT = 2
+DEFAULT_MARGIN = 3.0
 
 
 class FeatureScaler:
-    """Per-feature [low, high] bounds; `transform` gives float32 in [0, 1] in `names` order."""
+    """Per-feature [low, high] bounds; `transform` maps them to [0, 1] in `names` order and clips
+    at [-margin, 1 + margin]."""
 
     def __init__(
         self,
@@ -24,6 +29,7 @@ class FeatureScaler:
         low: list[float],
         high: list[float],
         quantiles: tuple[float, float] = (0.01, 0.99),
+        margin: float = DEFAULT_MARGIN,
     ) -> None:
         if not (len(names) == len(low) == len(high)):
             raise ValueError("names, low and high must have the same length")
@@ -37,10 +43,16 @@ class FeatureScaler:
         if (self.high < self.low).any():
             raise ValueError("scaler bounds must satisfy low <= high")
         self.quantiles = (float(quantiles[0]), float(quantiles[1]))
+        if not (np.isfinite(margin) and margin >= 0):
+            raise ValueError(f"scaler margin must be a finite number >= 0, got {margin!r}")
+        self.margin = float(margin)
 
     @classmethod
     def fit(
-        cls, frame: pd.DataFrame, quantiles: tuple[float, float] = (0.01, 0.99)
+        cls,
+        frame: pd.DataFrame,
+        quantiles: tuple[float, float] = (0.01, 0.99),
+        margin: float = DEFAULT_MARGIN,
     ) -> FeatureScaler:
         """Fit bounds on every column of `frame` (training split features)."""
         low_q, high_q = quantiles
@@ -51,15 +63,16 @@ class FeatureScaler:
         values = checked_values(frame, list(frame.columns))
         low = np.quantile(values, low_q, axis=0)
         high = np.quantile(values, high_q, axis=0)
-        return cls([str(name) for name in frame.columns], low.tolist(), high.tolist(), quantiles)
+        return cls([str(name) for name in frame.columns], low.tolist(), high.tolist(), quantiles, margin)
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
-        """float32 (n, len(names)) in [0, 1]; a constant feature maps to 0 at or below its bound, 1 above."""
+        """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin]; a constant
+        feature maps to 0 at or below its bound, 1 above."""
         values = checked_values(frame, self.names)
         span = self.high - self.low
         safe_span = np.where(span > 0, span, 1.0)
         scaled = np.where(span > 0, (values - self.low) / safe_span, (values > self.low) * 1.0)
-        return np.clip(scaled, 0.0, 1.0).astype(np.float32)
+        return np.clip(scaled, -self.margin, 1.0 + self.margin).astype(np.float32)
 
     def to_dict(self) -> dict:
         """JSON-serialisable state (plain lists and floats)."""
@@ -69,19 +82,26 @@ class FeatureScaler:
             "low": [float(value) for value in self.low],
             "high": [float(value) for value in self.high],
             "quantiles": list(self.quantiles),
+            "margin": self.margin,
         }
 
     @classmethod
     def from_dict(cls, state: Mapping) -> FeatureScaler:
-        """Rebuild a scaler saved by `to_dict`; ValueError names a missing or wrong field."""
-        missing = [
-            key for key in ("format", "names", "low", "high", "quantiles") if key not in state
-        ]
+        """Rebuild a scaler saved by `to_dict`; ValueError names a missing or wrong field.
+
+        Format 1 (before the margin) clipped at the bounds: it reads as margin 0."""
+        required = ("format", "names", "low", "high", "quantiles")
+        if state.get("format") == SCALER_FORMAT:
+            required += ("margin",)
+        missing = [key for key in required if key not in state]
         if missing:
             raise ValueError(f"scaler state lacks {', '.join(missing)}")
-        if state["format"] != SCALER_FORMAT:
-            raise ValueError(f"scaler format {state['format']!r} is not {SCALER_FORMAT}")
-        return cls(list(state["names"]), state["low"], state["high"], tuple(state["quantiles"]))
+        if state["format"] not in (1, SCALER_FORMAT):
+            raise ValueError(f"scaler format {state['format']!r} is not 1 or {SCALER_FORMAT}")
+        margin = state["margin"] if state["format"] == SCALER_FORMAT else 0.0
+        return cls(
+            list(state["names"]), state["low"], state["high"], tuple(state["quantiles"]), margin
+        )
 
 
 def checked_values(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
