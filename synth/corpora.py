@@ -1,9 +1,10 @@
 """Reference corpora for synth: loading, grouping, and exclusion of human-rating overlap.
 
 A *group* is the unit of paraphrase and of splitting: all captions of one image, all
-lexicalisations of one WebNLG triple set, one SQuAD paragraph's sentences, one SQuAD
-question. Texts of one group say the same thing (captions, lexicalisations) and so serve
-as real paraphrases for NoContr. Any group that shares a text (normalised), an image id
+lexicalisations of one WebNLG triple set, one SQuAD paragraph's sentences (and its passages
+of consecutive sentences: multi-sentence references whose sentence order tells the order of
+events), one SQuAD question. Texts of one group say the same thing (captions,
+lexicalisations) and so serve as real paraphrases for NoContr. Any group that shares a text (normalised), an image id
 or a triple set with the human-rating sets is excluded, so evaluation stays clean.
 """
 
@@ -23,6 +24,7 @@ PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg"})
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _FLICKR_ID = re.compile(r"^(\d+)")
+PASSAGE_SENTENCES = (2, 3)  # lengths of the SQuAD passages added to each paragraph group
 
 
 def normalise(text: str) -> str:
@@ -116,6 +118,7 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
     overlap = human_overlap(data_dir / "human")
     groups: dict[str, Group] = {}
     tainted: set[str] = set()
+    sentences: dict[str, list[tuple[int, str]]] = {}  # SQuAD paragraph -> (index, sentence)
     sha256: dict[str, str] = {}
     for source in sources:
         path = data_dir / "corpora" / f"{source}.jsonl.gz"
@@ -124,6 +127,8 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
             key = group_key(record)
             group = groups.setdefault(key, Group(key, record["source"]))
             group.texts.append(record["text"])
+            if key.startswith("squad-p:"):
+                sentences.setdefault(key, []).append((sentence_index(record), record["text"]))
             if (
                 normalise(record["text"]) in overlap.texts
                 or (source == "multi30k" and flickr_photo_id(record["image"]) in overlap.flickr_ids)
@@ -138,8 +143,26 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
             excluded_groups[group.source] += 1
             excluded_texts[group.source] += len(group.texts)
         else:
+            group.texts.extend(passages(sentences.get(key, [])))
             kept.append(group)
     return Corpus(kept, excluded_groups, excluded_texts, sha256)
+
+
+def sentence_index(record: dict) -> int:
+    """Position of a SQuAD context sentence in its paragraph ('...:p3:s2' -> 2)."""
+    return int(record["id"].rsplit(":s", 1)[1])
+
+
+def passages(sentences: list[tuple[int, str]]) -> list[str]:
+    """Runs of PASSAGE_SENTENCES consecutive sentences (by index: a dropped sentence breaks a run)."""
+    ordered = sorted(sentences)
+    out = []
+    for size in PASSAGE_SENTENCES:
+        for start in range(len(ordered) - size + 1):
+            run = ordered[start : start + size]
+            if run[-1][0] - run[0][0] == size - 1:
+                out.append(" ".join(text for _, text in run))
+    return out
 
 
 def split_of(group_key: str, seed: int, val_fraction: float = 0.2) -> str:

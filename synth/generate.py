@@ -225,7 +225,7 @@ def _perturb(
 
     When the preferred base text offers no place for the error, the other texts of the
     group are tried too: rare classes (event order, questions) then still find a base. A
-    substitution on a paraphrase counts only when the replaced words also occur in the
+    substitution on a real paraphrase counts only when the replaced words also occur in the
     reference: "a yellow cat" -> "a red cat" is no AttrErr against a ref without "yellow".
     """
     others = list(others)
@@ -250,6 +250,10 @@ def _perturb(
             continue
         if base is docs[ref_index]:
             return made[0], made[1], made[2] | {"base": "ref"}
+        if base is rewrites.get(docs[ref_index].text):
+            # a meaning-preserving rewrite of the ref: its error is one against the ref even
+            # where the rewrite changed the words ('4' -> 'four' -> 'six')
+            return made[0], made[1], made[2] | {"base": "rewrite"}
         old = made[2]["old"].strip().lower()
         if code not in SUBSTITUTION_CLASSES or (old and old in ref_text):
             return made[0], made[1], made[2] | {"base": "paraphrase"}
@@ -466,7 +470,7 @@ def _manifest(config: SynthConfig, corpus: Corpus, frames: dict[str, pd.DataFram
         "per_source": both["source"].value_counts().to_dict(),
         "per_source_share": (both["source"].value_counts() / max(total, 1)).round(4).to_dict(),
         "per_rule": both["rule"].value_counts().to_dict(),
-        "paraphrase_based": int(both["detail"].str.contains('"base": "paraphrase"').sum()),
+        "paraphrase_based": int(both["detail"].str.contains('"base": "(?:paraphrase|rewrite)"').sum()),
         "groups_in_both_splits": len(train_groups & set(frames["val"]["group"])),
         "corpus_sha256": corpus.sha256,
         "excluded_for_human_overlap": {

@@ -130,6 +130,12 @@ def test_pred_order_before_after_and_then(nlp):
 
 def test_pred_order_skips_simultaneous_states(nlp):
     assert apply(nlp, predicate.swap_coordinated, "A man sits and reads a book.") is None
+    # two subjects in the present: facts side by side, no sequence
+    text = "One in five birds live in the forest, and one in five fish live in the rivers."
+    assert apply(nlp, predicate.swap_coordinated, text) is None
+    # one kind of fact listed twice
+    text = "Anders Osborne was signed to Shanachie Records. Anders Osborne was signed to Alligator Records."
+    assert apply(nlp, predicate.swap_sentences, text) is None
     assert apply(nlp, predicate.before_after, "He left before 1990.") is None
 
 

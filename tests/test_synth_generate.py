@@ -8,7 +8,7 @@ import random
 import pytest
 
 from evaluator.resources import data_dir
-from synth.corpora import Corpus, human_overlap, load_corpus, normalise
+from synth.corpora import Corpus, human_overlap, load_corpus, normalise, passages
 from synth.generate import SynthConfig, generate
 from synth.taxonomy import CODES
 
@@ -94,3 +94,17 @@ def test_a_class_the_corpus_cannot_supply_is_reported_as_shortfall(small_corpus)
     assert manifest["shortfall"]["QuestErr"] == 10
     assert manifest["per_class"]["QuestErr"] == 0
     assert manifest["num_pairs"] == len(train) + len(val) < 140
+
+
+def test_squad_paragraphs_add_passages_of_consecutive_sentences():
+    sentences = [(0, "A."), (1, "B."), (2, "C."), (4, "E."), (5, "F.")]  # sentence 3 was dropped
+    assert passages(sentences) == ["A. B.", "B. C.", "E. F.", "A. B. C."]
+
+
+def test_corpus_paragraph_groups_hold_sentences_and_their_passages(small_corpus):
+    paragraphs = [g for g in small_corpus.groups if g.key.startswith("squad-p:")]
+    with_passage = [
+        any(f"{a} {b}" in g.texts for a, b in zip(g.texts, g.texts[1:], strict=False))
+        for g in paragraphs
+    ]
+    assert sum(with_passage) > 0.5 * len(paragraphs)

@@ -41,7 +41,8 @@ STATIVE = frozenset(
     "be have include locate lead relate know own contain consist belong categorise categorize "
     "serve speak use associate succeed precede follow power operate manage affiliate "
     "represent call name comprise feature house base situate list make write link head "
-    "connect border surround work star attend study go begin start".split()
+    "connect border surround work star attend study go begin start live reside exist remain "
+    "stay".split()
 )
 EVENT_LEXNAMES = frozenset(("noun.event", "noun.act"))
 # Antonyms that only deny the original ('features' -> 'lacks'): that is NegErr, not PredErr.
@@ -191,7 +192,10 @@ def _sequence(first: Token, second: Token) -> bool:
             return False  # 'a city linked to X and headed by Y' describes, it does not narrate
         return all(a.tag_ in ("VBD", "VBN") for a in auxiliaries)
     actions = not lemmas & SIMULTANEOUS
-    return actions and tags <= {"VBZ", "VBP"}  # 'picks up the ball and throws it'
+    # one agent's actions ('picks up the ball and throws it'); two subjects in the present
+    # ('one in five birds live there, and one in five fish live here') tell no sequence
+    shared_subject = not any(c.dep_ in ("nsubj", "nsubjpass") for c in second.children)
+    return actions and shared_subject and tags <= {"VBZ", "VBP"}
 
 
 def _dated(span: Span) -> bool:
@@ -406,6 +410,8 @@ def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
         if _narrated(sentences[k])
         and _narrated(sentences[k - 1])
         and sentences[k - 1].text.rstrip().endswith((".", "!"))
+        # 'X was signed to A. X was signed to B.' lists two facts of one kind, in no order
+        and verb_lemma(sentences[k].root) != verb_lemma(sentences[k - 1].root)
     ]
     if not candidates:
         return None
