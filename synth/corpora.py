@@ -4,8 +4,9 @@ A *group* is the unit of paraphrase and of splitting: all captions of one image,
 lexicalisations of one WebNLG triple set, one SQuAD paragraph's sentences (and its passages
 of consecutive sentences: multi-sentence references whose sentence order tells the order of
 events), one SQuAD question. Texts of one group say the same thing (captions,
-lexicalisations) and so serve as real paraphrases for NoContr. Any group that shares a text (normalised), an image id
-or a triple set with the human-rating sets is excluded, so evaluation stays clean.
+lexicalisations) and so serve as real paraphrases for NoContr. Any group that shares a text
+(normalised), an image id or a triple set with the human-rating sets is excluded, so
+evaluation stays clean.
 """
 
 from __future__ import annotations

@@ -235,14 +235,16 @@ def _perturb(
         bases = [docs[others[0]], docs[ref_index], *(docs[i] for i in others[1:])]
     else:
         bases = [docs[ref_index], *(docs[i] for i in others)]
+    rewrite = None
     if not others and on_paraphrase:
         # no real paraphrase in the group (SQuAD): the error goes on a meaning-preserving
         # rewrite, parsed once per reference (``rewrites``: ref text -> parsed rewrite or None)
         if docs[ref_index].text not in rewrites:
             rewritten = _try_class("NoContr", docs[ref_index], ctx)
             rewrites[docs[ref_index].text] = _NLP(rewritten[0]) if rewritten else None
-        if rewrites[docs[ref_index].text] is not None:
-            bases.insert(0, rewrites[docs[ref_index].text])
+        rewrite = rewrites[docs[ref_index].text]
+        if rewrite is not None:
+            bases.insert(0, rewrite)
     ref_text = docs[ref_index].text.lower()
     for base in bases:
         made = _try_class(code, base, ctx)
@@ -250,7 +252,7 @@ def _perturb(
             continue
         if base is docs[ref_index]:
             return made[0], made[1], made[2] | {"base": "ref"}
-        if base is rewrites.get(docs[ref_index].text):
+        if base is rewrite:
             # a meaning-preserving rewrite of the ref: its error is one against the ref even
             # where the rewrite changed the words ('4' -> 'four' -> 'six')
             return made[0], made[1], made[2] | {"base": "rewrite"}
