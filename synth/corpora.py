@@ -25,7 +25,7 @@ PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg"})
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _FLICKR_ID = re.compile(r"^(\d+)")
-PASSAGE_SENTENCES = (2, 3)  # lengths of the SQuAD passages added to each paragraph group
+PASSAGE_SENTENCES = (2, 3, 4)  # lengths of the SQuAD passages added to each paragraph group
 
 
 def normalise(text: str) -> str:

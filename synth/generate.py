@@ -15,8 +15,10 @@ import hashlib
 import json
 import multiprocessing
 import random
+import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,7 +26,7 @@ import pandas as pd
 
 from evaluator.resources import own_wordnet_files
 from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_of
-from synth.perturb import Context, load_rules, rule_weight
+from synth.perturb import Context, load_rules, load_screens, rule_weight
 from synth.taxonomy import CODES, index_of
 
 # Classes whose error replaces words of the text it is applied to (on a paraphrase, the
@@ -156,34 +158,51 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
 
     candidates: list[Candidate] = []
     tried: Counter = Counter()
-    rewrites: dict = {}
     codes = [code for code in CODES if weights.get(code, 0) > 0]
+    rewrites = _rewrites(groups, docs_by_group, rng) if set(codes) - {"NoContr"} else {}
     for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
-        paraphrases = _paraphrases(group.source, docs, config.min_paraphrase_overlap)
-        for ref_index, ref_doc in enumerate(docs):
+        paraphrases = _paraphrases(group.source, group.texts, docs, config.min_paraphrase_overlap)
+        for ref_index, ref_text in enumerate(group.texts):
             chosen = _weighted_sample(codes, weights, config.classes_per_text, rng)
             for code in chosen:
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
                     made = _make_nocontr(ref_index, paraphrases[ref_index], docs, config, ctx)
                 else:
-                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx, rewrites)
+                    rewrite = rewrites.get(ref_text)
+                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx, rewrite)
                 if made is None:
                     continue
                 gen, rule, detail = made
-                candidates.append(
-                    Candidate(ref_doc.text, gen, code, group.source, group.key, rule, json.dumps(detail))
-                )
+                candidates.append(Candidate(ref_text, gen, code, group.source, group.key, rule, json.dumps(detail)))
     errors = Counter(_RULE_ERRORS)
     _RULE_ERRORS.clear()
     return candidates, tried, errors
 
 
+def _rewrites(groups: list[Group], docs_by_group: list, rng: random.Random) -> dict[str, object]:
+    """Parsed meaning-preserving rewrites of the texts that have no real paraphrase (SQuAD).
+
+    They are the error bases for the paraphrase share of those texts. All are parsed in one
+    batch: spaCy parses a batch several times faster per text than one text at a time.
+    """
+    ctx = Context(rng=rng)
+    rewritten = {}
+    for group, docs in zip(groups, docs_by_group, strict=True):
+        if group.source in PARAPHRASE_SOURCES:
+            continue
+        for text, doc in zip(group.texts, docs, strict=True):
+            if text not in rewritten and (made := _try_class("NoContr", doc, ctx)):
+                rewritten[text] = made[0]
+    parsed = _NLP.pipe(list(rewritten.values()), batch_size=128)
+    return dict(zip(rewritten, parsed, strict=True))
+
+
 CONTENT_POS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
 
 
-def _paraphrases(source: str, docs: list, min_overlap: float) -> list[list[int]]:
+def _paraphrases(source: str, texts: list[str], docs: list, min_overlap: float) -> list[list[int]]:
     """For each text of a group, the other texts that paraphrase it.
 
     WebNLG lexicalisations of one triple set state the same facts: all count. Captions of
@@ -193,14 +212,14 @@ def _paraphrases(source: str, docs: list, min_overlap: float) -> list[list[int]]
     if source not in PARAPHRASE_SOURCES:
         return [[] for _ in docs]
     if source == "webnlg":
-        return [[j for j in range(len(docs)) if j != i and docs[j].text != docs[i].text] for i in range(len(docs))]
+        return [[j for j in range(len(texts)) if texts[j] != texts[i]] for i in range(len(texts))]
     content = [{t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and not t.is_stop} for doc in docs]
     result = []
     for i, words in enumerate(content):
         close = []
         for j, other in enumerate(content):
             union = words | other
-            if j != i and docs[j].text != docs[i].text and union and len(words & other) / len(union) >= min_overlap:
+            if texts[j] != texts[i] and union and len(words & other) / len(union) >= min_overlap:
                 close.append(j)
         result.append(close)
     return result
@@ -218,15 +237,15 @@ def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group
     return pick
 
 
-def _perturb(
-    code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context, rewrites: dict
-):
+def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context, rewrite):
     """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref.
 
     When the preferred base text offers no place for the error, the other texts of the
     group are tried too: rare classes (event order, questions) then still find a base. A
     substitution on a real paraphrase counts only when the replaced words also occur in the
     reference: "a yellow cat" -> "a red cat" is no AttrErr against a ref without "yellow".
+    ``rewrite``: the parsed meaning-preserving rewrite of a ref without real paraphrases
+    (SQuAD), the base for its paraphrase share; None when there is none.
     """
     others = list(others)
     ctx.rng.shuffle(others)
@@ -235,17 +254,11 @@ def _perturb(
         bases = [docs[others[0]], docs[ref_index], *(docs[i] for i in others[1:])]
     else:
         bases = [docs[ref_index], *(docs[i] for i in others)]
-    rewrite = None
-    if not others and on_paraphrase:
-        # no real paraphrase in the group (SQuAD): the error goes on a meaning-preserving
-        # rewrite, parsed once per reference (``rewrites``: ref text -> parsed rewrite or None)
-        if docs[ref_index].text not in rewrites:
-            rewritten = _try_class("NoContr", docs[ref_index], ctx)
-            rewrites[docs[ref_index].text] = _NLP(rewritten[0]) if rewritten else None
-        rewrite = rewrites[docs[ref_index].text]
-        if rewrite is not None:
-            bases.insert(0, rewrite)
-    ref_text = docs[ref_index].text.lower()
+    if others or not on_paraphrase:
+        rewrite = None
+    if rewrite is not None:
+        bases.insert(0, rewrite)
+    ref_text = None
     for base in bases:
         made = _try_class(code, base, ctx)
         if not made:
@@ -256,6 +269,7 @@ def _perturb(
             # a meaning-preserving rewrite of the ref: its error is one against the ref even
             # where the rewrite changed the words ('4' -> 'four' -> 'six')
             return made[0], made[1], made[2] | {"base": "rewrite"}
+        ref_text = ref_text or docs[ref_index].text.lower()
         old = made[2]["old"].strip().lower()
         if code not in SUBSTITUTION_CLASSES or (old and old in ref_text):
             return made[0], made[1], made[2] | {"base": "paraphrase"}
@@ -310,17 +324,32 @@ class GroupQueue:
         self.groups, self.rng, self.position = list(groups), rng, 0
         self.rng.shuffle(self.groups)
 
-    def take(self, texts: int) -> list[Group]:
-        taken, count = [], 0
-        while self.groups and count < texts:
+    def take(self, texts: int, keep: Callable[[Group], bool] | None = None) -> list[Group]:
+        """Next groups holding about ``texts`` texts; with ``keep``, only groups it accepts
+        (the others are passed over; a whole pass with none accepted ends the take)."""
+        taken, count, passed = [], 0, 0
+        while self.groups and count < texts and passed < len(self.groups):
             if self.position == len(self.groups):
                 self.rng.shuffle(self.groups)
                 self.position = 0
             group = self.groups[self.position]
             self.position += 1
+            if keep is not None and not keep(group):
+                passed += 1
+                continue
+            passed = 0
             taken.append(group)
             count += len(group.texts)
         return taken
+
+
+def _screen(open_classes: dict[str, int], screens: dict[str, re.Pattern]) -> Callable[[Group], bool] | None:
+    """Keep groups with a text that some open class's screen matches; None (keep all) while any
+    open class has no screen."""
+    patterns = [screens.get(code) for code in open_classes]
+    if not patterns or None in patterns:
+        return None
+    return lambda group: any(pattern.search(text) for pattern in patterns for text in group.texts)
 
 
 def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
@@ -342,7 +371,9 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     Each round sends every source texts in proportion to its weight times how much of the
     open need it can serve (from the success rates seen so far), and each chunk's worker
     weights classes by need over that source's success rate: late rounds then parse only
-    texts that can still fill a quota (SQuAD questions for QuestErr, say).
+    texts that can still fill a quota (SQuAD questions for QuestErr, say). When every open
+    class has a screen (``synth.perturb.load_screens``), only groups with a matching text
+    are parsed at all.
     """
     from evaluator.resources import data_dir
 
@@ -361,6 +392,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     successes: Counter = Counter()  # (source, class) -> candidates made
     rounds = []
     rule_errors: Counter = Counter()
+    screens = load_screens()
 
     _init_resources()
     context = multiprocessing.get_context("fork")
@@ -373,10 +405,11 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                 if not open_classes:
                     continue
                 plan = _plan_round(open_classes, quotas, attempts, successes, config)
+                keep = _screen(open_classes, screens)
                 for source, (texts, weights) in plan.items():
                     # at least one chunk per process, so small late rounds still use every core
                     chunk_texts = max(min(config.texts_per_chunk, texts // config.processes), 50)
-                    for chunk in _chunks(queues[(split, source)].take(texts), chunk_texts):
+                    for chunk in _chunks(queues[(split, source)].take(texts, keep), chunk_texts):
                         seed = hash_seed(config.seed, split, round_index, len(tasks))
                         tasks.append((chunk, weights, config, seed))
                         task_splits.append(split)

@@ -14,7 +14,15 @@ import random
 import pytest
 
 from evaluator.resources import ResourceMissingError, data_dir, wordnet
-from synth.perturb import entity, grammar, numbers, predicate, spatiotemporal
+from synth.perturb import (
+    entity,
+    grammar,
+    load_rules,
+    load_screens,
+    numbers,
+    predicate,
+    spatiotemporal,
+)
 from synth.perturb.base import Change, Context
 from synth.perturb.lexicon_entities import HYPERNYMS, NORP_KINDS
 
@@ -405,3 +413,15 @@ def test_far_future_year_is_changed_without_error(nlp):
 
     change = date_time(nlp("The plan runs until the year 2050."), Context(rng=random.Random(3)))
     assert change is not None and "2050" not in change.text
+
+
+@pytest.mark.parametrize("code", sorted(load_screens()))
+def test_class_screens_match_every_text_a_rule_of_the_class_applies_to(nlp, code):
+    # the generator skips texts a screen rejects, so a miss would silently starve the class
+    screen, rules = load_screens()[code], load_rules()[code]
+    applied = 0
+    for doc in nlp.pipe(_corpus_sample(600)):
+        if any(rule(doc, Context(rng=random.Random(0))) is not None for rule in rules):
+            applied += 1
+            assert screen.search(doc.text), doc.text
+    assert applied >= 5  # the sample holds texts of this class, or the test proves nothing

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from evaluator.resources import data_dir
-from synth.corpora import Corpus, human_overlap, load_corpus, normalise, passages
-from synth.generate import SynthConfig, generate
+from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages
+from synth.generate import GroupQueue, SynthConfig, _screen, generate
+from synth.perturb import load_screens
 from synth.taxonomy import CODES
 
 
@@ -99,6 +100,8 @@ def test_a_class_the_corpus_cannot_supply_is_reported_as_shortfall(small_corpus)
 def test_squad_paragraphs_add_passages_of_consecutive_sentences():
     sentences = [(0, "A."), (1, "B."), (2, "C."), (4, "E."), (5, "F.")]  # sentence 3 was dropped
     assert passages(sentences) == ["A. B.", "B. C.", "E. F.", "A. B. C."]
+    four = [(0, "A."), (1, "B."), (2, "C."), (3, "D.")]
+    assert passages(four)[-1] == "A. B. C. D." and len(passages(four)) == 3 + 2 + 1
 
 
 def test_corpus_paragraph_groups_hold_sentences_and_their_passages(small_corpus):
@@ -108,3 +111,22 @@ def test_corpus_paragraph_groups_hold_sentences_and_their_passages(small_corpus)
         for g in paragraphs
     ]
     assert sum(with_passage) > 0.5 * len(paragraphs)
+
+
+def test_group_queue_passes_over_groups_the_screen_rejects():
+    groups = [Group(f"g{i}", "squad", [f"Text {i}." + (" Then more." if i % 3 == 0 else "")]) for i in range(9)]
+    queue = GroupQueue(groups, random.Random(0))
+    taken = queue.take(3, keep=lambda group: "Then" in group.texts[0])
+    assert sorted(g.key for g in taken) == ["g0", "g3", "g6"]
+    assert queue.take(5, keep=lambda group: False) == []  # a pass with nothing kept ends the take
+    assert len(queue.take(4)) == 4
+
+
+def test_rounds_are_screened_only_when_every_open_class_has_a_screen():
+    screens = load_screens()
+    order = Group("a", "squad", ["He trained hard. Then he won the race."])
+    plain = Group("b", "coco", ["A dog on a sofa."])
+    keep = _screen({"PredOrdErr": 40, "QuestErr": 3}, screens)
+    assert keep(order) and not keep(plain)
+    assert keep(Group("c", "squad", ["Who won the race?"]))
+    assert _screen({"PredOrdErr": 40, "GramErr": 1}, screens) is None

@@ -8,6 +8,7 @@ registry merges them. NoContr rules here are meaning-preserving rewrites; real p
 from __future__ import annotations
 
 import importlib
+import re
 
 from synth.perturb.base import Change, Context, Rule, rule_weight
 
@@ -36,4 +37,16 @@ def load_rules() -> dict[str, list[Rule]]:
     return rules
 
 
-__all__ = ["Change", "Context", "Rule", "load_rules", "rule_weight"]
+def load_screens() -> dict[str, re.Pattern]:
+    """Class -> a regex that every text some rule of that class applies to matches.
+
+    A cheap test on the raw text: when only screened classes are still open, the generator
+    parses only the texts that can serve one of them. Classes without a screen apply widely.
+    """
+    screens: dict[str, re.Pattern] = {}
+    for name in MODULES:
+        screens.update(getattr(importlib.import_module(f"synth.perturb.{name}"), "SCREENS", {}))
+    return screens
+
+
+__all__ = ["Change", "Context", "Rule", "load_rules", "load_screens", "rule_weight"]

@@ -13,6 +13,7 @@ neighbouring sentences that each tell a past event swapped. Two verbs that trade
 from __future__ import annotations
 
 import functools
+import re
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
@@ -434,6 +435,16 @@ swap_verbs = noise.noise_rule(
     (0.25, 1.0),
     "PredErr/swap_verbs",
 )
+
+# A text with no second sentence and none of these words takes no PredOrdErr rule above, so
+# once event order is all that is still needed the generator parses only texts that match.
+ORDER_SCREEN = re.compile(
+    r"[.!?]['\")\]]?\s+\S|\b(?:and|then|before|after|while|follow\w*|preced\w*|"
+    + "|".join(ORDER_WORDS)
+    + r")\b",
+    re.IGNORECASE,
+)
+SCREENS = {"PredOrdErr": ORDER_SCREEN}
 
 RULES: dict[str, list[Rule]] = {
     "PredErr": [wrong_verb, swap_verbs],

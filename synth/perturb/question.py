@@ -12,6 +12,8 @@ Normandy located?". Only questions are touched.
 
 from __future__ import annotations
 
+import re
+
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
@@ -515,3 +517,5 @@ def embed_as_yes_no(doc: Doc, ctx: Context) -> Change | None:
 
 
 RULES = {"QuestErr": [swap_wh, yes_no_to_wh, wh_to_yes_no, wh_phrase_to_yes_no, embed_as_yes_no]}
+# Only a text that ends in a question mark takes a QuestErr rule (see _is_question).
+SCREENS = {"QuestErr": re.compile(r"\?\s*$")}
