@@ -123,6 +123,10 @@ def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:
         "Boston is a city in the United States. It has a population of 600,000.",
         "Alfred Jones died in Sidcup, London. London is led by Boris Johnson.",
         "The ship was built in Rostock. It is operated by AIDA Cruises.",
+        # facts about different things, an added fact, and background in the past perfect
+        "The schools were required to share exams. The university agreed to confer degrees.",
+        "He led an army to Albania in 1081. He also founded a monastery.",
+        "He had been mentored by Li Meng. He made many reforms.",
     ):
         assert not changes(nlp, predicate.swap_sentences, states), states
 

@@ -59,6 +59,19 @@ NARRATIVE_EVENTS = frozenset(
     "kill capture escape flee move resign elect appoint hire fire sign transfer bear".split()
 )
 OPENING_ADVERBS = ("Then", "Later", "Afterwards", "Afterward", "Subsequently", "Next", "Finally")
+# A sentence opening with one of these goes on with the story of the one before it ...
+SEQUENCE_OPENERS = frozenset(OPENING_ADVERBS + ("After", "Eventually", "Soon", "Following"))
+# ... and with one of these it adds a fact or a contrast, in no order of events.
+ADDITIVE_OPENERS = frozenset(
+    "Also However Nevertheless Moreover Meanwhile Similarly Likewise Additionally Furthermore "
+    "Instead Still Yet".split()
+)
+# Past-tense roots that state a fact rather than tell an event ('Attendance included 350').
+# 'was succeeded by Y' states an office's facts; order words are order_words' job.
+FACT_VERBS = frozenset(
+    "include contain consist comprise remain exist belong know own require succeed precede "
+    "follow".split()
+)
 
 
 @functools.lru_cache(maxsize=20000)
@@ -390,8 +403,10 @@ def _narrated(sentence: Span) -> bool:
     """A sentence that tells a past event ('He retired in 1980', 'It was built in 1990'), not
     a state ('London is led by ...', 'He was a pilot')."""
     root = sentence.root
-    if verb_lemma(root) in ("be", "have"):
+    if verb_lemma(root) in ("be", "have") or verb_lemma(root) in FACT_VERBS:
         return False
+    if any(c.dep_ == "aux" and c.lower_ == "had" for c in root.children):
+        return False  # the past perfect ('He had been mentored by X') gives background
     if root.tag_ == "VBD":
         return True
     return root.tag_ == "VBN" and any(
@@ -399,11 +414,30 @@ def _narrated(sentence: Span) -> bool:
     )
 
 
+def _continues(first: Span, second: Span) -> bool:
+    """The second sentence goes on with the first one's story: it opens with a word of
+    sequence ('After the miss, ...'), or its subject is the first one's agent (he, she, they,
+    or a name the first sentence uses). Two facts about different things tell no order."""
+    opener = second[0].text
+    if opener in ADDITIVE_OPENERS or any(c.lower_ == "also" for s in (first, second) for c in s.root.children):
+        return False  # 'X also agreed to ...' adds a fact
+    if opener in SEQUENCE_OPENERS:
+        return True
+    subjects = [c for c in second.root.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects:
+        return False
+    if subjects[0].lower_ in ("he", "she", "they"):
+        return True
+    names = {t.text for t in first if t.pos_ == "PROPN"}
+    return subjects[0].pos_ == "PROPN" and subjects[0].text in names
+
+
 def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
     """'X was born in 1950. He retired in 1980.' -> 'He retired in 1980. X was born in 1950.'
 
-    Two neighbouring sentences that each tell a past event: the narration gives their order,
-    so swapping them reverses the events (the stress tests' sentence switching)."""
+    Two neighbouring sentences that each tell a past event of one story (``_continues``): the
+    narration gives their order, so swapping them reverses the events (the stress tests'
+    sentence switching)."""
     sentences = [s for s in doc.sents if s.text.strip()]
     candidates = [
         k
@@ -413,6 +447,7 @@ def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
         and sentences[k - 1].text.rstrip().endswith((".", "!"))
         # 'X was signed to A. X was signed to B.' lists two facts of one kind, in no order
         and verb_lemma(sentences[k].root) != verb_lemma(sentences[k - 1].root)
+        and _continues(sentences[k - 1], sentences[k])
     ]
     if not candidates:
         return None
