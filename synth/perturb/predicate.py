@@ -69,8 +69,8 @@ ADDITIVE_OPENERS = frozenset(
 # Past-tense roots that state a fact rather than tell an event ('Attendance included 350').
 # 'was succeeded by Y' states an office's facts; order words are order_words' job.
 FACT_VERBS = frozenset(
-    "include contain consist comprise remain exist belong know own require succeed precede "
-    "follow".split()
+    "be have include contain consist comprise remain exist belong know own require succeed "
+    "precede follow".split()
 )
 
 
@@ -403,7 +403,7 @@ def _narrated(sentence: Span) -> bool:
     """A sentence that tells a past event ('He retired in 1980', 'It was built in 1990'), not
     a state ('London is led by ...', 'He was a pilot')."""
     root = sentence.root
-    if verb_lemma(root) in ("be", "have") or verb_lemma(root) in FACT_VERBS:
+    if verb_lemma(root) in FACT_VERBS:
         return False
     if any(c.dep_ == "aux" and c.lower_ == "had" for c in root.children):
         return False  # the past perfect ('He had been mentored by X') gives background
