@@ -66,6 +66,11 @@ class SynthConfig:
     # stop once a round fills less than this share of the pairs still open: what is left cannot
     # be made from these corpora at a useful rate (the manifest then reports the shortfall)
     min_round_yield: float = 0.01
+    # once a round fills less than half of what is open, a class at or above (1 - this) of its
+    # quota is closed and its remaining pairs go to the classes that are full: the last few
+    # percent of a class only a few texts can take (questions, event order) cost more time
+    # than all the rest. The issue's balance bar is +-10% of the mean.
+    balance_tolerance: float = 0.08
 
 
 @dataclass
@@ -100,8 +105,9 @@ def _init_resources() -> None:
         getAllLemmas("dogs")
 
 
-def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
-    """Apply the first rule of ``code`` (in a random order, weighted by ``rule_weight``) that applies.
+def _changes(code: str, doc, ctx: Context):
+    """Yield (text, rule, detail) for each rule of ``code`` that applies, in a random order
+    weighted by ``rule_weight``.
 
     A rule that raises is a bug in that rule; one odd sentence must not end a long run, so
     the failure is counted (reported in the manifest as ``rule_errors``) and skipped.
@@ -115,8 +121,12 @@ def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
             _RULE_ERRORS[f"{rule.__module__}.{rule.__name__}"] += 1
             continue
         if change is not None and change.text.strip() and change.text != doc.text:
-            return change.text, change.rule, {"span": list(change.span), "old": change.old, "new": change.new}
-    return None
+            yield change.text, change.rule, {"span": list(change.span), "old": change.old, "new": change.new}
+
+
+def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
+    """The first rule of ``code`` (see ``_changes``) that applies, or None."""
+    return next(_changes(code, doc, ctx), None)
 
 
 def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
@@ -139,12 +149,13 @@ def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthCo
 
 
 def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
-    """Worker: parse one chunk of groups, propose candidates for weighted classes.
+    """Worker: parse one chunk of groups, propose candidates for weighted classes (with
+    ``every_rule``, all that each rule makes; see ``_perturb``).
 
     Returns the candidates, how often each (source, class) was tried (so the main
     process can learn each success rate and plan the next round) and rule errors.
     """
-    groups, weights, config, chunk_seed = task
+    groups, weights, config, chunk_seed, every_rule = task
     _init_resources()
     rng = random.Random(chunk_seed)
     texts = [text for group in groups for text in group.texts]
@@ -159,67 +170,86 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     candidates: list[Candidate] = []
     tried: Counter = Counter()
     codes = [code for code in CODES if weights.get(code, 0) > 0]
-    rewrites = _rewrites(groups, docs_by_group, rng) if set(codes) - {"NoContr"} else {}
+    paraphrases = [
+        _paraphrases(group.source, group.texts, docs, config.min_paraphrase_overlap)
+        for group, docs in zip(groups, docs_by_group, strict=True)
+    ]
+    # which refs take their errors on a paraphrase (or, with none, on a rewrite of the ref)
+    on_paraphrase = [[rng.random() < config.paraphrase_share for _ in group.texts] for group in groups]
+    rewrites = {}
+    if set(codes) - {"NoContr"}:
+        rewrites = _rewrites(
+            [doc for docs, close, flags in zip(docs_by_group, paraphrases, on_paraphrase, strict=True)
+             for doc, others, flag in zip(docs, close, flags, strict=True) if flag and not others],
+            rng,
+        )  # fmt: skip
     for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
-        paraphrases = _paraphrases(group.source, group.texts, docs, config.min_paraphrase_overlap)
         for ref_index, ref_text in enumerate(group.texts):
+            others = paraphrases[position][ref_index]
             chosen = _weighted_sample(codes, weights, config.classes_per_text, rng)
             for code in chosen:
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
-                    made = _make_nocontr(ref_index, paraphrases[ref_index], docs, config, ctx)
+                    nocontr = _make_nocontr(ref_index, others, docs, config, ctx)
+                    made = [nocontr] if nocontr else []
                 else:
                     rewrite = rewrites.get(ref_text)
-                    made = _perturb(code, ref_index, paraphrases[ref_index], docs, config, ctx, rewrite)
-                if made is None:
-                    continue
-                gen, rule, detail = made
-                candidates.append(Candidate(ref_text, gen, code, group.source, group.key, rule, json.dumps(detail)))
+                    bases = _bases(ref_index, others, docs, on_paraphrase[position][ref_index], rewrite, ctx)
+                    made = _perturb(code, bases, docs[ref_index], rewrite, every_rule, ctx)
+                for gen, rule, detail in made:
+                    candidates.append(Candidate(ref_text, gen, code, group.source, group.key, rule, json.dumps(detail)))
     errors = Counter(_RULE_ERRORS)
     _RULE_ERRORS.clear()
     return candidates, tried, errors
 
 
-def _rewrites(groups: list[Group], docs_by_group: list, rng: random.Random) -> dict[str, object]:
-    """Parsed meaning-preserving rewrites of the texts that have no real paraphrase (SQuAD).
+def _rewrites(docs: list, rng: random.Random) -> dict[str, object]:
+    """Parsed meaning-preserving rewrites of these texts (refs without a real paraphrase that
+    take their errors on one), keyed by text.
 
-    They are the error bases for the paraphrase share of those texts. All are parsed in one
-    batch: spaCy parses a batch several times faster per text than one text at a time.
+    All are parsed in one batch: spaCy parses a batch several times faster per text than one
+    text at a time.
     """
     ctx = Context(rng=rng)
     rewritten = {}
-    for group, docs in zip(groups, docs_by_group, strict=True):
-        if group.source in PARAPHRASE_SOURCES:
-            continue
-        for text, doc in zip(group.texts, docs, strict=True):
-            if text not in rewritten and (made := _try_class("NoContr", doc, ctx)):
-                rewritten[text] = made[0]
+    for doc in docs:
+        if doc.text not in rewritten and (made := _try_class("NoContr", doc, ctx)):
+            rewritten[doc.text] = made[0]
     parsed = _NLP.pipe(list(rewritten.values()), batch_size=128)
     return dict(zip(rewritten, parsed, strict=True))
 
 
 CONTENT_POS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
+DETAIL_POS = frozenset(("NOUN", "PROPN", "ADJ", "NUM"))
 
 
 def _paraphrases(source: str, texts: list[str], docs: list, min_overlap: float) -> list[list[int]]:
     """For each text of a group, the other texts that paraphrase it.
 
     WebNLG lexicalisations of one triple set state the same facts: all count. Captions of
-    one image often describe different details, so only those sharing enough content
-    lemmas (Jaccard) count. Sentences of one SQuAD paragraph are no paraphrases at all.
+    one image mostly describe different details ("a sailboat in the water at sunrise" / "a
+    sailboat in the water"), so two count only when they name the same things and qualities
+    (equal noun, adjective and number lemmas) and share enough content lemmas (Jaccard).
+    Sentences of one SQuAD paragraph are no paraphrases at all.
     """
     if source not in PARAPHRASE_SOURCES:
         return [[] for _ in docs]
     if source == "webnlg":
         return [[j for j in range(len(texts)) if texts[j] != texts[i]] for i in range(len(texts))]
     content = [{t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and not t.is_stop} for doc in docs]
+    details = [{t.lemma_.lower() for t in doc if t.pos_ in DETAIL_POS and not t.is_stop} for doc in docs]
     result = []
     for i, words in enumerate(content):
         close = []
         for j, other in enumerate(content):
             union = words | other
-            if texts[j] != texts[i] and union and len(words & other) / len(union) >= min_overlap:
+            if (
+                texts[j] != texts[i]
+                and details[j] == details[i]
+                and union
+                and len(words & other) / len(union) >= min_overlap
+            ):
                 close.append(j)
         result.append(close)
     return result
@@ -237,43 +267,48 @@ def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group
     return pick
 
 
-def _perturb(code: str, ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context, rewrite):
-    """An error of class ``code`` applied to a paraphrase (in a share of pairs) or to the ref.
+def _bases(ref_index: int, others: list[int], docs: list, on_paraphrase: bool, rewrite, ctx: Context) -> list:
+    """The texts to apply an error to, in order of preference.
 
-    When the preferred base text offers no place for the error, the other texts of the
-    group are tried too: rare classes (event order, questions) then still find a base. A
-    substitution on a real paraphrase counts only when the replaced words also occur in the
-    reference: "a yellow cat" -> "a red cat" is no AttrErr against a ref without "yellow".
-    ``rewrite``: the parsed meaning-preserving rewrite of a ref without real paraphrases
-    (SQuAD), the base for its paraphrase share; None when there is none.
+    A ref that takes its errors on a paraphrase puts a real paraphrase first, or, when it has
+    none, ``rewrite`` (its parsed meaning-preserving rewrite; None when no rewrite applies).
+    When the preferred base offers no place for the error, the others follow: rare classes
+    (event order, questions) then still find a base.
     """
     others = list(others)
     ctx.rng.shuffle(others)
-    on_paraphrase = ctx.rng.random() < config.paraphrase_share
-    if others and on_paraphrase:
-        bases = [docs[others[0]], docs[ref_index], *(docs[i] for i in others[1:])]
-    else:
-        bases = [docs[ref_index], *(docs[i] for i in others)]
-    if others or not on_paraphrase:
-        rewrite = None
-    if rewrite is not None:
-        bases.insert(0, rewrite)
-    ref_text = None
+    paraphrases = [docs[i] for i in others]
+    if on_paraphrase and paraphrases:
+        return [paraphrases[0], docs[ref_index], *paraphrases[1:]]
+    if on_paraphrase and rewrite is not None:
+        return [rewrite, docs[ref_index]]
+    return [docs[ref_index], *paraphrases]
+
+
+def _perturb(code: str, bases: list, ref, rewrite, every_rule: bool, ctx: Context) -> list[tuple[str, str, dict]]:
+    """Errors of class ``code`` on the first of ``bases`` that takes one: one error, or with
+    ``every_rule`` one per rule that applies (for classes whose few possible texts must each
+    give all they can).
+
+    A substitution on a real paraphrase counts only when the replaced words also occur in the
+    reference ``ref``: "a yellow cat" -> "a red cat" is no AttrErr against a ref without
+    "yellow". On ``rewrite`` (the ref's meaning-preserving rewrite) it always counts: the
+    rewrite means the same ('4' -> 'four' -> 'six').
+    """
+    ref_text = ref.text.lower()
     for base in bases:
-        made = _try_class(code, base, ctx)
-        if not made:
-            continue
-        if base is docs[ref_index]:
-            return made[0], made[1], made[2] | {"base": "ref"}
-        if base is rewrite:
-            # a meaning-preserving rewrite of the ref: its error is one against the ref even
-            # where the rewrite changed the words ('4' -> 'four' -> 'six')
-            return made[0], made[1], made[2] | {"base": "rewrite"}
-        ref_text = ref_text or docs[ref_index].text.lower()
-        old = made[2]["old"].strip().lower()
-        if code not in SUBSTITUTION_CLASSES or (old and old in ref_text):
-            return made[0], made[1], made[2] | {"base": "paraphrase"}
-    return None
+        made = []
+        kind = "ref" if base is ref else "rewrite" if base is rewrite else "paraphrase"
+        for gen, rule, detail in _changes(code, base, ctx):
+            if kind != "paraphrase" or code not in SUBSTITUTION_CLASSES or (
+                (old := detail["old"].strip().lower()) and old in ref_text
+            ):
+                made.append((gen, rule, detail | {"base": kind}))
+                if not every_rule:
+                    return made
+        if made:
+            return made
+    return []
 
 
 def _weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
@@ -289,6 +324,10 @@ class Quotas:
     need: dict[tuple[str, str], int]
     source_left: dict[str, int]
     seen: set[tuple[str, str]] = field(default_factory=set)
+    quota: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.quota = self.quota or dict(self.need)
 
     @classmethod
     def for_config(cls, config: SynthConfig) -> Quotas:
@@ -315,6 +354,23 @@ class Quotas:
 
     def open_in(self, split: str) -> dict[str, int]:
         return {code: self.need[(split, code)] for code in CODES if self.need[(split, code)] > 0}
+
+    def close_nearly_full(self, split: str, tolerance: float) -> int:
+        """When every open class of ``split`` holds at least (1 - tolerance) of its quota,
+        close them and share what they still need among the full classes; returns the pairs
+        moved (0 when some open class is further behind, or none is open)."""
+        open_classes = self.open_in(split)
+        full = [code for code in CODES if code not in open_classes]
+        if not open_classes or not full:
+            return 0
+        if any(need > tolerance * self.quota[(split, code)] for code, need in open_classes.items()):
+            return 0
+        moved = sum(open_classes.values())
+        for code in open_classes:
+            self.need[(split, code)] = 0
+        for i, code in enumerate(full):
+            self.need[(split, code)] += moved // len(full) + (i < moved % len(full))
+        return moved
 
 
 class GroupQueue:
@@ -411,7 +467,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                     chunk_texts = max(min(config.texts_per_chunk, texts // config.processes), 50)
                     for chunk in _chunks(queues[(split, source)].take(texts, keep), chunk_texts):
                         seed = hash_seed(config.seed, split, round_index, len(tasks))
-                        tasks.append((chunk, weights, config, seed))
+                        tasks.append((chunk, weights, config, seed, keep is not None))
                         task_splits.append(split)
             if not tasks:
                 break
@@ -433,6 +489,11 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                 {"texts": texts, "candidates": made, "accepted": kept,
                  "seconds": round(time.perf_counter() - round_started, 1)}
             )  # fmt: skip
+            if kept < still_open / 2:
+                moved = sum(quotas.close_nearly_full(split, config.balance_tolerance) for split in ("train", "val"))
+                if moved:
+                    rounds[-1]["moved_to_full_classes"] = moved
+                    continue
             if kept == 0 or kept < config.min_round_yield * still_open:
                 break  # what is still open cannot be made (at a useful rate) from these corpora
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}

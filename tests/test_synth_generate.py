@@ -9,7 +9,7 @@ import pytest
 
 from evaluator.resources import data_dir
 from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages
-from synth.generate import GroupQueue, SynthConfig, _screen, generate
+from synth.generate import GroupQueue, Quotas, SynthConfig, _screen, generate
 from synth.perturb import load_screens
 from synth.taxonomy import CODES
 
@@ -130,3 +130,18 @@ def test_rounds_are_screened_only_when_every_open_class_has_a_screen():
     assert keep(order) and not keep(plain)
     assert keep(Group("c", "squad", ["Who won the race?"]))
     assert _screen({"PredOrdErr": 40, "GramErr": 1}, screens) is None
+
+
+def test_nearly_full_classes_close_and_their_pairs_go_to_the_full_ones():
+    quotas = Quotas.for_config(SynthConfig(num_pairs=1400, val_fraction=0.0))  # 100 per class
+    for code in CODES:
+        quotas.need[("train", code)] = 0
+    quotas.need[("train", "QuestErr")] = 9  # 91 of 100: further behind than 8% allows
+    quotas.need[("train", "PredOrdErr")] = 5
+    assert quotas.close_nearly_full("train", 0.08) == 0
+    assert quotas.need[("train", "QuestErr")] == 9
+    quotas.need[("train", "QuestErr")] = 8
+    assert quotas.close_nearly_full("train", 0.08) == 13
+    assert set(quotas.open_in("train")) == set(CODES) - {"QuestErr", "PredOrdErr"}
+    assert sum(quotas.open_in("train").values()) == 13  # the total stays the requested one
+    assert max(quotas.open_in("train").values()) - min(quotas.open_in("train").values()) <= 1

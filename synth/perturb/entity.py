@@ -445,11 +445,31 @@ def hyponym(doc: Doc, ctx: Context) -> Change | None:
     return _noun_substitution(doc, ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
 
 
-# A noun inside a compound ('runway name', 'living room') is no argument of its own.
+ANIMATE_LEXNAMES = ("noun.person", "noun.animal")
+ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr")
+
+
+def _noun_kind(noun: Token) -> tuple[str, str | None]:
+    """Number and WordNet class: a person trades places with a person, an animal with an animal."""
+    synset = _main_synset(noun.lemma_)
+    return noun.tag_, synset.lexname() if synset else None
+
+
+def _role_noun(noun: Token) -> bool:
+    """A person or animal that is an argument of its own: swapping two swaps their roles ("a man
+    holds a fish for a child" -> "a child holds a fish for a man"). Things trade places into
+    nonsense ("a man in a counter stands behind a sweatshirt"); a noun in a list ("a dog and a
+    cat") trades into the same statement; one next to a hyphen is part of a word."""
+    doc = noun.doc
+    if noun.dep_ not in ARGUMENT_DEPS or any(c.dep_ == "conj" for c in noun.children):
+        return False
+    if noun.i > 0 and doc[noun.i - 1].text == "-" or noun.i + 1 < len(doc) and doc[noun.i + 1].text == "-":
+        return False
+    return _noun_kind(noun)[1] in ANIMATE_LEXNAMES
+
+
 swap_nouns = noise.noise_rule(
-    noise.word_switching(
-        "NOUN", "nouns of one number", same_tag=True, keep=lambda t: t.dep_ != "compound"
-    ),
+    noise.word_switching("NOUN", "people or animals of one number", kind=_noun_kind, keep=_role_noun),
     (0.25, 1.0),
     "EntErr/swap_nouns",
 )

@@ -238,6 +238,11 @@ NOT_ATTRIBUTES: tuple[str, ...] = (
     "national",
     "international",
     "latter",
+    # sex is a different person (EntErr/gender), "odd"/"even" most often mean strange/still
+    "male",
+    "female",
+    "odd",
+    "even",
     "official",
     "unofficial",
     "common",

@@ -293,24 +293,32 @@ def entity_switching(labels: frozenset[str] | None = None) -> Noise:
 named_entity_switching = entity_switching()
 
 
+def _moved(word: Token, place: Token) -> str:
+    """A common word moved to another word's place takes the capital of the place only."""
+    text = word.text.lower() if word.is_sent_start and word.text[1:].islower() else word.text
+    return match_case(place.text, text)
+
+
 def word_switching(
-    pos: str, what: str, same_tag: bool = False, keep: Callable[[Token], bool] = lambda t: True
+    pos: str,
+    what: str,
+    kind: Callable[[Token], object] = lambda t: None,
+    keep: Callable[[Token], bool] = lambda t: True,
 ) -> Noise:
-    """Noise that swaps words of one part of speech (``same_tag``: of one fine tag too, so
-    'hired' trades with 'fired' but not with 'hiring' and the sentence stays grammatical;
-    ``keep``: which of them may move)."""
+    """Noise that swaps words of one part of speech (``kind``: only words of one kind trade
+    places, e.g. one fine tag, so 'hired' trades with 'fired' but not with 'hiring'; ``keep``:
+    which of them may move)."""
 
     def switch(doc: Doc, rng: random.Random, levels: Sequence[float]) -> list[str] | None:
         words = [t for t in doc if t.pos_ == pos and keep(t)]
-        group = (lambda t: t.tag_) if same_tag else (lambda t: pos)
-        pairs = _pairs(words, group, lambda t: t.text, rng)
+        pairs = _pairs(words, kind, lambda t: t.text, rng)
         if not pairs:
             return None
         texts = []
         for fraction in levels:
             edits = {}
             for a, b in pairs[: count_for(fraction, len(pairs))]:
-                edits[a.i], edits[b.i] = b.text, a.text
+                edits[a.i], edits[b.i] = _moved(b, a), _moved(a, b)
             texts.append(_edit_tokens(doc, edits))
         return texts
 

@@ -399,6 +399,97 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
     return replace_tokens(doc, {token.i: new}, "PredOrdErr/order_words")
 
 
+# Verbs whose subject brings about their object ('the flood caused the famine'), with the
+# preposition that introduces the effect where there is one ('led to', 'resulted in').
+CAUSE_VERBS = {"cause": None, "trigger": None, "lead": "to", "result": "in"}
+PHYSICAL_LEXNAMES = frozenset(
+    ("noun.person", "noun.animal", "noun.artifact", "noun.location", "noun.object", "noun.group", "noun.body")
+)
+
+
+def _plain_phrase(span: Span) -> bool:
+    """A noun phrase without a clause or a pronoun head: it can trade places whole."""
+    return (
+        0 < len(span) <= 8
+        and span.root.pos_ in ("NOUN", "PROPN")
+        and not any(t.pos_ in ("VERB", "AUX", "PUNCT") or t.dep_ == "cc" for t in span)
+    )
+
+
+def _cause_effect(verb: Token) -> tuple[Span, Span] | None:
+    """The cause (subject) and effect (object) phrases of a causal verb, or None."""
+    lemma = verb.lemma_.lower()
+    if lemma not in CAUSE_VERBS or verb.pos_ != "VERB" or verb.tag_ not in ("VBD", "VBZ", "VBP"):
+        return None
+    subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+    if CAUSE_VERBS[lemma] is None:
+        effects = [c for c in verb.children if c.dep_ == "dobj"]
+    else:
+        preps = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == CAUSE_VERBS[lemma]]
+        effects = [c for p in preps for c in p.children if c.dep_ == "pobj"]
+    if len(subjects) != 1 or len(effects) != 1:
+        return None
+    doc = verb.doc
+    cause = doc[subjects[0].left_edge.i : subjects[0].right_edge.i + 1]
+    effect = doc[effects[0].left_edge.i : effects[0].right_edge.i + 1]
+    if not (_plain_phrase(cause) and _plain_phrase(effect)):
+        return None
+    if _lexname(cause.root.lemma_.lower()) in PHYSICAL_LEXNAMES or cause.root.ent_type_ in ("PERSON", "ORG", "GPE"):
+        return None  # 'a path leads to a pagoda', 'the guide led them to ...': a way, not a cause
+    return cause, effect
+
+
+def cause_effect(doc: Doc, ctx: Context) -> Change | None:
+    """'The drought led to a famine' -> 'A famine led to the drought': cause and effect trade."""
+    if doc.text.rstrip().endswith("?"):
+        return None
+    pairs = [pair for verb in doc if (pair := _cause_effect(verb))]
+    if not pairs:
+        return None
+    cause, effect = ctx.rng.choice(pairs)
+    middle = doc.text[cause.end_char : effect.start_char]
+    new = _case_for(effect, cause[0].is_sent_start) + middle + _case_for(cause, False)
+    return replace(doc, cause.start_char, effect.end_char, new, "PredOrdErr/cause_effect")
+
+
+def because_swap(doc: Doc, ctx: Context) -> Change | None:
+    """'He resigned because he was ill.' -> 'He was ill because he resigned.': the reason and
+    its consequence trade places. Both clauses need their own subject and the reason clause
+    must close the sentence."""
+    if doc.text.rstrip().endswith("?"):
+        return None
+    candidates = []
+    for mark in doc:
+        if mark.lower_ != "because" or mark.dep_ != "mark" or mark.head.dep_ != "advcl":
+            continue
+        reason, main = mark.head, mark.head.head
+        sentence = mark.sent
+        subjects = [next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass")), None) for v in (main, reason)]
+        if None in subjects or subjects[0].left_edge.i != sentence.start:
+            continue  # the main clause opens the sentence with its subject ('Otherwise, ...' no)
+        if main.lemma_ == "be" and subjects[0].lower_ in ("this", "that", "it"):
+            continue  # 'This is because X' states the reason, it tells no second event
+        if reason.left_edge.i != mark.i or main.i > mark.i or not doc[mark.i + 1].is_alpha:
+            continue  # 'Because X, Y' or a reason in the middle: the swap would split a phrase
+        if any(t.dep_ == "cc" or t.is_quote for t in doc[sentence.start : sentence.end]):
+            continue  # 'because X or because Y', quoted speech: no clean pair of clauses
+        end = reason.right_edge.i + 1
+        if end != sentence.end - 1 or not doc[end].is_punct:
+            continue
+        start = sentence.start
+        main_end = mark.i
+        while main_end > start and doc[main_end - 1].is_punct:
+            main_end -= 1
+        if main_end - start < 2 or end - mark.i < 3:
+            continue
+        candidates.append((doc[start:main_end], doc[mark.i + 1 : end], mark))
+    if not candidates:
+        return None
+    main, reason, mark = ctx.rng.choice(candidates)
+    new = f"{_case_for(reason, True)} {mark.text} {_case_for(main, False)}"
+    return replace(doc, main.start_char, reason.end_char, new, "PredOrdErr/because")
+
+
 def _narrated(sentence: Span) -> bool:
     """A sentence that tells a past event ('He retired in 1980', 'It was built in 1990'), not
     a state ('London is led by ...', 'He was a pilot')."""
@@ -457,24 +548,44 @@ def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
     return edit_change(doc.text, noise.normal(" ".join(texts)), "PredOrdErr/swap_sentences")
 
 
-def _own_arguments(verb: Token) -> bool:
-    """False for a bare verb pair ('standing or sitting'): swapped, it says the same."""
+def _swappable_predicate(verb: Token) -> bool:
+    """A verb heading a clause of its own, not a participle modifier ('a microphone wrapped
+    with tape') nor a part of a word ('re-melted') nor one of a bare verb pair ('standing or
+    sitting'), which swapped says the same."""
+    doc = verb.doc
+    if verb.dep_ not in ("ROOT", "conj", "advcl") or not verb.is_alpha or verb.lemma_ in ("be", "have"):
+        return False
+    if verb.i > 0 and doc[verb.i - 1].text == "-" or verb.i + 1 < len(doc) and doc[verb.i + 1].text == "-":
+        return False
     bare_pair = [c for c in verb.children if c.dep_ == "conj" and c.i == verb.i + 2]
     if verb.dep_ == "conj" and verb.head.i == verb.i - 2:
         bare_pair.append(verb.head)
-    return not any(verb.doc[min(verb.i, o.i) + 1].dep_ == "cc" for o in bare_pair)
+    return not any(doc[min(verb.i, o.i) + 1].dep_ == "cc" for o in bare_pair)
 
 
+def _verb_kind(verb: Token) -> tuple[str, bool, int]:
+    """Form, whether it takes a direct object, and the clause it joins: verbs trade only with
+    a verb of the same frame in a clause joined to theirs ("was written by X and is published
+    in Y"). "sits on a wall" and "sprays graffiti" do not trade ("sits graffiti" is nonsense,
+    not a wrong verb), nor do verbs of unrelated sentences."""
+    head = verb
+    while head.dep_ in ("conj", "advcl") and head.head.pos_ == "VERB":
+        head = head.head
+    return verb.tag_, any(c.dep_ == "dobj" for c in verb.children), head.i
+
+
+# One or a few swaps: a wrong predicate, not a text whose every verb moved.
 swap_verbs = noise.noise_rule(
-    noise.word_switching("VERB", "verbs of one form", same_tag=True, keep=_own_arguments),
-    (0.25, 1.0),
+    noise.word_switching("VERB", "verbs of one form and frame", kind=_verb_kind, keep=_swappable_predicate),
+    (0.0, 0.25),
     "PredErr/swap_verbs",
 )
 
 # A text with no second sentence and none of these words takes no PredOrdErr rule above, so
 # once event order is all that is still needed the generator parses only texts that match.
 ORDER_SCREEN = re.compile(
-    r"[.!?]['\")\]]?\s+\S|\b(?:and|then|before|after|while|follow\w*|preced\w*|"
+    r"[.!?]['\")\]]?\s+\S|\b(?:and|then|before|after|while|follow\w*|preced\w*|because|"
+    r"caus\w*|trigger\w*|prompt\w*|led|leads?|result\w*|"
     + "|".join(ORDER_WORDS)
     + r")\b",
     re.IGNORECASE,
@@ -490,5 +601,7 @@ RULES: dict[str, list[Rule]] = {
         while_to_sequence,
         order_words,
         swap_sentences,
+        cause_effect,
+        because_swap,
     ],
 }

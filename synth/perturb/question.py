@@ -450,14 +450,16 @@ def wh_phrase_to_yes_no(doc: Doc, ctx: Context) -> Change | None:
 
 
 # Yes/no frames that ask whether the answer is known instead of asking for it.
-KNOWN_FRAMES = ("Is it known", "Does anyone know", "Is it recorded")
+# Whether the answer is on record, not a polite request for it ("Does anyone know ...?" asks
+# the same question and so is no QuestErr).
+KNOWN_FRAMES = ("Is it known", "Is it recorded")
 DO_TENSE = {"did": "VBD", "does": "VBZ", "do": "VBP"}
 
 
 def embed_as_yes_no(doc: Doc, ctx: Context) -> Change | None:
     """Ask whether the answer is known: "Who founded X?" -> "Is it known who founded X?",
     "When did Tesla start X?" -> "Is it known when Tesla started X?", "What is the capital
-    of X?" -> "Does anyone know what the capital of X is?". The asked-for content stays;
+    of X?" -> "Is it recorded what the capital of X is?". The asked-for content stays;
     the answer becomes yes or no."""
     if not _is_question(doc) or len(doc) < 4 or any(t.dep_ == "neg" for t in doc):
         return None
