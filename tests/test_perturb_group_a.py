@@ -136,6 +136,25 @@ def test_pred_order_before_after_and_then(nlp):
     assert change.text == "She won the race. Then she trained for years."
 
 
+def test_pred_order_swaps_cause_and_effect(nlp):
+    change = apply(nlp, predicate.cause_effect, "The drought led to a famine in the region.")
+    assert change.text == "A famine in the region led to the drought."
+    assert change.rule == "PredOrdErr/cause_effect"
+    assert apply(nlp, predicate.cause_effect, "The storm caused heavy flooding.").text == (
+        "Heavy flooding caused the storm."
+    )
+    # a path leads somewhere: a way, not a cause
+    assert apply(nlp, predicate.cause_effect, "A narrow path leads to a small pagoda.") is None
+    change = apply(nlp, predicate.because_swap, "The team lost because its captain was injured.")
+    assert change.text == "Its captain was injured because the team lost."
+    for text in (
+        "This is because competition drives down the wage.",  # states the reason only
+        "Because it rained, we stayed home.",  # the reason opens the sentence
+        "It failed either because it was late or because it was small.",
+    ):
+        assert apply(nlp, predicate.because_swap, text) is None, text
+
+
 def test_pred_order_skips_simultaneous_states(nlp):
     assert apply(nlp, predicate.swap_coordinated, "A man sits and reads a book.") is None
     # two subjects in the present: facts side by side, no sequence

@@ -193,6 +193,8 @@ def test_attribute_skips_measures_names_and_race(nlp):
         "A black man walks.",
         "A large group of people sits.",
         "The native americans are an ethnic group.",
+        "A male singer performs on stage.",  # sex is a different person: EntErr
+        "The man gave an odd answer.",  # 'odd' -> 'even' reads as another sense
     ):
         assert run(nlp, attribute.swap_attribute, text) is None, text
 

@@ -7,10 +7,19 @@ import random
 
 import pytest
 
-from evaluator.resources import data_dir
+from evaluator.resources import data_dir, load_spacy
 from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages
-from synth.generate import GroupQueue, Quotas, SynthConfig, _screen, generate
-from synth.perturb import load_screens
+from synth.generate import (
+    GroupQueue,
+    Quotas,
+    SynthConfig,
+    _init_resources,
+    _paraphrases,
+    _perturb,
+    _screen,
+    generate,
+)
+from synth.perturb import Context, load_screens
 from synth.taxonomy import CODES
 
 
@@ -145,3 +154,21 @@ def test_nearly_full_classes_close_and_their_pairs_go_to_the_full_ones():
     assert set(quotas.open_in("train")) == set(CODES) - {"QuestErr", "PredOrdErr"}
     assert sum(quotas.open_in("train").values()) == 13  # the total stays the requested one
     assert max(quotas.open_in("train").values()) - min(quotas.open_in("train").values()) <= 1
+
+
+def test_captions_are_paraphrases_only_when_they_name_the_same_things():
+    nlp = load_spacy()
+    texts = ["A white dog runs along the beach.", "A white dog runs on a beach.", "A white dog runs on a beach at sunset."]
+    close = _paraphrases("coco", texts, list(nlp.pipe(texts)), 0.5)
+    assert close == [[1], [0], []]  # the third adds the sunset
+
+
+def test_every_rule_gives_one_error_per_rule_that_applies():
+    _init_resources()
+    nlp = load_spacy()
+    doc = nlp("When did Victoria approve a referendum?")
+    one = _perturb("QuestErr", [doc], doc, None, False, Context(rng=random.Random(0)))
+    every = _perturb("QuestErr", [doc], doc, None, True, Context(rng=random.Random(0)))
+    assert len(one) == 1
+    assert len(every) >= 3 and len({rule for _, rule, _ in every}) == len(every)
+    assert all(detail["base"] == "ref" for _, _, detail in every)

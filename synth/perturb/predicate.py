@@ -312,6 +312,15 @@ def _lexname(lemma: str) -> str:
     return synsets[0].lexname() if synsets else ""
 
 
+@functools.lru_cache(maxsize=20000)
+def _top_lexnames(lemma: str) -> tuple[str, ...]:
+    """Lexicographer files of the noun's three most frequent senses: 'path' is an act, an
+    artifact and a location, so it can lead somewhere without causing anything."""
+    from evaluator.resources import wordnet
+
+    return tuple(s.lexname() for s in wordnet().synsets(lemma.lower(), pos="n")[:3])
+
+
 def swap_then_sentences(doc: Doc, ctx: Context) -> Change | None:
     """'He trained. Then he won.' -> 'He won. Then he trained.'"""
     sentences = list(doc.sents)
@@ -434,7 +443,7 @@ def _cause_effect(verb: Token) -> tuple[Span, Span] | None:
     effect = doc[effects[0].left_edge.i : effects[0].right_edge.i + 1]
     if not (_plain_phrase(cause) and _plain_phrase(effect)):
         return None
-    if _lexname(cause.root.lemma_.lower()) in PHYSICAL_LEXNAMES or cause.root.ent_type_ in ("PERSON", "ORG", "GPE"):
+    if PHYSICAL_LEXNAMES & set(_top_lexnames(cause.root.lemma_)) or cause.root.ent_type_ in ("PERSON", "ORG", "GPE"):
         return None  # 'a path leads to a pagoda', 'the guide led them to ...': a way, not a cause
     return cause, effect
 
