@@ -130,12 +130,14 @@ def test_swap_nouns_swaps_the_roles_of_people_or_animals(nlp) -> None:
 
 
 def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:
-    made = changes(nlp, predicate.swap_sentences, STORY)
+    story = "John Smith was born in Boston. He played for the Red Sox and retired in 1980."
+    made = changes(nlp, predicate.swap_sentences, story)
     assert {c.text for c in made} == {
-        "He played for the Red Sox and retired in 1980. John Smith was born in Boston in 1950."
+        "He played for the Red Sox and retired in 1980. John Smith was born in Boston."
     }
     assert made[0].rule == "PredOrdErr/swap_sentences"
     for states in (
+        STORY,  # both dated: the years keep the order whichever sentence comes first
         "Boston is a city in the United States. It has a population of 600,000.",
         "Alfred Jones died in Sidcup, London. London is led by Boris Johnson.",
         "The ship was built in Rostock. It is operated by AIDA Cruises.",

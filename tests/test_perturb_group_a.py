@@ -187,6 +187,9 @@ def test_pred_order_skips_simultaneous_states(nlp):
         (numbers.singular_to_two, "He is the man in a suit."),
         (numbers.singular_to_two, "She is showing a big smile."),
         (predicate.order_words, "The book was followed up by a sequel."),
+        # 'follow' a set of rules obeys them; properties in a relative clause tell no order
+        (predicate.order_words, "This means that forces follow a different set of mathematical rules."),
+        (predicate.swap_coordinated, "It is coated with an oxide that passivates the metal and slows corrosion."),
         (entity.named_entity, "He was signed to the record label Polydor Records."),
         (spatiotemporal.direction, "Above the Veil has an OCLC number."),
         (entity.named_entity, "Signs with Chinese characters hung over the street."),

@@ -153,6 +153,12 @@ def test_question_wh_phrase_to_yes_no(nlp):
     change = run(nlp, question.wh_phrase_to_yes_no, "Who directed Life Itself?")
     assert change.text == "Did anyone direct Life Itself?"
     assert run(nlp, question.wh_phrase_to_yes_no, "What is X called?") is None
+    # the object of 'use', not of 'swim'; a gerund subject the parse took for the verb
+    assert run(nlp, question.wh_phrase_to_yes_no, "What does the ctenophora use to swim?") is None
+    text = "What does being an MSP share with the House of Commons?"
+    assert run(nlp, question.wh_phrase_to_yes_no, text) is None
+    change = run(nlp, question.wh_phrase_to_yes_no, "What did he want to buy?")
+    assert change.text == "Did he want to buy anything?"
 
 
 def test_question_embedded_as_yes_no(nlp):
@@ -174,6 +180,9 @@ def test_question_embedded_as_yes_no(nlp):
     change = run(nlp, question.embed_as_yes_no, text)
     assert change is None or "did the Mongols" not in change.text
     assert run(nlp, question.embed_as_yes_no, "Why didn't the army attack?") is None
+    # a people's name keeps its capital inside the frame
+    text = "How did Huguenots hold onto some of their religious beliefs over the years?"
+    assert " how Huguenots held " in run(nlp, question.embed_as_yes_no, text).text
 
 
 def test_missinfo_keeps_what_the_verb_and_question_need(nlp):
@@ -222,6 +231,9 @@ def test_attribute_scale_and_adverb(nlp):
     assert change.text == "The man ran slowly."
     change = run(nlp, attribute.swap_attribute, "An old man walks.")
     assert change.text == "A young man walks."
+    # the prefix un- keeps 'an' ('an unimportant'); 'uni-' words take 'a' ('a unique')
+    change = run(nlp, attribute.swap_attribute, "They play an important role.")
+    assert change.text == "They play an unimportant role."
 
 
 def test_attribute_leaves_numbers_directions_and_compounds(nlp):
@@ -271,6 +283,15 @@ def test_paraphrase_examples(nlp):
     change = run(nlp, paraphrase.swap_coordination, "A man and a woman sit on a bench.")
     assert change.text == "A woman and a man sit on a bench."
     assert run(nlp, paraphrase.swap_coordination, "A man and lady taking a ride.") is None
+    # a number that opened the sentence loses its capital, a name keeps it
+    change = run(nlp, paraphrase.swap_coordination, "Four men and a young boy sit at a table.")
+    assert change.text == "A young boy and four men sit at a table."
+    change = run(nlp, paraphrase.swap_coordination, "Paris and London were chosen.")
+    assert change.text == "London and Paris were chosen."
+    # a plural-only synonym would take a second plural ('plants' -> 'workses')
+    for seed in range(8):
+        change = run(nlp, paraphrase.synonym, "They are not found in higher plants.", seed=seed)
+        assert change is None or "works" not in change.text
     change = run(nlp, paraphrase.synonym, "A cat sleeps on the couch.")
     assert change.text == "A cat sleeps on the sofa."
     assert run(nlp, paraphrase.number_words, "A dog runs.") is None

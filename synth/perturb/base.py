@@ -128,7 +128,35 @@ def replace_tokens(doc: Doc, new_texts: dict[int, str], rule: str) -> Change | N
     return replace(doc, start, end, "".join(parts), rule)
 
 
-_AN_EXCEPTIONS = ("uni", "use", "usu", "eu", "one", "once", "ewe")
+# vowel letters with a consonant sound ('a university'); 'uni' words with the prefix un-
+# ('an unimportant', 'an unidentified') keep 'an', so the 'uni' prefixes are listed one by one
+_AN_EXCEPTIONS = (
+    "unic", "unif", "unil", "unio", "uniq", "unis", "unit", "univ", "use", "usu", "uti", "eu", "one", "once", "ewe",
+)  # fmt: skip
+NAME_ENTITIES = frozenset(
+    ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE")
+)
+
+
+def keeps_capital(token: Token) -> bool:
+    """Whether a sentence-initial word keeps its capital when it moves inside the sentence:
+    names and 'I' do, and so do nouns whose WordNet lemmas are all capitalised ('Huguenots',
+    which the tagger calls a common noun); common words and numbers ('Four men') do not."""
+    from evaluator.resources import wordnet
+
+    if token.pos_ == "PROPN" or token.text == "I" or token.ent_type_ in NAME_ENTITIES:
+        return True
+    if token.pos_ != "NOUN":
+        return False  # 'Who' is no 'WHO'
+    names = [
+        lemma.name()
+        for synset in wordnet().synsets(token.text, pos="n")
+        for lemma in synset.lemmas()
+        if lemma.name().lower() == token.text.lower() or lemma.name().lower() == token.lemma_.lower()
+    ]
+    return bool(names) and all(name[:1].isupper() for name in names)
+
+
 _AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 
-from lemminflect import getInflection
+from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 from wordfreq import zipf_frequency
 
 from evaluator.resources import lemma_count, wordnet
-from synth.perturb.base import Change, Context, replace, replace_word
+from synth.perturb.base import Change, Context, keeps_capital, replace, replace_word
 from synth.perturb.lexicon_b_words import (
     EXPANDED_AUX,
     NEGATION_WORDS,
@@ -81,7 +81,7 @@ NO_SYNONYM = (
     "main",
     "real",
 )
-MIN_DOMINANT_SHARE = 0.6
+MIN_DOMINANT_SHARE = 0.7  # 'plant' (0.63: a factory, then a flower) is too open
 COPULA_SUBJECTS = ("it", "there", "that", "he", "she", "what", "here")
 COUNT_ENTITIES = ("", "CARDINAL", "QUANTITY")
 MIN_SYNONYM_COUNT = 5
@@ -143,6 +143,8 @@ def _synonyms(lemma: str, pos: str) -> tuple[str, ...]:
             continue
         if lower.startswith(lemma[:4]) or wn.morphy(lower, pos) != lower:
             continue
+        if pos == "n" and lower not in getLemma(lower, upos="NOUN"):
+            continue  # a plural-only noun ('works') takes no further plural ('workses')
         own = wn.synsets(lower, pos=pos)
         if own and own[0] == first and _dominant_share(lower, pos) >= MIN_DOMINANT_SHARE:
             found.append(lower)
@@ -273,7 +275,7 @@ def swap_coordination(doc: Doc, ctx: Context) -> Change | None:
     second_span = doc[second.left_edge.i : second.i + 1]
     first_text, second_text = first_span.text, second_span.text
     lead = first_span[0]
-    if first_span.start == 0 and lead.pos_ != "PROPN" and not lead.ent_type_ and lead.text != "I":
+    if first_span.start == 0 and not keeps_capital(lead):
         first_text = first_text[0].lower() + first_text[1:]
         second_text = second_text[0].upper() + second_text[1:]
     new = f"{second_text} and {first_text}"

@@ -20,7 +20,15 @@ from spacy.tokens import Doc, Span, Token
 from wordfreq import zipf_frequency
 
 from synth.perturb import noise
-from synth.perturb.base import Change, Context, Rule, edit_change, replace, replace_tokens
+from synth.perturb.base import (
+    Change,
+    Context,
+    Rule,
+    edit_change,
+    keeps_capital,
+    replace,
+    replace_tokens,
+)
 from synth.perturb.grammar import verb_lemma
 from synth.perturb.lexicon_verbs import CONTRASTS, NEEDS_OBJECT
 
@@ -209,7 +217,9 @@ def _sequence(first: Token, second: Token) -> bool:
     # one agent's actions ('picks up the ball and throws it'); two subjects in the present
     # ('one in five birds live there, and one in five fish live here') tell no sequence
     shared_subject = not any(c.dep_ in ("nsubj", "nsubjpass") for c in second.children)
-    return actions and shared_subject and tags <= {"VBZ", "VBP"}
+    # a relative clause describes its noun ('oxide that passivates the metal and slows
+    # corrosion'): properties, not a sequence of actions
+    return actions and shared_subject and tags <= {"VBZ", "VBP"} and first.dep_ != "relcl"
 
 
 def _dated(span: Span) -> bool:
@@ -258,7 +268,7 @@ def _case_for(span: Span, at_sentence_start: bool) -> str:
     text = span.text
     if at_sentence_start:
         return text[:1].upper() + text[1:]
-    if span[0].is_sent_start and span[0].pos_ != "PROPN":
+    if span[0].is_sent_start and not keeps_capital(span[0]):
         return text[:1].lower() + text[1:]
     return text
 
@@ -379,6 +389,7 @@ ORDER_WORDS = {
     "formerly": "later",
 }
 ORDER_VERBS = {"follow": "precede", "precede": "follow"}
+ORDER_OBJECTS = EVENT_LEXNAMES | {"noun.time", "noun.process", "noun.phenomenon"}
 
 
 def order_words(doc: Doc, ctx: Context) -> Change | None:
@@ -397,8 +408,13 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
                 continue  # 'followed up by' has no 'preceded up by'
             if token.tag_ == "VBN" and not any(c.dep_ == "agent" for c in token.children):
                 continue
-            if token.tag_ != "VBN" and not any(c.dep_ == "dobj" for c in token.children):
-                continue
+            objects = [c for c in token.children if c.dep_ == "dobj"]
+            if token.tag_ != "VBN" and not any(
+                c.ent_type_ in ("DATE", "EVENT") or _lexname(c.lemma_.lower()) in ORDER_OBJECTS
+                for c in objects
+            ):
+                continue  # 'the war followed the coup', not 'forces follow a set of rules'
+
             inflected = getInflection(ORDER_VERBS[token.lemma_.lower()], tag=token.tag_)
             if inflected:
                 candidates.append((token, inflected[0]))
@@ -533,7 +549,7 @@ def _continues(first: Span, second: Span) -> bool:
 
 
 def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
-    """'X was born in 1950. He retired in 1980.' -> 'He retired in 1980. X was born in 1950.'
+    """'X was born in Boston. He retired in 1980.' -> 'He retired in 1980. X was born in Boston.'
 
     Two neighbouring sentences that each tell a past event of one story (``_continues``): the
     narration gives their order, so swapping them reverses the events (the stress tests'
@@ -548,6 +564,9 @@ def swap_sentences(doc: Doc, ctx: Context) -> Change | None:
         # 'X was signed to A. X was signed to B.' lists two facts of one kind, in no order
         and verb_lemma(sentences[k].root) != verb_lemma(sentences[k - 1].root)
         and _continues(sentences[k - 1], sentences[k])
+        # 'He graduated in 1955. He was chosen in 1963.': the dates, not the telling, give
+        # the order, so telling them the other way round changes no event's time
+        and not (_dated(sentences[k - 1]) and _dated(sentences[k]))
     ]
     if not candidates:
         return None

@@ -17,7 +17,7 @@ import re
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
-from synth.perturb.base import Change, Context, replace
+from synth.perturb.base import Change, Context, keeps_capital, replace
 from synth.perturb.lexicon_b_words import (
     EVENT_NOUNS,
     LOCATIVE_VERBS,
@@ -101,6 +101,9 @@ NOT_AGENTIVE = (
 HOW_ADVERBS = ("long", "often", "far", "soon", "frequently", "quickly", "early", "late", "fast")
 PLURAL_BE = {"is": "are", "was": "were", "has": "have", "does": "do", "'s": "are"}
 FINITE = ("VBD", "VBZ", "VBP", "MD")
+# Verbs whose object a purpose infinitive follows ("use X to swim"): a wh-word the parse
+# hangs on the infinitive is the object of these verbs.
+PURPOSE_VERBS = frozenset(("use", "need", "take", "require", "employ", "utilize"))
 
 
 def _is_question(doc: Doc) -> bool:
@@ -109,7 +112,7 @@ def _is_question(doc: Doc) -> bool:
 
 def _lower_first(token: Token) -> str:
     """The token as it reads mid-sentence: "Did" -> "did", but "I" and names keep case."""
-    if token.pos_ == "PROPN" or token.text == "I" or token.ent_type_:
+    if keeps_capital(token):
         return token.text
     return token.text[:1].lower() + token.text[1:]
 
@@ -367,6 +370,8 @@ def _subject_to_yes_no(doc: Doc, head: Token, filler: str, rule: str) -> Change 
     """ "Who founded X?" -> "Did anyone found X?", "What law connects" -> "Does any law connect"."""
     verb, after = head.head, doc[head.i + 1]
     if after.pos_ == "AUX" and after.head == verb and after.dep_ in ("aux", "auxpass"):
+        if after.lemma_ == "do" and verb.tag_ != "VB":
+            return None  # a misparse: "What does being an MSP share" has no subject "what"
         new = f"{after.text[:1].upper()}{after.text[1:]} {filler}"
     elif after == verb and verb.lemma_ == "be":
         if not any(c.dep_ == "acomp" for c in verb.children):
@@ -395,6 +400,8 @@ def _object_to_yes_no(doc: Doc, head: Token, filler: str, rule: str) -> Change |
             c.dep_ in ("dobj", "dative", "ccomp", "xcomp") for c in governor.children if c != head
         ):
             return None
+        if governor.dep_ == "xcomp" and governor.head.lemma_ in PURPOSE_VERBS:
+            return None  # "What does X use to swim?" asks for the object of "use"
         gap = governor.i + 1
         while gap < len(doc) and doc[gap].dep_ == "prt" and doc[gap].head == governor:
             gap += 1
