@@ -71,6 +71,9 @@ class SynthConfig:
     # percent of a class only a few texts can take (questions, event order) cost more time
     # than all the rest. The issue's balance bar is +-10% of the mean.
     balance_tolerance: float = 0.08
+    # a class that succeeds on fewer texts than this on every source is tried on every text
+    # parsed (with all its rules and bases), not only when drawn among ``classes_per_text``
+    scarce_rate: float = 0.1
 
 
 @dataclass
@@ -149,13 +152,15 @@ def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthCo
 
 
 def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
-    """Worker: parse one chunk of groups, propose candidates for weighted classes (with
-    ``every_rule``, all that each rule makes; see ``_perturb``).
+    """Worker: parse one chunk of groups and propose candidates: for each text, a weighted
+    sample of classes, plus every ``harvest`` class (rare errors: all that every rule makes on
+    every base, see ``_perturb``; the rules cost little next to parsing, so a text that can
+    take a rare error gives all it can the first time it is parsed).
 
     Returns the candidates, how often each (source, class) was tried (so the main
     process can learn each success rate and plan the next round) and rule errors.
     """
-    groups, weights, config, chunk_seed, every_rule = task
+    groups, weights, harvest, config, chunk_seed = task
     _init_resources()
     rng = random.Random(chunk_seed)
     texts = [text for group in groups for text in group.texts]
@@ -169,7 +174,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
 
     candidates: list[Candidate] = []
     tried: Counter = Counter()
-    codes = [code for code in CODES if weights.get(code, 0) > 0]
+    codes = [code for code in CODES if weights.get(code, 0) > 0 and code not in harvest]
     paraphrases = [
         _paraphrases(group.source, group.texts, docs, config.min_paraphrase_overlap)
         for group, docs in zip(groups, docs_by_group, strict=True)
@@ -177,7 +182,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     # which refs take their errors on a paraphrase (or, with none, on a rewrite of the ref)
     on_paraphrase = [[rng.random() < config.paraphrase_share for _ in group.texts] for group in groups]
     rewrites = {}
-    if set(codes) - {"NoContr"}:
+    if (set(codes) | harvest) - {"NoContr"}:
         rewrites = _rewrites(
             [doc for docs, close, flags in zip(docs_by_group, paraphrases, on_paraphrase, strict=True)
              for doc, others, flag in zip(docs, close, flags, strict=True) if flag and not others],
@@ -188,7 +193,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
         for ref_index, ref_text in enumerate(group.texts):
             others = paraphrases[position][ref_index]
             chosen = _weighted_sample(codes, weights, config.classes_per_text, rng)
-            for code in chosen:
+            for code in chosen + sorted(harvest):
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
                     nocontr = _make_nocontr(ref_index, others, docs, config, ctx)
@@ -196,7 +201,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
                 else:
                     rewrite = rewrites.get(ref_text)
                     bases = _bases(ref_index, others, docs, on_paraphrase[position][ref_index], rewrite, ctx)
-                    made = _perturb(code, bases, docs[ref_index], rewrite, every_rule, ctx)
+                    made = _perturb(code, bases, docs[ref_index], rewrite, code in harvest, ctx)
                 for gen, rule, detail in made:
                     candidates.append(Candidate(ref_text, gen, code, group.source, group.key, rule, json.dumps(detail)))
     errors = Counter(_RULE_ERRORS)
@@ -285,10 +290,10 @@ def _bases(ref_index: int, others: list[int], docs: list, on_paraphrase: bool, r
     return [docs[ref_index], *paraphrases]
 
 
-def _perturb(code: str, bases: list, ref, rewrite, every_rule: bool, ctx: Context) -> list[tuple[str, str, dict]]:
-    """Errors of class ``code`` on the first of ``bases`` that takes one: one error, or with
-    ``every_rule`` one per rule that applies (for classes whose few possible texts must each
-    give all they can).
+def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) -> list[tuple[str, str, dict]]:
+    """Errors of class ``code``: one, on the first of ``bases`` that takes one; or with
+    ``harvest`` one per rule that applies on every base (for classes whose few possible texts
+    must each give all they can).
 
     A substitution on a real paraphrase counts only when the replaced words also occur in the
     reference ``ref``: "a yellow cat" -> "a red cat" is no AttrErr against a ref without
@@ -296,19 +301,17 @@ def _perturb(code: str, bases: list, ref, rewrite, every_rule: bool, ctx: Contex
     rewrite means the same ('4' -> 'four' -> 'six').
     """
     ref_text = ref.text.lower()
+    made = []
     for base in bases:
-        made = []
         kind = "ref" if base is ref else "rewrite" if base is rewrite else "paraphrase"
         for gen, rule, detail in _changes(code, base, ctx):
             if kind != "paraphrase" or code not in SUBSTITUTION_CLASSES or (
                 (old := detail["old"].strip().lower()) and old in ref_text
             ):
                 made.append((gen, rule, detail | {"base": kind}))
-                if not every_rule:
+                if not harvest:
                     return made
-        if made:
-            return made
-    return []
+    return made
 
 
 def _weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
@@ -455,19 +458,21 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     with context.Pool(config.processes, initializer=own_wordnet_files) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
-            tasks, task_splits = [], []
+            tasks, task_splits, harvested = [], [], set()
             for split in ("train", "val"):
                 open_classes = quotas.open_in(split)
                 if not open_classes:
                     continue
-                plan = _plan_round(open_classes, quotas, attempts, successes, config)
+                harvest = _harvest_classes(open_classes, attempts, successes, screens, config)
+                harvested |= harvest
+                plan = _plan_round(open_classes, harvest, quotas, attempts, successes, config)
                 keep = _screen(open_classes, screens)
                 for source, (texts, weights) in plan.items():
                     # at least one chunk per process, so small late rounds still use every core
                     chunk_texts = max(min(config.texts_per_chunk, texts // config.processes), 50)
                     for chunk in _chunks(queues[(split, source)].take(texts, keep), chunk_texts):
                         seed = hash_seed(config.seed, split, round_index, len(tasks))
-                        tasks.append((chunk, weights, config, seed, keep is not None))
+                        tasks.append((chunk, weights, harvest, config, seed))
                         task_splits.append(split)
             if not tasks:
                 break
@@ -486,8 +491,10 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                     progress(sum(len(v) for v in accepted.values()))
             texts = sum(len(g.texts) for task in tasks for g in task[0])
             rounds.append(
-                {"texts": texts, "candidates": made, "accepted": kept,
-                 "seconds": round(time.perf_counter() - round_started, 1)}
+                {"texts": texts, "candidates": made, "accepted": kept, "harvest": sorted(harvested),
+                 "seconds": round(time.perf_counter() - round_started, 1),
+                 "still_open": {code: quotas.need[("train", code)] + quotas.need[("val", code)]
+                                for code in CODES if quotas.need[("train", code)] + quotas.need[("val", code)] > 0}}
             )  # fmt: skip
             if kept < still_open / 2:
                 moved = sum(quotas.close_nearly_full(split, config.balance_tolerance) for split in ("train", "val"))
@@ -508,15 +515,41 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     return frames["train"], frames["val"], manifest
 
 
+def _best_rate(code: str, attempts: Counter, successes: Counter, config: SynthConfig) -> float:
+    """The class's success rate on its best source so far (1/2 before any try)."""
+    return max((successes[(s, code)] + 1) / (attempts[(s, code)] + 2) for s in config.source_weights)
+
+
+def _harvest_classes(
+    open_classes: dict[str, int], attempts: Counter, successes: Counter, screens: dict, config: SynthConfig
+) -> frozenset[str]:
+    """Open classes to try on every text: those with a screen (few texts can take them: event
+    order) and those that succeed on fewer than ``scarce_rate`` of the texts of any source."""
+    return frozenset(
+        code
+        for code in open_classes
+        if code in screens
+        or (
+            sum(attempts[(s, code)] for s in config.source_weights) >= 200
+            and _best_rate(code, attempts, successes, config) < config.scarce_rate
+        )
+    )
+
+
 def _plan_round(
-    open_classes: dict[str, int], quotas: Quotas, attempts: Counter, successes: Counter, config: SynthConfig
+    open_classes: dict[str, int],
+    harvest: frozenset[str],
+    quotas: Quotas,
+    attempts: Counter,
+    successes: Counter,
+    config: SynthConfig,
 ) -> dict[str, tuple[int, dict[str, float]]]:
-    """source -> (texts to parse this round, class attempt weights for that source)."""
+    """source -> (texts to parse this round, attempt weights of the sampled classes there)."""
     total_need = sum(open_classes.values())
     budget = 0.0  # texts to parse: each class's need over its best success rate so far
     for code, need in open_classes.items():
-        best = max((successes[(s, code)] + 1) / (attempts[(s, code)] + 2) for s in config.source_weights)
-        budget += need / max(best, 0.02) / config.classes_per_text
+        tried_on = 1 if code in harvest else config.classes_per_text  # of each text's tries
+        budget += need / max(_best_rate(code, attempts, successes, config), 0.02) / tried_on
     budget = min(budget * 1.2, MAX_ROUND_TEXTS)
     shares: dict[str, tuple[float, dict[str, float]]] = {}
     for source, weight in config.source_weights.items():
@@ -528,11 +561,12 @@ def _plan_round(
             rate = (successes[(source, code)] + 1) / (tries + 2)
             if tries >= 50 and rate < 0.01:
                 continue  # this source cannot make this class (statements for QuestErr)
-            class_weights[code] = need / max(rate, 0.02)
+            if code not in harvest:
+                class_weights[code] = need / max(rate, 0.02)
             servable += need
-        if class_weights:
+        if servable:
             norm = sum(class_weights.values())
-            normalised = {code: w / norm * len(class_weights) for code, w in class_weights.items()}
+            normalised = {code: w / norm * len(class_weights) for code, w in class_weights.items()} if norm else {}
             shares[source] = (weight * servable / total_need, normalised)
     share_total = sum(share for share, _ in shares.values()) or 1.0
     return {

@@ -136,6 +136,29 @@ def test_pred_order_before_after_and_then(nlp):
     assert change.text == "She won the race. Then she trained for years."
 
 
+def test_pred_order_moves_events_around_each_other(nlp):
+    text = "Following the election, she resigned."
+    assert apply(nlp, predicate.event_preposition, text).text == "Before the election, she resigned."
+    text = "Prior to the merger, the company had 300 staff."
+    assert apply(nlp, predicate.event_preposition, text).text == (
+        "After the merger, the company had 300 staff."
+    )
+    change = apply(nlp, predicate.event_preposition, "He was wounded during the war.")
+    assert change.text in ("He was wounded before the war.", "He was wounded after the war.")
+    assert change.rule == "PredOrdErr/event_preposition"
+    # a time or a date is no event (moving it is STErr); 'following the river' is a way
+    for text in ("A man naps during the day.", "The game was played during 1990.",
+                 "Following the river, they walked north."):  # fmt: skip
+        assert apply(nlp, predicate.event_preposition, text) is None, text
+    text = "Abraham Lincoln was succeeded by Andrew Johnson."
+    assert apply(nlp, predicate.order_words, text).text == (
+        "Abraham Lincoln was preceded by Andrew Johnson."
+    )
+    text = "His successor was Andrew Johnson."
+    assert apply(nlp, predicate.order_words, text).text == "His predecessor was Andrew Johnson."
+    assert apply(nlp, predicate.order_words, "He succeeded in winning the race.") is None
+
+
 def test_pred_order_swaps_cause_and_effect(nlp):
     change = apply(nlp, predicate.cause_effect, "The drought led to a famine in the region.")
     assert change.text == "A famine in the region led to the drought."

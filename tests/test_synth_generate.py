@@ -163,12 +163,14 @@ def test_captions_are_paraphrases_only_when_they_name_the_same_things():
     assert close == [[1], [0], []]  # the third adds the sunset
 
 
-def test_every_rule_gives_one_error_per_rule_that_applies():
+def test_harvest_gives_one_error_per_rule_on_every_base():
     _init_resources()
     nlp = load_spacy()
     doc = nlp("When did Victoria approve a referendum?")
-    one = _perturb("QuestErr", [doc], doc, None, False, Context(rng=random.Random(0)))
-    every = _perturb("QuestErr", [doc], doc, None, True, Context(rng=random.Random(0)))
-    assert len(one) == 1
-    assert len(every) >= 3 and len({rule for _, rule, _ in every}) == len(every)
-    assert all(detail["base"] == "ref" for _, _, detail in every)
+    rewrite = nlp("When did Victoria approve the referendum?")
+    one = _perturb("QuestErr", [doc, rewrite], doc, rewrite, False, Context(rng=random.Random(0)))
+    every = _perturb("QuestErr", [doc, rewrite], doc, rewrite, True, Context(rng=random.Random(0)))
+    assert len(one) == 1 and one[0][2]["base"] == "ref"
+    for base in ("ref", "rewrite"):
+        rules = [rule for _, rule, detail in every if detail["base"] == base]
+        assert len(rules) >= 3 and len(set(rules)) == len(rules), (base, rules)

@@ -314,6 +314,36 @@ def before_after(doc: Doc, ctx: Context) -> Change | None:
     return replace_tokens(doc, {token.i: new}, "PredOrdErr/before_after")
 
 
+def _event_object(preposition: Token) -> bool:
+    """The preposition governs an event noun ('during the war'), not a time or a date ('during
+    the day', 'during 1990': that is STErr) nor a gerund."""
+    return any(
+        c.dep_ == "pobj" and not c.ent_type_ and _lexname(c.lemma_.lower()) in EVENT_LEXNAMES
+        for c in preposition.children
+    )
+
+
+def event_preposition(doc: Doc, ctx: Context) -> Change | None:
+    """'during the war' -> 'after the war', 'following the war' -> 'before the war', 'prior
+    to the war' -> 'after the war': the event now comes before or after the other one."""
+    candidates = []
+    for token in doc:
+        lower = token.lower_
+        if lower in ("during", "following") and token.dep_ == "prep" and _event_object(token):
+            new = ctx.rng.choice(("before", "after")) if lower == "during" else "before"
+            candidates.append((token.i, token.i + 1, new))
+        elif lower == "prior" and token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "to":
+            if _event_object(doc[token.i + 1]):
+                candidates.append((token.i, token.i + 2, "after"))
+    if not candidates:
+        return None
+    start, end, new = ctx.rng.choice(candidates)
+    span = doc[start:end]
+    if span[0].is_sent_start:
+        new = new.capitalize()
+    return replace(doc, span.start_char, span.end_char, new, "PredOrdErr/event_preposition")
+
+
 @functools.lru_cache(maxsize=20000)
 def _lexname(lemma: str) -> str:
     from evaluator.resources import wordnet
@@ -388,12 +418,15 @@ ORDER_WORDS = {
     "beforehand": "afterwards",
     "formerly": "later",
 }
-ORDER_VERBS = {"follow": "precede", "precede": "follow"}
+ORDER_VERBS = {"follow": "precede", "precede": "follow", "succeed": "precede"}
+# who came first in an office or a line ('his successor was X')
+ORDER_NOUNS = {"successor": "predecessor", "predecessor": "successor"}
 ORDER_OBJECTS = EVENT_LEXNAMES | {"noun.time", "noun.process", "noun.phenomenon"}
 
 
 def order_words(doc: Doc, ctx: Context) -> Change | None:
-    """'X was followed by Y' -> 'X was preceded by Y'; 'two years later' -> 'two years earlier'."""
+    """'X was followed by Y' -> 'X was preceded by Y'; 'two years later' -> 'two years earlier';
+    'his successor' -> 'his predecessor'."""
     candidates = []
     for token in doc:
         if token.lower_ in ORDER_WORDS and token.pos_ == "ADV":
@@ -409,8 +442,9 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
             if token.tag_ == "VBN" and not any(c.dep_ == "agent" for c in token.children):
                 continue
             objects = [c for c in token.children if c.dep_ == "dobj"]
+            people = ("PERSON",) if token.lemma_.lower() == "succeed" else ()
             if token.tag_ != "VBN" and not any(
-                c.ent_type_ in ("DATE", "EVENT") or _lexname(c.lemma_.lower()) in ORDER_OBJECTS
+                c.ent_type_ in ("DATE", "EVENT", *people) or _lexname(c.lemma_.lower()) in ORDER_OBJECTS
                 for c in objects
             ):
                 continue  # 'the war followed the coup', not 'forces follow a set of rules'
@@ -418,6 +452,9 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
             inflected = getInflection(ORDER_VERBS[token.lemma_.lower()], tag=token.tag_)
             if inflected:
                 candidates.append((token, inflected[0]))
+        elif token.pos_ == "NOUN" and token.lemma_.lower() in ORDER_NOUNS and token.tag_ in ("NN", "NNS"):
+            new = ORDER_NOUNS[token.lemma_.lower()] + ("s" if token.tag_ == "NNS" else "")
+            candidates.append((token, new))
     if not candidates:
         return None
     token, new = ctx.rng.choice(candidates)
@@ -613,7 +650,8 @@ swap_verbs = noise.noise_rule(
 # once event order is all that is still needed the generator parses only texts that match.
 ORDER_SCREEN = re.compile(
     r"[.!?]['\")\]]?\s+\S|\b(?:and|then|before|after|while|follow\w*|preced\w*|because|"
-    r"caus\w*|trigger\w*|prompt\w*|led|leads?|result\w*|"
+    r"caus\w*|trigger\w*|prompt\w*|led|leads?|result\w*|during|prior|succeed\w*|"
+    r"successors?|predecessors?|"
     + "|".join(ORDER_WORDS)
     + r")\b",
     re.IGNORECASE,
@@ -631,5 +669,6 @@ RULES: dict[str, list[Rule]] = {
         swap_sentences,
         cause_effect,
         because_swap,
+        event_preposition,
     ],
 }
