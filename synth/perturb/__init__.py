@@ -38,7 +38,8 @@ def load_rules() -> dict[str, list[Rule]]:
 
 
 def load_screens() -> dict[str, re.Pattern]:
-    """Class -> a regex that every text some rule of that class applies to matches.
+    """Class -> a regex that every text some rule of that class applies to matches (but the
+    rules a module names in ``UNSCREENED_RULES``, whose cue is too common to screen for).
 
     A cheap test on the raw text: when only screened classes are still open, the generator
     parses only the texts that can serve one of them. Classes without a screen apply widely.
