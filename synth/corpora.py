@@ -50,6 +50,10 @@ class Group:
     key: str
     source: str
     texts: list[str] = field(default_factory=list)
+    # text index -> indices of the group's texts it joins with spaces (a SQuAD passage of
+    # consecutive sentences): the generator builds its parse from theirs instead of parsing
+    # the same sentences again
+    parts: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,7 +123,7 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
     overlap = human_overlap(data_dir / "human")
     groups: dict[str, Group] = {}
     tainted: set[str] = set()
-    sentences: dict[str, list[tuple[int, str]]] = {}  # SQuAD paragraph -> (index, sentence)
+    sentences: dict[str, list[tuple[int, int]]] = {}  # SQuAD paragraph -> (index, text position)
     sha256: dict[str, str] = {}
     for source in sources:
         path = data_dir / "corpora" / f"{source}.jsonl.gz"
@@ -129,7 +133,7 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
             group = groups.setdefault(key, Group(key, record["source"]))
             group.texts.append(record["text"])
             if key.startswith("squad-p:"):
-                sentences.setdefault(key, []).append((sentence_index(record), record["text"]))
+                sentences.setdefault(key, []).append((sentence_index(record), len(group.texts) - 1))
             if (
                 normalise(record["text"]) in overlap.texts
                 or (source == "multi30k" and flickr_photo_id(record["image"]) in overlap.flickr_ids)
@@ -144,7 +148,9 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
             excluded_groups[group.source] += 1
             excluded_texts[group.source] += len(group.texts)
         else:
-            group.texts.extend(passages(sentences.get(key, [])))
+            for run in passages(sentences.get(key, [])):
+                group.parts[len(group.texts)] = run
+                group.texts.append(" ".join(group.texts[i] for i in run))
             kept.append(group)
     return Corpus(kept, excluded_groups, excluded_texts, sha256)
 
@@ -154,15 +160,16 @@ def sentence_index(record: dict) -> int:
     return int(record["id"].rsplit(":s", 1)[1])
 
 
-def passages(sentences: list[tuple[int, str]]) -> list[str]:
-    """Runs of PASSAGE_SENTENCES consecutive sentences (by index: a dropped sentence breaks a run)."""
+def passages(sentences: list[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """Runs of PASSAGE_SENTENCES consecutive sentences, given as (sentence index, position)
+    pairs: the positions of each run (by index: a dropped sentence breaks a run)."""
     ordered = sorted(sentences)
     out = []
     for size in PASSAGE_SENTENCES:
         for start in range(len(ordered) - size + 1):
             run = ordered[start : start + size]
             if run[-1][0] - run[0][0] == size - 1:
-                out.append(" ".join(text for _, text in run))
+                out.append(tuple(position for _, position in run))
     return out
 
 

@@ -163,9 +163,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     groups, weights, harvest, config, chunk_seed = task
     _init_resources()
     rng = random.Random(chunk_seed)
-    texts = [text for group in groups for text in group.texts]
-    parsed = iter(list(_NLP.pipe(texts, batch_size=128)))
-    docs_by_group = [[next(parsed) for _ in group.texts] for group in groups]
+    docs_by_group = _parse_groups(groups)
     # OutofRef content comes from another group of the same source and split (same style,
     # no leak across splits): the chunk's groups of that source, indexed by group position.
     by_source: dict[str, list[int]] = {}
@@ -207,6 +205,24 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     errors = Counter(_RULE_ERRORS)
     _RULE_ERRORS.clear()
     return candidates, tried, errors
+
+
+def _parse_groups(groups: list[Group]) -> list[list]:
+    """The parsed texts of each group. A text that joins other texts of its group (a SQuAD
+    passage) is built from their parses (spaCy ``Doc.from_docs``): passages repeat each
+    sentence up to nine times, and parsing them again took most of SQuAD's parse time."""
+    from spacy.tokens import Doc
+
+    plain = [text for group in groups for i, text in enumerate(group.texts) if i not in group.parts]
+    parsed = iter(list(_NLP.pipe(plain, batch_size=128)))
+    docs_by_group = []
+    for group in groups:
+        docs = [None if i in group.parts else next(parsed) for i in range(len(group.texts))]
+        for i, run in group.parts.items():
+            joined = Doc.from_docs([docs[j] for j in run])
+            docs[i] = joined if joined.text == group.texts[i] else _NLP(group.texts[i])
+        docs_by_group.append(docs)
+    return docs_by_group
 
 
 def _rewrites(docs: list, rng: random.Random) -> dict[str, object]:

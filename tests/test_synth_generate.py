@@ -15,6 +15,7 @@ from synth.generate import (
     SynthConfig,
     _init_resources,
     _paraphrases,
+    _parse_groups,
     _perturb,
     _screen,
     generate,
@@ -107,10 +108,25 @@ def test_a_class_the_corpus_cannot_supply_is_reported_as_shortfall(small_corpus)
 
 
 def test_squad_paragraphs_add_passages_of_consecutive_sentences():
-    sentences = [(0, "A."), (1, "B."), (2, "C."), (4, "E."), (5, "F.")]  # sentence 3 was dropped
-    assert passages(sentences) == ["A. B.", "B. C.", "E. F.", "A. B. C."]
-    four = [(0, "A."), (1, "B."), (2, "C."), (3, "D.")]
-    assert passages(four)[-1] == "A. B. C. D." and len(passages(four)) == 3 + 2 + 1
+    # (sentence index, position in the group); sentence 3 was dropped
+    sentences = [(0, 10), (1, 11), (2, 12), (4, 13), (5, 14)]
+    assert passages(sentences) == [(10, 11), (11, 12), (13, 14), (10, 11, 12)]
+    four = [(0, 0), (1, 1), (2, 2), (3, 3)]
+    assert passages(four)[-1] == (0, 1, 2, 3) and len(passages(four)) == 3 + 2 + 1
+
+
+def test_passages_take_their_parse_from_their_sentences(small_corpus):
+    _init_resources()
+    nlp = load_spacy()
+    paragraph = next(g for g in small_corpus.groups if g.key.startswith("squad-p:") and g.parts)
+    docs = _parse_groups([paragraph])[0]
+    for i, run in paragraph.parts.items():
+        assert docs[i].text == paragraph.texts[i] == " ".join(paragraph.texts[j] for j in run)
+        # the parse comes over from the sentences' own parses, and each sentence starts one
+        sentence_docs = [nlp(paragraph.texts[j]) for j in run]
+        assert [t.dep_ for t in docs[i]] == [t.dep_ for doc in sentence_docs for t in doc]
+        starts = {s.start for s in docs[i].sents}
+        assert all(sum(len(d) for d in sentence_docs[:k]) in starts for k in range(len(run)))
 
 
 def test_corpus_paragraph_groups_hold_sentences_and_their_passages(small_corpus):
