@@ -157,6 +157,25 @@ def keeps_capital(token: Token) -> bool:
     return bool(names) and all(name[:1].isupper() for name in names)
 
 
+def moved_text(span: Span, to_sentence_start: bool) -> str:
+    """A phrase's text for a new place: capitalised at a sentence start, lower-cased where only
+    the sentence start made it upper case (``keeps_capital``)."""
+    text = span.text
+    if to_sentence_start:
+        return text[:1].upper() + text[1:]
+    if span[0].is_sent_start and not keeps_capital(span[0]):
+        return text[:1].lower() + text[1:]
+    return text
+
+
+def swap_spans(doc: Doc, first: Span, second: Span, rule: str) -> Change | None:
+    """Two phrases trade places (``first`` before ``second``); a sentence-initial capital stays
+    at the start of the sentence."""
+    middle = doc.text[first.end_char : second.start_char]
+    new = moved_text(second, first[0].is_sent_start) + middle + moved_text(first, False)
+    return replace(doc, first.start_char, second.end_char, new, rule)
+
+
 _AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 
 

@@ -27,6 +27,7 @@ from synth.perturb.base import (
     is_indefinite_article,
     replace,
     replace_word,
+    swap_spans,
     weighted,
 )
 from synth.perturb.lexicon_entities import (
@@ -374,17 +375,6 @@ def _phrase(token: Token) -> Span | None:
     return span
 
 
-def _moved(span: Span, to_sentence_start: bool) -> str:
-    """Phrase text for its new position: capitalised at a sentence start, else lower-cased
-    where only the sentence start made it upper case (names keep their capitals)."""
-    text = span.text
-    if to_sentence_start:
-        return text[:1].upper() + text[1:]
-    if span[0].is_sent_start and span[0].pos_ != "PROPN" and span[0].text != "I":
-        text = text[:1].lower() + text[1:]
-    return text
-
-
 def _kind(token: Token) -> str | None:
     """'animate' for a person or animal, else None: roles are swapped only between beings
     that can do things to each other ('A man holds a drink' -> 'A drink holds a man' is
@@ -426,9 +416,7 @@ def role_swap(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     first, second = ctx.rng.choice(candidates)
-    middle = doc.text[first.end_char : second.start_char]
-    new = _moved(second, first[0].is_sent_start) + middle + _moved(first, False)
-    return replace(doc, first.start_char, second.end_char, new, "EntErr/role_swap")
+    return swap_spans(doc, first, second, "EntErr/role_swap")
 
 
 def hypernym(doc: Doc, ctx: Context) -> Change | None:

@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Token
 from wordfreq import zipf_frequency
 
 from evaluator.resources import lemma_count, wordnet
-from synth.perturb.base import Change, Context, keeps_capital, replace, replace_word
+from synth.perturb.base import Change, Context, replace, replace_word, swap_spans
 from synth.perturb.lexicon_b_words import (
     EXPANDED_AUX,
     NEGATION_WORDS,
@@ -273,13 +273,7 @@ def swap_coordination(doc: Doc, ctx: Context) -> Change | None:
     first, second = ctx.rng.choice(candidates)
     first_span = doc[first.left_edge.i : first.i + 1]
     second_span = doc[second.left_edge.i : second.i + 1]
-    first_text, second_text = first_span.text, second_span.text
-    lead = first_span[0]
-    if first_span.start == 0 and not keeps_capital(lead):
-        first_text = first_text[0].lower() + first_text[1:]
-        second_text = second_text[0].upper() + second_text[1:]
-    new = f"{second_text} and {first_text}"
-    return replace(doc, first_span.start_char, second_span.end_char, new, "NoContr/coordination")
+    return swap_spans(doc, first_span, second_span, "NoContr/coordination")
 
 
 SPLIT_MARKS = frozenset(". , ! ? ; :".split())

@@ -25,9 +25,10 @@ from synth.perturb.base import (
     Context,
     Rule,
     edit_change,
-    keeps_capital,
+    moved_text,
     replace,
     replace_tokens,
+    swap_spans,
 )
 from synth.perturb.grammar import verb_lemma
 from synth.perturb.lexicon_verbs import CONTRASTS, NEEDS_OBJECT
@@ -264,15 +265,6 @@ def _clause_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
     return first_span, second_span
 
 
-def _case_for(span: Span, at_sentence_start: bool) -> str:
-    text = span.text
-    if at_sentence_start:
-        return text[:1].upper() + text[1:]
-    if span[0].is_sent_start and not keeps_capital(span[0]):
-        return text[:1].lower() + text[1:]
-    return text
-
-
 def swap_coordinated(doc: Doc, ctx: Context) -> Change | None:
     """'X arrested him and took him to prison' -> 'X took him to prison and arrested him'."""
     if doc.text.rstrip().endswith("?"):
@@ -285,10 +277,7 @@ def swap_coordinated(doc: Doc, ctx: Context) -> Change | None:
     if not pairs:
         return None
     first, second = ctx.rng.choice(pairs)
-    middle = doc.text[first.end_char : second.start_char]
-    at_start = first[0].is_sent_start
-    new = _case_for(second, at_start) + middle + _case_for(first, False)
-    return replace(doc, first.start_char, second.end_char, new, "PredOrdErr/coordination")
+    return swap_spans(doc, first, second, "PredOrdErr/coordination")
 
 
 def before_after(doc: Doc, ctx: Context) -> Change | None:
@@ -509,9 +498,7 @@ def cause_effect(doc: Doc, ctx: Context) -> Change | None:
     if not pairs:
         return None
     cause, effect = ctx.rng.choice(pairs)
-    middle = doc.text[cause.end_char : effect.start_char]
-    new = _case_for(effect, cause[0].is_sent_start) + middle + _case_for(cause, False)
-    return replace(doc, cause.start_char, effect.end_char, new, "PredOrdErr/cause_effect")
+    return swap_spans(doc, cause, effect, "PredOrdErr/cause_effect")
 
 
 def because_swap(doc: Doc, ctx: Context) -> Change | None:
@@ -548,7 +535,7 @@ def because_swap(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     main, reason, mark = ctx.rng.choice(candidates)
-    new = f"{_case_for(reason, True)} {mark.text} {_case_for(main, False)}"
+    new = f"{moved_text(reason, True)} {mark.text} {moved_text(main, False)}"
     return replace(doc, main.start_char, reason.end_char, new, "PredOrdErr/because")
 
 
