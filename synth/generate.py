@@ -374,6 +374,11 @@ class Quotas:
     def open_in(self, split: str) -> dict[str, int]:
         return {code: self.need[(split, code)] for code in CODES if self.need[(split, code)] > 0}
 
+    def still_open(self) -> dict[str, int]:
+        """Class -> pairs it still needs, both splits together (only classes that need some)."""
+        totals = {code: self.need[("train", code)] + self.need[("val", code)] for code in CODES}
+        return {code: need for code, need in totals.items() if need > 0}
+
     def close_nearly_full(self, split: str, tolerance: float) -> int:
         """When every open class of ``split`` holds at least (1 - tolerance) of its quota,
         close them and share what they still need among the full classes; returns the pairs
@@ -509,8 +514,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
             rounds.append(
                 {"texts": texts, "candidates": made, "accepted": kept, "harvest": sorted(harvested),
                  "seconds": round(time.perf_counter() - round_started, 1),
-                 "still_open": {code: quotas.need[("train", code)] + quotas.need[("val", code)]
-                                for code in CODES if quotas.need[("train", code)] + quotas.need[("val", code)] > 0}}
+                 "still_open": quotas.still_open()}
             )  # fmt: skip
             if kept < still_open / 2:
                 moved = sum(quotas.close_nearly_full(split, config.balance_tolerance) for split in ("train", "val"))
@@ -522,11 +526,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
     manifest["rounds"] = rounds
-    manifest["shortfall"] = {
-        code: quotas.need[("train", code)] + quotas.need[("val", code)]
-        for code in CODES
-        if quotas.need[("train", code)] + quotas.need[("val", code)] > 0
-    }
+    manifest["shortfall"] = quotas.still_open()
     manifest["rule_errors"] = dict(rule_errors)
     return frames["train"], frames["val"], manifest
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import pytest
 
@@ -13,6 +14,7 @@ from synth.generate import (
     GroupQueue,
     Quotas,
     SynthConfig,
+    _harvest_classes,
     _init_resources,
     _paraphrases,
     _parse_groups,
@@ -190,3 +192,14 @@ def test_harvest_gives_one_error_per_rule_on_every_base():
     for base in ("ref", "rewrite"):
         rules = [rule for _, rule, detail in every if detail["base"] == base]
         assert len(rules) >= 3 and len(set(rules)) == len(rules), (base, rules)
+
+
+def test_rare_classes_are_harvested_and_common_ones_drawn():
+    config = SynthConfig(source_weights={"coco": 0.5, "squad": 0.5})
+    attempts = Counter({("coco", "NumErr"): 300, ("squad", "NumErr"): 300, ("coco", "AttrErr"): 300})
+    successes = Counter({("coco", "NumErr"): 12, ("squad", "NumErr"): 20, ("coco", "AttrErr"): 150})
+    open_classes = {"NumErr": 10, "AttrErr": 10, "PredOrdErr": 10, "HypErr": 10}
+    harvest = _harvest_classes(open_classes, attempts, successes, {"PredOrdErr": None}, config)
+    # screened (event order) and below scarce_rate on every source (numbers here); HypErr is
+    # untried, AttrErr succeeds on half of the coco texts
+    assert harvest == {"PredOrdErr", "NumErr"}
