@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from spacy.tokens import Doc, Span, Token
 
-from synth.perturb.base import Change, Context, Rule, edit_change, match_case
+from synth.perturb.base import Change, Context, Rule, edit_change, keeps_capital, match_case
 
 ARTICLES = frozenset(("a", "an", "the"))
 PUNCTUATION = (",", ".", ";", ":", "!", "?", "-")
@@ -294,8 +294,11 @@ named_entity_switching = entity_switching()
 
 
 def _moved(word: Token, place: Token) -> str:
-    """A common word moved to another word's place takes the capital of the place only."""
-    text = word.text.lower() if word.is_sent_start and word.text[1:].islower() else word.text
+    """A common word moved to another word's place takes the capital of the place only;
+    a name keeps its own (``keeps_capital``)."""
+    if not word.text[1:].islower() or (word.text[:1].isupper() and keeps_capital(word)):
+        return word.text
+    text = word.text.lower() if word.is_sent_start else word.text
     return match_case(place.text, text)
 
 

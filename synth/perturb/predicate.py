@@ -437,7 +437,6 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
                 for c in objects
             ):
                 continue  # 'the war followed the coup', not 'forces follow a set of rules'
-
             inflected = getInflection(ORDER_VERBS[token.lemma_.lower()], tag=token.tag_)
             if inflected:
                 candidates.append((token, inflected[0]))
@@ -636,8 +635,8 @@ swap_verbs = noise.noise_rule(
 # A text with no second sentence and none of these words takes no PredOrdErr rule above
 # except swap_coordinated, so once event order is all that is still needed the generator
 # parses only texts that match. Coordinated events are left out on purpose: their only cue,
-# 'and', is in two of three captions, and they give about 4% of the event-order pairs (521
-# of 13,517 in the sixth run), all from the first rounds, which parse every text.
+# 'and', is in two of three captions, and they give about 4% of the event-order pairs (523
+# of 13,856 in the sixth run, docs/synth.md), all from the first rounds, which parse every text.
 UNSCREENED_RULES = ("swap_coordinated",)
 ORDER_SCREEN = re.compile(
     r"[.!?]['\")\]]?\s+\S|\b(?:then|before|after|while|follow\w*|preced\w*|because|"
