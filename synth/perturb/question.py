@@ -456,9 +456,8 @@ def wh_phrase_to_yes_no(doc: Doc, ctx: Context) -> Change | None:
     return _object_to_yes_no(doc, head, filler, rule)
 
 
-# Yes/no frames that ask whether the answer is known instead of asking for it.
-# Whether the answer is on record, not a polite request for it ("Does anyone know ...?" asks
-# the same question and so is no QuestErr).
+# Yes/no frames that ask whether the answer is on record instead of asking for it (not a
+# polite request for it: "Does anyone know ...?" asks the same question, so is no QuestErr).
 KNOWN_FRAMES = ("Is it known", "Is it recorded")
 DO_TENSE = {"did": "VBD", "does": "VBZ", "do": "VBP"}
 
