@@ -497,7 +497,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                         task_splits.append(split)
             if not tasks:
                 break
-            still_open = sum(sum(quotas.open_in(split).values()) for split in ("train", "val"))
+            need_at_start = sum(sum(quotas.open_in(split).values()) for split in ("train", "val"))
             made = kept = 0
             for split, (candidates, tried, errors) in zip(task_splits, pool.imap(_work_chunk, tasks), strict=True):
                 attempts.update(tried)
@@ -516,12 +516,12 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
                  "seconds": round(time.perf_counter() - round_started, 1),
                  "still_open": quotas.still_open()}
             )  # fmt: skip
-            if kept < still_open / 2:
+            if kept < need_at_start / 2:
                 moved = sum(quotas.close_nearly_full(split, config.balance_tolerance) for split in ("train", "val"))
                 if moved:
                     rounds[-1]["moved_to_full_classes"] = moved
                     continue
-            if kept == 0 or kept < config.min_round_yield * still_open:
+            if kept == 0 or kept < config.min_round_yield * need_at_start:
                 break  # what is still open cannot be made (at a useful rate) from these corpora
     frames = {split: _frame(split, rows) for split, rows in accepted.items()}
     manifest = _manifest(config, corpus, frames, time.perf_counter() - started)
@@ -540,7 +540,8 @@ def _harvest_classes(
     open_classes: dict[str, int], attempts: Counter, successes: Counter, screens: dict, config: SynthConfig
 ) -> frozenset[str]:
     """Open classes to try on every text: those with a screen (few texts can take them: event
-    order) and those that succeed on fewer than ``scarce_rate`` of the texts of any source."""
+    order) and those that, after 200 tries, succeed on fewer than ``scarce_rate`` of the texts
+    of every source (their best source's rate is below it)."""
     return frozenset(
         code
         for code in open_classes

@@ -154,6 +154,8 @@ def test_scaler_errors_name_the_problem():
         scaler.transform(pd.DataFrame({"chrf": [1.0]}))
     with pytest.raises(ValueError, match="'bleu' has 1 NaN"):
         scaler.transform(pd.DataFrame({"bleu": [np.nan]}))
+    with pytest.raises(ValueError, match="'bleu' has 2 NaN"):  # counts that column only
+        FeatureScaler.fit(pd.DataFrame({"bleu": [np.nan, np.nan, 1.0], "chrf": [np.nan, 2.0, 3.0]}))
     with pytest.raises(ValueError, match="lacks high"):
         FeatureScaler.from_dict({"format": 1, "names": ["a"], "low": [0.0], "quantiles": [0, 1]})
     with pytest.raises(ValueError, match="lacks margin"):

@@ -134,6 +134,10 @@ def test_pred_order_before_after_and_then(nlp):
         nlp, predicate.swap_then_sentences, "She trained for years. Then she won the race."
     )
     assert change.text == "She won the race. Then she trained for years."
+    change = apply(
+        nlp, predicate.swap_then_sentences, "I trained hard for months. Then I won the race easily."
+    )
+    assert change.text == "I won the race easily. Then I trained hard for months."
 
 
 def test_pred_order_moves_events_around_each_other(nlp):

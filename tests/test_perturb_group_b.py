@@ -288,6 +288,8 @@ def test_paraphrase_examples(nlp):
     assert change.text == "A young boy and four men sit at a table."
     change = run(nlp, paraphrase.swap_coordination, "Paris and London were chosen.")
     assert change.text == "London and Paris were chosen."
+    change = run(nlp, paraphrase.swap_coordination, '"A man and a woman sit on a bench."')
+    assert change.text == '"A woman and a man sit on a bench."'  # the capital stays after a quote
     # a plural-only synonym would take a second plural ('plants' -> 'workses')
     for seed in range(8):
         change = run(nlp, paraphrase.synonym, "They are not found in higher plants.", seed=seed)

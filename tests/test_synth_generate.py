@@ -196,10 +196,14 @@ def test_harvest_gives_one_error_per_rule_on_every_base():
 
 def test_rare_classes_are_harvested_and_common_ones_drawn():
     config = SynthConfig(source_weights={"coco": 0.5, "squad": 0.5})
-    attempts = Counter({("coco", "NumErr"): 300, ("squad", "NumErr"): 300, ("coco", "AttrErr"): 300})
+    attempts = Counter({
+        ("coco", "NumErr"): 300, ("squad", "NumErr"): 300,
+        ("coco", "AttrErr"): 300, ("squad", "AttrErr"): 300,
+        ("coco", "HypErr"): 90, ("squad", "HypErr"): 90,
+    })  # fmt: skip
     successes = Counter({("coco", "NumErr"): 12, ("squad", "NumErr"): 20, ("coco", "AttrErr"): 150})
     open_classes = {"NumErr": 10, "AttrErr": 10, "PredOrdErr": 10, "HypErr": 10}
     harvest = _harvest_classes(open_classes, attempts, successes, {"PredOrdErr": None}, config)
-    # screened (event order) and below scarce_rate on every source (numbers here); HypErr is
-    # untried, AttrErr succeeds on half of the coco texts
+    # screened (event order) and below scarce_rate on every source (numbers here); AttrErr
+    # fails on squad but succeeds on half of the coco texts; HypErr has failed, but only 180 times
     assert harvest == {"PredOrdErr", "NumErr"}

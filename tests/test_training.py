@@ -114,6 +114,16 @@ def test_unknown_feature_and_missing_rows_are_clear_errors(corpus: dict[str, Pat
         datamodule(corpus).setup("fit")
 
 
+def test_unfinished_feature_rows_are_a_clear_error(corpus: dict[str, Path]) -> None:
+    """An interrupted `mismatch features` run leaves the rows it did not reach empty (NaN)."""
+    cache = pd.read_parquet(corpus["features"])
+    floats = cache.columns.drop("id")
+    cache.loc[:1, floats] = float("nan")
+    cache.to_parquet(corpus["features"])
+    with pytest.raises(DataError, match="2 train pairs have no computed features .* run the same command"):
+        datamodule(corpus).setup("fit")
+
+
 def test_label_and_label_id_must_agree(corpus: dict[str, Path]) -> None:
     path = corpus["pairs"] / "val.parquet"
     frame = pd.read_parquet(path)

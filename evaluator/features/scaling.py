@@ -112,6 +112,8 @@ def checked_values(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
     values = frame[names].to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
-        column = names[int(np.argwhere(bad)[0][1])]
-        raise ValueError(f"feature {column!r} has {int(bad.sum())} NaN or infinite value(s)")
+        index = int(np.argwhere(bad)[0][1])
+        raise ValueError(
+            f"feature {names[index]!r} has {int(bad[:, index].sum())} NaN or infinite value(s)"
+        )
     return values

@@ -79,7 +79,15 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
             f"{len(absent)} {split} pairs have no row in the feature cache (e.g. id {absent.iloc[0]!r}); "
             "compute the features for these pairs first"
         )
-    return features.loc[pairs["id"]].reset_index(drop=True)
+    rows = features.loc[pairs["id"]].reset_index(drop=True)
+    unfinished = rows.isna().all(axis=1)
+    if unfinished.any():
+        raise DataError(
+            f"{int(unfinished.sum())} {split} pairs have no computed features in the cache (e.g. id "
+            f"{pairs['id'][unfinished].iloc[0]!r}): an interrupted `mismatch features` run leaves "
+            "them empty; run the same command again to finish them"
+        )
+    return rows
 
 
 class PairBatcher:

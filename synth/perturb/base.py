@@ -157,13 +157,18 @@ def keeps_capital(token: Token) -> bool:
     return bool(names) and all(name[:1].isupper() for name in names)
 
 
+def opens_sentence(token: Token) -> bool:
+    """Whether the token is its sentence's first word, after any opening quotes or brackets."""
+    return all(t.is_punct for t in token.doc[token.sent.start : token.i])
+
+
 def moved_text(span: Span, to_sentence_start: bool) -> str:
     """A phrase's text for a new place: capitalised at a sentence start, lower-cased where only
     the sentence start made it upper case (``keeps_capital``)."""
     text = span.text
     if to_sentence_start:
         return text[:1].upper() + text[1:]
-    if span[0].is_sent_start and not keeps_capital(span[0]):
+    if opens_sentence(span[0]) and not keeps_capital(span[0]):
         return text[:1].lower() + text[1:]
     return text
 
@@ -172,7 +177,7 @@ def swap_spans(doc: Doc, first: Span, second: Span, rule: str) -> Change | None:
     """Two phrases trade places (``first`` before ``second``); a sentence-initial capital stays
     at the start of the sentence."""
     middle = doc.text[first.end_char : second.start_char]
-    new = moved_text(second, first[0].is_sent_start) + middle + moved_text(first, False)
+    new = moved_text(second, opens_sentence(first[0])) + middle + moved_text(first, False)
     return replace(doc, first.start_char, second.end_char, new, rule)
 
 

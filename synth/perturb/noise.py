@@ -295,8 +295,8 @@ named_entity_switching = entity_switching()
 
 def _moved(word: Token, place: Token) -> str:
     """A common word moved to another word's place takes the capital of the place only;
-    a name keeps its own (``keeps_capital``)."""
-    if not word.text[1:].islower() or (word.text[:1].isupper() and keeps_capital(word)):
+    a name (``keeps_capital``) and a word with inner capitals ('NASA', 'iPod') keep their own."""
+    if word.text[1:] != word.text[1:].lower() or (word.text[:1].isupper() and keeps_capital(word)):
         return word.text
     text = word.text.lower() if word.is_sent_start else word.text
     return match_case(place.text, text)

@@ -363,10 +363,8 @@ def swap_then_sentences(doc: Doc, ctx: Context) -> Change | None:
         return None
     first, second, body = ctx.rng.choice(candidates)
     opener = doc.text[second.start_char : body.start_char]
-    first_text = first.text
-    if first[0].pos_ != "PROPN":
-        first_text = first_text[:1].lower() + first_text[1:]
-    body_text = body.text[:1].upper() + body.text[1:]
+    first_text = moved_text(first, to_sentence_start=False)
+    body_text = moved_text(body, to_sentence_start=True)
     if not body_text.endswith((".", "!", "?")) or not first_text.endswith((".", "!", "?")):
         return None
     gap = doc.text[first.end_char : second.start_char]
