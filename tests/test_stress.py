@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from test_predict import NLI_TASK, REGRESSION_TASK, make_checkpoint
 
 from evaluator.cli import main
+from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
 from evaluator.hub import save_pretrained
 from evaluator.human_data import DataError
@@ -253,6 +255,25 @@ def test_mismatch_metric_is_p_no_contradiction_of_a_checkpoint(tmp_path: Path) -
         [["a cat sat", "a dog sat"], ["x"]], ["a cat sat", "y"], [None, None]
     )
     assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
+
+
+def test_mismatch_metric_reads_the_ratings_of_a_fine_tuned_checkpoint(tmp_path: Path) -> None:
+    path = make_checkpoint(tmp_path / "summarization", REGRESSION_TASK)
+    refs, gens = [["a cat sat", "a dog sat"], ["x"]], ["a cat sat", "y"]
+    predictions = Evaluator.from_pretrained(path).predict(refs, gens, progress=False)
+    fluency = parse_metrics(f"mismatch={path}#fluency")[f"mismatch={path}#fluency"]
+    assert fluency(refs, gens, [None, None]).tolist() == [p.ratings["fluency"] for p in predictions]
+    mean = mismatch_metric(path, "ratings")(refs, gens, [None, None])
+    expected = [((p.ratings["coherence"] - 1) / 4 + (p.ratings["fluency"] - 1) / 4) / 2 for p in predictions]
+    assert mean == pytest.approx(expected)
+    with pytest.raises(ValueError, match=r"rates \['coherence', 'fluency'\] \(or 'ratings'\), not 'overall'"):
+        mismatch_metric(path, "overall")
+    nli = make_checkpoint(tmp_path / "nli", NLI_TASK)
+    assert mismatch_metric(nli, "entailment")(refs, gens, [None, None]).shape == (2,)
+    with pytest.raises(ValueError, match="classifies; name one class"):
+        mismatch_metric(nli, "ratings")
+    with pytest.raises(ValueError, match="not fine-tuned on a task"):
+        mismatch_metric(make_checkpoint(tmp_path / "base"), "fluency")
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -4,7 +4,8 @@ A metric is a callable ``(refs, gens, srcs) -> scores``: ``refs[i]`` is the list
 references of pair i, ``srcs[i]`` its source text or None, and higher scores mean better.
 A command-line spec names metrics by comma: a feature alias (bleu, rougeL, chrf, meteor,
 bertscore) or any feature column, ``mismatch`` or ``mismatch=CHECKPOINT`` (P(NoContr)),
-or ``module:function`` for an importable callable.
+``mismatch=CHECKPOINT#CRITERION`` or ``#ratings`` (what a fine-tuned checkpoint rates), or
+``module:function`` for an importable callable.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ FEATURE_ALIASES = {
 }
 DEFAULT_CHECKPOINT = REPO_ROOT / "checkpoints" / "mismatch-base"
 DEFAULT_METRICS = "bleu,rougeL,chrf,meteor,bertscore,mismatch"
+RATINGS = "ratings"  # mismatch=CHECKPOINT#ratings: the mean of a fine-tuned checkpoint's criteria
 
 
 def feature_metric(feature: str) -> MetricFn:
@@ -48,15 +50,35 @@ def feature_metric(feature: str) -> MetricFn:
     return score
 
 
-def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT) -> MetricFn:
-    """P(NoContr) of a mismatch checkpoint, each pair read against its closest reference."""
-    from evaluator.hub import load
-    from evaluator.inference import predict_outputs
+def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | None = None) -> MetricFn:
+    """A mismatch checkpoint's score for each pair, read against its closest reference.
 
-    loaded = load(checkpoint)
+    rating None: P(NoContr). A fine-tuned checkpoint can instead be scored by what it was
+    trained to predict: one criterion (``relevance``; a class probability for a classification
+    task) or ``ratings``, the mean of its criteria, each scaled to [0, 1] by its human scale.
+    The values are those ``Evaluator.predict`` gives a user.
+    """
+    from evaluator.evaluator import Evaluator
+
+    evaluator = Evaluator.from_pretrained(checkpoint)
+    if rating is not None:
+        keys = evaluator.rating_keys
+        if not keys:
+            raise ValueError(f"checkpoint {checkpoint} is not fine-tuned on a task: it has no {rating!r}")
+        if rating == RATINGS and evaluator.kind == "classification":
+            raise ValueError(f"checkpoint {checkpoint} classifies; name one class of {keys}")
+        if rating not in (*keys, RATINGS):
+            raise ValueError(f"checkpoint {checkpoint} rates {keys} (or {RATINGS!r}), not {rating!r}")
 
     def score(refs, gens, srcs) -> np.ndarray:
-        return predict_outputs(loaded, [list(r) for r in refs], list(gens)).probabilities[:, 0]
+        predictions = evaluator.predict([list(r) for r in refs], list(gens), progress=False)
+        if rating is None:
+            return np.array([p.score for p in predictions])
+        if rating == RATINGS:
+            return np.array(
+                [np.mean([c.normalise(p.ratings[c.key]) for c in evaluator.criteria]) for p in predictions]
+            )
+        return np.array([p.ratings[rating] for p in predictions])
 
     return score
 
@@ -85,8 +107,8 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
         if name in metrics:
             raise ValueError(f"metric {name!r} is named twice")
         if name == "mismatch" or name.startswith("mismatch="):
-            path = name.partition("=")[2] or DEFAULT_CHECKPOINT
-            metrics[name] = mismatch_metric(path)
+            path, _, rating = name.partition("=")[2].partition("#")
+            metrics[name] = mismatch_metric(path or DEFAULT_CHECKPOINT, rating or None)
         elif name in FEATURE_ALIASES or name in available_features():
             metrics[name] = feature_metric(FEATURE_ALIASES.get(name, name))
         elif ":" in name:
@@ -94,7 +116,7 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
         else:
             raise ValueError(
                 f"unknown metric {name!r}; use {', '.join(FEATURE_ALIASES)}, a feature column, "
-                "mismatch[=CHECKPOINT] or module:function"
+                "mismatch[=CHECKPOINT[#CRITERION|#ratings]] or module:function"
             )
     return metrics
 
