@@ -68,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for task in tasks:
         start = time.time()
-        prepared = prepare(task, args.checkpoint, args.cache_dir, args.data_root)
+        prepared = prepare(
+            task, args.checkpoint, args.cache_dir, args.data_root, settings[task].contrast_size
+        )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,

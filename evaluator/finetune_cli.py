@@ -53,19 +53,25 @@ def load_settings(task: str, config: str | None) -> FitSettings:
         raise CommandError(f"{error}; pass --config") from None
 
 
-def prepare(task: str, checkpoint: str, cache_dir: str, data_root: str | None):
+def prepare(
+    task: str, checkpoint: str, cache_dir: str, data_root: str | None, contrast_size: int = 0
+):
     """prepare_task with its user errors (unknown task, bad checkpoint or data) as CommandError."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     try:
-        return prepare_task(task, checkpoint, cache_dir, data_root, progress=True)
-    except (CheckpointError, DataError) as error:
+        return prepare_task(
+            task, checkpoint, cache_dir, data_root, progress=True, contrast_size=contrast_size
+        )
+    except (CheckpointError, DataError, ValueError) as error:
         raise CommandError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.task, args.config)
-    prepared = prepare(args.task, args.checkpoint, args.cache_dir, args.data_root)
+    prepared = prepare(
+        args.task, args.checkpoint, args.cache_dir, args.data_root, settings.contrast_size
+    )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=args.checkpoint
     )

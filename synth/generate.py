@@ -132,6 +132,20 @@ def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
     return next(_changes(code, doc, ctx), None)
 
 
+def apply_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
+    """(text, rule, detail) of the first rule of class ``code`` that applies to a parsed text,
+    or None: the pretraining rules, for callers outside the generator (fine-tuning's contrast
+    copies). Loads spaCy's rules and their lexical data on first use."""
+    _init_resources()
+    return _try_class(code, doc, ctx)
+
+
+def parse(texts: list[str]) -> list:
+    """spaCy parses of ``texts`` with the generator's pipeline (loaded once)."""
+    _init_resources()
+    return list(_NLP.pipe(texts))
+
+
 def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
     """A NoContr gen: a real paraphrase, a rewrite of the ref or of a paraphrase, or a copy."""
     rng = ctx.rng

@@ -20,6 +20,7 @@ from transformers import AutoTokenizer
 
 from evaluator.cli import main
 from evaluator.features import FeatureScaler
+from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
@@ -219,3 +220,77 @@ def test_ridge_fit_matches_least_squares_without_penalty() -> None:
     assert abs(float(bias) - 3.0) < 1e-9
     shrunk, _ = ridge_fit(x, y, alpha=1e4)
     assert shrunk.norm() < weight.norm()
+
+
+CONTRAST_SENTENCES = [
+    "The man walked two dogs to the park on Sunday.",
+    "A woman is reading a book in the garden.",
+    "Three children played football after school.",
+    "The old bus stopped near the station at noon.",
+    "She opened the window and the cat jumped out.",
+    "Two men are sitting on a red bench.",
+]
+
+
+@pytest.fixture(scope="module")
+def contrast_root(tmp_path_factory) -> Path:
+    """SummEval-shaped records whose outputs are real sentences, so synth rules apply."""
+    root = tmp_path_factory.mktemp("human-contrast")
+    rows = []
+    for group in range(12):
+        ref = CONTRAST_SENTENCES[group % len(CONTRAST_SENTENCES)]
+        for system, gen in enumerate([ref, CONTRAST_SENTENCES[(group + 1) % len(CONTRAST_SENTENCES)]]):
+            score = 5.0 if system == 0 else 2.0
+            rows.append({
+                "id": f"c:{group}:{system}", "ref": [ref], "gen": gen, "src": None,
+                "group": f"c:{group}", "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
+            })  # fmt: skip
+    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    return root
+
+
+def test_contrast_copies_carry_one_synthetic_error_each(contrast_root: Path) -> None:
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    copies, owners = contrast_records(records, 10, seed=3)
+    assert 0 < len(copies) <= 10 and len(owners) == len(copies) == len(set(owners))
+    for copy, owner in zip(copies, owners, strict=True):
+        original = records[owner]
+        assert copy.id.split("~") == [original.id, copy.id.split("~")[1]]
+        assert copy.id.split("~")[1] in ERROR_CLASSES
+        assert copy.gen != original.gen and copy.refs == original.refs
+        assert copy.group == original.group and copy.scores == {}
+    assert contrast_records(records, 10, seed=3) == (copies, owners)
+    assert len(contrast_records(records, 1000, seed=3)[0]) <= len(records)
+
+
+def test_contrast_loss_rates_the_copies_below_their_originals(
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+) -> None:
+    """With the ranking loss, a copy with an error ends up rated below its training original;
+    the copies are served with the reference their original trains on."""
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", contrast_root, contrast_size=24
+    )
+    contrast = prepared.contrast
+    starts = np.cumsum([0] + [len(r) for r in contrast.inputs.ref_rows])[:-1]
+    assert np.array_equal(contrast.pairs - starts, np.zeros(len(contrast.owners), dtype=int))
+    settings = FitSettings(
+        max_steps=120, val_check_interval=40, patience=5, batch_size=8, val_fraction=0.3,
+        lr=3e-3, contrast_size=24, contrast_weight=10.0, contrast_margin=0.2,
+    )  # fmt: skip
+    everything = np.arange(len(prepared.records))
+    module, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
+    assert "contrast copies" in data.describe()
+    train = set(data.split["train"].tolist())
+    mine = np.array([i for i, owner in enumerate(contrast.owners) if owner in train])
+    copies = closest_outputs(module.model, contrast.features[mine], contrast.inputs.subset(mine))[2]
+    originals = closest_outputs(
+        module.model, prepared.features[contrast.owners[mine]],
+        prepared.inputs.subset(contrast.owners[mine]),
+    )[2]  # fmt: skip
+    assert (originals.mean(axis=1) > copies.mean(axis=1)).mean() >= 0.9
+
+
+def test_contrast_copies_need_a_rated_task(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+    with pytest.raises(ValueError, match="contrast copies need ratings"):
+        prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root, contrast_size=5)

@@ -63,7 +63,11 @@ def saved(tmp_path: Path) -> Path:
     )
 
 
-@pytest.mark.parametrize("make", [frozen_model, trainable_model])
+def interaction_model() -> MismatchModel:
+    return frozen_model(text_interactions=True)
+
+
+@pytest.mark.parametrize("make", [frozen_model, trainable_model, interaction_model])
 def test_export_then_load_gives_identical_outputs(tmp_path: Path, make) -> None:
     model = make()
     directory = save_pretrained(model, tmp_path / "ckpt", scaler=scaler())

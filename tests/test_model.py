@@ -116,6 +116,8 @@ def test_config_rejects_bad_values() -> None:
         MismatchConfig(feature_names=FEATURES, use_text=False, use_metrics=False)
     with pytest.raises(ValueError, match="encoder_mode"):
         MismatchConfig(feature_names=FEATURES, encoder_mode="finetune")
+    with pytest.raises(ValueError, match="text_interactions needs use_text"):
+        MismatchConfig(feature_names=FEATURES, use_text=False, text_interactions=True)
     with pytest.raises(ValueError, match="unknown model config keys: colour"):
         MismatchConfig.from_dict({"feature_names": FEATURES, "colour": "red"})
 
@@ -138,8 +140,9 @@ def overfit(
     return loss, accuracy
 
 
-def test_frozen_model_overfits_a_small_batch() -> None:
-    model = frozen_model()
+@pytest.mark.parametrize("text_interactions", [False, True])
+def test_frozen_model_overfits_a_small_batch(text_interactions: bool) -> None:
+    model = frozen_model(text_interactions=text_interactions)
     inputs = batch(32)
     labels = torch.arange(32) % NUM_CLASSES
     loss, accuracy = overfit(model, inputs, labels, steps=150)

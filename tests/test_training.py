@@ -167,6 +167,20 @@ def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Pat
     assert losses[-1] < 0.2 * losses[0]
 
 
+@pytest.mark.parametrize("schedule", ["constant", "cosine"])
+def test_cosine_schedule_decays_the_learning_rate_to_zero(corpus: dict[str, Path], schedule: str) -> None:
+    import lightning as L
+
+    module = MismatchModule(feature_names=FEATURES, lr=3e-3, lr_schedule=schedule)
+    trainer = L.Trainer(
+        max_epochs=2, accelerator="cpu", logger=False, enable_checkpointing=False,
+        enable_progress_bar=False, enable_model_summary=False,
+    )  # fmt: skip
+    trainer.fit(module, datamodule=datamodule(corpus))
+    last = trainer.optimizers[0].param_groups[0]["lr"]
+    assert last == pytest.approx(3e-3) if schedule == "constant" else last < 1e-6
+
+
 def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path: Path) -> None:
     export, docs, runs = tmp_path / "export", tmp_path / "docs", tmp_path / "runs"
     main(
@@ -197,6 +211,32 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     assert list(runs.glob("pretrain/version_0/checkpoints/best-*.ckpt"))
     assert list(runs.glob("pretrain/version_0/metrics.csv"))
     assert checkpoint.config["training"]["run config"] == str(runs / "pretrain" / "version_0" / "config.yaml")
+
+
+def test_validate_exports_the_checkpoint_of_a_finished_run(corpus: dict[str, Path], tmp_path: Path) -> None:
+    runs, export = tmp_path / "runs", tmp_path / "export"
+    common = [
+        f"--data.pairs_dir={corpus['pairs']}",
+        f"--data.features={corpus['features']}",
+        f"--data.embeddings={corpus['embeddings']}",
+        "--trainer.accelerator=cpu",
+        "--trainer.enable_progress_bar=false",
+        "--trainer.enable_model_summary=false",
+        f"--log_dir={runs}",
+        "--docs_dir=null",
+    ]
+    main(["fit", *common, "--trainer.max_epochs=2", "--export_dir=null"])
+    assert not export.exists()
+    (best,) = runs.glob("pretrain/version_0/checkpoints/best-*.ckpt")
+    main(["validate", *common, f"--ckpt_path={best}", f"--export_dir={export}"])
+    checkpoint = load(export)
+    assert checkpoint.config["training"]["best checkpoint"] == best.name
+    assert checkpoint.config["training"]["run config"] == str(best.parent.parent / "config.yaml")
+    state = torch.load(best, weights_only=True)["state_dict"]
+    exported = checkpoint.model.state_dict()
+    assert all(torch.equal(exported[name[len("model."):]], value) for name, value in state.items())
+    with pytest.raises(ValueError, match="pass --ckpt_path"):
+        main(["validate", *common, f"--export_dir={export}"])
 
 
 def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) -> None:

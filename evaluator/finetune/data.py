@@ -105,21 +105,24 @@ def build_inputs(
     cache_dir: Path = DEFAULT_CACHE_DIR,
     progress: bool = False,
     alignments: bool = False,
+    name: str | None = None,
 ) -> TaskInputs:
     """Fill the task's feature and embedding cache as needed, then read it in record order.
 
     alignments: also cache and read the per-pair alignment vectors (for a base model that uses
-    them)."""
+    them); name: the cache files' stem (default the task's name; contrast copies have their
+    own)."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
     if aggregate != "max":
         raise ValueError(
             f"the feature cache aggregates references by max, the checkpoint asks {aggregate!r}"
         )
-    pairs_path = cache_dir / f"{task.name}.pairs.parquet"
-    features_path = cache_dir / f"{task.name}.parquet"
-    embeddings_path = cache_dir / f"{task.name}.embeddings.parquet"
-    alignments_path = cache_dir / f"{task.name}.alignments.parquet" if alignments else None
+    stem = name or task.name
+    pairs_path = cache_dir / f"{stem}.pairs.parquet"
+    features_path = cache_dir / f"{stem}.parquet"
+    embeddings_path = cache_dir / f"{stem}.embeddings.parquet"
+    alignments_path = cache_dir / f"{stem}.alignments.parquet" if alignments else None
     write_pairs(records, pairs_path)
     update_feature_cache(
         pairs_path,

@@ -1,9 +1,11 @@
 """LightningDataModule over a task's cached inputs: scaled features, embeddings, targets.
 
 ``prepare_task`` loads a task once (records, cached inputs, base checkpoint, and the reference
-each record trains on: the closest one by the base model, as predict picks it). A data module
-then serves any subset of its records (all of them for the shipped checkpoint, one seed's
-train part in ``mismatch evaluate``), with a validation slice split off by group.
+each record trains on: the closest one by the base model, as predict picks it; optionally
+contrast copies of records with one synthetic error, see ``evaluator.finetune.contrast``). A
+data module then serves any subset of its records (all of them for the shipped checkpoint,
+one seed's train part in ``mismatch evaluate``), with a validation slice split off by group;
+a training batch also carries the contrast copies of its records.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
+from evaluator.finetune.contrast import contrast_records
 from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
@@ -23,6 +26,17 @@ from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.tasks import Task, get_task, load_task_records
 
 VAL_SEED_OFFSET = 10_000
+CONTRAST_SEED = 13
+
+
+@dataclass
+class ContrastSet:
+    """Copies of some records with one error each, as model inputs."""
+
+    inputs: TaskInputs
+    features: np.ndarray  # (copies, features) scaled with the base checkpoint's scaler
+    owners: np.ndarray  # per copy, the position of its original record
+    pairs: np.ndarray  # per copy, its (copy, reference) pair: the reference its original trains on
 
 
 @dataclass
@@ -33,6 +47,12 @@ class PreparedTask:
     base: Checkpoint
     features: np.ndarray  # (records, features) scaled with the base checkpoint's scaler
     train_pairs: np.ndarray  # per record, the (record, reference) pair it trains on (see outputs)
+    contrast: ContrastSet | None = None
+
+
+def pair_starts(inputs: TaskInputs) -> np.ndarray:
+    """Per record, the index of its first (record, reference) pair."""
+    return np.cumsum([0] + [len(rows) for rows in inputs.ref_rows])[:-1]
 
 
 def prepare_task(
@@ -41,25 +61,41 @@ def prepare_task(
     cache_dir: str | Path = DEFAULT_CACHE_DIR,
     data_root: str | Path | None = None,
     progress: bool = False,
+    contrast_size: int = 0,
 ) -> PreparedTask:
-    """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file."""
+    """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
+
+    contrast_size: number of contrast copies to build (0: none; regression tasks only)."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
-    inputs = build_inputs(
-        task,
-        records,
-        base.feature_names,
-        encoder=base.model.config.encoder,
-        aggregate=base.aggregate,
-        num_layers=base.num_layers,
-        cache_dir=Path(cache_dir),
-        progress=progress,
-        alignments=base.model.config.use_alignment,
-    )
+    if contrast_size and task.kind != "regression":
+        raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
+    options = {
+        "encoder": base.model.config.encoder,
+        "aggregate": base.aggregate,
+        "num_layers": base.num_layers,
+        "cache_dir": Path(cache_dir),
+        "progress": progress,
+        "alignments": base.model.config.use_alignment,
+    }
+    inputs = build_inputs(task, records, base.feature_names, **options)
     features = base.scaler.transform(inputs.features)
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
-    return PreparedTask(task, records, inputs, base, features, train_pairs)
+    contrast = None
+    if contrast_size:
+        copies, owners = contrast_records(records, contrast_size, CONTRAST_SEED)
+        name = f"{task.name}.contrast{contrast_size}"
+        copy_inputs = build_inputs(task, copies, base.feature_names, name=name, **options)
+        owners = np.asarray(owners, dtype=np.int64)
+        offsets = train_pairs[owners] - pair_starts(inputs)[owners]
+        contrast = ContrastSet(
+            inputs=copy_inputs,
+            features=base.scaler.transform(copy_inputs.features),
+            owners=owners,
+            pairs=pair_starts(copy_inputs) + offsets,
+        )
+    return PreparedTask(task, records, inputs, base, features, train_pairs, contrast)
 
 
 def split_rows(
@@ -74,6 +110,25 @@ def split_rows(
     )
 
 
+def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
+    """rows -> the model's inputs {features, ref, gen[, alignment]} for those records, each
+    with the reference of its pair in ``pairs``."""
+    features = torch.from_numpy(features)
+    texts = torch.from_numpy(inputs.texts)
+    refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
+    gens = torch.from_numpy(inputs.gen_rows)
+    alignments = None if inputs.alignments is None else torch.from_numpy(inputs.alignments[pairs])
+
+    def select(rows: list[int]) -> dict:
+        index = torch.as_tensor(rows)
+        batch = {"features": features[index], "ref": texts[refs[index]], "gen": texts[gens[index]]}
+        if alignments is not None:
+            batch["alignment"] = alignments[index]
+        return batch
+
+    return select
+
+
 class RatingDataModule(L.LightningDataModule):
     """Train/val batches {features, ref, gen, targets} for one task."""
 
@@ -86,9 +141,11 @@ class RatingDataModule(L.LightningDataModule):
         batch_size: int = 64,
         cache_dir: str = str(DEFAULT_CACHE_DIR),
         data_root: str | None = None,
+        contrast_size: int = 0,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
-        val_fraction: share of the training groups held out for early stopping."""
+        val_fraction: share of the training groups held out for early stopping;
+        contrast_size: contrast copies built for the task (0: none)."""
         super().__init__()
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
@@ -118,6 +175,7 @@ class RatingDataModule(L.LightningDataModule):
                 self.hparams.checkpoint,
                 self.hparams.cache_dir,
                 self.hparams.data_root,
+                contrast_size=self.hparams.contrast_size,
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         # another seed than the test split's, whose hash would put no train group below the fraction
@@ -134,27 +192,22 @@ class RatingDataModule(L.LightningDataModule):
         if not self.split:
             raise RuntimeError("call setup() before asking for data loaders")
         prepared = self.prepared
-        features = torch.from_numpy(prepared.features)
-        texts = torch.from_numpy(prepared.inputs.texts)
+        originals = model_inputs(prepared.inputs, prepared.features, prepared.train_pairs)
         targets = torch.from_numpy(prepared.inputs.targets)
-        refs = torch.from_numpy(np.concatenate(prepared.inputs.ref_rows)[prepared.train_pairs])
-        gens = torch.from_numpy(prepared.inputs.gen_rows)
-        alignments = (
-            None
-            if prepared.inputs.alignments is None
-            else torch.from_numpy(prepared.inputs.alignments[prepared.train_pairs])
-        )
+        contrast = prepared.contrast if split == "train" else None
+        if contrast is not None:
+            copies = model_inputs(contrast.inputs, contrast.features, contrast.pairs)
+            copies_of: dict[int, list[int]] = {}
+            for copy, owner in enumerate(contrast.owners.tolist()):
+                copies_of.setdefault(owner, []).append(copy)
 
         def collate(rows: list[int]) -> dict:
-            index = torch.as_tensor(rows)
-            batch = {
-                "features": features[index],
-                "ref": texts[refs[index]],
-                "gen": texts[gens[index]],
-                "targets": targets[index],
-            }
-            if alignments is not None:
-                batch["alignment"] = alignments[index]
+            batch = {**originals(rows), "targets": targets[torch.as_tensor(rows)]}
+            if contrast is not None:
+                mine = [(i, c) for i, row in enumerate(rows) for c in copies_of.get(row, ())]
+                if mine:
+                    owner, copy = zip(*mine, strict=True)
+                    batch["contrast"] = {**copies(list(copy)), "owner": torch.as_tensor(owner)}
             return batch
 
         return DataLoader(
@@ -172,7 +225,7 @@ class RatingDataModule(L.LightningDataModule):
 
     def describe(self) -> dict[str, object]:
         """Facts about the training data for the model card."""
-        return {
+        facts = {
             "task": self.hparams.task,
             "datasets": ", ".join(spec.file for spec in self.prepared.task.datasets),
             "train records": len(self.split["train"]),
@@ -180,3 +233,7 @@ class RatingDataModule(L.LightningDataModule):
             "split": f"by group, {self.hparams.val_fraction:.0%} of groups for early stopping (seed {self.hparams.seed})",
             "reference": "closest by the base model's P(NoContr), as predict picks it",
         }
+        if self.prepared.contrast is not None:
+            copies = len(self.prepared.contrast.owners)
+            facts["contrast copies"] = f"{copies} outputs with one synthetic error each"
+        return facts

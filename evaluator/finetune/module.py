@@ -7,7 +7,10 @@ through a linear map; for regression it starts at the ridge fit of the training 
 the head's last layer at zero, so training starts from the best linear mix of the metrics
 (on few rated groups a fresh head alone ends below the best single metric). The mismatch
 head gets no loss and stays the base model's auxiliary output. Regression: MSE on normalised
-criteria, skipping criteria a record lacks; classification (NLI): cross-entropy over the
+criteria, skipping criteria a record lacks, plus (with ``contrast_weight``) a margin ranking
+loss asking each contrast copy in the batch (the output with one synthetic error,
+``evaluator.finetune.contrast``) to rate, on the mean of its criteria, at least
+``contrast_margin`` below its original; classification (NLI): cross-entropy over the
 criteria as classes.
 """
 
@@ -67,10 +70,14 @@ class RatingModule(L.LightningModule):
         lr: float = 1e-3,
         weight_decay: float = 0.01,
         ridge_alpha: float = 10.0,
+        contrast_weight: float = 0.0,
+        contrast_margin: float = 0.05,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
-        ridge_alpha: L2 penalty of the metric map's starting fit (scaled features)."""
+        ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
+        contrast_weight / contrast_margin: weight and margin (normalised scale) of the ranking
+        loss on contrast copies, when the data module serves them."""
         super().__init__()
         self.save_hyperparameters()
         self.task = get_task(task)
@@ -129,9 +136,21 @@ class RatingModule(L.LightningModule):
         errors = (outputs - torch.nan_to_num(targets)) ** 2 * present
         return errors.sum() / present.sum().clamp(min=1)
 
+    def contrast_loss(self, outputs: Tensor, contrast: dict) -> Tensor:
+        """Hinge on (original - copy) mean rating: zero once every copy is ``margin`` lower."""
+        originals = outputs[contrast["owner"]].mean(dim=-1)
+        copies = self(contrast).mean(dim=-1)
+        return torch.relu(self.hparams.contrast_margin - (originals - copies)).mean()
+
     def training_step(self, batch: dict, batch_index: int) -> Tensor:
-        loss = self.loss(self(batch), batch["targets"])
-        self.log("train_loss", loss, batch_size=len(batch["targets"]))
+        outputs = self(batch)
+        size = len(batch["targets"])
+        loss = self.loss(outputs, batch["targets"])
+        if self.hparams.contrast_weight and "contrast" in batch:
+            ranking = self.contrast_loss(outputs, batch["contrast"])
+            self.log("train_contrast_loss", ranking, batch_size=size)
+            loss = loss + self.hparams.contrast_weight * ranking
+        self.log("train_loss", loss, batch_size=size)
         return loss
 
     def validation_step(self, batch: dict, batch_index: int) -> None:

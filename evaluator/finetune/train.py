@@ -32,6 +32,9 @@ class FitSettings:
     val_fraction: float = 0.1
     lr: float = 1e-3
     weight_decay: float = 0.01
+    contrast_size: int = 0
+    contrast_weight: float = 0.0
+    contrast_margin: float = 0.05
 
     @classmethod
     def from_config(cls, path: str | Path) -> FitSettings:
@@ -48,6 +51,9 @@ class FitSettings:
             "val_fraction": ("data", "val_fraction"),
             "lr": ("model", "lr"),
             "weight_decay": ("model", "weight_decay"),
+            "contrast_size": ("data", "contrast_size"),
+            "contrast_weight": ("model", "contrast_weight"),
+            "contrast_margin": ("model", "contrast_margin"),
         }
         values = {}
         for name, (section, key) in sections.items():
@@ -92,6 +98,8 @@ def fit(
         use_metrics=use_metrics,
         lr=settings.lr,
         weight_decay=settings.weight_decay,
+        contrast_weight=settings.contrast_weight,
+        contrast_margin=settings.contrast_margin,
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size

@@ -40,6 +40,10 @@ class MismatchConfig:
     # text branch also reads the pair's alignment vectors (what each side says that the other
     # does not, see evaluator.features.encoder_pass.alignment_vector); frozen mode only
     use_alignment: bool = False
+    # text branch also gives the head |ref - gen| and ref * gen of the projected embeddings
+    # (InferSent/COMET pair features), so small differences need not be learned from the
+    # concatenation
+    text_interactions: bool = False
     use_metrics: bool = True
     metric_ids: bool = True
     text_dim: int = 64
@@ -66,6 +70,8 @@ class MismatchConfig:
             )
         if not (self.use_text or self.use_metrics):
             raise ValueError("at least one of use_text and use_metrics must be true")
+        if self.text_interactions and not self.use_text:
+            raise ValueError("text_interactions needs use_text")
         if self.use_alignment and not (self.use_text and self.encoder_mode == "frozen"):
             raise ValueError("use_alignment needs use_text in frozen encoder mode")
         if self.rating_from_metrics and not self.use_metrics:
@@ -125,7 +131,7 @@ class MismatchModel(nn.Module):
         if config.use_text:
             self.ref_projection = nn.Linear(config.embedding_dim, config.text_dim)
             self.gen_projection = nn.Linear(config.embedding_dim, config.text_dim)
-            head_inputs += 2 * config.text_dim
+            head_inputs += (4 if config.text_interactions else 2) * config.text_dim
         self.alignment_projection: nn.Linear | None = None
         if config.use_alignment:
             self.alignment_projection = nn.Linear(2 * config.embedding_dim, 2 * config.text_dim)
@@ -214,7 +220,11 @@ class MismatchModel(nn.Module):
         if self.ref_projection is not None and self.gen_projection is not None:
             if ref is None or gen is None:
                 raise ValueError("the text branch needs both ref and gen")
-            parts += [self.ref_projection(self.embed(ref)), self.gen_projection(self.embed(gen))]
+            ref_vector = self.ref_projection(self.embed(ref))
+            gen_vector = self.gen_projection(self.embed(gen))
+            parts += [ref_vector, gen_vector]
+            if self.config.text_interactions:
+                parts += [(ref_vector - gen_vector).abs(), ref_vector * gen_vector]
         if self.alignment_projection is not None:
             if alignment is None:
                 raise ValueError("this model reads alignment vectors; pass alignment=")

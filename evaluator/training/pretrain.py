@@ -3,7 +3,8 @@
 Adds to the stock LightningCLI what every run needs: seeding, checkpointing on val accuracy,
 early stopping, a CSV or (offline-capable) wandb logger with an explicit save dir, and, after
 ``fit``, the export of the best weights with ``save_pretrained`` plus a per-class report and
-confusion matrix of the val split.
+confusion matrix of the val split. ``validate --ckpt_path CKPT`` does the same report and
+export for a checkpoint of a finished run (e.g. one trained with ``--export_dir null``).
 """
 
 from __future__ import annotations
@@ -92,15 +93,28 @@ class PretrainCLI(LightningCLI):
         """Reload the best weights, report on val, export the checkpoint (rank zero only)."""
         if not self.trainer.is_global_zero:
             return
-        module, data = self.model, self.datamodule
         best = (
             self.trainer.checkpoint_callback.best_model_path
             if self.trainer.checkpoint_callback
             else ""
         )
         if best:
-            state = torch.load(best, map_location=module.device, weights_only=True)["state_dict"]
-            module.load_state_dict(state)
+            state = torch.load(best, map_location=self.model.device, weights_only=True)
+            self.model.load_state_dict(state["state_dict"])
+        self.report_and_export(best, self.trainer.log_dir)
+
+    def after_validate(self) -> None:
+        """Report on val and export the weights ``validate --ckpt_path`` loaded."""
+        if not self.trainer.is_global_zero:
+            return
+        best = self._get(self.config, "ckpt_path") or ""
+        if not best:
+            raise ValueError("validate exports a finished run's weights: pass --ckpt_path")
+        self.report_and_export(best, str(Path(best).parent.parent))
+
+    def report_and_export(self, best: str, run_dir: str | None) -> None:
+        """Per-class report of the val split and save_pretrained of the module's weights."""
+        module, data = self.model, self.datamodule
         labels, predictions = predict_val(module, data)
         docs_dir = self._get(self.config, "docs_dir")
         metrics = (
@@ -115,7 +129,7 @@ class PretrainCLI(LightningCLI):
             training = {
                 **data.describe(),
                 "best checkpoint": Path(best).name if best else "last epoch",
-                "run config": str(Path(self.trainer.log_dir or ".") / "config.yaml"),
+                "run config": str(Path(run_dir or ".") / "config.yaml"),
             }
             save_pretrained(
                 module.model,

@@ -1,0 +1,55 @@
+"""Contrast copies of human-rated outputs: the output with one synthetic error in it.
+
+Human ratings never show a rating head what cutting, repeating or reordering an output does
+(no two rated outputs differ by one such edit), so a head fit to them alone can leave such
+an edit unpunished or even reward it (docs/stress.md). Fine-tuning therefore also asks that
+a copy of a training output carrying an error rate below the output itself. The errors come
+from the pretraining rules of ``synth/`` (all 13 error classes), not from the stress tests.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from evaluator.human_data import HumanRecord
+from synth.perturb import Context
+from synth.taxonomy import CODES
+
+ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
+
+
+def contrast_records(
+    records: list[HumanRecord], size: int, seed: int
+) -> tuple[list[HumanRecord], list[int]]:
+    """Up to ``size`` copies of records sampled without replacement, each with one error.
+
+    Returns the copies (id ``<record id>~<class>``, no scores) and, for each, the position
+    of its original in ``records``. A record takes the first class, in a random order, that
+    one of its rules applies to; OutofRef content comes from an output of another group.
+    Same records, size and seed -> same copies.
+    """
+    from synth.generate import apply_class, parse
+
+    rng = random.Random(seed)
+    chosen = sorted(rng.sample(range(len(records)), min(size, len(records))))
+    docs = parse([records[i].gen for i in chosen])
+
+    def other_doc(group: str):
+        for _ in range(20):
+            position = rng.randrange(len(chosen))
+            if records[chosen[position]].group != group:
+                return docs[position]
+        return None
+
+    copies, owners = [], []
+    for index, doc in zip(chosen, docs, strict=True):
+        record = records[index]
+        context = Context(rng=rng, other_doc=lambda group=record.group: other_doc(group))
+        for code in rng.sample(ERROR_CLASSES, len(ERROR_CLASSES)):
+            change = apply_class(code, doc, context)
+            if change is not None:
+                copies.append(replace(record, id=f"{record.id}~{code}", gen=change[0], scores={}))
+                owners.append(index)
+                break
+    return copies, owners
