@@ -260,7 +260,10 @@ def test_contrast_copies_carry_one_synthetic_error_each(contrast_root: Path) -> 
         assert copy.gen != original.gen and copy.refs == original.refs
         assert copy.group == original.group and copy.scores == {}
     assert contrast_records(records, 10, seed=3) == (copies, owners)
-    assert len(contrast_records(records, 1000, seed=3)[0]) <= len(records)
+    more, owners = contrast_records(records, 2 * len(records), seed=3)
+    assert len(records) < len(more) <= 2 * len(records)
+    assert max(owners.count(owner) for owner in owners) == 2
+    assert len({copy.id for copy in more}) == len(more)  # a record's copies differ in class
 
 
 def test_contrast_loss_rates_the_copies_below_their_originals(

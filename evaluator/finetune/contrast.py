@@ -10,6 +10,7 @@ from the pretraining rules of ``synth/`` (all 13 error classes), not from the st
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 from evaluator.human_data import HumanRecord
@@ -22,17 +23,21 @@ ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 def contrast_records(
     records: list[HumanRecord], size: int, seed: int
 ) -> tuple[list[HumanRecord], list[int]]:
-    """Up to ``size`` copies of records sampled without replacement, each with one error.
+    """Up to ``size`` copies of records, each with one error: records are taken in a random
+    order, and again from the start when ``size`` exceeds their number, so no record gets
+    more than ``ceil(size / len(records))`` copies, each of another class.
 
     Returns the copies (id ``<record id>~<class>``, no scores) and, for each, the position
-    of its original in ``records``. A record takes the first class, in a random order, that
-    one of its rules applies to; OutofRef content comes from an output of another group.
-    Same records, size and seed -> same copies.
+    of its original in ``records``. A record takes the first classes, in a random order,
+    that one of their rules applies to; OutofRef content comes from an output of another
+    group. Same records, size and seed -> same copies.
     """
     from synth.generate import apply_class, parse
 
     rng = random.Random(seed)
-    chosen = sorted(rng.sample(range(len(records)), min(size, len(records))))
+    order = rng.sample(range(len(records)), len(records))
+    wanted = Counter(order[j % len(order)] for j in range(size))
+    chosen = sorted(wanted)
     docs = parse([records[i].gen for i in chosen])
 
     def other_doc(group: str):
@@ -46,10 +51,13 @@ def contrast_records(
     for index, doc in zip(chosen, docs, strict=True):
         record = records[index]
         context = Context(rng=rng, other_doc=lambda group=record.group: other_doc(group))
+        made = 0
         for code in rng.sample(ERROR_CLASSES, len(ERROR_CLASSES)):
+            if made == wanted[index]:
+                break
             change = apply_class(code, doc, context)
             if change is not None:
                 copies.append(replace(record, id=f"{record.id}~{code}", gen=change[0], scores={}))
                 owners.append(index)
-                break
+                made += 1
     return copies, owners
