@@ -189,6 +189,7 @@ def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, d
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.tasks["summarization"]["kind"] == "regression"
+    assert "one synthetic error" in checkpoint.config["training"]["contrast copies"]  # from the config
 
 
 def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:

@@ -85,6 +85,10 @@ def prepare_task(
     contrast = None
     if contrast_size:
         copies, owners = contrast_records(records, contrast_size, CONTRAST_SEED)
+        if not copies:
+            raise ValueError(
+                f"task {task.name!r}: no synth rule applies to any output; set contrast_size 0"
+            )
         name = f"{task.name}.contrast{contrast_size}"
         copy_inputs = build_inputs(task, copies, base.feature_names, name=name, **options)
         owners = np.asarray(owners, dtype=np.int64)
