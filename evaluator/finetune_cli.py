@@ -51,6 +51,8 @@ def load_settings(task: str, config: str | None) -> FitSettings:
         return FitSettings.from_config(config or f"configs/finetune/{task}.yaml")
     except FileNotFoundError as error:
         raise CommandError(f"{error}; pass --config") from None
+    except ValueError as error:
+        raise CommandError(f"{config or f'configs/finetune/{task}.yaml'}: {error}") from None
 
 
 def prepare(

@@ -21,7 +21,7 @@ from transformers import AutoTokenizer
 from evaluator.cli import main
 from evaluator.features import FeatureScaler
 from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
-from evaluator.finetune.datamodule import prepare_task, split_rows
+from evaluator.finetune.datamodule import pair_starts, prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
@@ -171,6 +171,10 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert "does not exist" in capsys.readouterr().err
     assert main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
     assert "none.yaml does not exist" in capsys.readouterr().err
+    half = tmp_path / "half.yaml"
+    half.write_text(yaml.safe_dump({"data": {"contrast_size": 100}}))
+    assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
+    assert "half.yaml: contrast copies need both" in capsys.readouterr().err
 
 
 def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
@@ -240,10 +244,11 @@ def contrast_root(tmp_path_factory) -> Path:
     rows = []
     for group in range(12):
         ref = CONTRAST_SENTENCES[group % len(CONTRAST_SENTENCES)]
-        for system, gen in enumerate([ref, CONTRAST_SENTENCES[(group + 1) % len(CONTRAST_SENTENCES)]]):
+        other = CONTRAST_SENTENCES[(group + 1) % len(CONTRAST_SENTENCES)]
+        for system, gen in enumerate([ref, other]):
             score = 5.0 if system == 0 else 2.0
             rows.append({
-                "id": f"c:{group}:{system}", "ref": [ref], "gen": gen, "src": None,
+                "id": f"c:{group}:{system}", "ref": [ref, other], "gen": gen, "src": None,
                 "group": f"c:{group}", "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
             })  # fmt: skip
     write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
@@ -256,8 +261,8 @@ def test_contrast_copies_carry_one_synthetic_error_each(contrast_root: Path) -> 
     assert 0 < len(copies) <= 10 and len(owners) == len(copies) == len(set(owners))
     for copy, owner in zip(copies, owners, strict=True):
         original = records[owner]
-        assert copy.id.split("~") == [original.id, copy.id.split("~")[1]]
-        assert copy.id.split("~")[1] in ERROR_CLASSES
+        record_id, code, digest = copy.id.split("~")
+        assert record_id == original.id and code in ERROR_CLASSES and len(digest) == 10
         assert copy.gen != original.gen and copy.refs == original.refs
         assert copy.group == original.group and copy.scores == {}
     assert contrast_records(records, 10, seed=3) == (copies, owners)
@@ -276,15 +281,18 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
         "summarization", str(base_checkpoint), tmp_path / "cache", contrast_root, contrast_size=24
     )
     contrast = prepared.contrast
-    starts = np.cumsum([0] + [len(r) for r in contrast.inputs.ref_rows])[:-1]
-    assert np.array_equal(contrast.pairs - starts, np.zeros(len(contrast.owners), dtype=int))
+    copy_refs = contrast.inputs.texts[np.concatenate(contrast.inputs.ref_rows)[contrast.pairs]]
+    trained = prepared.train_pairs[contrast.owners]
+    original_refs = prepared.inputs.texts[np.concatenate(prepared.inputs.ref_rows)[trained]]
+    assert len(set(trained - pair_starts(prepared.inputs)[contrast.owners])) == 2  # both refs used
+    np.testing.assert_array_equal(copy_refs, original_refs)  # each copy trains on its original's
     settings = FitSettings(
         max_steps=120, val_check_interval=40, patience=5, batch_size=8, val_fraction=0.3,
         lr=3e-3, contrast_size=24, contrast_weight=10.0, contrast_margin=0.2,
     )  # fmt: skip
     everything = np.arange(len(prepared.records))
     module, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
-    assert "contrast copies" in data.describe()
+    assert data.describe()["contrast copies"].startswith(f"{np.isin(contrast.owners, data.split['train']).sum()} train")
     train = set(data.split["train"].tolist())
     mine = np.array([i for i, owner in enumerate(contrast.owners) if owner in train])
     copies = closest_outputs(module.model, contrast.features[mine], contrast.inputs.subset(mine))[2]

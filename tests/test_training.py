@@ -181,6 +181,15 @@ def test_cosine_schedule_decays_the_learning_rate_to_zero(corpus: dict[str, Path
     assert last == pytest.approx(3e-3) if schedule == "constant" else last < 1e-6
 
 
+def test_cosine_schedule_without_an_end_is_a_clear_error(corpus: dict[str, Path]) -> None:
+    import lightning as L
+
+    module = MismatchModule(feature_names=FEATURES, lr_schedule="cosine")
+    trainer = L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False)
+    with pytest.raises(ValueError, match="needs trainer.max_epochs or trainer.max_steps"):
+        trainer.fit(module, datamodule=datamodule(corpus))
+
+
 def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path: Path) -> None:
     export, docs, runs = tmp_path / "export", tmp_path / "docs", tmp_path / "runs"
     main(

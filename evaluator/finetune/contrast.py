@@ -9,6 +9,7 @@ from the pretraining rules of ``synth/`` (all 13 error classes), not from the st
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from dataclasses import replace
@@ -27,10 +28,12 @@ def contrast_records(
     order, and again from the start when ``size`` exceeds their number, so no record gets
     more than ``ceil(size / len(records))`` copies, each of another class.
 
-    Returns the copies (id ``<record id>~<class>``, no scores) and, for each, the position
-    of its original in ``records``. A record takes the first classes, in a random order,
-    that one of their rules applies to; OutofRef content comes from an output of another
-    group. Same records, size and seed -> same copies.
+    Returns the copies (id ``<record id>~<class>~<hash of the copy's text>``, so the feature
+    cache, keyed by id, never serves a copy's features for another text after the rules
+    change; no scores) and, for each, the position of its original in ``records``. A record
+    takes the first classes, in a random order, that one of their rules applies to. OutofRef
+    content comes from an output of another group, of any split: another output's text, never
+    a rating. Same records, size and seed -> same copies.
     """
     from synth.generate import apply_class, parse
 
@@ -57,7 +60,9 @@ def contrast_records(
                 break
             change = apply_class(code, doc, context)
             if change is not None:
-                copies.append(replace(record, id=f"{record.id}~{code}", gen=change[0], scores={}))
+                digest = hashlib.sha1(change[0].encode("utf-8")).hexdigest()[:10]
+                copy_id = f"{record.id}~{code}~{digest}"
+                copies.append(replace(record, id=copy_id, gen=change[0], scores={}))
                 owners.append(index)
                 made += 1
     return copies, owners

@@ -238,6 +238,6 @@ class RatingDataModule(L.LightningDataModule):
             "reference": "closest by the base model's P(NoContr), as predict picks it",
         }
         if self.prepared.contrast is not None:
-            copies = len(self.prepared.contrast.owners)
-            facts["contrast copies"] = f"{copies} outputs with one synthetic error each"
+            copies = np.isin(self.prepared.contrast.owners, self.split["train"]).sum()
+            facts["contrast copies"] = f"{copies} train outputs with one synthetic error each"
         return facts

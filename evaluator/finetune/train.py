@@ -36,6 +36,13 @@ class FitSettings:
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
 
+    def __post_init__(self) -> None:
+        if (self.contrast_size > 0) != (self.contrast_weight > 0):
+            raise ValueError(
+                "contrast copies need both data.contrast_size and model.contrast_weight above 0 "
+                f"(got {self.contrast_size} and {self.contrast_weight})"
+            )
+
     @classmethod
     def from_config(cls, path: str | Path) -> FitSettings:
         """Read the fit numbers from a finetune LightningCLI YAML (model/data/trainer/early_stopping)."""

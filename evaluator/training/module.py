@@ -120,6 +120,9 @@ class MismatchModule(L.LightningModule):
         )
         if self.hparams.lr_schedule == "constant":
             return optimizer
-        steps = int(self.trainer.estimated_stepping_batches)
+        steps = self.trainer.estimated_stepping_batches
+        if steps == float("inf"):
+            raise ValueError("lr_schedule cosine needs trainer.max_epochs or trainer.max_steps")
+        steps = int(steps)
         schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(steps, 1))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}

@@ -103,13 +103,17 @@ class PretrainCLI(LightningCLI):
             self.model.load_state_dict(state["state_dict"])
         self.report_and_export(best, self.trainer.log_dir)
 
+    def before_validate(self) -> None:
+        if not self._get(self.config, "ckpt_path"):
+            raise ValueError("validate exports a finished run's weights: pass --ckpt_path")
+
     def after_validate(self) -> None:
-        """Report on val and export the weights ``validate --ckpt_path`` loaded."""
+        """Report on val and export the weights ``validate --ckpt_path`` loaded (to
+        ``--export_dir``: pass it, or the config's default, the shipped base, is replaced)."""
         if not self.trainer.is_global_zero:
             return
-        best = self._get(self.config, "ckpt_path") or ""
-        if not best:
-            raise ValueError("validate exports a finished run's weights: pass --ckpt_path")
+        best = self._get(self.config, "ckpt_path")
+        # runs/<name>/version_N/checkpoints/best-*.ckpt: the run's config.yaml is two levels up
         self.report_and_export(best, str(Path(best).parent.parent))
 
     def report_and_export(self, best: str, run_dir: str | None) -> None:
