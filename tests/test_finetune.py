@@ -21,7 +21,7 @@ from transformers import AutoTokenizer
 from evaluator.cli import main
 from evaluator.features import FeatureScaler
 from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
-from evaluator.finetune.datamodule import pair_starts, prepare_task, split_rows
+from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
@@ -284,7 +284,7 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
     copy_refs = contrast.inputs.texts[np.concatenate(contrast.inputs.ref_rows)[contrast.pairs]]
     trained = prepared.train_pairs[contrast.owners]
     original_refs = prepared.inputs.texts[np.concatenate(prepared.inputs.ref_rows)[trained]]
-    assert len(set(trained - pair_starts(prepared.inputs)[contrast.owners])) == 2  # both refs used
+    assert len(set(trained - prepared.inputs.pair_starts()[contrast.owners])) == 2  # both refs used
     np.testing.assert_array_equal(copy_refs, original_refs)  # each copy trains on its original's
     settings = FitSettings(
         max_steps=120, val_check_interval=40, patience=5, batch_size=8, val_fraction=0.3,

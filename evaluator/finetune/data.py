@@ -46,13 +46,17 @@ class TaskInputs:
         """For each (record, reference) pair in ``ref_rows`` order, its record position."""
         return np.concatenate([np.full(len(rows), i) for i, rows in enumerate(self.ref_rows)])
 
+    def pair_starts(self) -> np.ndarray:
+        """Per record, the index of its first (record, reference) pair."""
+        return np.cumsum([0] + [len(rows) for rows in self.ref_rows])[:-1]
+
     def subset(self, rows: np.ndarray) -> TaskInputs:
         """The records at ``rows`` (positions), sharing the text table."""
         alignments = None
         if self.alignments is not None:
-            starts = np.cumsum([0] + [len(r) for r in self.ref_rows])
+            starts = self.pair_starts()
             alignments = np.concatenate(
-                [self.alignments[starts[i] : starts[i + 1]] for i in rows]
+                [self.alignments[starts[i] : starts[i] + len(self.ref_rows[i])] for i in rows]
             )
         return TaskInputs(
             ids=[self.ids[i] for i in rows],

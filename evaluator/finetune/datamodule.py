@@ -50,11 +50,6 @@ class PreparedTask:
     contrast: ContrastSet | None = None
 
 
-def pair_starts(inputs: TaskInputs) -> np.ndarray:
-    """Per record, the index of its first (record, reference) pair."""
-    return np.cumsum([0] + [len(rows) for rows in inputs.ref_rows])[:-1]
-
-
 def prepare_task(
     task_name: str,
     checkpoint: str,
@@ -92,12 +87,12 @@ def prepare_task(
         name = f"{task.name}.contrast{contrast_size}"
         copy_inputs = build_inputs(task, copies, base.feature_names, name=name, **options)
         owners = np.asarray(owners, dtype=np.int64)
-        offsets = train_pairs[owners] - pair_starts(inputs)[owners]
+        offsets = train_pairs[owners] - inputs.pair_starts()[owners]
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
             owners=owners,
-            pairs=pair_starts(copy_inputs) + offsets,
+            pairs=copy_inputs.pair_starts() + offsets,
         )
     return PreparedTask(task, records, inputs, base, features, train_pairs, contrast)
 
