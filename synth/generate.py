@@ -134,8 +134,9 @@ def _try_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
 
 def apply_class(code: str, doc, ctx: Context) -> tuple[str, str, dict] | None:
     """(text, rule, detail) of the first rule of class ``code`` that applies to a parsed text
-    (rules tried in a random order weighted by ``rule_weight``, see ``_changes``), or None: the pretraining rules, for callers outside the generator (fine-tuning's contrast
-    copies). Loads spaCy's rules and their lexical data on first use."""
+    (rules tried in a random order weighted by ``rule_weight``, see ``_changes``), or None:
+    the pretraining rules, for callers outside the generator (fine-tuning's contrast copies).
+    Loads spaCy's rules and their lexical data on first use."""
     _init_resources()
     return _try_class(code, doc, ctx)
 

@@ -4,7 +4,9 @@ Human ratings never show a rating head what cutting, repeating or reordering an 
 (no two rated outputs differ by one such edit), so a head fit to them alone can leave such
 an edit unpunished or even reward it (docs/stress.md). Fine-tuning therefore also asks that
 a copy of a training output carrying an error rate below the output itself. The errors come
-from the pretraining rules of ``synth/`` (all 13 error classes), not from the stress tests.
+from the pretraining rules of ``synth/`` (all 13 error classes) applied to rated outputs; some
+of those rules share their code with stress perturbations (``synth/perturb/noise.py``), so
+the stress tests of such edits are not independent of this training.
 """
 
 from __future__ import annotations
