@@ -68,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for task in tasks:
         start = time.time()
-        prepared = prepare(
-            task, args.checkpoint, args.cache_dir, args.data_root, settings[task].contrast_size
-        )
+        prepared = prepare(task, args.checkpoint, args.cache_dir, args.data_root, settings[task])
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,

@@ -56,14 +56,27 @@ def load_settings(task: str, config: str | None) -> FitSettings:
 
 
 def prepare(
-    task: str, checkpoint: str, cache_dir: str, data_root: str | None, contrast_size: int = 0
+    task: str,
+    checkpoint: str,
+    cache_dir: str,
+    data_root: str | None,
+    settings: FitSettings | None = None,
 ):
-    """prepare_task with its user errors (unknown task, bad checkpoint or data) as CommandError."""
+    """prepare_task (with the contrast copies of ``settings``) with its user errors (unknown
+    task, bad checkpoint or data) as CommandError."""
+    settings = settings or FitSettings()
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     try:
         return prepare_task(
-            task, checkpoint, cache_dir, data_root, progress=True, contrast_size=contrast_size
+            task,
+            checkpoint,
+            cache_dir,
+            data_root,
+            progress=True,
+            contrast_size=settings.contrast_size,
+            contrast_depth=settings.contrast_depth,
+            contrast_class_weights=settings.contrast_class_weights,
         )
     except (CheckpointError, DataError, ValueError) as error:
         raise CommandError(str(error)) from None
@@ -71,9 +84,7 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.task, args.config)
-    prepared = prepare(
-        args.task, args.checkpoint, args.cache_dir, args.data_root, settings.contrast_size
-    )
+    prepared = prepare(args.task, args.checkpoint, args.cache_dir, args.data_root, settings)
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=args.checkpoint
     )

@@ -116,7 +116,7 @@ def _changes(code: str, doc, ctx: Context):
     the failure is counted (reported in the manifest as ``rule_errors``) and skipped.
     """
     rules = list(_RULES.get(code, ()))
-    rules = _weighted_sample(rules, {r: rule_weight(r) for r in rules}, len(rules), ctx.rng)
+    rules = weighted_sample(rules, {r: rule_weight(r) for r in rules}, len(rules), ctx.rng)
     for rule in rules:
         try:
             change = rule(doc, ctx)
@@ -205,7 +205,7 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
         for ref_index, ref_text in enumerate(group.texts):
             others = paraphrases[position][ref_index]
-            chosen = _weighted_sample(codes, weights, config.classes_per_text, rng)
+            chosen = weighted_sample(codes, weights, config.classes_per_text, rng)
             for code in chosen + sorted(harvest):
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
@@ -345,7 +345,7 @@ def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) 
     return made
 
 
-def _weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
+def weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
     """k distinct items drawn with probability proportional to weight (Efraimidis–Spirakis)."""
     keyed = sorted(items, key=lambda c: rng.random() ** (1.0 / weights[c]), reverse=True)
     return keyed[:k]

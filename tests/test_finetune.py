@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -175,6 +176,16 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     half.write_text(yaml.safe_dump({"data": {"contrast_size": 100}}))
     assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
     assert "half.yaml: contrast copies need both" in capsys.readouterr().err
+    for data, message in (
+        ({"contrast_class_weights": {"Typo": 2}}, "unknown error class 'Typo' in contrast class weights"),
+        ({"contrast_class_weights": {"GramErr": 0}}, "contrast class weight of GramErr must be above 0"),
+        ({"contrast_class_weights": ["GramErr"]}, "data.contrast_class_weights: expected dict"),
+        ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
+    ):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump({"data": data}))
+        assert main(["finetune", "--task", "summarization", "--config", str(bad)]) == 2
+        assert f"bad.yaml: {message}" in capsys.readouterr().err
 
 
 def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
@@ -193,7 +204,7 @@ def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, d
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.tasks["summarization"]["kind"] == "regression"
-    assert "one synthetic error" in checkpoint.config["training"]["contrast copies"]  # from the config
+    assert "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]  # from the config
 
 
 def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:
@@ -257,19 +268,59 @@ def contrast_root(tmp_path_factory) -> Path:
 
 def test_contrast_copies_carry_one_synthetic_error_each(contrast_root: Path) -> None:
     records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
-    copies, owners = contrast_records(records, 10, seed=3)
+    copies, owners, parents = contrast_records(records, 10, seed=3)
     assert 0 < len(copies) <= 10 and len(owners) == len(copies) == len(set(owners))
+    assert parents == [-1] * len(copies)  # depth 1: every copy is made from its original
     for copy, owner in zip(copies, owners, strict=True):
         original = records[owner]
         record_id, code, digest = copy.id.split("~")
         assert record_id == original.id and code in ERROR_CLASSES and len(digest) == 10
         assert copy.gen != original.gen and copy.refs == original.refs
         assert copy.group == original.group and copy.scores == {}
-    assert contrast_records(records, 10, seed=3) == (copies, owners)
-    more, owners = contrast_records(records, 2 * len(records), seed=3)
+    assert contrast_records(records, 10, seed=3) == (copies, owners, parents)
+    more, owners, _ = contrast_records(records, 2 * len(records), seed=3)
     assert len(records) < len(more) <= 2 * len(records)
     assert max(owners.count(owner) for owner in owners) == 2
     assert len({copy.id for copy in more}) == len(more)  # a record's copies differ in class
+
+
+def test_graded_contrast_copies_add_one_error_of_their_class_per_step(contrast_root: Path) -> None:
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    copies, owners, parents = contrast_records(records, 3 * len(records), seed=3, depth=3)
+    assert contrast_records(records, 3 * len(records), seed=3, depth=3) == (copies, owners, parents)
+    assert parents.count(-1) == len(records)  # one chain per record
+    steps = {}
+    for position, (copy, parent) in enumerate(zip(copies, parents, strict=True)):
+        steps[position] = 1 if parent == -1 else steps[parent] + 1
+        if parent != -1:
+            made_from = copies[parent]
+            assert owners[parent] == owners[position] and parent < position
+            assert copy.id.split("~")[1] == made_from.id.split("~")[1]  # same class
+            assert copy.gen not in (made_from.gen, records[owners[position]].gen)
+    assert max(steps.values()) == 3 and 1 < sum(step > 1 for step in steps.values())
+    with pytest.raises(ValueError, match="depth must be at least 1"):
+        contrast_records(records, 10, seed=3, depth=0)
+
+
+def test_class_weights_favour_their_class(contrast_root: Path) -> None:
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    classes = lambda copies: Counter(copy.id.split("~")[1] for copy in copies)  # noqa: E731
+    uniform = classes(contrast_records(records, len(records), seed=3)[0])
+    weighted = classes(contrast_records(records, len(records), seed=3, class_weights={"GramErr": 100})[0])
+    assert uniform["GramErr"] < len(records) / 2 < weighted["GramErr"]
+    with pytest.raises(ValueError, match="unknown error class 'Typo'"):
+        contrast_records(records, 10, seed=3, class_weights={"Typo": 1})
+
+
+def test_contrast_loss_ranks_each_copy_below_the_text_it_was_made_from(base_checkpoint: Path) -> None:
+    """The hinge compares a chain's copy with the copy before it, a first copy with its
+    original: zero when each is a margin lower, positive when a later copy rates higher."""
+    module = RatingModule("summarization", checkpoint=str(base_checkpoint), contrast_weight=1.0, contrast_margin=0.1)
+    outputs = torch.tensor([[0.9, 0.9]])  # one original
+    contrast = {"owner": torch.tensor([0, 0, 0]), "parent": torch.tensor([-1, 0, 1])}
+    for copies, expected in (([0.8, 0.7, 0.6], 0.0), ([0.8, 0.7, 0.75], 0.15 / 3)):
+        module.forward = lambda batch, copies=copies: torch.tensor(copies)[:, None].repeat(1, 2)
+        assert module.contrast_loss(outputs, contrast).item() == pytest.approx(expected, abs=1e-6)
 
 
 def test_contrast_loss_rates_the_copies_below_their_originals(

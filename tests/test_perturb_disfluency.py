@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from synth.generate import _weighted_sample
+from synth.generate import weighted_sample
 from synth.perturb import addition, entity, grammar, omission, paraphrase, predicate
 from synth.perturb.base import Change, Context, edit_change, rule_weight, weighted
 
@@ -185,5 +185,5 @@ def test_rule_weight_sets_how_often_a_rule_is_tried_first() -> None:
     weighted(rare, 0.1)
     rng = random.Random(0)
     weights = {rule: rule_weight(rule) for rule in (common, rare)}
-    firsts = Counter(_weighted_sample([common, rare], weights, 2, rng)[0] for _ in range(2000))
+    firsts = Counter(weighted_sample([common, rare], weights, 2, rng)[0] for _ in range(2000))
     assert 0.05 < firsts[rare] / 2000 < 0.15  # 0.1 / 1.1 = 0.09

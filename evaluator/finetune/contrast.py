@@ -3,7 +3,9 @@
 Human ratings never show a rating head what cutting, repeating or reordering an output does
 (no two rated outputs differ by one such edit), so a head fit to them alone can leave such
 an edit unpunished or even reward it (docs/stress.md). Fine-tuning therefore also asks that
-a copy of a training output carrying an error rate below the output itself. The errors come
+a copy of a training output carrying an error rate below the output itself, and, with graded
+copies (chains of 1, 2, 3 ... errors), each copy below the one it was made from: more of an
+error must never rate higher, which is what the stress tests check level by level. The errors come
 from the pretraining rules of ``synth/`` (all 13 error classes) applied to rated outputs; some
 of those rules share their code with stress perturbations (``synth/perturb/noise.py``), so
 the stress tests of such edits are not independent of this training.
@@ -23,25 +25,49 @@ from synth.taxonomy import CODES
 ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 
 
+def check_class_weights(weights: dict[str, float]) -> None:
+    """Weights name error classes and are positive; the error names the bad key."""
+    for code, weight in weights.items():
+        if code not in ERROR_CLASSES:
+            raise ValueError(
+                f"unknown error class {code!r} in contrast class weights; known: {', '.join(ERROR_CLASSES)}"
+            )
+        if not isinstance(weight, int | float) or not weight > 0:
+            raise ValueError(f"contrast class weight of {code} must be above 0 (got {weight})")
+
+
 def contrast_records(
-    records: list[HumanRecord], size: int, seed: int
-) -> tuple[list[HumanRecord], list[int]]:
-    """Up to ``size`` copies of records, each with one error: records are taken in a random
-    order, and again from the start when ``size`` exceeds their number, so no record gets
-    more than ``ceil(size / len(records))`` copies, each of another class.
+    records: list[HumanRecord],
+    size: int,
+    seed: int,
+    depth: int = 1,
+    class_weights: dict[str, float] | None = None,
+) -> tuple[list[HumanRecord], list[int], list[int]]:
+    """Up to ``size`` copies of records, in chains of up to ``depth`` copies: a chain's first
+    copy has one error, each next copy one more error of the same class added to the copy
+    before it, so the copies of a chain are graded. Records are taken in a random order, and
+    again from the start when the ``size // depth`` chains outnumber them, so no record gets
+    more than ``ceil(size // depth / len(records))`` chains, each of another class.
 
     Returns the copies (id ``<record id>~<class>~<hash of the copy's text>``, so the feature
     cache, keyed by id, never serves a copy's features for another text after the rules
-    change; no scores) and, for each, the position of its original in ``records``. A record
-    takes the first classes, in a random order, that one of their rules applies to. OutofRef
-    content comes from an output of another group, of any split: another output's text, never
-    a rating. Same records, size and seed -> same copies.
+    change; no scores), for each the position of its original in ``records``, and the
+    position among the copies of the copy it was made from (-1: made from the original).
+    A chain takes the first class, in a random order (weighted by ``class_weights``, 1 for a
+    class not named; uniform without), that one of its rules applies to; it
+    ends early when no rule of its class applies any more or an edit gives back a text the
+    chain already had (a swap undone). OutofRef content comes from an output of another
+    group, of any split: another output's text, never a rating. Same records, size, depth,
+    weights and seed -> same copies.
     """
-    from synth.generate import apply_class, parse
+    from synth.generate import apply_class, parse, weighted_sample
 
+    if depth < 1:
+        raise ValueError(f"contrast depth must be at least 1 (got {depth})")
+    check_class_weights(class_weights or {})
     rng = random.Random(seed)
     order = rng.sample(range(len(records)), len(records))
-    wanted = Counter(order[j % len(order)] for j in range(size))
+    wanted = Counter(order[j % len(order)] for j in range(size // depth))
     chosen = sorted(wanted)
     docs = parse([records[i].gen for i in chosen])
 
@@ -52,19 +78,42 @@ def contrast_records(
                 return docs[position]
         return None
 
-    copies, owners = [], []
+    def context(index: int) -> Context:
+        return Context(rng=rng, other_doc=lambda group=records[index].group: other_doc(group))
+
+    copies, owners, parents = [], [], []
+    chains: list[tuple[int, str, list[int]]] = []  # (record, class, its copies so far)
+
+    def add(index: int, code: str, text: str, parent: int) -> None:
+        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+        copy_id = f"{records[index].id}~{code}~{digest}"
+        copies.append(replace(records[index], id=copy_id, gen=text, scores={}))
+        owners.append(index)
+        parents.append(parent)
+
+    def class_order() -> list[str]:
+        if not class_weights:
+            return rng.sample(ERROR_CLASSES, len(ERROR_CLASSES))
+        weights = {code: class_weights.get(code, 1.0) for code in ERROR_CLASSES}
+        return weighted_sample(list(ERROR_CLASSES), weights, len(ERROR_CLASSES), rng)
+
     for index, doc in zip(chosen, docs, strict=True):
-        record = records[index]
-        context = Context(rng=rng, other_doc=lambda group=record.group: other_doc(group))
         made = 0
-        for code in rng.sample(ERROR_CLASSES, len(ERROR_CLASSES)):
+        for code in class_order():
             if made == wanted[index]:
                 break
-            change = apply_class(code, doc, context)
+            change = apply_class(code, doc, context(index))
             if change is not None:
-                digest = hashlib.sha1(change[0].encode("utf-8")).hexdigest()[:10]
-                copy_id = f"{record.id}~{code}~{digest}"
-                copies.append(replace(record, id=copy_id, gen=change[0], scores={}))
-                owners.append(index)
+                add(index, code, change[0], -1)
+                chains.append((index, code, [len(copies) - 1]))
                 made += 1
-    return copies, owners
+    for length in range(1, depth):
+        growing = [chain for chain in chains if len(chain[2]) == length]
+        last_docs = parse([copies[chain[-1]].gen for _, _, chain in growing])
+        for (index, code, chain), doc in zip(growing, last_docs, strict=True):
+            change = apply_class(code, doc, context(index))
+            had = {records[index].gen, *(copies[c].gen for c in chain)}
+            if change is not None and change[0] not in had:
+                add(index, code, change[0], chain[-1])
+                chain.append(len(copies) - 1)
+    return copies, owners, parents

@@ -36,6 +36,8 @@ class ContrastSet:
     inputs: TaskInputs
     features: np.ndarray  # (copies, features) scaled with the base checkpoint's scaler
     owners: np.ndarray  # per copy, the position of its original record
+    parents: np.ndarray  # per copy, the copy it was made from (-1: its original record)
+    depth: int  # the most copies in one chain (1: every copy has one error)
     pairs: np.ndarray  # per copy, its (copy, reference) pair: the reference its original trains on
 
 
@@ -57,10 +59,14 @@ def prepare_task(
     data_root: str | Path | None = None,
     progress: bool = False,
     contrast_size: int = 0,
+    contrast_depth: int = 1,
+    contrast_class_weights: dict[str, float] | None = None,
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
-    contrast_size: number of contrast copies to build (0: none; regression tasks only)."""
+    contrast_size: number of contrast copies to build (0: none; regression tasks only), in
+    chains of up to contrast_depth copies with one more error each, their classes drawn with
+    contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``)."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
@@ -79,12 +85,14 @@ def prepare_task(
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
     if contrast_size:
-        copies, owners = contrast_records(records, contrast_size, CONTRAST_SEED)
+        copies, owners, parents = contrast_records(
+            records, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
+        )
         if not copies:
             raise ValueError(
                 f"task {task.name!r}: no synth rule applies to any output; set contrast_size 0"
             )
-        name = f"{task.name}.contrast{contrast_size}"
+        name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build_inputs(task, copies, base.feature_names, name=name, **options)
         owners = np.asarray(owners, dtype=np.int64)
         offsets = train_pairs[owners] - inputs.pair_starts()[owners]
@@ -92,6 +100,8 @@ def prepare_task(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
             owners=owners,
+            parents=np.asarray(parents, dtype=np.int64),
+            depth=contrast_depth,
             pairs=copy_inputs.pair_starts() + offsets,
         )
     return PreparedTask(task, records, inputs, base, features, train_pairs, contrast)
@@ -141,10 +151,14 @@ class RatingDataModule(L.LightningDataModule):
         cache_dir: str = str(DEFAULT_CACHE_DIR),
         data_root: str | None = None,
         contrast_size: int = 0,
+        contrast_depth: int = 1,
+        contrast_class_weights: dict[str, float] | None = None,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
         val_fraction: share of the training groups held out for early stopping;
-        contrast_size: contrast copies built for the task (0: none)."""
+        contrast_size: contrast copies built for the task (0: none), in chains of up to
+        contrast_depth copies with one more error each, of classes drawn with
+        contrast_class_weights (evaluator.finetune.contrast)."""
         super().__init__()
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
@@ -175,6 +189,8 @@ class RatingDataModule(L.LightningDataModule):
                 self.hparams.cache_dir,
                 self.hparams.data_root,
                 contrast_size=self.hparams.contrast_size,
+                contrast_depth=self.hparams.contrast_depth,
+                contrast_class_weights=self.hparams.contrast_class_weights,
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         # another seed than the test split's, whose hash would put no train group below the fraction
@@ -206,7 +222,13 @@ class RatingDataModule(L.LightningDataModule):
                 mine = [(i, c) for i, row in enumerate(rows) for c in copies_of.get(row, ())]
                 if mine:
                     owner, copy = zip(*mine, strict=True)
-                    batch["contrast"] = {**copies(list(copy)), "owner": torch.as_tensor(owner)}
+                    position = {c: p for p, c in enumerate(copy)}  # a chain comes whole
+                    parent = [position.get(int(contrast.parents[c]), -1) for c in copy]
+                    batch["contrast"] = {
+                        **copies(list(copy)),
+                        "owner": torch.as_tensor(owner),
+                        "parent": torch.as_tensor(parent),
+                    }
             return batch
 
         return DataLoader(
@@ -234,5 +256,10 @@ class RatingDataModule(L.LightningDataModule):
         }
         if self.prepared.contrast is not None:
             copies = np.isin(self.prepared.contrast.owners, self.split["train"]).sum()
-            facts["contrast copies"] = f"{copies} train outputs with one synthetic error each"
+            depth = self.prepared.contrast.depth
+            facts["contrast copies"] = (
+                f"{copies} train outputs with one synthetic error each"
+                if depth == 1
+                else f"{copies} train outputs with 1 to {depth} synthetic errors (graded chains)"
+            )
         return facts

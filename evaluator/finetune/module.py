@@ -8,9 +8,10 @@ the head's last layer at zero, so training starts from the best linear mix of th
 (on few rated groups a fresh head alone ends below the best single metric). The mismatch
 head gets no loss and stays the base model's auxiliary output. Regression: MSE on normalised
 criteria, skipping criteria a record lacks, plus (with ``contrast_weight``) a margin ranking
-loss asking each contrast copy in the batch (the output with one synthetic error,
+loss asking each contrast copy in the batch (the output with synthetic errors,
 ``evaluator.finetune.contrast``) to rate, on the mean of its criteria, at least
-``contrast_margin`` below its original; classification (NLI): cross-entropy over the
+``contrast_margin`` below the text it was made from (its original or, in a graded chain, the
+copy with one error less); classification (NLI): cross-entropy over the
 criteria as classes.
 """
 
@@ -137,10 +138,15 @@ class RatingModule(L.LightningModule):
         return errors.sum() / present.sum().clamp(min=1)
 
     def contrast_loss(self, outputs: Tensor, contrast: dict) -> Tensor:
-        """Hinge on (original - copy) mean rating: zero once every copy is ``margin`` lower."""
-        originals = outputs[contrast["owner"]].mean(dim=-1)
+        """Hinge on (parent - copy) mean rating, the parent being the text the copy was made
+        from (its original, or the copy with one error less): zero once every copy is
+        ``margin`` lower."""
         copies = self(contrast).mean(dim=-1)
-        return torch.relu(self.hparams.contrast_margin - (originals - copies)).mean()
+        parent = contrast["parent"]
+        parents = torch.where(
+            parent >= 0, copies[parent.clamp(min=0)], outputs[contrast["owner"]].mean(dim=-1)
+        )
+        return torch.relu(self.hparams.contrast_margin - (parents - copies)).mean()
 
     def training_step(self, batch: dict, batch_index: int) -> Tensor:
         outputs = self(batch)

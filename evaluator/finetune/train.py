@@ -10,7 +10,7 @@ points train alike.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import lightning as L
@@ -18,6 +18,7 @@ import torch
 import yaml
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
+from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.hub import save_pretrained
@@ -33,6 +34,8 @@ class FitSettings:
     lr: float = 1e-3
     weight_decay: float = 0.01
     contrast_size: int = 0
+    contrast_depth: int = 1
+    contrast_class_weights: dict[str, float] = field(default_factory=dict)
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
 
@@ -42,6 +45,9 @@ class FitSettings:
                 "contrast copies need both data.contrast_size and model.contrast_weight above 0 "
                 f"(got {self.contrast_size} and {self.contrast_weight})"
             )
+        if self.contrast_depth < 1:
+            raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
+        check_class_weights(self.contrast_class_weights)
 
     @classmethod
     def from_config(cls, path: str | Path) -> FitSettings:
@@ -59,13 +65,21 @@ class FitSettings:
             "lr": ("model", "lr"),
             "weight_decay": ("model", "weight_decay"),
             "contrast_size": ("data", "contrast_size"),
+            "contrast_depth": ("data", "contrast_depth"),
+            "contrast_class_weights": ("data", "contrast_class_weights"),
             "contrast_weight": ("model", "contrast_weight"),
             "contrast_margin": ("model", "contrast_margin"),
         }
         values = {}
         for name, (section, key) in sections.items():
-            if key in (config.get(section) or {}):
-                values[name] = type(getattr(cls(), name))(config[section][key])
+            if (config.get(section) or {}).get(key) is not None:  # null: the default
+                kind = type(getattr(cls(), name))
+                try:
+                    values[name] = kind(config[section][key])
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"{section}.{key}: expected {kind.__name__}, got {config[section][key]!r}"
+                    ) from None
         return cls(**values)
 
     def to_dict(self) -> dict:
