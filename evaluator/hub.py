@@ -231,7 +231,13 @@ def load(
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
-    except (KeyError, TypeError, ValueError) as error:
+        _check_feature_settings(config["features"], config.get("tasks"))
+        # the architecture's sizes are only checked by building it (e.g. heads that do not
+        # divide the width)
+        model = MismatchModel(model_config)
+    except KeyError as error:
+        raise CheckpointError(f"{config_file} lacks the key {error}") from None
+    except (TypeError, ValueError, ZeroDivisionError, AssertionError) as error:
         raise CheckpointError(f"{config_file} is inconsistent: {error}") from None
     if (
         list(scaler.names) != model_config.feature_names
@@ -245,7 +251,6 @@ def load(
         weights = load_file(str(weights_file))
     except (SafetensorError, OSError, ValueError) as error:
         raise CheckpointError(f"{weights_file} cannot be read as safetensors: {error}") from None
-    model = MismatchModel(model_config)
     try:
         model.load_state_dict(weights, strict=True)
     except RuntimeError as error:
@@ -253,6 +258,27 @@ def load(
             f"{weights_file} does not fit the architecture in {config_file}: {error}"
         ) from None
     return Checkpoint(model=model.eval(), scaler=scaler, config=config, path=directory)
+
+
+def _check_feature_settings(features: object, tasks: object) -> None:
+    """ValueError naming the first config.json setting that inference would trip over later."""
+    from evaluator.features.compute import AGGREGATES
+
+    if not isinstance(features, dict):
+        raise ValueError(f'"features" must be an object, got {type(features).__name__}')
+    names = features["names"]
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ValueError('"features.names" must be a list of feature names')
+    if features["aggregate"] not in AGGREGATES:
+        raise ValueError(
+            f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
+            f"got {features['aggregate']!r}"
+        )
+    layers = features.get("num_layers")
+    if layers is not None and (not isinstance(layers, int) or layers < 1):
+        raise ValueError(f'"features.num_layers" must be a positive integer or null, got {layers!r}')
+    if tasks is not None and not isinstance(tasks, dict):
+        raise ValueError(f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}')
 
 
 def _resolve(name: str, revision: str | None, local_files_only: bool) -> Path:

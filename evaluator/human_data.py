@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import json
 import math
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,17 +37,21 @@ class HumanRecord:
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
 
-def open_binary(path: Path):
-    """Open a .jsonl or .jsonl.gz file as bytes; lines are decoded one by one."""
-    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+def jsonl_lines(path: Path) -> Iterator[bytes]:
+    """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller); a
+    file that is not valid gzip is a DataError naming it, not a traceback."""
+    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+        try:
+            yield from handle
+        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+            raise DataError(f"{path}: not a readable gzip file ({error})") from None
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """(line number, object) for every non-blank line; invalid UTF-8 or JSON names the line."""
     if not path.is_file():
         raise DataError(f"{path}: no such file")
-    with open_binary(path) as handle:
-        yield from iter_json_lines(handle, str(path))
+    yield from iter_json_lines(jsonl_lines(path), str(path))
 
 
 def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:

@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
     _report_warnings(caught)
-    from evaluator.predict_io import format_predictions, write_atomic
+    from evaluator.atomic import write_text_atomic
+    from evaluator.predict_io import format_predictions
 
     text = format_predictions(predictions, output_format, evaluator.rating_keys)
     if args.output is None:
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         try:
-            write_atomic(args.output, text)
+            write_text_atomic(args.output, text)
         except OSError as error:
             raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
     if not args.quiet:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator.human_data import DataError, iter_json_lines, open_binary
+from evaluator.human_data import DataError, iter_json_lines, jsonl_lines
 from synth.taxonomy import CODES
 
 if TYPE_CHECKING:  # the readers must not import torch: bad input fails before it loads
@@ -80,8 +79,7 @@ def read_jsonl_file(path: Path) -> Pairs:
     """Pairs from a .jsonl (or .jsonl.gz) file of {"ref", "gen", "src"?, "id"?} objects."""
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    with open_binary(path) as handle:
-        return read_jsonl(handle, str(path))
+    return read_jsonl(jsonl_lines(path), str(path))
 
 
 def read_jsonl(lines: Iterable[bytes], name: str) -> Pairs:
@@ -168,16 +166,3 @@ def format_predictions(
     writer.writerow(columns(rating_keys))
     writer.writerows(flat_row(p, rating_keys) for p in predictions)
     return buffer.getvalue()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write text to path through a temporary file in the same folder and one rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with temp.open("w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
+
+from evaluator.atomic import write_text_atomic
 
 # what each ablation run switched off, as passed to scripts/pretrain.py
 ABLATIONS = {
@@ -47,10 +48,7 @@ def main() -> None:
         f"| {label} | {m['val_accuracy']:.4f} | {m['val_macro_f1']:.4f} | {m['val_pairs']} |"
         for label, m in rows
     ]
-    target = args.docs_dir / "ablations.md"
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_text("\n".join(lines) + "\n")
-    os.replace(temporary, target)
+    write_text_atomic(args.docs_dir / "ablations.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -255,6 +255,33 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     assert "computed 4 values" in capsys.readouterr().out
 
 
+def test_cli_never_overwrites_a_parquet_that_is_not_a_feature_cache(tmp_path, capsys):
+    pairs_path = tmp_path / "pairs.parquet"
+    write_pairs(pairs_path, 2)
+    before = pairs_path.read_bytes()
+    args = ["features", "--pairs", str(pairs_path), "--features", "bleu", "--quiet"]
+    assert cli_main([*args, "--out", str(pairs_path)]) == 2
+    assert "is not a feature cache written by mismatch features" in capsys.readouterr().err
+    assert pairs_path.read_bytes() == before
+    assert cli_main([*args, "--out", str(tmp_path)]) == 2
+    assert f"--out: {tmp_path} is a directory" in capsys.readouterr().err
+
+
+def test_a_bad_pair_is_named_by_file_row_and_id(tmp_path, capsys):
+    pairs_path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"id": ["a", "b"], "ref": ["x", "y"], "gen": ["x", None]}).to_parquet(pairs_path)
+    argv = ["features", "--pairs", str(pairs_path), "--out", str(tmp_path / "o.parquet")]
+    assert cli_main([*argv, "--features", "bleu"]) == 2
+    assert f"{pairs_path}: row 2 (id 'b'): gen must be a string, got null" in (
+        capsys.readouterr().err
+    )
+    not_parquet = tmp_path / "pairs.jsonl"
+    not_parquet.write_text('{"id": "a"}\n')
+    argv = ["features", "--pairs", str(not_parquet), "--out", str(tmp_path / "o.parquet")]
+    assert cli_main([*argv, "--features", "bleu"]) == 2
+    assert f"{not_parquet} is not a readable parquet file of pairs" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_alignment_vectors_are_zero_for_a_copy_and_cached_per_pair(tmp_path):
     from evaluator.features import pair_key

@@ -171,6 +171,28 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
         load(saved)
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["features"].pop("names"), r"config\.json lacks the key 'names'"),
+        (lambda c: c["architecture"].update(num_heads=0), r"config\.json is inconsistent"),
+        (
+            lambda c: c["architecture"].update(text_dim="64"),
+            r"config\.json is inconsistent: model config key 'text_dim' must be int",
+        ),
+        (
+            lambda c: c["features"].update(aggregate="bogus"),
+            r"config\.json is inconsistent: \"features\.aggregate\" must be one of",
+        ),
+        (lambda c: c.update(tasks="oops"), r"config\.json is inconsistent: \"tasks\" must be"),
+    ],
+)
+def test_a_garbled_config_setting_is_named_at_load_time(saved: Path, change, message) -> None:
+    edit_config(saved, change)
+    with pytest.raises(CheckpointError, match=message):
+        load(saved)
+
+
 @pytest.mark.slow
 def test_predict_proba_from_raw_texts(tmp_path: Path) -> None:
     from evaluator.inference import predict_proba

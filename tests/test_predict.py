@@ -395,6 +395,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     no_gen.write_text('{"ref": "a", "gen": "b"}\n\n{"ref": "a"}\n')
     not_object = write_jsonl(tmp / "list.jsonl", [["a", "b"]])
     bad_ref = write_jsonl(tmp / "bad_ref.jsonl", [{"ref": [], "gen": "b"}])
+    not_gzip = write_jsonl(tmp / "plain.jsonl.gz", [{"ref": "a", "gen": "b"}])
     return {
         "line counts": (
             ["--refs", str(refs), "--gens", str(short)],
@@ -408,6 +409,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "missing key": (["--input", str(no_gen)], ["no_gen.jsonl:3", "missing key 'gen'"]),
         "not an object": (["--input", str(not_object)], ["list.jsonl:1", "expected a JSON object"]),
         "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
+        "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
         "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
         "gens without refs": (["--gens", str(refs)], ["needs both --refs and --gens"]),
         "two inputs": (["--input", str(no_gen), "--gens", str(refs)], ["either --input"]),
@@ -428,7 +430,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "missing file", "gens without refs", "two inputs", "threshold", "output is a folder",
+     "not gzip", "missing file", "gens without refs", "two inputs", "threshold", "output is a folder",
      "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
@@ -452,7 +454,7 @@ def test_bad_input_fails_clearly_and_leaves_the_output_alone(
 def test_a_failed_write_keeps_the_old_file_and_no_temp(
     base_dir: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    import evaluator.predict_io
+    import evaluator.atomic
 
     def refuse(source, target):
         raise OSError(28, "No space left on device")
@@ -462,7 +464,7 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp(
     out_dir.mkdir()
     out = out_dir / "result.jsonl"
     out.write_text("earlier result\n")
-    monkeypatch.setattr(evaluator.predict_io.os, "replace", refuse)
+    monkeypatch.setattr(evaluator.atomic.os, "replace", refuse)
     status = predict_cli(
         "--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out)
     )

@@ -234,6 +234,18 @@ def test_a_metric_with_a_wrong_output_is_named() -> None:
         run_metric("bad", lambda refs, gens, srcs: [0.0], [["a"], ["b"]], ["a", "b"], [None, None])
 
 
+def failing_metric(refs, gens, srcs):
+    raise KeyError("vocabulary")
+
+
+def test_a_failing_callable_metric_is_named() -> None:
+    metric = parse_metrics("test_stress:failing_metric")["test_stress:failing_metric"]
+    with pytest.raises(ValueError, match="metric 'test_stress:failing_metric' failed .*KeyError"):
+        run_metric("x", metric, [["a"]], ["a"], [None])
+    with pytest.raises(ValueError, match="'words' did not return one number per pair"):
+        run_metric("words", lambda refs, gens, srcs: ["high"], [["a"]], ["a"], [None])
+
+
 def test_parse_metrics_maps_names_and_rejects_unknown_ones() -> None:
     metrics = parse_metrics("bleu, rougeL,chrf_pp,test_stress:overlap")
     assert list(metrics) == ["bleu", "rougeL", "chrf_pp", "test_stress:overlap"]
@@ -309,3 +321,21 @@ def test_cli_writes_the_report(tmp_path: Path, capsys) -> None:
     assert "bleu: " in capsys.readouterr().out
     assert main([*argv, "--tests", "nope"]) == 2
     assert "unknown test(s) nope" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_unusable_out_before_scoring(tmp_path: Path, capsys) -> None:
+    data = write_jsonl(tmp_path / "gold.jsonl", [{"ref": GOLD, "gen": GOLD}])
+    taken = tmp_path / "taken"
+    taken.write_text("keep me\n")
+    argv = ["stress", "--metrics", "bleu", "--data", str(data), "--out", str(taken)]
+    assert main(argv) == 2
+    assert f"--out: {taken} exists and is not a directory" in capsys.readouterr().err
+    assert taken.read_text() == "keep me\n"
+
+
+def test_a_file_that_is_not_gzip_is_named(tmp_path: Path, capsys) -> None:
+    fake = tmp_path / "gold.jsonl.gz"
+    fake.write_text(json.dumps({"ref": GOLD, "gen": GOLD}) + "\n")
+    argv = ["stress", "--metrics", "bleu", "--data", str(fake), "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert f"{fake}: not a readable gzip file" in capsys.readouterr().err

@@ -11,7 +11,6 @@ are kept when they are complete for every pair.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from evaluator.features.compute import compute_features, feature_versions, pair_key
+from evaluator.atomic import atomic_path
+from evaluator.features.compute import (
+    PairError,
+    check_pairs,
+    compute_features,
+    feature_versions,
+    pair_key,
+)
 from evaluator.features.embeddings import EmbeddingStore
 from evaluator.features.encoder_pass import encode_texts
 from evaluator.resources import DEFAULT_ENCODER
@@ -45,7 +51,10 @@ def read_pairs(path: Path) -> pd.DataFrame:
     """The id, ref, gen columns of a pairs parquet; ValueError names what is wrong."""
     if not path.is_file():
         raise FileNotFoundError(f"pairs file {path} does not exist")
-    schema = pq.read_schema(path)
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as error:
+        raise ValueError(f"{path} is not a readable parquet file of pairs ({error})") from None
     missing = [column for column in PAIR_COLUMNS if column not in schema.names]
     if missing:
         raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
@@ -54,6 +63,13 @@ def read_pairs(path: Path) -> pd.DataFrame:
     duplicated = pairs["id"][pairs["id"].duplicated()]
     if len(duplicated):
         raise ValueError(f"{path}: pair id {duplicated.iloc[0]!r} occurs more than once")
+    try:
+        check_pairs(list(pairs["ref"]), list(pairs["gen"]))
+    except PairError as error:
+        row = error.index
+        raise ValueError(
+            f"{path}: row {row + 1} (id {pairs['id'].iloc[row]!r}): {error.problem}"
+        ) from None
     return pairs
 
 
@@ -63,13 +79,22 @@ def read_cache(path: Path, versions: dict[str, str]) -> tuple[pd.DataFrame, dict
     Columns not in `versions` (features cached earlier but not asked for now) are kept with
     their stored version, so asking for a new feature never discards the others.
     """
-    if not path.is_file():
+    if not path.exists():
         return pd.DataFrame(index=pd.Index([], dtype=str, name="id")), {}
-    table = pq.read_table(path)
-    stored = json.loads((table.schema.metadata or {}).get(METADATA_KEY, b"{}"))
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        raise ValueError(f"{path} is not a readable feature cache ({error})") from None
+    metadata = table.schema.metadata or {}
+    if METADATA_KEY not in metadata or "id" not in table.column_names:
+        # refuse rather than replace a parquet that mismatch features did not write (a pairs
+        # file given as --out by mistake would otherwise be overwritten)
+        raise ValueError(
+            f"{path} exists but is not a feature cache written by mismatch features "
+            "(no id column or feature versions); give --out a new path"
+        )
+    stored = json.loads(metadata[METADATA_KEY])
     frame = table.to_pandas()
-    if "id" not in frame.columns:
-        raise ValueError(f"{path} is not a feature cache: it has no id column")
     frame["id"] = frame["id"].astype(str)
     frame = frame.set_index("id")
     keep = [
@@ -86,10 +111,8 @@ def write_cache(path: Path, frame: pd.DataFrame, versions: dict[str, str]) -> No
     metadata = dict(table.schema.metadata or {})
     metadata[METADATA_KEY] = json.dumps(versions, sort_keys=True).encode()
     table = table.replace_schema_metadata(metadata)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, temp)
-    os.replace(temp, path)
+    with atomic_path(path) as temporary:
+        pq.write_table(table, temporary)
 
 
 def update_feature_cache(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from evaluator.atomic import output_problem
 from evaluator.cli import CommandError
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
@@ -47,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
     for value, flag in ((args.batch_size, "--batch-size"), (args.chunk_size, "--chunk-size")):
         if value < 1:
             raise CommandError(f"{flag} must be a positive integer, got {value}")
+    outputs = {"--out": args.out, "--embeddings": args.embeddings, "--alignments": args.alignments}
+    for flag, path in outputs.items():
+        problem = path is not None and output_problem(path)
+        if problem:
+            raise CommandError(f"{flag}: {problem}")
     try:
         metrics_for(names)
         report = update_feature_cache(

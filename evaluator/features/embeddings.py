@@ -9,13 +9,14 @@ vectors per (ref, gen) pair. The parquet has columns `key` (sha1 hex) and `embed
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from evaluator.atomic import atomic_path
 
 
 def text_key(text: str) -> str:
@@ -116,7 +117,5 @@ class EmbeddingStore:
             pa.array(matrix.reshape(-1), type=pa.float32()), dim
         )
         table = pa.table({"key": pa.array(keys, type=pa.string()), "embedding": embedding})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        pq.write_table(table, temp)
-        os.replace(temp, path)
+        with atomic_path(path) as temporary:
+            pq.write_table(table, temporary)

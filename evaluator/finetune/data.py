@@ -10,13 +10,13 @@ targets normalised to [0, 1] (NaN where a record lacks a criterion).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from evaluator.atomic import atomic_path
 from evaluator.features import EmbeddingStore, pair_key
 from evaluator.features.cache import update_feature_cache
 from evaluator.human_data import HumanRecord
@@ -92,10 +92,8 @@ def write_pairs(records: list[HumanRecord], path: Path) -> None:
     )
     if path.is_file() and pd.read_parquet(path).equals(frame):
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.to_parquet(temporary, index=False)
-    os.replace(temporary, path)
+    with atomic_path(path) as temporary:
+        frame.to_parquet(temporary, index=False)
 
 
 def build_inputs(

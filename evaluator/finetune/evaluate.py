@@ -11,12 +11,12 @@ edit_distance count as metrics without peeking at the test part).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
+from evaluator.atomic import write_text_atomic
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import FitSettings, export, fit
@@ -292,15 +292,8 @@ def results_markdown(results: list[dict], command: str) -> str:
     return "\n".join(parts)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def write_results(directory: Path, results: list[dict], command: str) -> None:
     """results.json (one task: its dict; several: {"tasks": {name: dict}}) and results.md."""
     payload = results[0] if len(results) == 1 else {"tasks": {r["task"]: r for r in results}}
-    atomic_write(directory / "results.json", json.dumps(payload, indent=2) + "\n")
-    atomic_write(directory / "results.md", results_markdown(results, command))
+    write_text_atomic(directory / "results.json", json.dumps(payload, indent=2) + "\n")
+    write_text_atomic(directory / "results.md", results_markdown(results, command))

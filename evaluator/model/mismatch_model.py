@@ -90,7 +90,27 @@ class MismatchConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown model config keys: {', '.join(unknown)}")
+        for item in fields(cls):
+            if item.name in data and not _same_kind(data[item.name], item.default):
+                raise ValueError(
+                    f"model config key {item.name!r} must be {type(item.default).__name__}, "
+                    f"got {data[item.name]!r}"
+                )
         return cls(**data)
+
+
+def _same_kind(value: object, default: object) -> bool:
+    """Whether a stored config value has the type of the field's default (bool, int, float,
+    str; an int is a float too); fields without a plain default (None, lists) are not checked."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(default, str):
+        return isinstance(value, str)
+    return True
 
 
 def mean_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from evaluator.atomic import output_problem
 from evaluator.cli import CommandError
 from evaluator.stress.metrics import DEFAULT_METRICS
 
@@ -66,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise CommandError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
+    problem = output_problem(args.out, kind="directory")
+    if problem:
+        raise CommandError(f"--out: {problem}")
     tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
     try:
         items = load_items(args.data, args.limit)

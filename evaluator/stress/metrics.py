@@ -92,7 +92,17 @@ def imported_metric(spec: str) -> MetricFn:
         raise ValueError(f"cannot import metric {spec!r}: {error}") from None
     if not callable(value):
         raise ValueError(f"metric {spec!r} is not callable")
-    return value
+
+    def score(refs, gens, srcs):
+        # the user's code: a failure names the metric instead of ending in its traceback
+        try:
+            return value(refs, gens, srcs)
+        except Exception as error:
+            raise ValueError(
+                f"metric {spec!r} failed on (refs, gens, srcs): {type(error).__name__}: {error}"
+            ) from error
+
+    return score
 
 
 def parse_metrics(spec: str) -> dict[str, MetricFn]:
@@ -129,7 +139,11 @@ def run_metric(
     srcs: Sequence[str | None],
 ) -> np.ndarray:
     """Scores as a float array, checked: one finite number per pair."""
-    scores = np.asarray(metric(refs, gens, srcs), dtype=np.float64)
+    raw = metric(refs, gens, srcs)
+    try:
+        scores = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"metric {name!r} did not return one number per pair: {error}") from None
     if scores.shape != (len(gens),):
         raise ValueError(f"metric {name!r} returned shape {scores.shape} for {len(gens)} pairs")
     if not np.isfinite(scores).all():

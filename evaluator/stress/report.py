@@ -4,32 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
+from evaluator.atomic import atomic_path, write_text_atomic
 from evaluator.stress.runner import StressResult
 
 PLOT_COLUMNS = 5
-
-
-def _atomic(path: Path, write: Callable[[str], None]) -> None:
-    """Run ``write(temp_path)`` on a temp file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _write_text(path: Path, text: str) -> None:
-    _atomic(path, lambda temporary: Path(temporary).write_text(text, encoding="utf-8"))
 
 
 def plot_name(metric: str) -> str:
@@ -62,7 +43,8 @@ def plot_metric(result: StressResult, metric: str, path: Path) -> None:
         ax.axis("off")
     figure.suptitle(f"{metric}: mean score vs noise ratio (gold at 0)", fontsize=11)
     figure.tight_layout()
-    _atomic(path, lambda temporary: figure.savefig(temporary, format="png", dpi=80))
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, format="png", dpi=80)
     plt.close(figure)
 
 
@@ -108,8 +90,8 @@ def write_report(result: StressResult, out: Path, title: str, command: str) -> l
     plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
     payload = {"title": title, "command": command, **result.to_json()}
     written = [out / "report.json", out / "report.md"]
-    _write_text(written[0], json.dumps(payload, indent=1) + "\n")
-    _write_text(written[1], markdown(result, title, command, plots))
+    write_text_atomic(written[0], json.dumps(payload, indent=1) + "\n")
+    write_text_atomic(written[1], markdown(result, title, command, plots))
     for metric, relative in plots.items():
         plot_metric(result, metric, out / relative)
         written.append(out / relative)

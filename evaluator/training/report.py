@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
+from evaluator.atomic import atomic_path, write_text_atomic
 from synth.taxonomy import CODES, NUM_CLASSES
 
 
@@ -64,9 +64,9 @@ def write_report(
     heading = (
         f"# {title}\n\naccuracy: {numbers['val_accuracy']:.4f} on {numbers['val_pairs']} pairs\n\n"
     )
-    _atomic_write(target / "per_class.md", heading + markdown_table(frame))
-    _atomic_write(target / "per_class.csv", frame.to_csv(index=False))
-    _atomic_write(target / "metrics.json", json.dumps(numbers, indent=2) + "\n")
+    write_text_atomic(target / "per_class.md", heading + markdown_table(frame))
+    write_text_atomic(target / "per_class.csv", frame.to_csv(index=False))
+    write_text_atomic(target / "metrics.json", json.dumps(numbers, indent=2) + "\n")
 
     matrix = confusion_matrix(labels, predictions, labels=list(range(NUM_CLASSES)))
     figure, axes = plt.subplots(figsize=(10, 9))
@@ -75,14 +75,11 @@ def write_report(
     )
     axes.set_title(title)
     figure.tight_layout()
-    handle, temporary = tempfile.mkstemp(suffix=".png", dir=target)
-    os.close(handle)
     try:
-        figure.savefig(temporary, dpi=120)
-        os.replace(temporary, target / "confusion_matrix.png")
+        with atomic_path(target / "confusion_matrix.png") as temporary:
+            figure.savefig(temporary, dpi=120)
     finally:
         plt.close(figure)
-        Path(temporary).unlink(missing_ok=True)
     return numbers
 
 
@@ -94,14 +91,3 @@ def markdown_table(frame: pd.DataFrame) -> str:
         for _, row in frame.iterrows()
     ]
     return "\n".join(lines) + "\n"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

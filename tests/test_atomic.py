@@ -1,0 +1,50 @@
+"""Atomic writes and output-path checks shared by every command that writes files."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from evaluator.atomic import atomic_path, output_problem, write_text_atomic
+
+
+@pytest.fixture
+def umask_022():
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_written_files_get_the_usual_permissions(tmp_path: Path, umask_022) -> None:
+    target = tmp_path / "new" / "report.md"
+    write_text_atomic(target, "line\n")
+    assert target.read_text() == "line\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644  # not mkstemp's 0600
+    assert [p.name for p in target.parent.iterdir()] == ["report.md"]
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "plot.png"
+    target.write_text("old")
+    with pytest.raises(RuntimeError), atomic_path(target) as temporary:
+        assert temporary.suffix == ".png"  # writers that read the format from the name work
+        temporary.write_text("half")
+        raise RuntimeError("disk full")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
+
+
+def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    assert output_problem(tmp_path / "deep" / "new.parquet") is None
+    assert output_problem(tmp_path / "report", kind="directory") is None
+    assert output_problem(tmp_path) == f"{tmp_path} is a directory, expected a file path"
+    assert output_problem(a_file, kind="directory") == f"{a_file} exists and is not a directory"
+    assert output_problem(a_file / "out.parquet") == (
+        f"cannot create {a_file / 'out.parquet'}: {a_file} is a file, not a directory"
+    )
+
