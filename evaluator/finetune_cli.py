@@ -46,13 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_settings(task: str, config: str | None) -> FitSettings:
-    """The fit numbers of a task's config; a missing file is a user error."""
+    """The fit numbers of a task's config; an unknown task, a missing file or a bad setting
+    is a user error."""
+    if task not in TASKS:
+        raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    path = config or f"configs/finetune/{task}.yaml"
     try:
-        return FitSettings.from_config(config or f"configs/finetune/{task}.yaml")
+        return FitSettings.from_config(path)
     except FileNotFoundError as error:
-        raise CommandError(f"{error}; pass --config") from None
+        raise CommandError(str(error)) from None
     except ValueError as error:
-        raise CommandError(f"{config or f'configs/finetune/{task}.yaml'}: {error}") from None
+        raise CommandError(f"{path}: {error}") from None
 
 
 def prepare(

@@ -32,19 +32,29 @@ def load_config(path: Path | None) -> SynthConfig:
         values = yaml.safe_load(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
         raise CommandError(f"cannot read config {path}: {error}") from None
+    if not isinstance(values, dict):
+        raise CommandError(f"{path}: expected a mapping of SynthConfig fields, got {type(values).__name__}")
     known = {f.name for f in dataclasses.fields(SynthConfig)}
     unknown = sorted(set(values) - known)
     if unknown:
         raise CommandError(f"{path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return SynthConfig(**values)
+    try:
+        return SynthConfig(**values)
+    except ValueError as error:
+        raise CommandError(f"{path}: {error}") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.audit:
+    if args.audit is not None:
+        if args.audit < 1:
+            raise CommandError(f"--audit must be at least 1, got {args.audit}")
         return audit(args.out, args.audit, args.seed or 0)
     config = load_config(args.config)
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
-    config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    try:
+        config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     if config.num_pairs < 14 * 2:
         raise CommandError(f"--num-pairs must be at least 28 (two per class per split), got {config.num_pairs}")
 
@@ -79,7 +89,13 @@ def audit(out_dir: Path, per_class: int, seed: int) -> int:
     path = out_dir / "train.parquet"
     if not path.is_file():
         raise CommandError(f"{path} does not exist; run `mismatch synth --out {out_dir}` first")
-    frame = pd.read_parquet(path)
+    try:
+        frame = pd.read_parquet(path)
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        raise CommandError(f"{path} cannot be read as parquet: {error}") from None
+    missing = [c for c in ("id", "ref", "gen", "label", "label_id", "rule", "detail") if c not in frame]
+    if missing:
+        raise CommandError(f"{path} is not a mismatch synth output: no column(s) {', '.join(missing)}")
     for _, rows in frame.groupby("label_id", sort=True):
         sample = rows.sample(min(per_class, len(rows)), random_state=seed)
         print(f"\n=== {sample['label'].iloc[0]} ({len(rows)} pairs) ===")

@@ -75,6 +75,42 @@ class SynthConfig:
     # parsed (with all its rules and bases), not only when drawn among ``classes_per_text``
     scarce_rate: float = 0.1
 
+    def __post_init__(self) -> None:
+        """Reject a setting of the wrong type or out of range by name, before any work."""
+        at_least_one = ("num_pairs", "classes_per_text", "texts_per_chunk", "processes", "max_rounds")
+        for name in (*at_least_one, "seed"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            if name in at_least_one and value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        shares = {
+            "val_fraction": (0.0, 1.0, False),
+            "paraphrase_share": (0.0, 1.0, True),
+            "min_paraphrase_overlap": (0.0, 1.0, True),
+            "nocontr_real_share": (0.0, 1.0, True),
+            "nocontr_copy_share": (0.0, 1.0, True),
+            "max_source_share": (0.0, 1.0, True),
+            "min_round_yield": (0.0, 1.0, True),
+            "balance_tolerance": (0.0, 1.0, False),
+            "scarce_rate": (0.0, 1.0, True),
+        }
+        for name, (low, high, high_allowed) in shares.items():
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+            if not (low <= value < high or (high_allowed and value == high)):
+                bound = "]" if high_allowed else ")"
+                raise ValueError(f"{name} must be in [{low:g}, {high:g}{bound}, got {value}")
+        if self.nocontr_real_share + self.nocontr_copy_share > 1:
+            raise ValueError("nocontr_real_share + nocontr_copy_share must not exceed 1")
+        weights = self.source_weights
+        if not isinstance(weights, dict) or not weights or not all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0
+            for w in weights.values()
+        ):
+            raise ValueError(f"source_weights must map sources to positive weights, got {weights!r}")
+
 
 @dataclass
 class Candidate:

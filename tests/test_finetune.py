@@ -181,11 +181,20 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"contrast_class_weights": {"GramErr": 0}}, "contrast class weight of GramErr must be above 0"),
         ({"contrast_class_weights": ["GramErr"]}, "data.contrast_class_weights: expected dict"),
         ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
+        ({"batch_size": 0}, "data.batch_size must be above 0"),
+        ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
+        (7, "section 'data' must be a mapping, got int"),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump({"data": data}))
         assert main(["finetune", "--task", "summarization", "--config", str(bad)]) == 2
         assert f"bad.yaml: {message}" in capsys.readouterr().err
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("data: {batch_size: 16\n")
+    assert main(["finetune", "--task", "summarization", "--config", str(broken)]) == 2
+    assert "broken.yaml: not valid YAML" in capsys.readouterr().err
+    assert main(["finetune", "--task", "poetry"]) == 2
+    assert "unknown task 'poetry'; known: summarization" in capsys.readouterr().err
 
 
 def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:

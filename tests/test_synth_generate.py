@@ -6,7 +6,9 @@ import dataclasses
 import random
 from collections import Counter
 
+import pandas as pd
 import pytest
+import yaml
 
 from evaluator.resources import data_dir, load_spacy
 from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages
@@ -207,3 +209,36 @@ def test_rare_classes_are_harvested_and_common_ones_drawn():
     # screened (event order) and below scarce_rate on every source (numbers here); AttrErr
     # fails on squad but succeeds on half of the coco texts; HypErr has failed, but only 180 times
     assert harvest == {"PredOrdErr", "NumErr"}
+
+
+def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
+    from evaluator.cli import main
+
+    for setting, message in (
+        ({"val_fraction": 2.0}, "val_fraction must be in [0, 1), got 2.0"),
+        ({"num_pairs": "abc"}, "num_pairs must be an integer, got 'abc'"),
+        ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
+        (5, "expected a mapping of SynthConfig fields, got int"),
+    ):
+        config = tmp_path / "synth.yaml"
+        config.write_text(yaml.safe_dump(setting))
+        assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
+        assert f"synth.yaml: {message}" in capsys.readouterr().err
+    assert main(["synth", "--processes", "0", "--out", str(tmp_path / "out")]) == 2
+    assert "processes must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2
+    assert "--audit must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_audit_names_a_file_that_is_not_a_synth_output(tmp_path, capsys):
+    from evaluator.cli import main
+
+    (tmp_path / "train.parquet").write_text("not parquet")
+    assert main(["synth", "--audit", "2", "--out", str(tmp_path)]) == 2
+    assert "train.parquet cannot be read as parquet" in capsys.readouterr().err
+    pd.DataFrame({"id": ["a"], "ref": ["r"], "gen": ["g"]}).to_parquet(tmp_path / "train.parquet")
+    assert main(["synth", "--audit", "2", "--out", str(tmp_path)]) == 2
+    assert "not a mismatch synth output: no column(s) label, label_id, rule, detail" in (
+        capsys.readouterr().err
+    )

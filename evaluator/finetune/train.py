@@ -40,6 +40,27 @@ class FitSettings:
     contrast_margin: float = 0.05
 
     def __post_init__(self) -> None:
+        positive = {
+            "trainer.max_steps": self.max_steps,
+            "trainer.val_check_interval": self.val_check_interval,
+            "early_stopping.patience": self.patience,
+            "data.batch_size": self.batch_size,
+            "model.lr": self.lr,
+        }
+        for name, value in positive.items():
+            if not value > 0:
+                raise ValueError(f"{name} must be above 0 (got {value})")
+        not_negative = {
+            "model.weight_decay": self.weight_decay,
+            "data.contrast_size": self.contrast_size,
+            "model.contrast_weight": self.contrast_weight,
+            "model.contrast_margin": self.contrast_margin,
+        }
+        for name, value in not_negative.items():
+            if value < 0:
+                raise ValueError(f"{name} must not be negative (got {value})")
+        if not 0 < self.val_fraction < 1:
+            raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
         if (self.contrast_size > 0) != (self.contrast_weight > 0):
             raise ValueError(
                 "contrast copies need both data.contrast_size and model.contrast_weight above 0 "
@@ -55,7 +76,17 @@ class FitSettings:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"fine-tuning config {path} does not exist")
-        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        try:
+            config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as error:
+            raise ValueError(f"not valid YAML: {error}") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"expected a mapping of sections, got {type(config).__name__}")
+        for section in ("trainer", "early_stopping", "data", "model"):
+            if not isinstance(config.get(section) or {}, dict):
+                raise ValueError(
+                    f"section {section!r} must be a mapping, got {type(config[section]).__name__}"
+                )
         sections = {
             "max_steps": ("trainer", "max_steps"),
             "val_check_interval": ("trainer", "val_check_interval"),
