@@ -237,7 +237,7 @@ def load(
         model = MismatchModel(model_config)
     except KeyError as error:
         raise CheckpointError(f"{config_file} lacks the key {error}") from None
-    except (TypeError, ValueError, ZeroDivisionError, AssertionError) as error:
+    except (TypeError, ValueError, ZeroDivisionError) as error:
         raise CheckpointError(f"{config_file} is inconsistent: {error}") from None
     if (
         list(scaler.names) != model_config.feature_names
