@@ -55,8 +55,12 @@ def run(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if config.num_pairs < 14 * 2:
-        raise CommandError(f"--num-pairs must be at least 28 (two per class per split), got {config.num_pairs}")
+    least = smallest_run(config)
+    if config.num_pairs < least:
+        raise CommandError(
+            f"--num-pairs must be at least {least} (one pair per class in each split at "
+            f"val_fraction {config.val_fraction}), got {config.num_pairs}"
+        )
 
     from tqdm import tqdm
 
@@ -80,6 +84,20 @@ def run(args: argparse.Namespace) -> int:
     summary = {k: manifest[k] for k in ("num_pairs", "splits", "per_class", "shortfall", "per_source_share", "seconds", "pairs_per_second")}
     print(json.dumps(summary, indent=1))
     return 0
+
+
+def smallest_run(config: SynthConfig) -> int:
+    """The fewest pairs whose quotas give every class at least one pair in each split."""
+    from synth.generate import Quotas
+    from synth.taxonomy import CODES
+
+    splits = ("train", "val") if config.val_fraction > 0 else ("train",)
+    total = len(CODES)
+    while True:
+        need = Quotas.for_config(dataclasses.replace(config, num_pairs=total)).need
+        if all(need[(split, code)] >= 1 for split in splits for code in CODES):
+            return total
+        total += len(CODES)
 
 
 def audit(out_dir: Path, per_class: int, seed: int) -> int:

@@ -226,6 +226,10 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         assert f"synth.yaml: {message}" in capsys.readouterr().err
     assert main(["synth", "--processes", "0", "--out", str(tmp_path / "out")]) == 2
     assert "processes must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["synth", "--num-pairs", "28", "--out", str(tmp_path / "out")]) == 2
+    assert "--num-pairs must be at least 42 (one pair per class in each split" in (
+        capsys.readouterr().err
+    )
     assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2
     assert "--audit must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
