@@ -21,6 +21,8 @@ ABLATIONS = {
     "--data.alignments null`)",
     "value_only": "value-only metric set, no metric identity (`--model.metric_ids false`)",
     "no_alignment": "mean embeddings only, no alignment vectors (`--data.alignments null`)",
+    "no_change_kind": "no change-kind features: the first 28 metric features, without WordNet "
+    "relations, changed-word kinds and repetition (`--data.feature_names [rouge1_p,...,embed_cos]`)",
 }
 
 

@@ -309,3 +309,20 @@ def test_alignment_vectors_are_zero_for_a_copy_and_cached_per_pair(tmp_path):
         pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, alignments_path=store_path
     )
     assert again.alignments_added == 0
+
+
+def test_adding_a_cpu_feature_to_a_full_cache_skips_the_encoder(tmp_path, monkeypatch):
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
+    write_pairs(pairs_path, 4)
+    stores = {"embeddings_path": tmp_path / "emb.parquet", "alignments_path": tmp_path / "al.parquet"}
+    update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
+    written = {name: path.stat().st_mtime_ns for name, path in stores.items()}
+
+    def no_encoder(*args, **kwargs):
+        raise AssertionError("the encoder ran for a CPU feature")
+
+    monkeypatch.setattr("evaluator.features.compute.encoder_scores", no_encoder)
+    monkeypatch.setattr("evaluator.features.cache.encode_texts", no_encoder)
+    report = update_feature_cache(pairs_path, out, ["bleu", "chrf"], progress=False, **stores)
+    assert report.computed == {"bleu": 0, "chrf": 4}
+    assert {name: path.stat().st_mtime_ns for name, path in stores.items()} == written

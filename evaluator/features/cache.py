@@ -31,6 +31,7 @@ from evaluator.features.compute import (
 )
 from evaluator.features.embeddings import EmbeddingStore
 from evaluator.features.encoder_pass import encode_texts
+from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
@@ -161,12 +162,13 @@ def update_feature_cache(
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
         rows = pairs.iloc[start : start + chunk_size]
         found: dict[str, np.ndarray] | None = {} if alignments is not None else None
+        stored = len(store) if store is not None else 0
         changed = fill_chunk(
             frame, rows, names, batch_size, encoder, num_layers, store, report, found
         )
         if store is not None:
-            changed |= add_missing_embeddings(store, rows, encoder, batch_size, report)
-            if changed:
+            add_missing_embeddings(store, rows, encoder, batch_size, report)
+            if len(store) > stored:
                 store.save(embeddings_path)
         if alignments is not None:
             before = len(alignments)
@@ -207,15 +209,18 @@ def fill_chunk(
     for columns in groups.values():
         selected = rows[missing[:, columns[0]]]
         group_names = [names[column] for column in columns]
+        # The encoder pass also yields embeddings and alignments; a group of CPU features alone
+        # skips it, and add_missing_embeddings / add_missing_alignments fill whatever is absent.
+        encoder_pass = any(is_encoder_metric(COLUMN_TO_METRIC[name]) for name in group_names)
         values = compute_features(
             [ref if isinstance(ref, str) else list(ref) for ref in selected["ref"]],
             list(selected["gen"]),
             group_names,
             encoder=encoder,
             batch_size=batch_size,
-            embeddings_out=embeddings if store is not None else None,
+            embeddings_out=embeddings if store is not None and encoder_pass else None,
             num_layers=num_layers,
-            alignments_out=alignments_out,
+            alignments_out=alignments_out if encoder_pass else None,
         )
         frame.loc[selected["id"], group_names] = values.to_numpy()
         for name in group_names:
@@ -229,17 +234,15 @@ def fill_chunk(
 
 def add_missing_embeddings(
     store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, report: CacheReport
-) -> bool:
+) -> None:
     """Encode the chunk's texts that the store lacks (features were cached, embeddings not)."""
     texts = list(rows["gen"])
     for ref in rows["ref"]:
         texts.extend([ref] if isinstance(ref, str) else list(ref))
     absent = [text for text in dict.fromkeys(texts) if text not in store]
-    if not absent:
-        return False
-    store.add(absent, encode_texts(absent, encoder, batch_size))
-    report.embeddings_added += len(absent)
-    return True
+    if absent:
+        store.add(absent, encode_texts(absent, encoder, batch_size))
+        report.embeddings_added += len(absent)
 
 
 def add_missing_alignments(

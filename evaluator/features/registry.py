@@ -24,6 +24,10 @@ DEFAULT_FEATURES: tuple[str, ...] = (
     "novel_1gram", "novel_2gram", "novel_3gram", "coverage", "density", "compression",
     "numbers_agree", "negation_agree", "entities_agree",
     "bertscore_p", "bertscore_r", "bertscore_f", "embed_cos",
+    "wordnet_synonym", "wordnet_antonym", "wordnet_hypernym", "wordnet_hyponym",
+    "wordnet_sibling", "wordnet_changed",
+    "changed_time", "changed_place", "changed_person", "changed_attribute",
+    "repeat_word", "repeat_phrase", "repeat_trigram",
 )  # fmt: skip
 
 

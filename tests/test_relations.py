@@ -1,0 +1,115 @@
+"""Change-kind features: the WordNet relation of swapped words and added repetition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluator.features import compute_features
+from evaluator.features.relations import (
+    ChangedKind,
+    Repetition,
+    WordRelations,
+    changed_words,
+    relation,
+)
+
+RELATION_COLUMNS = list(WordRelations.columns)
+
+
+@pytest.mark.parametrize(
+    ("removed", "added", "expected"),
+    [
+        ("dog", "hound", "synonym"),
+        ("hot", "cold", "antonym"),
+        ("dog", "animal", "hypernym"),
+        ("women", "people", "hypernym"),  # 'people' read as the plural of 'person'
+        ("instruments", "accordions", "hyponym"),  # inflected forms through morphy
+        ("guitar", "cello", "sibling"),
+        ("dog", "cat", "sibling"),
+        ("guitar", "sandwich", None),
+        ("dog", "qwzx", None),  # not in WordNet
+    ],
+)
+def test_relation_of_a_swapped_word(removed, added, expected):
+    assert relation(removed, added) == expected
+
+
+def test_changed_words_are_the_multiset_difference_in_text_order():
+    removed, added = changed_words(["dog", "dog", "park"], ["dog", "cat", "park", "tree"])
+    assert (removed, added) == (["dog"], ["cat", "tree"])
+
+
+def test_word_relation_shares_name_the_kind_of_substitution():
+    refs = ["A dog runs in the park.", "A dog runs in the park.", "A dog runs in the park."]
+    gens = ["An animal runs in the park.", "A cat runs in the park.", "A dog runs in the park."]
+    frame = compute_features(refs, gens, RELATION_COLUMNS)
+    general, sibling, copy = frame.to_dict("records")
+    assert general["wordnet_hypernym"] == 1.0 and general["wordnet_sibling"] == 0.0
+    assert sibling["wordnet_sibling"] == 1.0 and sibling["wordnet_hypernym"] == 0.0
+    assert all(value == 0.0 for value in copy.values())
+    # two of the three content words differ on each side: 1 - F1 of {dog, runs, park} vs {cat, ...}
+    assert sibling["wordnet_changed"] == pytest.approx(1 - 4 / 6)
+
+
+def test_word_relations_divide_by_the_changed_pairs():
+    # 'dog' -> 'animal', 'car' -> 'automobile' (synonym): 2 x 2 changed pairs, one of each relation
+    rows = WordRelations().compute(["A dog in the car."], ["An animal in the automobile."])
+    values = dict(zip(WordRelations.columns, rows[0], strict=True))
+    assert values["wordnet_hypernym"] == 0.25
+    assert values["wordnet_synonym"] == 0.25
+
+
+def test_changed_kind_names_what_sort_of_word_changed():
+    refs = [
+        "Friends pose in summer clothing.",
+        "A woman talks to a Madrid police officer.",
+        "A man rides a bike.",
+        "A red car and a dog.",
+        "A dog runs.",
+    ]
+    gens = [
+        "Friends pose in winter clothing.",
+        "A woman talks to a London police officer.",
+        "A girl rides a bike.",
+        "A big car and a cat.",  # 'red' -> 'big' (qualities), 'dog' -> 'cat' (neither kind)
+        "A dog runs.",
+    ]
+    rows = ChangedKind().compute(refs, gens)
+    assert list(ChangedKind.columns) == [
+        "changed_time", "changed_place", "changed_person", "changed_attribute",
+    ]  # fmt: skip
+    np.testing.assert_array_equal(rows[:3], np.eye(4)[:3])
+    np.testing.assert_array_equal(rows[3], [0.0, 0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(rows[4], np.zeros(4))
+
+
+def test_repetition_tells_a_doubled_word_from_a_repeated_phrase_and_sentence():
+    ref = "The man walks his dog on the beach."
+    gens = [
+        "The the man walks his dog on the beach.",
+        "The man walks his dog on the beach on the beach.",
+        "The man walks his dog on the beach. The man walks his dog.",
+        ref,
+    ]
+    rows = Repetition().compute([ref] * 4, gens)  # columns: word, phrase, trigram
+    doubled_word, repeated_phrase, repeated_sentence, copy = rows
+    assert doubled_word.tolist() == pytest.approx([1 / 9, 0.0, 0.0])
+    assert repeated_phrase[0] == 0.0 and repeated_phrase[1] == pytest.approx(1 / 11)
+    # 'the man walks', 'man walks his', 'walks his dog' come back once each, in 13 words
+    assert repeated_sentence[0] == 0.0 and repeated_sentence[2] == pytest.approx(3 / 13)
+    assert copy.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_repetition_the_reference_already_has_is_not_counted():
+    ref = "It is very very cold."
+    rows = Repetition().compute([ref, ref], [ref, "It is very cold."])
+    np.testing.assert_array_equal(rows, np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize(("ref", "gen"), [("", ""), ("word", ""), ("", "Ünïcödé 東京 😀")])
+def test_empty_and_unicode_texts_give_zeros(ref, gen):
+    names = [*RELATION_COLUMNS, *ChangedKind.columns, *Repetition.columns]
+    frame = compute_features([ref], [gen], names)
+    assert np.isfinite(frame.to_numpy()).all()
+    assert frame.drop(columns="wordnet_changed").to_numpy().sum() == 0.0
