@@ -26,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"'all' or one of {', '.join(TASKS)}; repeatable",
     )
     parser.add_argument(
-        "--checkpoint", default="checkpoints/mismatch-base", help="pretrained base (dir or Hub id)"
+        "--checkpoint",
+        default=None,
+        help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
     )
     parser.add_argument(
         "--seeds", type=int, default=3, help="number of seeded splits (seeds 0..N-1)"
@@ -68,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for task in tasks:
         start = time.time()
-        prepared = prepare(task, args.checkpoint, args.cache_dir, args.data_root, settings[task])
+        checkpoint = args.checkpoint or settings[task].checkpoint
+        prepared = prepare(task, checkpoint, args.cache_dir, args.data_root, settings[task])
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             prepared,
             list(range(args.seeds)),
             settings[task],
-            args.checkpoint,
+            checkpoint,
             None if args.no_export else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
         )

@@ -28,7 +28,9 @@ from evaluator.tasks import TASKS
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", required=True, help=f"one of {', '.join(TASKS)}")
     parser.add_argument(
-        "--checkpoint", default="checkpoints/mismatch-base", help="pretrained base (dir or Hub id)"
+        "--checkpoint",
+        default=None,
+        help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
     )
     parser.add_argument(
         "--out", default=None, help="export directory (default checkpoints/mismatch-<task>)"
@@ -88,9 +90,10 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.task, args.config)
-    prepared = prepare(args.task, args.checkpoint, args.cache_dir, args.data_root, settings)
+    checkpoint = args.checkpoint or settings.checkpoint
+    prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings)
     module, data, val_loss = fit(
-        prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=args.checkpoint
+        prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=checkpoint
     )
     out = export(
         module,

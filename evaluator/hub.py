@@ -118,6 +118,7 @@ def save_pretrained(
         os.chmod(staging, 0o755)
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
+        os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it
         (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
         _replace_directory(staging, target)
     except BaseException:

@@ -172,6 +172,11 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert "does not exist" in capsys.readouterr().err
     assert main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
     assert "none.yaml does not exist" in capsys.readouterr().err
+    # without --checkpoint the config's data.checkpoint is the base
+    elsewhere = tmp_path / "elsewhere.yaml"
+    elsewhere.write_text(yaml.safe_dump({"data": {"checkpoint": str(tmp_path / "old-base")}}))
+    assert main(["finetune", "--task", "summarization", "--config", str(elsewhere)]) == 2
+    assert "old-base" in capsys.readouterr().err
     half = tmp_path / "half.yaml"
     half.write_text(yaml.safe_dump({"data": {"contrast_size": 100}}))
     assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
@@ -183,6 +188,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
         ({"batch_size": 0}, "data.batch_size must be above 0"),
         ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
+        ({"checkpoint": " "}, "data.checkpoint must name a base checkpoint"),
         (7, "section 'data' must be a mapping, got int"),
     ):
         bad = tmp_path / "bad.yaml"

@@ -80,6 +80,8 @@ def test_export_then_load_gives_identical_outputs(tmp_path: Path, make) -> None:
     weights = load_file(str(directory / "model.safetensors"))
     has_encoder = any(name.startswith("encoder.") for name in weights)
     assert has_encoder == (model.config.encoder_mode == "trainable")
+    # a shipped checkpoint is readable by every user, like the folder it is in
+    assert all(path.stat().st_mode & 0o044 == 0o044 for path in directory.iterdir())
 
 
 def test_config_and_card_describe_the_checkpoint(saved: Path) -> None:

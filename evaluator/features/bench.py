@@ -72,17 +72,17 @@ def bench_features(args: argparse.Namespace) -> None:
     compute_features(refs[:2], gens[:2])
     print(f"start-up (encoder, WordNet, spaCy stop words): {time.perf_counter() - start:.1f} s")
 
-    print(f"{'metric':<12} {'s / 1K pairs':>12}  columns (one process)")
+    print(f"{'metric':<17} {'s / 1K pairs':>12}  columns (one process)")
     for name in cpu:
         seconds = timed(lambda n=name: METRICS[n]().compute(refs, gens))
-        print(f"{name:<12} {seconds * 1000 / count:>12.3f}  {', '.join(METRICS[name].columns)}")
+        print(f"{name:<17} {seconds * 1000 / count:>12.3f}  {', '.join(METRICS[name].columns)}")
     texts = refs + gens
     cold = timed(encode_distinct, texts)
     start = time.perf_counter()
     encoded = encode_distinct(texts)
     warm = time.perf_counter() - start
     print(
-        f"{'encoder':<12} {warm * 1000 / count:>12.3f}  shared pass, {len(encoded)} distinct "
+        f"{'encoder':<17} {warm * 1000 / count:>12.3f}  shared pass, {len(encoded)} distinct "
         f"texts, {len(encoded) / warm:.0f} texts/s (first pass {cold * 1000 / count:.3f})"
     )
     ref_states = [encoded[text] for text in refs]
@@ -90,7 +90,7 @@ def bench_features(args: argparse.Namespace) -> None:
     for name in neural:
         seconds = timed(METRICS[name]().compute, ref_states, gen_states)
         print(
-            f"{name:<12} {seconds * 1000 / count:>12.3f}  {', '.join(METRICS[name].columns)}"
+            f"{name:<17} {seconds * 1000 / count:>12.3f}  {', '.join(METRICS[name].columns)}"
             " (+ the shared encoder pass)"
         )
 

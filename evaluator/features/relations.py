@@ -1,10 +1,13 @@
-"""What changed between the texts, by kind: WordNet relations of swapped words, and repetition.
+"""What changed between the texts, by kind: the WordNet relation of the swapped words, what
+sort of words changed, and repetition.
 
 Sentence vectors and overlap scores say *that* a word changed, not *how*: 'dog' -> 'animal'
 (less specific, HypErr), 'dog' -> 'cat' (another kind, EntErr) and 'dog' -> 'hound' (the
 same thing) move BERTScore alike. The relation between the removed and the added words says
-which it is. Likewise a doubled word ('the the', a disfluency) and a repeated phrase (repeated
-information) are both "more tokens" to overlap metrics; these counts tell them apart.
+which it is, and WordNet's file of a changed word says whether a time, a place or a person
+changed ('summer' -> 'winter' is STErr). Likewise a doubled word ('the the', a disfluency)
+and a repeated phrase (repeated information) are both "more tokens" to overlap metrics; the
+repetition counts tell them apart.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ class FitSettings:
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
+    checkpoint: str = "checkpoints/mismatch-base"  # the pretrained base (data.checkpoint)
 
     def __post_init__(self) -> None:
         positive = {
@@ -69,6 +70,8 @@ class FitSettings:
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
         check_class_weights(self.contrast_class_weights)
+        if not self.checkpoint.strip():
+            raise ValueError("data.checkpoint must name a base checkpoint (a folder or Hub id)")
 
     @classmethod
     def from_config(cls, path: str | Path) -> FitSettings:
@@ -100,6 +103,7 @@ class FitSettings:
             "contrast_class_weights": ("data", "contrast_class_weights"),
             "contrast_weight": ("model", "contrast_weight"),
             "contrast_margin": ("model", "contrast_margin"),
+            "checkpoint": ("data", "checkpoint"),
         }
         values = {}
         for name, (section, key) in sections.items():
