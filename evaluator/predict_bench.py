@@ -14,9 +14,9 @@ import random
 import resource
 import time
 
-from evaluator.resources import REPO_ROOT, encoder_path
+from evaluator.resources import DEFAULT_CHECKPOINT, REPO_ROOT, encoder_path
 
-CHECKPOINT = REPO_ROOT / "checkpoints" / "mismatch-base"
+CHECKPOINT = REPO_ROOT / DEFAULT_CHECKPOINT
 TASKS = ("summarization", "translation", "captioning")
 DEFAULT_PAIRS = 2000
 TARGET_PAIRS_PER_SECOND = 60.0

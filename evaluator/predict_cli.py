@@ -14,9 +14,7 @@ import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-
-DEFAULT_CHECKPOINT = "checkpoints/mismatch-base"
-
+from evaluator.resources import DEFAULT_CHECKPOINT
 
 EPILOG = (
     "Each output record: id (default: the input line number); score = P(NoContr), the "

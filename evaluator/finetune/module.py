@@ -25,6 +25,7 @@ from torch import Tensor
 
 from evaluator.hub import load
 from evaluator.model import MismatchModel
+from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.tasks import get_task
 
 
@@ -65,7 +66,7 @@ class RatingModule(L.LightningModule):
     def __init__(
         self,
         task: str,
-        checkpoint: str = "checkpoints/mismatch-base",
+        checkpoint: str = DEFAULT_CHECKPOINT,
         pretrained: bool = True,
         use_metrics: bool = True,
         lr: float = 1e-3,

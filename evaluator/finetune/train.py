@@ -22,6 +22,7 @@ from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.hub import save_pretrained
+from evaluator.resources import DEFAULT_CHECKPOINT
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class FitSettings:
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
-    checkpoint: str = "checkpoints/mismatch-base"  # the pretrained base (data.checkpoint)
+    checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
 
     def __post_init__(self) -> None:
         positive = {

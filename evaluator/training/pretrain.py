@@ -20,6 +20,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
 
 from evaluator.hub import save_pretrained
+from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
@@ -65,7 +66,7 @@ class PretrainCLI(LightningCLI):
         parser.add_argument(
             "--export_dir",
             type=str | None,
-            default="checkpoints/mismatch-base",
+            default=DEFAULT_CHECKPOINT,
             help="save_pretrained target for the best model (null: no export)",
         )
         parser.add_argument(
