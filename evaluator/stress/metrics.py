@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluator.resources import DEFAULT_CHECKPOINT, REPO_ROOT, local_path
+from evaluator.resources import DEFAULT_CHECKPOINT, local_path
 
 MetricFn = Callable[
     [Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], Sequence[float]
@@ -29,7 +29,6 @@ FEATURE_ALIASES = {
     "meteor": "meteor",
     "bertscore": "bertscore_f",
 }
-BASE_CHECKPOINT = REPO_ROOT / DEFAULT_CHECKPOINT
 DEFAULT_METRICS = "bleu,rougeL,chrf,meteor,bertscore,mismatch"
 RATINGS = "ratings"  # mismatch=CHECKPOINT#ratings: the mean of a fine-tuned checkpoint's criteria
 
@@ -50,7 +49,7 @@ def feature_metric(feature: str) -> MetricFn:
     return score
 
 
-def mismatch_metric(checkpoint: str | Path = BASE_CHECKPOINT, rating: str | None = None) -> MetricFn:
+def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | None = None) -> MetricFn:
     """A mismatch checkpoint's score for each pair, read against its closest reference.
 
     rating None: P(NoContr). A fine-tuned checkpoint can instead be scored by what it was
@@ -118,7 +117,7 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
             raise ValueError(f"metric {name!r} is named twice")
         if name == "mismatch" or name.startswith("mismatch="):
             path, _, rating = name.partition("=")[2].partition("#")
-            metrics[name] = mismatch_metric(path or BASE_CHECKPOINT, rating or None)
+            metrics[name] = mismatch_metric(path or DEFAULT_CHECKPOINT, rating or None)
         elif name in FEATURE_ALIASES or name in available_features():
             metrics[name] = feature_metric(FEATURE_ALIASES.get(name, name))
         elif ":" in name:
