@@ -145,8 +145,9 @@ class ChangedKind(Metric):
 
     A changed season or hour (noun.time), place (noun.location), person (noun.person) or
     quality (an adjective, or a noun.attribute such as a colour): the share of the changed
-    words (removed and added, as in wordnet_relations) of each kind, 0 when no word changed. 'summer' -> 'winter' and 'Madrid'
-    -> 'London' differ from 'dog' -> 'cat' in kind, not in how much of the text they change.
+    words (removed and added, as in wordnet_relations) of each kind, 0 when no word changed.
+    'summer' -> 'winter' and 'Madrid' -> 'London' differ from 'dog' -> 'cat' in kind, not in
+    how much of the text they change.
     """
 
     name = "changed_kind"
