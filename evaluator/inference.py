@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
+from evaluator.features.token_store import TokenTable
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
@@ -55,8 +56,9 @@ def predict_outputs(
         )
     embeddings: dict[str, np.ndarray] = {}
     alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None
+    tokens: dict[str, np.ndarray] | None = {} if config.use_tokens else None
     features = None
-    if config.use_metrics or config.use_alignment:
+    if config.use_metrics or config.use_alignment or config.use_tokens:
         frame = compute_features(
             list(refs),
             list(gens),
@@ -67,6 +69,7 @@ def predict_outputs(
             embeddings_out=embeddings,
             num_layers=checkpoint.num_layers,
             alignments_out=alignments,
+            tokens_out=tokens,
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
@@ -78,6 +81,12 @@ def predict_outputs(
     if alignments is not None:
         keys = [pair_key(ref, gen) for ref, gen in zip(flat_refs, flat_gens, strict=True)]
         alignment = torch.from_numpy(np.stack([alignments[key] for key in keys]))
+    token_tables = None
+    if tokens is not None:
+        token_tables = {
+            side: TokenTable([tokens[text_key(t)] for t in texts], config.embedding_dim)
+            for side, texts in (("ref", flat_refs), ("gen", flat_gens))
+        }
     device = next(model.parameters()).device
     probabilities, ratings = [], []
     with torch.no_grad():
@@ -90,6 +99,7 @@ def predict_outputs(
                 ref=_to(ref, device),
                 gen=_to(gen, device),
                 alignment=None if alignment is None else alignment[rows].to(device),
+                tokens=None if token_tables is None else _token_batch(token_tables, rows, device),
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:
@@ -126,6 +136,15 @@ def _text_inputs(
         np.stack([embeddings[text_key(t)] for t in gens]).astype(np.float32)
     )
     return lambda rows: (ref_table[rows], gen_table[rows])
+
+
+def _token_batch(tables: dict[str, TokenTable], rows: slice, device: torch.device) -> dict:
+    """The token states and masks of both sides for the flat pair rows ``rows``."""
+    batch = {}
+    for side, table in tables.items():
+        states, mask = table.batch(torch.arange(len(table))[rows])
+        batch.update({side: states.to(device), f"{side}_mask": mask.to(device)})
+    return batch
 
 
 def _to(value, device: torch.device):

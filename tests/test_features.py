@@ -326,3 +326,32 @@ def test_adding_a_cpu_feature_to_a_full_cache_skips_the_encoder(tmp_path, monkey
     report = update_feature_cache(pairs_path, out, ["bleu", "chrf"], progress=False, **stores)
     assert report.computed == {"bleu": 0, "chrf": 4}
     assert {name: path.stat().st_mtime_ns for name, path in stores.items()} == written
+
+
+@pytest.mark.slow
+def test_token_states_come_from_the_feature_pass_and_are_cached(tmp_path):
+    from evaluator.features.token_store import TokenStore
+    from evaluator.resources import load_tokenizer
+
+    refs = ["Two dogs ran across the park.", "A man sleeps."]
+    gens = ["Two dogs ran across the park.", ""]
+    found: dict[str, np.ndarray] = {}
+    compute_features(refs, gens, [], tokens_out=found)
+    dogs = found[text_key(refs[0])]
+    wordpieces = load_tokenizer("all-MiniLM-L6-v2").tokenize(refs[0])
+    assert dogs.dtype == np.float16 and dogs.shape == (len(wordpieces), 384)
+    np.testing.assert_allclose(np.linalg.norm(dogs.astype(np.float32), axis=1), 1.0, atol=2e-3)
+    assert found[text_key("")].shape == (0, 384)
+    pairs_path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"id": ["a", "b"], "ref": refs, "gen": gens}).to_parquet(pairs_path)
+    store_path = tmp_path / "tokens"
+    report = update_feature_cache(
+        pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, tokens_path=store_path
+    )
+    assert report.tokens_added == 3  # the copy is one text
+    stored = TokenStore(store_path).table([refs[0]])
+    np.testing.assert_array_equal(stored.flat[:-1].numpy(), dogs)
+    again = update_feature_cache(
+        pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, tokens_path=store_path
+    )
+    assert again.tokens_added == 0

@@ -255,3 +255,20 @@ def test_alignment_model_round_trips_and_predicts_from_raw_texts(tmp_path: Path)
     np.testing.assert_allclose(same.probabilities, outputs.probabilities, atol=1e-6)
     with pytest.raises(ValueError, match="use_alignment needs use_text"):
         frozen_model(use_alignment=True, use_text=False)
+
+
+@pytest.mark.slow
+def test_token_model_round_trips_and_predicts_from_raw_texts(tmp_path: Path) -> None:
+    from evaluator.inference import predict_outputs
+
+    model = frozen_model(embedding_dim=384, use_tokens=True, use_alignment=True)
+    directory = save_pretrained(model, tmp_path / "ckpt", scaler=scaler())
+    checkpoint = load(directory)
+    assert checkpoint.model.config.use_tokens
+    refs = ["Two dogs ran across the park.", ["A man rides a horse.", "A person rides a horse."]]
+    gens = ["Three dogs ran across the park.", ""]
+    outputs = predict_outputs(checkpoint, refs, gens, batch_size=2)
+    assert outputs.probabilities.shape == (2, NUM_CLASSES)
+    assert np.isfinite(outputs.probabilities).all()
+    one_by_one = [predict_outputs(load(directory), [r], [g]).probabilities[0] for r, g in zip(refs, gens, strict=True)]
+    np.testing.assert_allclose(np.stack(one_by_one), outputs.probabilities, atol=1e-6)

@@ -329,3 +329,45 @@ def test_alignment_vectors_reach_the_model_and_the_checkpoint(
     EmbeddingStore(dict(zip(keys[:-1], vectors[:-1], strict=True))).save(store_path)
     with pytest.raises(DataError, match="no vector stored for key"):
         datamodule(corpus, alignments=str(store_path)).setup("fit")
+
+
+def test_token_states_reach_the_model_and_the_checkpoint(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    from evaluator.features import text_key
+    from evaluator.features.token_store import TokenStore
+
+    frames = [pd.read_parquet(corpus["pairs"] / f"{split}.parquet") for split in ("train", "val")]
+    both = pd.concat(frames, ignore_index=True)
+    texts = pd.unique(pd.concat([both["ref"], both["gen"]])).tolist()
+    rng = np.random.default_rng(2)
+    states = {text_key(t): rng.standard_normal((1 + i % 4, DIM)).astype(np.float16) for i, t in enumerate(texts)}
+    store_path = tmp_path / "tokens"
+    TokenStore(store_path).add(dict(list(states.items())[:-1]))
+    with pytest.raises(DataError, match="no token states stored for text"):
+        datamodule(corpus, tokens=str(store_path)).setup("fit")
+    TokenStore(store_path).add(states)
+    data = datamodule(corpus, tokens=str(store_path))
+    data.setup("fit")
+    batch = next(iter(data.val_dataloader()))
+    first = states[text_key(frames[1]["ref"][0])]
+    assert batch["tokens"]["ref_mask"][0].sum() == len(first)
+    np.testing.assert_array_equal(batch["tokens"]["ref"][0, : len(first)].numpy(), first.astype(np.float32))
+    export = tmp_path / "export"
+    main(
+        [
+            "fit",
+            f"--data.pairs_dir={corpus['pairs']}",
+            f"--data.features={corpus['features']}",
+            f"--data.embeddings={corpus['embeddings']}",
+            f"--data.tokens={store_path}",
+            "--trainer.max_epochs=1",
+            "--trainer.accelerator=cpu",
+            "--trainer.enable_progress_bar=false",
+            "--trainer.enable_model_summary=false",
+            f"--log_dir={tmp_path / 'runs'}",
+            f"--export_dir={export}",
+            "--docs_dir=null",
+        ]
+    )
+    assert load(export).model.config.use_tokens

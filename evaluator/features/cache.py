@@ -29,9 +29,10 @@ from evaluator.features.compute import (
     feature_versions,
     pair_key,
 )
-from evaluator.features.embeddings import EmbeddingStore
-from evaluator.features.encoder_pass import encode_texts
+from evaluator.features.embeddings import EmbeddingStore, text_key
+from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
+from evaluator.features.token_store import TokenStore
 from evaluator.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
@@ -46,6 +47,7 @@ class CacheReport:
     computed: dict[str, int] = field(default_factory=dict)
     embeddings_added: int = 0
     alignments_added: int = 0
+    tokens_added: int = 0
 
 
 def read_pairs(path: Path) -> pd.DataFrame:
@@ -128,13 +130,15 @@ def update_feature_cache(
     on_chunk: Callable[[int, CacheReport], None] | None = None,
     progress: bool = True,
     alignments_path: Path | None = None,
+    tokens_path: Path | None = None,
 ) -> CacheReport:
     """Fill `out_path` with every feature in `names` for every pair in `pairs_path`.
 
     `on_chunk(chunk_index, report)` runs after each chunk is saved (a hook for progress or
     for tests that interrupt a run). With `embeddings_path`, the mean-pooled embedding of
     every distinct ref and gen text is also kept there; with `alignments_path`, the
-    alignment vector of every (ref, gen) pair (keyed by `pair_key`), from the same pass.
+    alignment vector of every (ref, gen) pair (keyed by `pair_key`), from the same pass; with
+    `tokens_path`, the token states of every text (a TokenStore folder), likewise.
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
@@ -157,14 +161,16 @@ def update_feature_cache(
         alignments = (
             EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
         )
+    tokens = TokenStore(tokens_path) if tokens_path is not None else None
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
         rows = pairs.iloc[start : start + chunk_size]
         found: dict[str, np.ndarray] | None = {} if alignments is not None else None
+        found_tokens: dict[str, np.ndarray] | None = {} if tokens is not None else None
         stored = len(store) if store is not None else 0
         changed = fill_chunk(
-            frame, rows, names, batch_size, encoder, num_layers, store, report, found
+            frame, rows, names, batch_size, encoder, num_layers, store, report, found, found_tokens
         )
         if store is not None:
             add_missing_embeddings(store, rows, encoder, batch_size, report)
@@ -177,6 +183,9 @@ def update_feature_cache(
             report.alignments_added += len(alignments) - before
             if len(alignments) > before:
                 alignments.save(alignments_path)
+        if tokens is not None:
+            add_missing_tokens(found_tokens, tokens, rows, encoder, batch_size, num_layers)
+            report.tokens_added += tokens.add(found_tokens)
         if changed or not out_path.is_file():
             write_cache(out_path, frame, versions)
         bar.update(len(rows))
@@ -198,6 +207,7 @@ def fill_chunk(
     store: EmbeddingStore | None,
     report: CacheReport,
     alignments_out: dict[str, np.ndarray] | None = None,
+    tokens_out: dict[str, np.ndarray] | None = None,
 ) -> bool:
     """Compute the missing values of one chunk, grouping columns missing for the same rows."""
     missing = frame.loc[rows["id"], names].isna().to_numpy()
@@ -221,6 +231,7 @@ def fill_chunk(
             embeddings_out=embeddings if store is not None and encoder_pass else None,
             num_layers=num_layers,
             alignments_out=alignments_out if encoder_pass else None,
+            tokens_out=tokens_out if encoder_pass else None,
         )
         frame.loc[selected["id"], group_names] = values.to_numpy()
         for name in group_names:
@@ -236,13 +247,33 @@ def add_missing_embeddings(
     store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, report: CacheReport
 ) -> None:
     """Encode the chunk's texts that the store lacks (features were cached, embeddings not)."""
-    texts = list(rows["gen"])
-    for ref in rows["ref"]:
-        texts.extend([ref] if isinstance(ref, str) else list(ref))
-    absent = [text for text in dict.fromkeys(texts) if text not in store]
+    absent = [text for text in chunk_texts(rows) if text not in store]
     if absent:
         store.add(absent, encode_texts(absent, encoder, batch_size))
         report.embeddings_added += len(absent)
+
+
+def chunk_texts(rows: pd.DataFrame) -> list[str]:
+    """The distinct gen and reference texts of a chunk of pairs, in first-seen order."""
+    texts = list(rows["gen"])
+    for ref in rows["ref"]:
+        texts.extend([ref] if isinstance(ref, str) else list(ref))
+    return list(dict.fromkeys(texts))
+
+
+def add_missing_tokens(
+    found: dict[str, np.ndarray],
+    store: TokenStore,
+    rows: pd.DataFrame,
+    encoder: str,
+    batch_size: int,
+    num_layers: int | None,
+) -> None:
+    """Encode the chunk's texts that neither the store nor ``found`` holds into ``found``."""
+    absent = [t for t in chunk_texts(rows) if t not in store and text_key(t) not in found]
+    if absent:
+        encoded = encode_distinct(absent, encoder, batch_size, num_layers)
+        found.update({text_key(t): token_states(state) for t, state in encoded.items()})
 
 
 def add_missing_alignments(

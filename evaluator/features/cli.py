@@ -30,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="also keep the alignment vector of every (ref, gen) pair here (model input)",
     )
+    parser.add_argument(
+        "--tokens",
+        type=Path,
+        help="also keep the token states of every text in this folder (token-level model input)",
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="encoder batch size")
     parser.add_argument("--chunk-size", type=int, default=4096, help="pairs per saved chunk")
     parser.add_argument(
@@ -48,9 +53,14 @@ def run(args: argparse.Namespace) -> int:
     for value, flag in ((args.batch_size, "--batch-size"), (args.chunk_size, "--chunk-size")):
         if value < 1:
             raise CommandError(f"{flag} must be a positive integer, got {value}")
-    outputs = {"--out": args.out, "--embeddings": args.embeddings, "--alignments": args.alignments}
-    for flag, path in outputs.items():
-        problem = path is not None and output_problem(path)
+    outputs = {
+        "--out": (args.out, "file"),
+        "--embeddings": (args.embeddings, "file"),
+        "--alignments": (args.alignments, "file"),
+        "--tokens": (args.tokens, "directory"),
+    }
+    for flag, (path, kind) in outputs.items():
+        problem = path is not None and output_problem(path, kind)
         if problem:
             raise CommandError(f"{flag}: {problem}")
     try:
@@ -65,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             num_layers=args.num_layers,
             embeddings_path=args.embeddings,
             alignments_path=args.alignments,
+            tokens_path=args.tokens,
             progress=not args.quiet,
         )
     except (FileNotFoundError, ValueError) as error:
@@ -78,4 +89,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"embeddings: {report.embeddings_added} added -> {args.embeddings}")
     if args.alignments is not None:
         print(f"alignments: {report.alignments_added} added -> {args.alignments}")
+    if args.tokens is not None:
+        print(f"token states: {report.tokens_added} texts added -> {args.tokens}")
     return 0

@@ -113,6 +113,7 @@ def encoder_scores(
     num_layers: int | None,
     embeddings_out: dict[str, np.ndarray] | None,
     alignments_out: dict[str, np.ndarray] | None = None,
+    tokens_out: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Encoder metrics, one forward pass per distinct text in each block of pairs."""
     blocks = []
@@ -124,6 +125,10 @@ def encoder_scores(
         )
         if embeddings_out is not None:
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})
+        if tokens_out is not None:
+            tokens_out.update(
+                {text_key(text): encoder_pass.token_states(state) for text, state in encoded.items()}
+            )
         ref_states = [encoded[text] for text in block_refs]
         gen_states = [encoded[text] for text in block_gens]
         with single_torch_thread():
@@ -173,6 +178,7 @@ def compute_features(
     embeddings_out: dict[str, np.ndarray] | None = None,
     num_layers: int | None = None,
     alignments_out: dict[str, np.ndarray] | None = None,
+    tokens_out: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """One row per pair, one float64 column per feature name, all finite.
 
@@ -181,7 +187,8 @@ def compute_features(
     mean-pooled embedding for every text the encoder pass saw. `num_layers` is the
     BERTScore layer (None: the encoder's last). `alignments_out`, if given, receives
     pair_key(ref, gen) -> alignment vector (see encoder_pass.alignment_vector) for every
-    (reference, gen) pair, which runs the encoder pass even without encoder features.
+    (reference, gen) pair, which runs the encoder pass even without encoder features;
+    `tokens_out`, likewise, text_key(text) -> its token states (encoder_pass.token_states).
     """
     names = list(names)
     metric_names = metrics_for(names)
@@ -198,7 +205,7 @@ def compute_features(
     neural = [name for name in metric_names if is_encoder_metric(name)]
     columns = [column for name in cpu + neural for column in METRICS[name].columns]
     parts = [cpu_scores(cpu, flat_refs, flat_gens)]
-    if (neural or alignments_out is not None) and flat_refs:
+    if (neural or alignments_out is not None or tokens_out is not None) and flat_refs:
         parts.append(
             encoder_scores(
                 neural,
@@ -209,6 +216,7 @@ def compute_features(
                 num_layers,
                 embeddings_out,
                 alignments_out,
+                tokens_out,
             )
         )
     elif neural:

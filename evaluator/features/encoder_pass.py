@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from evaluator.features.registry import EncoderMetric, register
+from evaluator.features.token_store import MAX_TOKENS
 from evaluator.resources import DEFAULT_ENCODER, load_encoder
 
 
@@ -124,6 +125,15 @@ def alignment_vector(ref: EncodedText, gen: EncodedText) -> np.ndarray:
     ref_gap = ref.weights * (1 - similarity.max(dim=0).values).clamp(min=0)
     gen_gap = gen.weights * (1 - similarity.max(dim=1).values).clamp(min=0)
     return torch.cat([ref_gap @ ref.tokens, gen_gap @ gen.tokens]).numpy().astype(np.float32)
+
+
+def token_states(text: EncodedText) -> np.ndarray:
+    """The text's wordpiece states (CLS and SEP dropped, at most ``MAX_TOKENS``) as float16
+    (length, dim): what the token-level branch of the model reads (see token_store)."""
+    if text.tokens is None or text.weights is None:
+        raise ValueError("token states need an encoding with keep_tokens=True")
+    kept = text.tokens[text.weights > 0][:MAX_TOKENS]
+    return kept.numpy().astype(np.float16)
 
 
 def encode_texts(

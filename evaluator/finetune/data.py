@@ -2,7 +2,8 @@
 
 The metric features (the checkpoint's names, max-aggregated over references) and the frozen
 encoder's mean embeddings of every reference and generated text (and, for a base model that
-reads them, the alignment vector of every (reference, generated) pair) are computed once per
+reads them, the alignment vector of every (reference, generated) pair and the token states of
+every text) are computed once per
 task with the resumable feature cache (``evaluator.features.cache``, keyed by record id and feature
 version) under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the
 targets normalised to [0, 1] (NaN where a record lacks a criterion).
@@ -15,10 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 from evaluator.atomic import atomic_path
 from evaluator.features import EmbeddingStore, pair_key
 from evaluator.features.cache import update_feature_cache
+from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.human_data import HumanRecord
 from evaluator.tasks import Task
 
@@ -38,6 +41,7 @@ class TaskInputs:
     targets: np.ndarray  # (records, criteria) on the normalised scale, NaN = not rated
     # per (record, reference) pair in ``ref_rows`` order: its alignment vector, or None
     alignments: np.ndarray | None = None
+    tokens: TokenTable | None = None  # token states of ``texts``' rows, for a token-level base
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -67,7 +71,15 @@ class TaskInputs:
             gen_rows=self.gen_rows[rows],
             targets=self.targets[rows],
             alignments=alignments,
+            tokens=self.tokens,
         )
+
+
+def token_batch(table: TokenTable, ref_rows, gen_rows) -> dict:
+    """The ``tokens`` model input for pairs of text-table rows (references, generated texts)."""
+    ref, ref_mask = table.batch(torch.as_tensor(ref_rows))
+    gen, gen_mask = table.batch(torch.as_tensor(gen_rows))
+    return {"ref": ref, "ref_mask": ref_mask, "gen": gen, "gen_mask": gen_mask}
 
 
 def normalised_targets(task: Task, records: list[HumanRecord]) -> np.ndarray:
@@ -107,12 +119,14 @@ def build_inputs(
     cache_dir: Path = DEFAULT_CACHE_DIR,
     progress: bool = False,
     alignments: bool = False,
+    tokens: bool = False,
     name: str | None = None,
 ) -> TaskInputs:
     """Fill the task's feature and embedding cache as needed, then read it in record order.
 
     alignments: also cache and read the per-pair alignment vectors (for a base model that uses
-    them); name: the cache files' stem (default the task's name; contrast copies have their
+    them); tokens: also cache and read every text's token states (likewise); name: the cache
+    files' stem (default the task's name; contrast copies have their
     own)."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
@@ -125,6 +139,7 @@ def build_inputs(
     features_path = cache_dir / f"{stem}.parquet"
     embeddings_path = cache_dir / f"{stem}.embeddings.parquet"
     alignments_path = cache_dir / f"{stem}.alignments.parquet" if alignments else None
+    tokens_path = cache_dir / f"{stem}.tokens" if tokens else None
     write_pairs(records, pairs_path)
     update_feature_cache(
         pairs_path,
@@ -135,6 +150,7 @@ def build_inputs(
         embeddings_path=embeddings_path,
         progress=progress,
         alignments_path=alignments_path,
+        tokens_path=tokens_path,
     )
     cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
     features = cached.loc[[r.id for r in records]].reset_index(drop=True).astype(np.float64)
@@ -154,4 +170,5 @@ def build_inputs(
         else EmbeddingStore.open(alignments_path).lookup_keyed(
             [pair_key(ref, r.gen) for r in records for ref in r.refs]
         ),
+        tokens=None if tokens_path is None else TokenStore(tokens_path).table(distinct),
     )

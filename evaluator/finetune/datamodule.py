@@ -19,7 +19,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from evaluator.finetune.contrast import contrast_records
-from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
+from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs, token_batch
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
@@ -80,6 +80,7 @@ def prepare_task(
         "cache_dir": Path(cache_dir),
         "progress": progress,
         "alignments": base.model.config.use_alignment,
+        "tokens": base.model.config.use_tokens,
     }
     inputs = build_inputs(task, records, base.feature_names, **options)
     features = base.scaler.transform(inputs.features)
@@ -121,8 +122,8 @@ def split_rows(
 
 
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
-    """rows -> the model's inputs {features, ref, gen[, alignment]} for those records, each
-    with the reference of its pair in ``pairs``."""
+    """rows -> the model's inputs {features, ref, gen[, alignment, tokens]} for those records,
+    each with the reference of its pair in ``pairs``."""
     features = torch.from_numpy(features)
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
@@ -134,6 +135,8 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
         batch = {"features": features[index], "ref": texts[refs[index]], "gen": texts[gens[index]]}
         if alignments is not None:
             batch["alignment"] = alignments[index]
+        if inputs.tokens is not None:
+            batch["tokens"] = token_batch(inputs.tokens, refs[index], gens[index])
         return batch
 
     return select

@@ -92,6 +92,7 @@ class RatingModule(L.LightningModule):
             ref=batch["ref"],
             gen=batch["gen"],
             alignment=batch.get("alignment"),
+            tokens=batch.get("tokens"),
         )
         return self.model.rate(
             representation, batch["features"] if self.model.config.use_metrics else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from evaluator.finetune.data import TaskInputs
+from evaluator.finetune.data import TaskInputs, token_batch
 from evaluator.inference import closest_rows
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
@@ -32,6 +32,8 @@ def closest_outputs(
         if inputs.alignments is None:
             raise ValueError("the model reads alignment vectors; build the inputs with alignments")
         alignments = torch.from_numpy(inputs.alignments)
+    if model.config.use_tokens and inputs.tokens is None:
+        raise ValueError("the model compares token states; build the inputs with tokens")
     model = model.eval()
     probabilities, ratings = [], []
     with torch.no_grad():
@@ -43,6 +45,9 @@ def closest_outputs(
                 ref=texts[ref_rows[rows]] if model.config.use_text else None,
                 gen=texts[inputs.gen_rows[pair]] if model.config.use_text else None,
                 alignment=None if alignments is None else alignments[rows],
+                tokens=None
+                if inputs.tokens is None or not model.config.use_tokens
+                else token_batch(inputs.tokens, ref_rows[rows], inputs.gen_rows[pair]),
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:

@@ -3,7 +3,8 @@
 Text branch: one shared BERT encoder, mean pooled, then separate linear projections of the
 reference and the generated text to ``text_dim``. In ``frozen`` mode (the CPU default) the
 mean-pooled embeddings are computed once and fed in, so no encoder weights live in the model;
-in ``trainable`` mode the model owns the encoder and takes token ids. Metric branch: a Set
+in ``trainable`` mode the model owns the encoder and takes token ids. Optionally (frozen mode)
+a token-level comparison of the two texts' token states (``token_interaction``). Metric branch: a Set
 Transformer over the scaled metric scores. Both are concatenated and mapped to the classes of
 ``synth.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
 """
@@ -19,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from evaluator.model.metric_set import MetricSetEncoder
+from evaluator.model.token_interaction import TokenInteraction
 from evaluator.resources import DEFAULT_ENCODER
 from synth.taxonomy import INDEX, NUM_CLASSES
 
@@ -44,6 +46,10 @@ class MismatchConfig:
     # (InferSent/COMET pair features), so small differences need not be learned from the
     # concatenation
     text_interactions: bool = False
+    # text branch also compares the two texts token by token (see token_interaction): reads
+    # the frozen encoder's token states of both sides; frozen mode only
+    use_tokens: bool = False
+    token_dim: int = 64
     use_metrics: bool = True
     metric_ids: bool = True
     text_dim: int = 64
@@ -74,6 +80,8 @@ class MismatchConfig:
             raise ValueError("text_interactions needs use_text")
         if self.use_alignment and not (self.use_text and self.encoder_mode == "frozen"):
             raise ValueError("use_alignment needs use_text in frozen encoder mode")
+        if self.use_tokens and not (self.use_text and self.encoder_mode == "frozen"):
+            raise ValueError("use_tokens needs use_text in frozen encoder mode")
         if self.rating_from_metrics and not self.use_metrics:
             raise ValueError("rating_from_metrics needs use_metrics")
         if self.use_metrics and not self.feature_names:
@@ -156,6 +164,12 @@ class MismatchModel(nn.Module):
         if config.use_alignment:
             self.alignment_projection = nn.Linear(2 * config.embedding_dim, 2 * config.text_dim)
             head_inputs += 2 * config.text_dim
+        self.token_interaction: TokenInteraction | None = None
+        if config.use_tokens:
+            self.token_interaction = TokenInteraction(
+                config.embedding_dim, config.token_dim, config.dropout
+            )
+            head_inputs += self.token_interaction.output_dim
         self.metric_set: MetricSetEncoder | None = None
         if config.use_metrics:
             self.metric_set = MetricSetEncoder(
@@ -228,13 +242,16 @@ class MismatchModel(nn.Module):
         feature_mask: Tensor | None = None,
         metric_ids: Tensor | None = None,
         alignment: Tensor | None = None,
+        tokens: Mapping[str, Tensor] | None = None,
     ) -> Tensor:
         """The joint pair representation both heads read (batch, head inputs).
 
         features: scaled metric scores (batch, metrics), columns in ``config.feature_names`` order
         unless ``metric_ids`` says which metric each column is; feature_mask: True = present.
         ref / gen: embeddings (frozen) or tokenizer output (trainable); alignment: the pair's
-        alignment vectors (batch, 2 * embedding_dim) when ``use_alignment``.
+        alignment vectors (batch, 2 * embedding_dim) when ``use_alignment``; tokens: the token
+        states when ``use_tokens``, ``{"ref", "ref_mask", "gen", "gen_mask"}`` with states
+        (batch, tokens, embedding_dim) and masks (batch, tokens), True = a token.
         """
         parts = []
         if self.ref_projection is not None and self.gen_projection is not None:
@@ -249,6 +266,14 @@ class MismatchModel(nn.Module):
             if alignment is None:
                 raise ValueError("this model reads alignment vectors; pass alignment=")
             parts.append(self.alignment_projection(alignment))
+        if self.token_interaction is not None:
+            if tokens is None:
+                raise ValueError("this model compares token states; pass tokens=")
+            parts.append(
+                self.token_interaction(
+                    tokens["ref"], tokens["ref_mask"], tokens["gen"], tokens["gen_mask"]
+                )
+            )
         if self.metric_set is not None:
             if features is None:
                 raise ValueError("the metric branch needs features")

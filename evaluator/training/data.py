@@ -5,7 +5,9 @@ Inputs live outside the repo: ``pairs_dir`` holds the synth splits ``train.parqu
 parquet file or a directory of them: ``id`` plus one float column per metric); in frozen mode
 ``embeddings`` is the EmbeddingStore of mean-pooled ref/gen embeddings, filled by
 ``prepare_data`` for any text it lacks; ``alignments`` (optional) is the store of per-pair
-alignment vectors written by ``mismatch features --alignments``. The FeatureScaler is fitted on train only and kept
+alignment vectors written by ``mismatch features --alignments``; ``tokens`` (optional) is the
+TokenStore folder of per-text token states (``mismatch features --tokens``; texts it lacks are
+encoded by ``prepare_data``). The FeatureScaler is fitted on train only and kept
 (``self.scaler``) so the exported checkpoint scales inputs exactly as in training.
 """
 
@@ -21,7 +23,9 @@ import torch
 from torch import Tensor
 from torch.utils.data import DataLoader
 
-from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair_key
+from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair_key, text_key
+from evaluator.features.encoder_pass import encode_distinct, token_states
+from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.resources import DEFAULT_ENCODER
 from synth.taxonomy import CODES, NUM_CLASSES
@@ -105,12 +109,14 @@ class PairBatcher:
         table: Tensor | None,
         tokenizer=None,
         max_length: int = 128,
+        token_table: TokenTable | None = None,
     ) -> None:
         self.split = split
         self.texts = texts
         self.table = table
         self.tokenizer = tokenizer
         self.max_length = max_length
+        self.token_table = token_table
 
     def __call__(self, rows: list[int]) -> dict:
         index = torch.as_tensor(rows)
@@ -134,6 +140,9 @@ class PairBatcher:
                         return_tensors="pt",
                     )
                 )
+            if self.token_table is not None:
+                states, mask = self.token_table.batch(positions)
+                batch.setdefault("tokens", {}).update({side: states, f"{side}_mask": mask})
         return batch
 
 
@@ -146,6 +155,7 @@ class MismatchDataModule(L.LightningDataModule):
         features: str,
         embeddings: str | None = None,
         alignments: str | None = None,
+        tokens: str | None = None,
         feature_names: list[str] | None = None,
         encoder: str = DEFAULT_ENCODER,
         encoder_mode: EncoderMode = "frozen",
@@ -158,6 +168,7 @@ class MismatchDataModule(L.LightningDataModule):
     ) -> None:
         """embeddings: EmbeddingStore path (frozen mode); None gives no text inputs (metric-only
         ablation). alignments: per-pair alignment vector store (frozen mode), None: not used.
+        tokens: TokenStore folder of per-text token states (frozen mode), None: not used.
         feature_names: metric columns to use, default every float column of the cache.
         feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
         the checkpoint so prediction computes the same features."""
@@ -176,17 +187,29 @@ class MismatchDataModule(L.LightningDataModule):
         self.batchers: dict[str, PairBatcher] = {}
 
     def prepare_data(self) -> None:
-        """Frozen mode: embed (once) every ref/gen text the embedding store does not hold yet."""
-        if self.hparams.encoder_mode != "frozen" or self.hparams.embeddings is None:
+        """Frozen mode: embed (once) every ref/gen text the embedding store (and the token
+        store) does not hold yet."""
+        if self.hparams.encoder_mode != "frozen":
+            return
+        if self.hparams.embeddings is None and self.hparams.tokens is None:
             return
         texts = pd.unique(
             pd.concat(
                 [read_pairs(self.hparams.pairs_dir, s)[c] for s in SPLITS for c in ("ref", "gen")]
             )
         ).tolist()
-        ensure_embeddings(
-            self.hparams.embeddings, texts, self.hparams.encoder, self.hparams.embed_batch_size
-        )
+        if self.hparams.embeddings is not None:
+            ensure_embeddings(
+                self.hparams.embeddings, texts, self.hparams.encoder, self.hparams.embed_batch_size
+            )
+        if self.hparams.tokens is not None:
+            ensure_tokens(
+                self.hparams.tokens,
+                texts,
+                self.hparams.encoder,
+                self.hparams.embed_batch_size,
+                self.hparams.feature_layers,
+            )
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
@@ -200,6 +223,7 @@ class MismatchDataModule(L.LightningDataModule):
         self.scaler = FeatureScaler.fit(raw["train"])
         store = self._open_store()
         alignments = self._open_alignments()
+        token_store = self._open_tokens()
         tokenizer = self._tokenizer()
         for split, frame in self.frames.items():
             texts = pd.unique(pd.concat([frame["ref"], frame["gen"]])).tolist()
@@ -220,8 +244,17 @@ class MismatchDataModule(L.LightningDataModule):
                         "mismatch features --alignments for these pairs"
                     ) from None
             table = None if store is None else torch.from_numpy(store.lookup(texts))
+            token_table = None
+            if token_store is not None:
+                try:
+                    token_table = token_store.table(texts)
+                except KeyError as error:
+                    raise DataError(
+                        f"{self.hparams.tokens}: {error.args[0]} ({split} split); run "
+                        "prepare_data or mismatch features --tokens for these pairs"
+                    ) from None
             self.batchers[split] = PairBatcher(
-                tensors, texts, table, tokenizer, self.hparams.max_length
+                tensors, texts, table, tokenizer, self.hparams.max_length, token_table
             )
 
     def _open_store(self) -> EmbeddingStore | None:
@@ -244,6 +277,21 @@ class MismatchDataModule(L.LightningDataModule):
                 "run mismatch features --alignments"
             )
         return EmbeddingStore.open(self.hparams.alignments)
+
+    def _open_tokens(self) -> TokenStore | None:
+        if self.hparams.tokens is None:
+            return None
+        if self.hparams.encoder_mode != "frozen":
+            raise DataError("token states are cached for the frozen encoder mode only")
+        if not Path(self.hparams.tokens).is_dir():
+            raise DataError(
+                f"token store {self.hparams.tokens} does not exist; run prepare_data or "
+                "mismatch features --tokens"
+            )
+        try:
+            return TokenStore(self.hparams.tokens)
+        except ValueError as error:
+            raise DataError(str(error)) from None
 
     def _tokenizer(self):
         if self.hparams.encoder_mode != "trainable":
@@ -289,6 +337,18 @@ class MismatchDataModule(L.LightningDataModule):
     def feature_options(self) -> dict[str, object]:
         """How the cached features were computed, so prediction computes them the same way."""
         return {"aggregate": "max", "num_layers": self.hparams.feature_layers}
+
+
+def ensure_tokens(
+    path: str, texts: list[str], encoder: str, batch_size: int, num_layers: int | None
+) -> int:
+    """Add the token states of the texts missing from the store at ``path``; return how many."""
+    store = TokenStore(path)
+    missing = [text for text in texts if text not in store]
+    if not missing:
+        return 0
+    encoded = encode_distinct(missing, encoder, batch_size, num_layers)
+    return store.add({text_key(text): token_states(state) for text, state in encoded.items()})
 
 
 def ensure_embeddings(path: str, texts: list[str], encoder: str, batch_size: int) -> int:

@@ -40,6 +40,8 @@ class MismatchModule(L.LightningModule):
         use_text: bool = True,
         use_alignment: bool = False,
         text_interactions: bool = False,
+        use_tokens: bool = False,
+        token_dim: int = 64,
         use_metrics: bool = True,
         metric_ids: bool = True,
         text_dim: int = 64,
@@ -69,6 +71,8 @@ class MismatchModule(L.LightningModule):
             use_text=use_text,
             use_alignment=use_alignment,
             text_interactions=text_interactions,
+            use_tokens=use_tokens,
+            token_dim=token_dim,
             use_metrics=use_metrics,
             metric_ids=metric_ids,
             text_dim=text_dim,
@@ -90,6 +94,7 @@ class MismatchModule(L.LightningModule):
             ref=batch.get("ref"),
             gen=batch.get("gen"),
             alignment=batch.get("alignment"),
+            tokens=batch.get("tokens"),
         )
 
     def training_step(self, batch: dict, batch_index: int) -> Tensor:

@@ -80,6 +80,9 @@ class PretrainCLI(LightningCLI):
         parser.link_arguments(
             "data.alignments", "model.use_alignment", compute_fn=lambda path: path is not None
         )
+        parser.link_arguments(
+            "data.tokens", "model.use_tokens", compute_fn=lambda path: path is not None
+        )
         parser.link_arguments("data.feature_names", "model.feature_names", apply_on="instantiate")
 
     def instantiate_trainer(self, **kwargs):

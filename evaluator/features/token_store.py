@@ -1,0 +1,128 @@
+"""Per-text token states of the frozen encoder, for the model's token-level comparison branch.
+
+A frozen encoder gives a text the same token states every time, so training reads them from
+disk instead of re-encoding: for every text, the unit-length states of its wordpieces (CLS and
+SEP dropped) at the BERTScore layer, in float16, at most ``MAX_TOKENS`` of them. The store is
+a folder of append-only shards, ``NNNNN.npy`` (all states of the shard, stacked) with
+``NNNNN.keys.parquet`` (text key, offset, length); a shard counts once its keys file exists,
+and both are written through a temporary file and a rename, so an interrupted run loses at
+most the shard it was writing. ``TokenTable`` packs the states of a list of texts into one
+array and gathers padded batches from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from evaluator.atomic import atomic_path
+from evaluator.features.embeddings import text_key
+
+MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
+
+
+class TokenTable:
+    """The token states of texts ``0..n-1`` in one float16 array, gathered as padded batches."""
+
+    def __init__(self, states: Sequence[np.ndarray], dim: int) -> None:
+        lengths = np.array([len(item) for item in states], dtype=np.int64)
+        self.lengths = torch.from_numpy(lengths)
+        self.offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(lengths)[:-1]]))
+        flat = np.concatenate(states) if len(states) else np.zeros((0, dim), np.float16)
+        # one zero row at the end: padding positions gather it
+        self.flat = torch.from_numpy(
+            np.concatenate([flat.astype(np.float16, copy=False), np.zeros((1, dim), np.float16)])
+        )
+        self.dim = dim
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def batch(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """States (len(rows), longest, dim) float32, zero-padded, and the mask (True = token)."""
+        lengths = self.lengths[rows]
+        width = max(int(lengths.max()) if len(rows) else 0, 1)
+        position = torch.arange(width)
+        mask = position.unsqueeze(0) < lengths.unsqueeze(1)
+        index = torch.where(mask, self.offsets[rows].unsqueeze(1) + position, len(self.flat) - 1)
+        return self.flat[index].float(), mask
+
+
+class TokenStore:
+    """text_key -> (length, dim) float16 token states, kept in shards under one folder."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.states: dict[str, np.ndarray] = {}
+        self.dim: int | None = None
+        self.shards = 0
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"token store {self.path} exists and is not a folder")
+        if self.path.is_dir():
+            self._read()
+
+    def _read(self) -> None:
+        for keys_file in sorted(self.path.glob("*.keys.parquet")):
+            stem = keys_file.name.removesuffix(".keys.parquet")
+            states_file = self.path / f"{stem}.npy"
+            try:
+                keys = pd.read_parquet(keys_file)
+                array = np.load(states_file, mmap_mode="r")
+            except (OSError, ValueError) as error:
+                raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
+            if array.ndim != 2 or (self.dim is not None and array.shape[1] != self.dim):
+                raise ValueError(f"{states_file}: states of shape {array.shape} do not fit the store")
+            ends = keys["offset"].to_numpy() + keys["length"].to_numpy()
+            if len(keys) and ends.max() > len(array):
+                raise ValueError(f"{keys_file} points past the end of {states_file}")
+            self.dim = array.shape[1]
+            for key, offset, length in zip(keys["key"], keys["offset"], keys["length"], strict=True):
+                self.states[key] = array[offset : offset + length]
+            self.shards += 1
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def __contains__(self, text: str) -> bool:
+        return text_key(text) in self.states
+
+    def add(self, states: Mapping[str, np.ndarray]) -> int:
+        """Write the states (keyed by ``text_key``) the store lacks as one new shard; how many."""
+        new = {key: value for key, value in states.items() if key not in self.states}
+        if not new:
+            return 0
+        dims = {value.shape[1] for value in new.values()} | ({self.dim} - {None})
+        if len(dims) != 1:
+            raise ValueError(f"token states of widths {sorted(dims)} cannot share one store")
+        lengths = [len(value) for value in new.values()]
+        keys = pd.DataFrame(
+            {
+                "key": list(new),
+                "offset": np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64),
+                "length": np.array(lengths, dtype=np.int64),
+            }
+        )
+        stem = f"{self.shards:05d}"
+        self.path.mkdir(parents=True, exist_ok=True)
+        with atomic_path(self.path / f"{stem}.npy") as temporary:
+            np.save(temporary, np.concatenate(list(new.values())).astype(np.float16))
+        with atomic_path(self.path / f"{stem}.keys.parquet") as temporary:
+            keys.to_parquet(temporary, index=False)
+        self.shards += 1
+        self.dim = dims.pop()
+        self.states.update(new)
+        return len(new)
+
+    def table(self, texts: Sequence[str]) -> TokenTable:
+        """The states of ``texts`` in order; KeyError names the first text not stored."""
+        rows = []
+        for text in texts:
+            states = self.states.get(text_key(text))
+            if states is None:
+                raise KeyError(f"no token states stored for text {text[:80]!r}")
+            rows.append(states)
+        return TokenTable(rows, self.dim or 0)
