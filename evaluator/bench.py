@@ -1,4 +1,5 @@
-"""`mismatch bench TARGET`: throughput and real-text benchmarks, one function per target, printed as text."""
+"""`mismatch bench TARGET`: throughput and real-text benchmarks, one function per target,
+printed as text."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=13)
     realtext = parser.add_argument_group("realtext")
     realtext.add_argument(
-        "--checkpoint", default=None, help="checkpoint to measure (default checkpoints/mismatch-base)"
+        "--checkpoint",
+        default=None,
+        help="checkpoint to measure (default checkpoints/mismatch-base)",
     )
     realtext.add_argument(
         "--parts", default="sick,bases,darr", help="comma-separated subset of sick,bases,darr"
