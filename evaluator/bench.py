@@ -1,4 +1,5 @@
-"""`mismatch bench TARGET`: throughput benchmarks, one function per target, printed as text."""
+"""`mismatch bench TARGET`: throughput and real-text benchmarks, one function per target,
+printed as text."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ TARGETS: dict[str, str] = {
     "synth": "synth.bench:bench_synth",
     "features": "evaluator.features.bench:bench_features",
     "predict": "evaluator.predict_bench:bench_predict",
+    "realtext": "evaluator.realtext_bench:bench_realtext",
 }
 
 
@@ -17,6 +19,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", choices=[*TARGETS, "all"], help="what to measure")
     parser.add_argument("--pairs", type=int, default=None, help="number of pairs (default per target)")
     parser.add_argument("--seed", type=int, default=13)
+    realtext = parser.add_argument_group("realtext")
+    realtext.add_argument(
+        "--checkpoint",
+        default=None,
+        help="checkpoint to measure (default checkpoints/mismatch-base)",
+    )
+    realtext.add_argument(
+        "--parts", default="sick,bases,darr", help="comma-separated subset of sick,bases,darr"
+    )
+    realtext.add_argument(
+        "--bases-limit",
+        type=int,
+        default=None,
+        help="real bases per dataset (seeded sample; default all held-out)",
+    )
+    realtext.add_argument(
+        "--darr-limit",
+        type=int,
+        default=None,
+        help="DARR pairs per language pair (default 1500; 0 = all)",
+    )
+    realtext.add_argument("--out", default=None, help="write every figure to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,385 @@
+"""`mismatch bench realtext`: a checkpoint on real text, beside sentBLEU, chrF and BERTScore-MiniLM.
+
+Synthetic validation accuracy only shows that the model learned our rules (DESIGN.md, "Judged
+on real text"). Three parts, all measurement only, never trained or tuned on:
+- sick: SICK TRIAL (a = reference, b = generated). Two-way entailments must read as NoContr
+  (P(NoContr) >= threshold), contradictions must not; AUROC paraphrase vs contradiction.
+- bases: highly rated real outputs of held-out groups (``evaluator.realtext_data``), each
+  perturbed by every synth error rule that applies. The perturbed text must score below its
+  base, its top error class (NoContr excluded) must be the rule's class, and the unperturbed
+  bases must read as NoContr.
+- darr: WMT19 DARR (gu/kk/lt-en) Kendall-like tau per language pair, a metric tie counted as
+  discordant (the WMT19 convention).
+Each distinct (reference, generated) pair is scored once. The baselines are the project's own
+feature columns (``evaluator.features.compute_features``): bleu, chrf and bertscore_f on
+all-MiniLM-L6-v2 (its last layer), which match sacrebleu and bert_score.
+
+Defaults: all held-out bases (38) and 1,500 DARR pairs per language pair (seeded sample; all
+51,700 would take about three times as long): 9 min 9 s on the 2-core CPU shared with another
+job (docs/experiments/2026-11-23-realtext-baseline). A 1,500 sample moves a mean tau by up to
+0.04 from its value on all pairs (chrF 0.252 vs 0.289): use --darr-limit 0 for final figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from evaluator.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
+from synth.taxonomy import CODES
+
+PARTS = ("sick", "bases", "darr")
+THRESHOLD = 0.5  # P(NoContr) at or above it reads as NoContr, as predict labels it
+DEFAULT_DARR_LIMIT = 1500  # pairs per language pair; 0 = all 51,700
+BASELINES = {"sentBLEU": "bleu", "chrF": "chrf", "BERTScore-MiniLM": "bertscore_f"}
+OURS = "P(NoContr)"
+CHUNK_PAIRS = 1024
+
+
+# --- pure computations -------------------------------------------------------------------
+
+
+def kendall_like_tau(better: np.ndarray, worse: np.ndarray) -> float:
+    """(concordant - discordant) / (concordant + discordant) over relative-ranking pairs, a
+    tie counting as discordant (WMT19 DARR): a metric that cannot tell two outputs apart
+    gets no credit for it."""
+    if len(better) == 0:
+        return float("nan")
+    concordant = int(np.sum(np.asarray(better) > np.asarray(worse)))
+    discordant = len(better) - concordant
+    return (concordant - discordant) / (concordant + discordant)
+
+
+def auroc(positive: np.ndarray, negative: np.ndarray) -> float:
+    """Area under the ROC curve of a score separating positives from negatives (ties: 0.5)."""
+    from sklearn.metrics import roc_auc_score
+
+    labels = np.r_[np.ones(len(positive)), np.zeros(len(negative))]
+    return float(roc_auc_score(labels, np.r_[positive, negative]))
+
+
+def share(mask: np.ndarray) -> float:
+    """The share of True in ``mask`` (NaN when empty)."""
+    return float(np.mean(mask)) if len(mask) else float("nan")
+
+
+# --- scoring -----------------------------------------------------------------------------
+
+
+class Scorer:
+    """Scores (reference, generated) pairs with a checkpoint and the baselines, each distinct
+    pair once."""
+
+    def __init__(self, checkpoint) -> None:
+        self.checkpoint = checkpoint
+
+    def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
+        """{"probabilities": (n, 14) in taxonomy order, OURS: P(NoContr), baseline: (n,)}."""
+        from evaluator.features import compute_features
+        from evaluator.inference import predict_outputs
+
+        distinct = list(dict.fromkeys(zip(refs, gens, strict=True)))
+        row = {pair: i for i, pair in enumerate(distinct)}
+        order = sorted(
+            range(len(distinct)), key=lambda i: (len(distinct[i][0]), len(distinct[i][1]))
+        )
+        probabilities = np.zeros((len(distinct), len(CODES)))
+        for start in range(0, len(order), CHUNK_PAIRS):
+            chunk = order[start : start + CHUNK_PAIRS]
+            outputs = predict_outputs(
+                self.checkpoint, [distinct[i][0] for i in chunk], [distinct[i][1] for i in chunk]
+            )
+            probabilities[chunk] = outputs.probabilities
+        frame = compute_features(
+            [ref for ref, _ in distinct],
+            [gen for _, gen in distinct],
+            names=list(BASELINES.values()),
+            encoder=DEFAULT_ENCODER,
+        )
+        rows = np.array([row[pair] for pair in zip(refs, gens, strict=True)], dtype=np.int64)
+        scores = {"probabilities": probabilities[rows], OURS: probabilities[rows, 0]}
+        for name, column in BASELINES.items():
+            scores[name] = frame[column].to_numpy()[rows]
+        return scores
+
+
+METRICS = (OURS, *BASELINES)
+
+
+# --- parts -------------------------------------------------------------------------------
+
+
+def bench_sick(scorer: Scorer, path: Path) -> dict:
+    from evaluator.realtext_data import load_sick
+
+    pairs = load_sick(path)
+    scores = scorer.score([p.ref for p in pairs], [p.gen for p in pairs])
+    paraphrase = np.array([p.paraphrase for p in pairs])
+    contradiction = np.array([p.contradiction for p in pairs])
+    ours = scores[OURS]
+    return {
+        "pairs": len(pairs),
+        "paraphrases": int(paraphrase.sum()),
+        "contradictions": int(contradiction.sum()),
+        "paraphrase_nocontr_recall": share(ours[paraphrase] >= THRESHOLD),
+        "contradiction_read_as_nocontr": share(ours[contradiction] >= THRESHOLD),
+        "auroc": {m: auroc(scores[m][paraphrase], scores[m][contradiction]) for m in METRICS},
+    }
+
+
+def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -> dict:
+    from evaluator.finetune.contrast import ERROR_CLASSES
+    from evaluator.realtext_data import load_bases, perturb_bases
+
+    by_dataset = load_bases(human_dir, limit, seed)
+    records = [r for records in by_dataset.values() for r in records]
+    refs = [r.refs[0] for r in records]
+    gens = [r.gen for r in records]
+    perturbations = perturb_bases(refs, gens, [r.group for r in records], seed)
+    items = perturbations.items
+    base_scores = scorer.score(refs, gens)
+    changed = scorer.score([refs[p.base] for p in items], [p.text for p in items])
+    owner = np.array([p.base for p in items], dtype=np.int64)
+    codes = np.array([p.code for p in items])
+    drops = {m: base_scores[m][owner] > changed[m] for m in METRICS}
+    top_error = np.array(CODES)[1 + changed["probabilities"][:, 1:].argmax(axis=1)]
+    hits = top_error == codes
+    per_class = {}
+    for code in ERROR_CLASSES:
+        mine = codes == code
+        per_class[code] = {
+            "pairs": int(mine.sum()),
+            "bases": int(len(set(owner[mine].tolist()))),
+            "drop": {m: share(drops[m][mine]) for m in METRICS},
+            "top_error_is_class": share(hits[mine]),
+        }
+    present = [c for c in ERROR_CLASSES if per_class[c]["pairs"]]
+    datasets = list(by_dataset)
+    dataset_of = np.array([name for name, rs in by_dataset.items() for _ in rs])
+    return {
+        "bases": {name: len(rs) for name, rs in by_dataset.items()},
+        "pairs": len(items),
+        "base_nocontr_recall": share(base_scores[OURS] >= THRESHOLD),
+        "base_nocontr_recall_by_dataset": {
+            name: share(base_scores[OURS][dataset_of == name] >= THRESHOLD) for name in datasets
+        },
+        "drop": {m: share(drops[m]) for m in METRICS},
+        "top_error_is_class_mean_over_classes": float(
+            np.mean([per_class[c]["top_error_is_class"] for c in present])
+        )
+        if present
+        else float("nan"),
+        "per_class": per_class,
+        "rule_errors": dict(perturbations.rule_errors),
+    }
+
+
+def bench_darr(scorer: Scorer, path: Path, limit: int | None, seed: int) -> dict:
+    from evaluator.realtext_data import load_darr
+
+    by_lp = load_darr(path, limit, seed)
+    pairs = [p for lp_pairs in by_lp.values() for p in lp_pairs]
+    refs = [p.ref for p in pairs] * 2
+    gens = [p.better for p in pairs] + [p.worse for p in pairs]
+    scores = scorer.score(refs, gens)
+    lps = np.array([p.lp for p in pairs])
+    tau = {}
+    for metric in METRICS:
+        better, worse = scores[metric][: len(pairs)], scores[metric][len(pairs) :]
+        tau[metric] = {lp: kendall_like_tau(better[lps == lp], worse[lps == lp]) for lp in by_lp}
+        tau[metric]["mean"] = float(np.mean([tau[metric][lp] for lp in by_lp]))
+    return {
+        "pairs": {lp: len(p) for lp, p in by_lp.items()},
+        "distinct_scored": len(set(zip(refs, gens, strict=True))),
+        "tau": tau,
+    }
+
+
+# --- report ------------------------------------------------------------------------------
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A plain text table, columns padded to their widest cell."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = [header, ["-" * w for w in widths], *rows]
+    return "\n".join(
+        "  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+        for line in lines
+    )
+
+
+def percent(value: float) -> str:
+    return "—" if np.isnan(value) else f"{100 * value:.1f}%"
+
+
+def sick_report(result: dict) -> str:
+    return "\n".join(
+        [
+            f"SICK TRIAL: {result['pairs']} pairs, {result['paraphrases']} two-way entailments, "
+            f"{result['contradictions']} contradictions (a = ref, b = gen)",
+            f"two-way entailments read as NoContr (P(NoContr) >= {THRESHOLD}): "
+            f"{percent(result['paraphrase_nocontr_recall'])}",
+            f"contradictions read as NoContr: {percent(result['contradiction_read_as_nocontr'])}",
+            table(
+                ["metric", "AUROC paraphrase vs contradiction"],
+                [[m, f"{v:.3f}"] for m, v in result["auroc"].items()],
+            ),
+        ]
+    )
+
+
+def bases_report(result: dict) -> str:
+    counts = ", ".join(f"{name} {n}" for name, n in result["bases"].items())
+    by_dataset = ", ".join(
+        f"{name} {percent(v)}" for name, v in result["base_nocontr_recall_by_dataset"].items()
+    )
+    rows = [
+        [
+            code,
+            str(row["pairs"]),
+            str(row["bases"]),
+            *[percent(row["drop"][m]) for m in METRICS],
+            percent(row["top_error_is_class"]),
+        ]
+        for code, row in result["per_class"].items()
+    ]
+    rows.append(
+        [
+            "all",
+            str(result["pairs"]),
+            str(sum(result["bases"].values())),
+            *[percent(result["drop"][m]) for m in METRICS],
+            f"{percent(result['top_error_is_class_mean_over_classes'])} (class mean)",
+        ]
+    )
+    errors = ", ".join(f"{rule} {n}" for rule, n in sorted(result["rule_errors"].items())) or "none"
+    return "\n".join(
+        [
+            f"Real bases (held-out groups): {counts}; {result['pairs']} perturbed pairs",
+            f"unperturbed bases read as NoContr: {percent(result['base_nocontr_recall'])} "
+            f"({by_dataset})",
+            "drop: share of pairs with score(ref, base) > score(ref, perturbed); top error = "
+            "class: share whose top error class (NoContr excluded) is the rule's class",
+            table(
+                ["class", "pairs", "bases", *[f"drop {m}" for m in METRICS], "top error = class"],
+                rows,
+            ),
+            f"rules that raised: {errors}",
+        ]
+    )
+
+
+def darr_report(result: dict) -> str:
+    lps = list(result["pairs"])
+    counts = ", ".join(f"{lp} {n}" for lp, n in result["pairs"].items())
+    rows = [
+        [m, *[f"{result['tau'][m][lp]:.3f}" for lp in lps], f"{result['tau'][m]['mean']:.3f}"]
+        for m in METRICS
+    ]
+    return "\n".join(
+        [
+            f"WMT19 DARR: {counts} pairs; {result['distinct_scored']} distinct (ref, gen) scored",
+            "Kendall-like tau (ties discordant):",
+            table(["metric", *lps, "mean"], rows),
+        ]
+    )
+
+
+REPORTS: dict[str, Callable[[dict], str]] = {
+    "sick": sick_report,
+    "bases": bases_report,
+    "darr": darr_report,
+}
+
+
+# --- command -----------------------------------------------------------------------------
+
+
+def parse_parts(text: str) -> list[str]:
+    from evaluator.cli import CommandError
+
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise CommandError(
+            f"--parts {text!r}: expected a comma-separated subset of {','.join(PARTS)}"
+        )
+    return list(dict.fromkeys(parts))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def bench_realtext(args: argparse.Namespace) -> None:
+    from evaluator.atomic import output_problem, write_text_atomic
+    from evaluator.cli import CommandError
+    from evaluator.hub import CheckpointError, load
+    from evaluator.human_data import DataError
+    from evaluator.predict_cli import quiet_hub_libraries, resolve_checkpoint
+    from evaluator.realtext_data import DARR, SICK_TRIAL
+    from evaluator.resources import ResourceMissingError, data_dir
+
+    parts = parse_parts(args.parts)
+    for name in ("bases_limit", "darr_limit"):
+        if getattr(args, name) is not None and getattr(args, name) < 0:
+            raise CommandError(f"--{name.replace('_', '-')} must not be negative")
+    if args.out and (problem := output_problem(Path(args.out))):
+        raise CommandError(problem)
+    try:
+        root = data_dir()
+    except ResourceMissingError as error:
+        raise CommandError(str(error)) from None
+    paths = {"sick": root / SICK_TRIAL, "darr": root / DARR}
+    for part in ("sick", "darr"):
+        if part in parts and not paths[part].is_file():
+            raise CommandError(f"{paths[part]}: no such file")
+    name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT, None)
+    quiet_hub_libraries()
+    try:
+        checkpoint = load(name, revision)
+    except CheckpointError as error:
+        raise CommandError(str(error)) from None
+    darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
+    weights = checkpoint.path / "model.safetensors"
+    result: dict = {
+        "checkpoint": str(name),
+        "model_sha256": file_sha256(weights) if weights.is_file() else None,
+        "threshold": THRESHOLD,
+        "seed": args.seed,
+        "bases_limit": args.bases_limit,
+        "darr_limit": darr_limit,
+        "baselines": {
+            m: f"{column} ({DEFAULT_ENCODER})" if column.startswith("bert") else column
+            for m, column in BASELINES.items()
+        },
+        "seconds": {},
+    }
+    print(f"realtext bench: checkpoint {name}; threshold {THRESHOLD}; seed {args.seed}", flush=True)
+    scorer = Scorer(checkpoint)
+    runs = {
+        "sick": lambda: bench_sick(scorer, paths["sick"]),
+        "bases": lambda: bench_bases(scorer, root / "human", args.bases_limit, args.seed),
+        "darr": lambda: bench_darr(scorer, paths["darr"], darr_limit, args.seed),
+    }
+    for part in parts:
+        start = time.perf_counter()
+        try:
+            result[part] = runs[part]()
+        except (DataError, ValueError, FileNotFoundError) as error:
+            raise CommandError(str(error)) from None
+        result["seconds"][part] = round(time.perf_counter() - start, 1)
+        print(f"\n{REPORTS[part](result[part])}\n({result['seconds'][part]:.0f} s)", flush=True)
+    if args.out:
+        write_text_atomic(Path(args.out), json.dumps(result, indent=2) + "\n")
+        print(f"\nresults in {args.out}")

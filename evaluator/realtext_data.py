@@ -1,0 +1,204 @@
+"""The real-text bench's inputs: SICK TRIAL pairs, held-out real bases with every synth error
+applied, and WMT19 DARR pairs (all measurement only; nothing here is trained or tuned on).
+
+Held-out groups (the real bases). Fine-tuning splits a task's records by a seeded hash of
+their ``group`` (``human_data.split_by_group``):
+- a shipped task checkpoint (``mismatch evaluate --seeds 3`` export, seed 0, see its model
+  card) fits on every record but a validation slice for early stopping: the groups that
+  ``split_by_group(seed=VAL_SEED_OFFSET + 0, test_fraction=val_fraction)`` holds out;
+- ``mismatch evaluate`` seed s (0, 1, 2: the shipped results) tests on
+  ``split_by_group(seed=s, test_fraction=0.2)`` and trains on the rest, less its own early
+  stopping slice ``split_by_group(seed=VAL_SEED_OFFSET + s, test_fraction=val_fraction)``;
+- val_fraction is the task's ``configs/finetune/<task>.yaml`` data.val_fraction.
+A base comes only from a group that none of these fits takes a gradient step on: inside the
+shipped checkpoint's early-stopping slice, and for every evaluate seed in its test part or its
+early-stopping slice. Those groups still served early stopping (a selection) for the shipped
+task checkpoint; the pretrained base (``checkpoints/mismatch-base``) never saw human data.
+Of them, only highly rated outputs serve: WMT15/16/17 DA with da_z >= 0.5, WebNLG 2020 with
+correctness >= 90. A multi-reference record (WebNLG) is read against its first reference.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.finetune.contrast import ERROR_CLASSES
+from evaluator.human_data import HumanRecord, iter_jsonl, load_records, split_by_group
+
+SHIPPED_SEED = 0  # the seed of the shipped task checkpoints (their model cards)
+EVALUATE_SEEDS = (0, 1, 2)  # `mismatch evaluate --seeds 3`, the shipped results
+EVALUATE_TEST_FRACTION = 0.2  # evaluator.finetune.evaluate.run_seed
+
+
+@dataclass(frozen=True)
+class BaseSource:
+    """One dataset of real bases: its file under <data>/human, the fine-tuning task that
+    trains on it, and the rating an output needs to serve as a base."""
+
+    name: str
+    file: str
+    task: str
+    criterion: str
+    minimum: float
+
+
+BASE_SOURCES = (
+    BaseSource("wmt15", "translation/wmt15_da.jsonl.gz", "translation", "da_z", 0.5),
+    BaseSource("wmt16", "translation/wmt16_da.jsonl.gz", "translation", "da_z", 0.5),
+    BaseSource("wmt17", "translation/wmt17_da.jsonl.gz", "translation", "da_z", 0.5),
+    BaseSource("webnlg2020", "data2text/webnlg2020.jsonl.gz", "data2text", "correctness", 90.0),
+)
+SICK_TRIAL = "sick/sick_trial.jsonl.gz"
+DARR = "human/translation/darr/wmt19_darr.pairs.jsonl.gz"
+
+
+@dataclass(frozen=True)
+class SickPair:
+    ref: str
+    gen: str
+    paraphrase: bool
+    contradiction: bool
+
+
+def load_sick(path: Path) -> list[SickPair]:
+    """SICK pairs with ``a`` as the reference and ``b`` as the generated text."""
+    pairs = []
+    for line, value in iter_jsonl(path):
+        try:
+            pairs.append(
+                SickPair(
+                    value["a"], value["b"], bool(value["paraphrase"]), bool(value["contradiction"])
+                )
+            )
+        except KeyError as error:
+            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+    return pairs
+
+
+def held_out(records: list[HumanRecord], val_fraction: float) -> list[HumanRecord]:
+    """The records of groups that neither a shipped task checkpoint nor any evaluate seed
+    trains on (see the module docstring)."""
+    from evaluator.finetune.datamodule import VAL_SEED_OFFSET
+
+    _, kept = split_by_group(records, VAL_SEED_OFFSET + SHIPPED_SEED, val_fraction)
+    for seed in EVALUATE_SEEDS:
+        train, test = split_by_group(kept, seed, EVALUATE_TEST_FRACTION)
+        _, early_stopping = split_by_group(train, VAL_SEED_OFFSET + seed, val_fraction)
+        kept = test + early_stopping
+    return kept
+
+
+def task_val_fraction(task: str) -> float:
+    """data.val_fraction of configs/finetune/<task>.yaml, as fine-tuning reads it."""
+    from evaluator.finetune.train import FitSettings
+    from evaluator.resources import REPO_ROOT
+
+    return FitSettings.from_config(REPO_ROOT / "configs" / "finetune" / f"{task}.yaml").val_fraction
+
+
+def load_bases(human_dir: Path, limit: int | None, seed: int) -> dict[str, list[HumanRecord]]:
+    """Per dataset, its highly rated held-out records (up to ``limit``, a seeded sample)."""
+    bases = {}
+    for source in BASE_SOURCES:
+        path = human_dir / source.file
+        records = held_out(load_records(path), task_val_fraction(source.task))
+        good = [
+            r for r in records if r.scores.get(source.criterion, float("-inf")) >= source.minimum
+        ]
+        if limit is not None and len(good) > limit:
+            good = random.Random(seed).sample(good, limit)
+        bases[source.name] = good
+    return bases
+
+
+@dataclass(frozen=True)
+class Perturbed:
+    base: int  # position of its base
+    code: str  # the rule's class
+    rule: str
+    text: str
+
+
+@dataclass
+class Perturbations:
+    items: list[Perturbed]
+    rule_errors: Counter = field(default_factory=Counter)  # rule -> exceptions raised
+
+
+def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int) -> Perturbations:
+    """Every error rule that applies to each generated text, one perturbed text per rule.
+
+    The generated text is not the reference, so, as the generator does for paraphrases
+    (synth.generate._perturb), a substitution keeps only when the words it replaces occur in
+    the reference. A rule that raises is counted, not fatal (synth.generate._changes). Each
+    (base, rule) gets its own RNG seeded by (seed, base position, rule), so adding a rule or a
+    base leaves the other perturbations unchanged.
+    """
+    from synth.generate import SUBSTITUTION_CLASSES, parse
+    from synth.perturb import Context, load_rules
+
+    rules = load_rules()
+    docs = parse(gens)
+    out = Perturbations([])
+    for index, doc in enumerate(docs):
+        ref_text = refs[index].lower()
+        for code in ERROR_CLASSES:
+            for rule in rules.get(code, ()):
+                name = f"{rule.__module__}.{rule.__name__}"
+                rng = random.Random(f"{seed}:{index}:{name}")
+                context = Context(rng=rng, other_doc=_other_doc_picker(docs, groups, index, rng))
+                try:
+                    change = rule(doc, context)
+                except Exception:  # a rule bug: counted and reported, one text must not end the run
+                    out.rule_errors[name] += 1
+                    continue
+                if change is None or not change.text.strip() or change.text == doc.text:
+                    continue
+                old = change.old.strip().lower()
+                if code in SUBSTITUTION_CLASSES and not (old and old in ref_text):
+                    continue
+                out.items.append(Perturbed(index, code, change.rule, change.text))
+    return out
+
+
+def _other_doc_picker(docs: list, groups: list[str], index: int, rng: random.Random):
+    """Context.other_doc: a parsed base of another group (OutofRef adds its content)."""
+
+    def pick():
+        for _ in range(20):
+            other = rng.randrange(len(docs))
+            if groups[other] != groups[index]:
+                return docs[other]
+        return None
+
+    return pick
+
+
+@dataclass(frozen=True)
+class DarrPair:
+    lp: str
+    ref: str
+    better: str
+    worse: str
+
+
+def load_darr(path: Path, limit: int | None, seed: int) -> dict[str, list[DarrPair]]:
+    """Per language pair, its DARR pairs (up to ``limit``, a seeded sample; None: all)."""
+    by_lp: dict[str, list[DarrPair]] = {}
+    for line, value in iter_jsonl(path):
+        try:
+            pair = DarrPair(
+                value["lp"], value["ref"], value["better"]["gen"], value["worse"]["gen"]
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+        by_lp.setdefault(pair.lp, []).append(pair)
+    if limit is not None:
+        by_lp = {
+            lp: random.Random(seed).sample(pairs, limit) if len(pairs) > limit else pairs
+            for lp, pairs in by_lp.items()
+        }
+    return dict(sorted(by_lp.items()))

@@ -1,0 +1,191 @@
+"""`mismatch bench realtext`: its pure computations by value, the held-out group rule, and the
+command end to end on tiny fixture files with a tiny random checkpoint (structure only)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from evaluator.cli import main
+from evaluator.features import FeatureScaler
+from evaluator.hub import save_pretrained
+from evaluator.human_data import HumanRecord
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.realtext_bench import auroc, kendall_like_tau, share
+from evaluator.realtext_data import held_out
+
+FEATURES = ["bleu", "chrf", "rougeL_f"]
+
+
+def test_kendall_like_tau_counts_a_tie_as_discordant() -> None:
+    # 2 concordant, 1 discordant, 1 tie: (2 - 2) / 4
+    assert kendall_like_tau(np.array([2.0, 3.0, 1.0, 5.0]), np.array([1.0, 2.0, 4.0, 5.0])) == 0.0
+    assert kendall_like_tau(np.array([2.0, 3.0, 1.0]), np.array([1.0, 2.0, 0.0])) == 1.0
+    assert kendall_like_tau(np.array([1.0, 1.0]), np.array([1.0, 1.0])) == -1.0
+
+
+def test_auroc_known_answers() -> None:
+    # positives beat negatives in 5 of 6 (positive, negative) pairs
+    assert auroc(np.array([0.9, 0.8, 0.4]), np.array([0.5, 0.3])) == pytest.approx(5 / 6)
+    assert auroc(np.array([0.5]), np.array([0.5])) == 0.5  # a tie counts half
+    assert auroc(np.array([0.1, 0.2]), np.array([0.7, 0.9])) == 0.0
+
+
+def test_share() -> None:
+    assert share(np.array([True, False, True, True])) == 0.75
+    assert np.isnan(share(np.array([], dtype=bool)))
+
+
+def hashed(seed: int, group: str) -> float:
+    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def record(group: str, index: int = 0, **scores: float) -> HumanRecord:
+    return HumanRecord(f"{group}:{index}", ("ref",), "gen", None, group, scores)
+
+
+def test_held_out_groups_are_never_trained_on() -> None:
+    """Kept: in the shipped fit's early-stopping slice (seed 10000) and, per evaluate seed s,
+    in its test part (hash(s) < 0.2) or its early-stopping slice (hash(10000 + s) < 0.1)."""
+    records = [record(f"g{i}") for i in range(5000)]
+
+    def untouched(group: str) -> bool:
+        return hashed(10_000, group) < 0.1 and all(
+            hashed(s, group) < 0.2 or hashed(10_000 + s, group) < 0.1 for s in (1, 2)
+        )
+
+    kept = {r.group for r in held_out(records, 0.1)}
+    assert kept == {r.group for r in records if untouched(r.group)}
+    assert 15 < len(kept) < 80  # about 0.1 * 0.28 * 0.28 of 5,000 groups
+
+
+# --- end to end --------------------------------------------------------------------------
+
+
+def write_gz(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+def held_out_groups(prefix: str, count: int) -> list[str]:
+    candidates = [record(f"{prefix}:{i}") for i in range(3000)]
+    return [r.group for r in held_out(candidates, 0.1)][:count]
+
+
+BASES = [
+    (
+        "Two dogs ran across the park in the morning.",
+        "Two dogs ran through the park in the morning.",
+    ),
+    ("The company did not report a profit last year.", "The company reported no profit last year."),
+]
+
+
+def write_data(root: Path) -> None:
+    sick = [
+        {"a": "A man is playing a guitar.", "b": "A guitar is being played by a man.",
+         "paraphrase": True, "contradiction": False},
+        {"a": "A woman is slicing an onion.", "b": "An onion is being sliced by a woman.",
+         "paraphrase": True, "contradiction": False},
+        {"a": "A dog is running.", "b": "No dog is running.", "paraphrase": False, "contradiction": True},
+        {"a": "Kids are playing.", "b": "Kids are not playing.", "paraphrase": False, "contradiction": True},
+        {"a": "A cat sleeps.", "b": "A cat is on a sofa.", "paraphrase": False, "contradiction": False},
+    ]  # fmt: skip
+    write_gz(root / "sick" / "sick_trial.jsonl.gz", sick)
+    for name in ("wmt15", "wmt16", "wmt17"):
+        groups = held_out_groups(name, len(BASES))
+        rows = [
+            {"id": f"{name}:{i}", "ref": ref, "gen": gen, "group": group, "scores": {"da_z": 0.9}}
+            for i, ((ref, gen), group) in enumerate(zip(BASES, groups, strict=True))
+        ]
+        rows.append({"id": f"{name}:low", "ref": "A ref.", "gen": "A gen.", "group": groups[0],
+                     "scores": {"da_z": 0.1}})  # fmt: skip
+        write_gz(root / "human" / "translation" / f"{name}_da.jsonl.gz", rows)
+    group = held_out_groups("webnlg2020", 1)[0]
+    write_gz(
+        root / "human" / "data2text" / "webnlg2020.jsonl.gz",
+        [{"id": "w:0", "ref": ["Alan Bean was born in Texas.", "Bean's birthplace is Texas."],
+          "gen": "Alan Bean was born in Texas.", "group": group, "scores": {"correctness": 95.0}}],
+    )  # fmt: skip
+    darr = []
+    for lp in ("gu-en", "kk-en"):
+        for i in range(4):
+            ref = f"The {lp} minister met {i + 2} farmers in the village on Monday."
+            darr.append(
+                {
+                    "lp": lp,
+                    "ref": ref,
+                    "better": {"gen": ref},
+                    "worse": {"gen": "Minister farmers."},
+                }
+            )
+    write_gz(root / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", darr)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory) -> Path:
+    torch.manual_seed(0)
+    model = MismatchModel(MismatchConfig(feature_names=FEATURES, use_text=False)).eval()
+    frame = pd.DataFrame(np.random.default_rng(0).random((40, len(FEATURES))), columns=FEATURES)
+    directory = tmp_path_factory.mktemp("ckpt") / "tiny"
+    return save_pretrained(model, directory, scaler=FeatureScaler.fit(frame))
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch) -> Path:
+    root = tmp_path / "data"
+    write_data(root)
+    monkeypatch.setenv("MISMATCH_DATA_DIR", str(root))
+    return root
+
+
+def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "results.json"
+    args = ["bench", "realtext", "--checkpoint", str(checkpoint), "--darr-limit", "3"]
+    assert main([*args, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "AUROC" in printed and "Kendall-like tau" in printed and "top error = class" in printed
+    result = json.loads(out.read_text())
+    weights = (checkpoint / "model.safetensors").read_bytes()
+    assert result["model_sha256"] == hashlib.sha256(weights).hexdigest()
+    assert (result["threshold"], result["seed"], result["darr_limit"]) == (0.5, 13, 3)
+    assert set(result["seconds"]) == {"sick", "bases", "darr"}
+    sick = result["sick"]
+    assert (sick["pairs"], sick["paraphrases"], sick["contradictions"]) == (5, 2, 2)
+    assert set(sick["auroc"]) == {"P(NoContr)", "sentBLEU", "chrF", "BERTScore-MiniLM"}
+    bases = result["bases"]
+    # the low-rated record of a held-out group is no base
+    assert bases["bases"] == {"wmt15": 2, "wmt16": 2, "wmt17": 2, "webnlg2020": 1}
+    assert bases["pairs"] == sum(row["pairs"] for row in bases["per_class"].values()) > 0
+    assert 0.0 <= bases["drop"]["P(NoContr)"] <= 1.0
+    darr = result["darr"]
+    assert darr["pairs"] == {"gu-en": 3, "kk-en": 3}
+    # the better output is the reference itself: every lexical metric ranks it first
+    assert darr["tau"]["sentBLEU"] == {"gu-en": 1.0, "kk-en": 1.0, "mean": 1.0}
+    assert darr["distinct_scored"] == 12  # 6 references, each with itself and the worse output
+    # a sample of the same seed is the same
+    assert main([*args, "--parts", "darr", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["darr"] == darr
+
+
+def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path, capsys) -> None:
+    assert main(["bench", "realtext", "--checkpoint", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere" in capsys.readouterr().err
+    missing = data / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz"
+    missing.unlink()
+    assert main(["bench", "realtext", "--checkpoint", str(checkpoint), "--parts", "darr"]) == 2
+    assert str(missing) in capsys.readouterr().err
+    (data / "human" / "translation" / "wmt16_da.jsonl.gz").unlink()
+    assert main(["bench", "realtext", "--checkpoint", str(checkpoint), "--parts", "bases"]) == 2
+    assert "wmt16_da.jsonl.gz" in capsys.readouterr().err
+    assert main(["bench", "realtext", "--parts", "sick,nonsense"]) == 2
+    assert "--parts" in capsys.readouterr().err
