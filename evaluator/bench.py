@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bases-limit",
         type=int,
         default=None,
-        help="real bases per dataset (seeded sample; default all held-out)",
+        help="real bases per dataset (seeded sample; default 150; 0 = all held-out)",
     )
     realtext.add_argument(
         "--darr-limit",

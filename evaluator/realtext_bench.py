@@ -14,10 +14,10 @@ Each distinct (reference, generated) pair is scored once. The baselines are the 
 feature columns (``evaluator.features.compute_features``): bleu, chrf and bertscore_f on
 all-MiniLM-L6-v2 (its last layer), which match sacrebleu and bert_score.
 
-Defaults: all held-out bases (38) and 1,500 DARR pairs per language pair (seeded sample; all
-51,700 would take about three times as long): 9 min 9 s on the 2-core CPU shared with another
-job (docs/experiments/2026-11-23-realtext-baseline). A 1,500 sample moves a mean tau by up to
-0.04 from its value on all pairs (chrF 0.252 vs 0.289): use --darr-limit 0 for final figures.
+Defaults: up to 150 held-out bases per dataset and 1,500 DARR pairs per language pair (seeded
+samples; all 51,700 DARR pairs would take several times as long). A 1,500 sample moved chrF's
+mean tau by 0.04 from its value on all pairs (0.252 vs 0.289): compare metrics within one run,
+and use --darr-limit 0 for final figures.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from synth.taxonomy import CODES
 PARTS = ("sick", "bases", "darr")
 THRESHOLD = 0.5  # P(NoContr) at or above it reads as NoContr, as predict labels it
 DEFAULT_DARR_LIMIT = 1500  # pairs per language pair; 0 = all 51,700
+DEFAULT_BASES_LIMIT = 150  # real bases per dataset; 0 = all held-out
 BASELINES = {"sentBLEU": "bleu", "chrF": "chrf", "BERTScore-MiniLM": "bertscore_f"}
 OURS = "P(NoContr)"
 CHUNK_PAIRS = 1024
@@ -351,13 +352,14 @@ def bench_realtext(args: argparse.Namespace) -> None:
     except CheckpointError as error:
         raise CommandError(str(error)) from None
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
+    bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
     weights = checkpoint.path / "model.safetensors"
     result: dict = {
         "checkpoint": str(name),
         "model_sha256": file_sha256(weights) if weights.is_file() else None,
         "threshold": THRESHOLD,
         "seed": args.seed,
-        "bases_limit": args.bases_limit,
+        "bases_limit": bases_limit,
         "darr_limit": darr_limit,
         "baselines": {
             m: f"{column} ({DEFAULT_ENCODER})" if column.startswith("bert") else column
@@ -369,7 +371,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
     scorer = Scorer(checkpoint)
     runs = {
         "sick": lambda: bench_sick(scorer, paths["sick"]),
-        "bases": lambda: bench_bases(scorer, root / "human", args.bases_limit, args.seed),
+        "bases": lambda: bench_bases(scorer, root / "human", bases_limit, args.seed),
         "darr": lambda: bench_darr(scorer, paths["darr"], darr_limit, args.seed),
     }
     for part in parts:

@@ -52,19 +52,14 @@ def record(group: str, index: int = 0, **scores: float) -> HumanRecord:
     return HumanRecord(f"{group}:{index}", ("ref",), "gen", None, group, scores)
 
 
-def test_held_out_groups_are_never_trained_on() -> None:
-    """Kept: in the shipped fit's early-stopping slice (seed 10000) and, per evaluate seed s,
-    in its test part (hash(s) < 0.2) or its early-stopping slice (hash(10000 + s) < 0.1)."""
-    records = [record(f"g{i}") for i in range(5000)]
-
-    def untouched(group: str) -> bool:
-        return hashed(10_000, group) < 0.1 and all(
-            hashed(s, group) < 0.2 or hashed(10_000 + s, group) < 0.1 for s in (1, 2)
-        )
-
-    kept = {r.group for r in held_out(records, 0.1)}
-    assert kept == {r.group for r in records if untouched(r.group)}
-    assert 15 < len(kept) < 80  # about 0.1 * 0.28 * 0.28 of 5,000 groups
+def test_real_bases_come_from_the_test_groups_of_evaluate_seed_0() -> None:
+    """Kept: exactly the groups whose seed-0 hash falls below 0.2 (evaluate seed 0 tests on
+    them), every record of a kept group, and none of the others."""
+    records = [record(f"g{i}", k) for i in range(2000) for k in range(2)]
+    kept = held_out(records)
+    assert {r.group for r in kept} == {r.group for r in records if hashed(0, r.group) < 0.2}
+    assert len(kept) == 2 * len({r.group for r in kept})
+    assert 300 < len({r.group for r in kept}) < 500  # about 0.2 of 2,000 groups
 
 
 # --- end to end --------------------------------------------------------------------------
@@ -78,7 +73,7 @@ def write_gz(path: Path, rows: list[dict]) -> None:
 
 def held_out_groups(prefix: str, count: int) -> list[str]:
     candidates = [record(f"{prefix}:{i}") for i in range(3000)]
-    return [r.group for r in held_out(candidates, 0.1)][:count]
+    return [r.group for r in held_out(candidates)][:count]
 
 
 BASES = [
