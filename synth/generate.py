@@ -59,7 +59,7 @@ class SynthConfig:
     val_fraction: float = 0.2
     # share of references whose errors go on a divergent base: a real paraphrase or, with none,
     # a chain of meaning-preserving rewrites (the rest take their errors on the reference)
-    divergent_share: float = 0.8
+    divergent_share: float = 0.9
     # a chain has 2 to this many rewrites of different families
     max_chain_rewrites: int = 3
     # bases below this sentence chrF to the reference count as divergent (preferred as bases,
@@ -202,9 +202,10 @@ def parse(texts: list[str]) -> list:
     return list(_NLP.pipe(texts))
 
 
-def _make_nocontr(ref_index: int, others: list[int], docs: list, chain, config: SynthConfig, ctx: Context):
+def _make_nocontr(ref_index: int, others: list[int], docs: list, chain, on_ref: bool, config: SynthConfig, ctx: Context):
     """A NoContr gen: a real paraphrase (half of them rewritten once more), the ref's chain of
-    rewrites (``chain``: its parsed text and rules, or None), one rewrite of the ref, or a copy."""
+    rewrites (``chain``: its parsed text and rules, or None; ``on_ref``: made from the ref, not
+    from a paraphrase), one rewrite of the ref, or a copy."""
     rng = ctx.rng
     roll = rng.random()
     if others and roll < config.nocontr_real_share:
@@ -217,7 +218,7 @@ def _make_nocontr(ref_index: int, others: list[int], docs: list, chain, config: 
     if roll > 1 - config.nocontr_copy_share:
         return docs[ref_index].text, "NoContr/copy", {"base": "ref"}
     if chain is not None and rng.random() < 0.8:
-        return chain[0].text, "NoContr/chain", {"base": "ref", "rules": chain[1]}
+        return chain[0].text, "NoContr/chain", {"base": "ref" if on_ref else "paraphrase", "rules": chain[1]}
     rewritten = _try_class("NoContr", docs[ref_index], ctx)
     if rewritten:
         return rewritten[0], rewritten[1], rewritten[2] | {"base": "ref"}
@@ -252,32 +253,41 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
     ]
     # which refs take their errors on a divergent base: a real paraphrase or a chain of rewrites
     on_divergent = [[rng.random() < config.divergent_share for _ in group.texts] for group in groups]
+    similarity = _Similarity()
+    # a chain starts from the ref's least similar real paraphrase, or from the ref without one
+    origins = [
+        [min((docs[j] for j in others), key=lambda d: similarity(d.text, doc.text)) if others else doc
+         for doc, others in zip(docs, close, strict=True)]
+        for docs, close in zip(docs_by_group, paraphrases, strict=True)
+    ]  # fmt: skip
     chains = _chains(
-        [doc for docs, flags in zip(docs_by_group, on_divergent, strict=True)
-         for doc, flag in zip(docs, flags, strict=True) if flag],
+        [origin for starts, flags in zip(origins, on_divergent, strict=True)
+         for origin, flag in zip(starts, flags, strict=True) if flag],
         rng, config.max_chain_rewrites,
     )  # fmt: skip
-    similarity = _Similarity()
     for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
         for ref_index, ref_text in enumerate(group.texts):
             others = paraphrases[position][ref_index]
-            chain = chains.get(ref_text)
+            origin = origins[position][ref_index]
+            chain = chains.get(origin.text)
             rewrite = chain[0] if chain else None
+            # a chain on a paraphrase is a paraphrase: substitutions must hit words of the ref
+            on_ref = origin is docs[ref_index]
             chosen = weighted_sample(codes, weights, config.classes_per_text, rng)
             bases = None
             for code in chosen + sorted(harvest):
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
-                    nocontr = _make_nocontr(ref_index, others, docs, chain, config, ctx)
+                    nocontr = _make_nocontr(ref_index, others, docs, chain, on_ref, config, ctx)
                     made = [nocontr] if nocontr else []
                 else:
                     if bases is None:
                         divergent = on_divergent[position][ref_index]
                         bases = _bases(ref_index, others, docs, divergent, rewrite, similarity, config.divergent_chrf, ctx)
-                    made = _perturb(code, bases, docs[ref_index], rewrite, code in harvest, ctx)
+                    made = _perturb(code, bases, docs[ref_index], rewrite if on_ref else None, code in harvest, ctx)
                 for gen, rule, detail in made:
-                    if detail.get("base") == "rewrite":
+                    if chain and detail.get("base_text") == rewrite.text:
                         detail["rules"] = chain[1]
                     if code == "NoContr":
                         detail["chrf"] = similarity(gen, ref_text)
