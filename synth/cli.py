@@ -21,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int)
     parser.add_argument("--processes", type=int, help="worker processes (default 2)")
     parser.add_argument("--audit", type=int, metavar="N", help="print N random pairs per class of OUT/train.parquet and exit")
+    parser.add_argument(
+        "--audit-by", choices=("class", "rule"), default="class",
+        help="with --audit: N pairs per class, or per rule (NoContr rewrite families, chains, real paraphrases)",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -48,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if args.audit is not None:
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
-        return audit(args.out, args.audit, args.seed or 0)
+        return audit(args.out, args.audit, args.seed or 0, args.audit_by)
     config = load_config(args.config)
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:
@@ -100,8 +104,9 @@ def smallest_run(config: SynthConfig) -> int:
         total += len(CODES)
 
 
-def audit(out_dir: Path, per_class: int, seed: int) -> int:
-    """Print per_class random pairs of every class with the rule and what changed."""
+def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
+    """Print per_class random pairs of every class (or of every rule, ``by="rule"``) with the
+    rule, the base the error stands on and what changed."""
     import pandas as pd
 
     path = out_dir / "train.parquet"
@@ -114,11 +119,15 @@ def audit(out_dir: Path, per_class: int, seed: int) -> int:
     missing = [c for c in ("id", "ref", "gen", "label", "label_id", "rule", "detail") if c not in frame]
     if missing:
         raise CommandError(f"{path} is not a mismatch synth output: no column(s) {', '.join(missing)}")
-    for _, rows in frame.groupby("label_id", sort=True):
+    for key, rows in frame.groupby("label_id" if by == "class" else "rule", sort=True):
         sample = rows.sample(min(per_class, len(rows)), random_state=seed)
-        print(f"\n=== {sample['label'].iloc[0]} ({len(rows)} pairs) ===")
+        print(f"\n=== {sample['label'].iloc[0] if by == 'class' else key} ({len(rows)} pairs) ===")
         for row in sample.itertuples():
             detail = json.loads(row.detail)
-            print(f"[{row.id}] {row.rule} ({detail.get('base')}) {detail.get('old', '')!r} -> {detail.get('new', '')!r}")
-            print(f"  ref: {row.ref}\n  gen: {row.gen}")
+            rules = f" {detail['rules']}" if "rules" in detail else ""
+            print(f"[{row.id}] {row.rule} ({detail.get('base')}{rules}) {detail.get('old', '')!r} -> {detail.get('new', '')!r}")
+            print(f"  ref: {row.ref}")
+            if "base_text" in detail:
+                print(f"  base ({detail.get('base_chrf')}): {detail['base_text']}")
+            print(f"  gen: {row.gen}")
     return 0

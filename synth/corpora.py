@@ -4,9 +4,11 @@ A *group* is the unit of paraphrase and of splitting: all captions of one image,
 lexicalisations of one WebNLG triple set, one SQuAD paragraph's sentences (and its passages
 of consecutive sentences: multi-sentence references whose sentence order tells the order of
 events), one SQuAD question. Texts of one group say the same thing (captions,
-lexicalisations) and so serve as real paraphrases for NoContr. Any group that shares a text
-(normalised), an image id or a triple set with the human-rating sets is excluded, so
-evaluation stays clean.
+lexicalisations) and so serve as real paraphrases for NoContr. SICK TRAIN adds its
+sentence pairs that entail each other both ways (people judged them; ``sick/sick_train``):
+pairs that share a sentence form one group, so no sentence is in both splits. SICK TRIAL is
+measurement data and is never opened here. Any group that shares a text (normalised), an
+image id or a triple set with the human-rating sets is excluded, so evaluation stays clean.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from pathlib import Path
 from evaluator.human_data import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
+SICK_TRAIN = "sick/sick_train.jsonl.gz"  # the only SICK file synth reads (TRIAL is for measurement)
 # Sources whose groups hold several texts with the same meaning (usable as paraphrases).
-PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg"})
+PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg", "sick"})
+# Sources whose texts all say the same within a group (no overlap test needed).
+SAME_MEANING_SOURCES = frozenset({"webnlg", "sick"})
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _FLICKR_ID = re.compile(r"^(\d+)")
@@ -118,14 +123,17 @@ def human_overlap(human_dir: Path) -> HumanOverlap:
     return HumanOverlap(texts, flickr_ids, triple_sets)
 
 
-def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corpus:
-    """Load and group the corpora, dropping every group that overlaps the human-rating sets."""
+def load_corpus(data_dir: Path, sources: tuple[str, ...] = (*CORPUS_FILES, "sick")) -> Corpus:
+    """Load and group the corpora (and SICK TRAIN's paraphrase pairs), dropping every group
+    that overlaps the human-rating sets."""
     overlap = human_overlap(data_dir / "human")
     groups: dict[str, Group] = {}
     tainted: set[str] = set()
     sentences: dict[str, list[tuple[int, int]]] = {}  # SQuAD paragraph -> (index, text position)
     sha256: dict[str, str] = {}
     for source in sources:
+        if source == "sick":
+            continue
         path = data_dir / "corpora" / f"{source}.jsonl.gz"
         sha256[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
         for _, record in iter_jsonl(path):
@@ -152,7 +160,50 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = CORPUS_FILES) -> Corp
                 group.parts[len(group.texts)] = run
                 group.texts.append(" ".join(group.texts[i] for i in run))
             kept.append(group)
+    if "sick" in sources:
+        path = data_dir / SICK_TRAIN
+        sha256[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        for group in sick_groups(path):
+            if any(normalise(text) in overlap.texts for text in group.texts):
+                excluded_groups["sick"] += 1
+                excluded_texts["sick"] += len(group.texts)
+            else:
+                kept.append(group)
     return Corpus(kept, excluded_groups, excluded_texts, sha256)
+
+
+def sick_groups(path: Path) -> list[Group]:
+    """SICK TRAIN's two-way entailment pairs as groups: pairs that share a sentence are joined
+    (union-find), so a sentence never sits in two groups, and the group is named after its
+    first pair. Refuses any file but SICK TRAIN: TRIAL is measurement data."""
+    if path.name != Path(SICK_TRAIN).name:
+        raise ValueError(f"{path}: synth reads only SICK TRAIN ({SICK_TRAIN}), never another split")
+    parent: dict[str, str] = {}
+
+    def root(text: str) -> str:
+        while parent[text] != text:
+            parent[text] = parent[parent[text]]
+            text = parent[text]
+        return text
+
+    first_pair: dict[str, str] = {}
+    for line, record in iter_jsonl(path):
+        if record.get("split") != "train":
+            raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
+        if not record["paraphrase"]:
+            continue
+        a, b = (" ".join(record[k].split()) for k in ("a", "b"))
+        for text in (a, b):
+            if text not in parent:
+                parent[text] = text
+                first_pair[text] = record["id"]
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[rb] = ra
+    members: dict[str, list[str]] = {}
+    for text in parent:
+        members.setdefault(root(text), []).append(text)
+    return [Group(first_pair[texts[0]], "sick", texts) for texts in members.values()]
 
 
 def sentence_index(record: dict) -> int:

@@ -3,8 +3,9 @@
 The work runs in rounds. Each round hands chunks of groups (one split at a time) to worker
 processes with the current per-class attempt weights; a worker parses its texts with
 spaCy once and, for each reference, tries a few classes, each by its rules in random
-order, on the reference itself or on a real paraphrase of it (another text of the same
-group). The main process accepts candidates until every (split, class) quota is met and
+order, on the reference itself or on a base that already differs from it harmlessly: a real
+paraphrase (another text of the same group) or a chain of meaning-preserving rewrites
+(``synth.chains``). The main process accepts candidates until every (split, class) quota is met and
 no source exceeds its share. Rounds, chunks and RNG seeds are fixed up front, so the same
 seed gives identical output whatever the timing of the workers.
 """
@@ -12,6 +13,7 @@ seed gives identical output whatever the timing of the workers.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import multiprocessing
 import random
@@ -25,7 +27,15 @@ from pathlib import Path
 import pandas as pd
 
 from evaluator.resources import own_wordnet_files
-from synth.corpora import PARAPHRASE_SOURCES, Corpus, Group, load_corpus, split_of
+from synth.chains import STRUCTURAL, chrf, combine, family, local_edits
+from synth.corpora import (
+    PARAPHRASE_SOURCES,
+    SAME_MEANING_SOURCES,
+    Corpus,
+    Group,
+    load_corpus,
+    split_of,
+)
 from synth.perturb import Context, load_rules, load_screens, rule_weight
 from synth.taxonomy import CODES, index_of
 
@@ -47,16 +57,22 @@ class SynthConfig:
     num_pairs: int = 200_000
     seed: int = 13
     val_fraction: float = 0.2
-    # share of error pairs whose error is applied to a real paraphrase of the reference
-    paraphrase_share: float = 0.35
+    # share of references whose errors go on a divergent base: a real paraphrase or, with none,
+    # a chain of meaning-preserving rewrites (the rest take their errors on the reference)
+    divergent_share: float = 0.9
+    # a chain has 2 to this many rewrites of different families
+    max_chain_rewrites: int = 3
+    # bases below this sentence chrF to the reference count as divergent (preferred as bases,
+    # reported in the manifest)
+    divergent_chrf: float = 0.6
     # captions of one image count as paraphrases when their content lemmas overlap this much
     min_paraphrase_overlap: float = 0.5
     # NoContr mix: real paraphrase / meaning-preserving rewrite / verbatim copy
     nocontr_real_share: float = 0.5
-    nocontr_copy_share: float = 0.05
+    nocontr_copy_share: float = 0.03
     # share of references drawn from each source (before quotas); none may end above max
     source_weights: dict[str, float] = field(
-        default_factory=lambda: {"multi30k": 0.36, "webnlg": 0.26, "coco": 0.2, "squad": 0.18}
+        default_factory=lambda: {"multi30k": 0.34, "webnlg": 0.26, "coco": 0.19, "squad": 0.17, "sick": 0.04}
     )
     max_source_share: float = 0.4
     classes_per_text: int = 5
@@ -78,6 +94,8 @@ class SynthConfig:
     def __post_init__(self) -> None:
         """Reject a setting of the wrong type or out of range by name, before any work."""
         at_least_one = ("num_pairs", "classes_per_text", "texts_per_chunk", "processes", "max_rounds")
+        if not isinstance(self.max_chain_rewrites, int) or isinstance(self.max_chain_rewrites, bool) or self.max_chain_rewrites < 2:
+            raise ValueError(f"max_chain_rewrites must be an integer of at least 2, got {self.max_chain_rewrites!r}")
         for name in (*at_least_one, "seed"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
@@ -86,7 +104,8 @@ class SynthConfig:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         shares = {
             "val_fraction": (0.0, 1.0, False),
-            "paraphrase_share": (0.0, 1.0, True),
+            "divergent_share": (0.0, 1.0, True),
+            "divergent_chrf": (0.0, 1.0, True),
             "min_paraphrase_overlap": (0.0, 1.0, True),
             "nocontr_real_share": (0.0, 1.0, True),
             "nocontr_copy_share": (0.0, 1.0, True),
@@ -183,8 +202,10 @@ def parse(texts: list[str]) -> list:
     return list(_NLP.pipe(texts))
 
 
-def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthConfig, ctx: Context):
-    """A NoContr gen: a real paraphrase, a rewrite of the ref or of a paraphrase, or a copy."""
+def _make_nocontr(ref_index: int, others: list[int], docs: list, chain, on_ref: bool, config: SynthConfig, ctx: Context):
+    """A NoContr gen: a real paraphrase (half of them rewritten once more), the ref's chain of
+    rewrites (``chain``: its parsed text and rules, or None; ``on_ref``: made from the ref, not
+    from a paraphrase), one rewrite of the ref, or a copy."""
     rng = ctx.rng
     roll = rng.random()
     if others and roll < config.nocontr_real_share:
@@ -192,10 +213,12 @@ def _make_nocontr(ref_index: int, others: list[int], docs: list, config: SynthCo
         if rng.random() < 0.5:
             rewritten = _try_class("NoContr", other, ctx)
             if rewritten:
-                return rewritten[0], "NoContr/paraphrase+" + rewritten[1].split("/", 1)[-1], rewritten[2] | {"base": "paraphrase"}
+                return rewritten[0], "NoContr/paraphrase+" + rewritten[1].split("/", 1)[-1], rewritten[2] | {"base": "paraphrase", "base_text": other.text}
         return other.text, "NoContr/real_paraphrase", {"base": "paraphrase"}
     if roll > 1 - config.nocontr_copy_share:
         return docs[ref_index].text, "NoContr/copy", {"base": "ref"}
+    if chain is not None and rng.random() < 0.8:
+        return chain[0].text, "NoContr/chain", {"base": "ref" if on_ref else "paraphrase", "rules": chain[1]}
     rewritten = _try_class("NoContr", docs[ref_index], ctx)
     if rewritten:
         return rewritten[0], rewritten[1], rewritten[2] | {"base": "ref"}
@@ -228,30 +251,48 @@ def _work_chunk(task: tuple) -> tuple[list[Candidate], Counter, Counter]:
         _paraphrases(group.source, group.texts, docs, config.min_paraphrase_overlap)
         for group, docs in zip(groups, docs_by_group, strict=True)
     ]
-    # which refs take their errors on a paraphrase (or, with none, on a rewrite of the ref)
-    on_paraphrase = [[rng.random() < config.paraphrase_share for _ in group.texts] for group in groups]
-    rewrites = {}
-    if (set(codes) | harvest) - {"NoContr"}:
-        rewrites = _rewrites(
-            [doc for docs, close, flags in zip(docs_by_group, paraphrases, on_paraphrase, strict=True)
-             for doc, others, flag in zip(docs, close, flags, strict=True) if flag and not others],
-            rng,
-        )  # fmt: skip
+    # which refs take their errors on a divergent base: a real paraphrase or a chain of rewrites
+    on_divergent = [[rng.random() < config.divergent_share for _ in group.texts] for group in groups]
+    similarity = _Similarity()
+    # a chain starts from the ref's least similar real paraphrase, or from the ref without one
+    origins = [
+        [min((docs[j] for j in others), key=lambda d: similarity(d.text, doc.text)) if others else doc
+         for doc, others in zip(docs, close, strict=True)]
+        for docs, close in zip(docs_by_group, paraphrases, strict=True)
+    ]  # fmt: skip
+    chains = _chains(
+        [origin for starts, flags in zip(origins, on_divergent, strict=True)
+         for origin, flag in zip(starts, flags, strict=True) if flag],
+        rng, config.max_chain_rewrites,
+    )  # fmt: skip
     for position, (group, docs) in enumerate(zip(groups, docs_by_group, strict=True)):
         ctx = Context(rng=rng, other_doc=_other_doc_picker(position, group.source, by_source, docs_by_group, rng))
         for ref_index, ref_text in enumerate(group.texts):
             others = paraphrases[position][ref_index]
+            origin = origins[position][ref_index]
+            chain = chains.get(origin.text)
+            rewrite = chain[0] if chain else None
+            # a chain on a paraphrase is a paraphrase: substitutions must hit words of the ref
+            on_ref = origin is docs[ref_index]
             chosen = weighted_sample(codes, weights, config.classes_per_text, rng)
+            bases = None
             for code in chosen + sorted(harvest):
                 tried[(group.source, code)] += 1
                 if code == "NoContr":
-                    nocontr = _make_nocontr(ref_index, others, docs, config, ctx)
+                    nocontr = _make_nocontr(ref_index, others, docs, chain, on_ref, config, ctx)
                     made = [nocontr] if nocontr else []
                 else:
-                    rewrite = rewrites.get(ref_text)
-                    bases = _bases(ref_index, others, docs, on_paraphrase[position][ref_index], rewrite, ctx)
-                    made = _perturb(code, bases, docs[ref_index], rewrite, code in harvest, ctx)
+                    if bases is None:
+                        divergent = on_divergent[position][ref_index]
+                        bases = _bases(ref_index, others, docs, divergent, rewrite, similarity, config.divergent_chrf, ctx)
+                    made = _perturb(code, bases, docs[ref_index], rewrite if on_ref else None, code in harvest, ctx)
                 for gen, rule, detail in made:
+                    if chain and detail.get("base_text") == rewrite.text:
+                        detail["rules"] = chain[1]
+                    if code == "NoContr":
+                        detail["chrf"] = similarity(gen, ref_text)
+                    else:
+                        detail["base_chrf"] = similarity(detail.get("base_text", ref_text), ref_text)
                     candidates.append(Candidate(ref_text, gen, code, group.source, group.key, rule, json.dumps(detail)))
     errors = Counter(_RULE_ERRORS)
     _RULE_ERRORS.clear()
@@ -276,20 +317,55 @@ def _parse_groups(groups: list[Group]) -> list[list]:
     return docs_by_group
 
 
-def _rewrites(docs: list, rng: random.Random) -> dict[str, object]:
-    """Parsed meaning-preserving rewrites of these texts (refs without a real paraphrase that
-    take their errors on one), keyed by text.
+def _chains(docs: list, rng: random.Random, max_rewrites: int) -> dict[str, tuple]:
+    """Text -> (parsed chain of rewrites, its rules) for these texts (refs without a real
+    paraphrase that take their errors on a divergent base); see ``synth.chains``.
 
-    All are parsed in one batch: spaCy parses a batch several times faster per text than one
-    text at a time.
+    A chain takes 2 to ``max_rewrites`` rewrites of different families: a clause-level one
+    first where one applies, then on its parse either a second clause-level one (half the
+    time, where one applies) or word-level ones. Both parses run in one batch
+    each: spaCy parses a batch several times faster per text than one text at a time.
     """
     ctx = Context(rng=rng)
-    rewritten = {}
+    plans = {}
     for doc in docs:
-        if doc.text not in rewritten and (made := _try_class("NoContr", doc, ctx)):
-            rewritten[doc.text] = made[0]
-    parsed = _NLP.pipe(list(rewritten.values()), batch_size=128)
-    return dict(zip(rewritten, parsed, strict=True))
+        if doc.text not in plans:
+            steps = rng.randint(2, max_rewrites)
+            first = next((c for c in _changes("NoContr", doc, ctx) if c[1] in STRUCTURAL), None)
+            plans[doc.text] = (doc, steps, first)
+    firsts = [first[0] for _, _, first in plans.values() if first]
+    parsed = dict(zip(firsts, _NLP.pipe(firsts, batch_size=128), strict=True))
+    finals = {}
+    for text, (doc, steps, first) in plans.items():
+        base, rules = (parsed[first[0]], [first[1]]) if first else (doc, [])
+        # two passes over the rules: a repeatable family (synonyms) may edit a second word
+        changes = list(itertools.chain(_changes("NoContr", base, ctx), _changes("NoContr", base, ctx)))
+        second = next((c for c in changes if c[1] in STRUCTURAL and family(c[1]) not in map(family, rules)), None)
+        if first and second and rng.random() < 0.5:
+            new, rules = second[0], rules + [second[1]]  # 'A horse is ridden by a man on the beach' -> 'On the beach, ...'
+            finals[text] = (new, rules)
+            continue
+        edits = local_edits(changes, {family(r) for r in rules}, steps - len(rules))
+        new = combine(base.text, [edit[:3] for edit in edits]) if edits else base.text
+        if new != text:
+            finals[text] = (new, rules + [edit[3] for edit in edits])
+    parsed_finals = _NLP.pipe([new for new, _ in finals.values()], batch_size=128)
+    return {text: (doc, rules) for (text, (_, rules)), doc in zip(finals.items(), parsed_finals, strict=True)}
+
+
+class _Similarity:
+    """Sentence chrF of a text to its reference, cached: a base serves several classes."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str], float] = {}
+
+    def __call__(self, text: str, ref: str) -> float:
+        if text == ref:
+            return 1.0
+        key = (text, ref)
+        if key not in self.cache:
+            self.cache[key] = chrf(text, ref)
+        return self.cache[key]
 
 
 CONTENT_POS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
@@ -299,7 +375,8 @@ DETAIL_POS = frozenset(("NOUN", "PROPN", "ADJ", "NUM"))
 def _paraphrases(source: str, texts: list[str], docs: list, min_overlap: float) -> list[list[int]]:
     """For each text of a group, the other texts that paraphrase it.
 
-    WebNLG lexicalisations of one triple set state the same facts: all count. Captions of
+    WebNLG lexicalisations of one triple set state the same facts, and so do SICK sentences
+    that people judged to entail each other both ways: all count. Captions of
     one image mostly describe different details ("a sailboat in the water at sunrise" / "a
     sailboat in the water"), so two count only when they name the same things and qualities
     (equal noun, adjective and number lemmas) and share enough content lemmas (Jaccard).
@@ -307,7 +384,7 @@ def _paraphrases(source: str, texts: list[str], docs: list, min_overlap: float) 
     """
     if source not in PARAPHRASE_SOURCES:
         return [[] for _ in docs]
-    if source == "webnlg":
+    if source in SAME_MEANING_SOURCES:
         return [[j for j in range(len(texts)) if texts[j] != texts[i]] for i in range(len(texts))]
     content = [{t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and not t.is_stop} for doc in docs]
     details = [{t.lemma_.lower() for t in doc if t.pos_ in DETAIL_POS and not t.is_stop} for doc in docs]
@@ -339,22 +416,27 @@ def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group
     return pick
 
 
-def _bases(ref_index: int, others: list[int], docs: list, on_paraphrase: bool, rewrite, ctx: Context) -> list:
+def _bases(ref_index: int, others: list[int], docs: list, divergent: bool, rewrite, similarity, max_chrf: float, ctx: Context) -> list:
     """The texts to apply an error to, in order of preference.
 
-    A ref that takes its errors on a paraphrase puts a real paraphrase first, or, when it has
-    none, ``rewrite`` (its parsed meaning-preserving rewrite; None when no rewrite applies).
-    When the preferred base offers no place for the error, the others follow: rare classes
-    (event order, questions) then still find a base.
+    A ref that takes its errors on a divergent base puts its real paraphrases and ``rewrite``
+    (its parsed chain of rewrites; None when none applies) first: those below ``max_chrf`` to
+    the ref in random order, then the others from the least similar. When those offer no
+    place for the error, the ref follows: rare classes (event order, questions) then still
+    find a base.
     """
     others = list(others)
     ctx.rng.shuffle(others)
     paraphrases = [docs[i] for i in others]
-    if on_paraphrase and paraphrases:
-        return [paraphrases[0], docs[ref_index], *paraphrases[1:]]
-    if on_paraphrase and rewrite is not None:
-        return [rewrite, docs[ref_index]]
-    return [docs[ref_index], *paraphrases]
+    ref = docs[ref_index]
+    if not divergent:
+        return [ref, *paraphrases]
+    candidates = paraphrases + ([rewrite] if rewrite is not None else [])
+    ctx.rng.shuffle(candidates)
+    scored = [(similarity(doc.text, ref.text), k, doc) for k, doc in enumerate(candidates)]
+    low = [doc for score, _, doc in scored if score < max_chrf]
+    high = [doc for _, _, doc in sorted(item[:2] + (item[2],) for item in scored if item[0] >= max_chrf)]
+    return [*low, *high, ref]
 
 
 def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) -> list[tuple[str, str, dict]]:
@@ -375,7 +457,7 @@ def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) 
             if kind != "paraphrase" or code not in SUBSTITUTION_CLASSES or (
                 (old := detail["old"].strip().lower()) and old in ref_text
             ):
-                made.append((gen, rule, detail | {"base": kind}))
+                made.append((gen, rule, detail | {"base": kind} | ({"base_text": base.text} if kind != "ref" else {})))
                 if not harvest:
                     return made
     return made
@@ -669,6 +751,7 @@ def _manifest(config: SynthConfig, corpus: Corpus, frames: dict[str, pd.DataFram
         "per_source_share": (both["source"].value_counts() / max(total, 1)).round(4).to_dict(),
         "per_rule": both["rule"].value_counts().to_dict(),
         "paraphrase_based": int(both["detail"].str.contains('"base": "(?:paraphrase|rewrite)"').sum()),
+        "divergence": _divergence(both, config.divergent_chrf),
         "groups_in_both_splits": len(train_groups & set(frames["val"]["group"])),
         "corpus_sha256": corpus.sha256,
         "excluded_for_human_overlap": {
@@ -677,6 +760,35 @@ def _manifest(config: SynthConfig, corpus: Corpus, frames: dict[str, pd.DataFram
         },
         "seconds": round(seconds, 1),
         "pairs_per_second": round(total / seconds, 1) if seconds else None,
+    }
+
+
+def _divergence(both: pd.DataFrame, threshold: float) -> dict:
+    """How far error bases and NoContr gens are from their references (sentence chrF): the share
+    below ``threshold``, quantiles, the per-class share, and the kinds of base used."""
+    details = both["detail"].map(json.loads)
+    errors = both["label"] != "NoContr"
+    base = details[errors].map(lambda d: d["base_chrf"])
+    gen = details[~errors].map(lambda d: d["chrf"])
+    quantiles = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+    def summary(values: pd.Series) -> dict:
+        if values.empty:
+            return {"pairs": 0}
+        return {
+            "pairs": int(len(values)),
+            f"share_below_{threshold:g}": round(float((values < threshold).mean()), 4),
+            "quantiles": {f"{q:g}": round(float(values.quantile(q)), 4) for q in quantiles},
+        }
+
+    labels = both.loc[errors, "label"]
+    return {
+        "error_base_chrf": summary(base),
+        "error_base_chrf_per_class": {
+            code: round(float((base[labels == code] < threshold).mean()), 4) for code in CODES[1:] if (labels == code).any()
+        },
+        "error_base_kinds": details[errors].map(lambda d: d.get("base", "ref")).value_counts().to_dict(),
+        "nocontr_gen_chrf": summary(gen),
     }
 
 

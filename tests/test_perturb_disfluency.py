@@ -59,7 +59,7 @@ def test_bare_verb_lemmatises_but_leaves_past_tense_alone(nlp) -> None:
 
 
 @pytest.mark.parametrize(
-    "rule", [grammar.duplicate_word, grammar.swap_neighbours, grammar.rotate_sentence]
+    "rule", [addition.duplicate_word, grammar.swap_neighbours, grammar.rotate_sentence]
 )
 def test_reordering_and_doubling_keep_the_words(nlp, rule) -> None:
     made = changes(nlp, rule, CAPTION)
@@ -67,7 +67,7 @@ def test_reordering_and_doubling_keep_the_words(nlp, rule) -> None:
     for change in made:
         added, lost = words(change.text) - words(CAPTION), words(CAPTION) - words(change.text)
         assert not lost
-        if rule is grammar.duplicate_word:
+        if rule is addition.duplicate_word:
             assert added and all(n == 1 for n in added.values())
         else:
             assert not added and change.text != CAPTION
@@ -79,7 +79,7 @@ def test_punctuation_noise_changes_only_marks(nlp) -> None:
 
 
 def test_disfluency_rules_skip_very_short_texts(nlp) -> None:
-    for rule in (grammar.duplicate_word, grammar.swap_neighbours, addition.repeat_ngram):
+    for rule in (addition.duplicate_word, grammar.swap_neighbours, addition.repeat_ngram):
         assert not changes(nlp, rule, "Hello world.")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections import Counter
 
@@ -246,3 +247,18 @@ def test_audit_names_a_file_that_is_not_a_synth_output(tmp_path, capsys):
     assert "not a mismatch synth output: no column(s) label, label_id, rule, detail" in (
         capsys.readouterr().err
     )
+
+
+def test_manifest_reports_how_far_error_bases_are_from_their_refs(generated):
+    train, val, manifest = generated
+    divergence = manifest["divergence"]
+    base = divergence["error_base_chrf"]
+    errors = pd.concat([train, val]).query("label != 'NoContr'")
+    assert base["pairs"] == len(errors)
+    assert 0 < base["share_below_0.6"] < 1
+    assert base["quantiles"]["0.1"] <= base["quantiles"]["0.5"] <= base["quantiles"]["0.9"]
+    assert set(divergence["error_base_chrf_per_class"]) <= set(CODES[1:])
+    assert divergence["nocontr_gen_chrf"]["pairs"] == manifest["per_class"]["NoContr"]
+    details = errors["detail"].map(json.loads)
+    off_ref = details[details.map(lambda d: d["base"] != "ref")]
+    assert len(off_ref) and all("base_text" in d and d["base_chrf"] < 1 for d in off_ref)

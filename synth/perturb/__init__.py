@@ -23,7 +23,9 @@ MODULES = (
     "negation",  # NegErr
     "omission",  # MissInfo
     "addition",  # OutofRef, RepErr
-    "paraphrase",  # NoContr (meaning-preserving rewrites)
+    "paraphrase",  # NoContr (meaning-preserving rewrites: words)
+    "paraphrase_forms",  # NoContr (spelling, numbers written another way)
+    "paraphrase_syntax",  # NoContr (voice, adverbial place, possessives, light verbs)
 )
 
 

@@ -4,7 +4,9 @@ OutofRef adds content the reference does not have, taken from a reference of a d
 group (``ctx.other_doc()``): a whole sentence appended, or a prepositional phrase or
 participial clause from it attached to a noun. RepErr adds nothing new, it repeats what is
 there: the sentence, its main clause, a noun phrase ("a dog and a dog"), a phrase, or the
-last words again and again, as a decoder caught in a loop does (the stress tests' repetition).
+last words again and again, as a decoder caught in a loop does (the stress tests' repetition),
+or single words said twice ("the the dog"). No addition brings in a negation cue: a gained
+negation is NegErr.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from spacy.tokens import Doc, Span, Token
 
 from evaluator.resources import wordnet
 from synth.perturb import noise
-from synth.perturb.base import Change, Context, replace
+from synth.perturb.base import Change, Context, has_negation, keeps_capital, replace
 
 PLACE_PREPOSITIONS = ("near", "beside", "behind", "under", "beneath", "underneath", "alongside")
 WORN_OR_HELD = ("wearing", "holding", "carrying")
@@ -92,7 +94,33 @@ def append_other_sentence(doc: Doc, ctx: Context) -> Change | None:
     other = " ".join(other_doc.text.split()) if other_doc is not None else ""
     if not other or _is_question(doc) or other.endswith("?") or other.lower() in doc.text.lower():
         return None
+    if has_negation(other_doc):
+        return None  # an added negation is NegErr
     return _append(doc, _as_sentence(other), "OutofRef/append_sentence")
+
+
+JOINERS = (", and", " and", ", while", " while")
+
+
+def join_other_clause(doc: Doc, ctx: Context) -> Change | None:
+    """ "A dog runs on the beach." -> "A dog runs on the beach, and a woman reads a book.": a
+    one-sentence clause of another group joined to the last sentence, so the added content sits
+    inside the text instead of after a full stop."""
+    other_doc = ctx.other_doc()
+    if other_doc is None or _is_question(doc) or len(list(other_doc.sents)) != 1:
+        return None
+    if has_negation(other_doc) or not any(t.dep_ in ("nsubj", "nsubjpass") for t in other_doc):
+        return None  # a clause needs its own subject; an added negation is NegErr
+    first = other_doc[0]
+    clause = other_doc.text.strip().rstrip(".!").strip()
+    if not clause or clause.endswith("?") or clause.lower() in doc.text.lower():
+        return None
+    if not keeps_capital(first):
+        clause = clause[:1].lower() + clause[1:]
+    text = doc.text.rstrip()
+    end = len(text) - 1 if text[-1:] in ".!" else len(text)
+    mark = text[end:]
+    return replace(doc, end, len(doc.text), f"{ctx.rng.choice(JOINERS)} {clause}{mark}", "OutofRef/join_clause")
 
 
 def _phrases(other: Doc) -> list[Span]:
@@ -141,7 +169,7 @@ def insert_other_phrase(doc: Doc, ctx: Context) -> Change | None:
     if tagged is None or len(tagged.text) > MAX_OTHER_CHARS or not hosts or _is_question(doc):
         return None
     present = _content(doc)
-    phrases = [p for p in _phrases(tagged) if not _content(p) <= present]
+    phrases = [p for p in _phrases(tagged) if not _content(p) <= present and not has_negation(p)]
     if not phrases:
         return None
     phrase, host = ctx.rng.choice(phrases), ctx.rng.choice(hosts)
@@ -263,14 +291,18 @@ def repeat_phrase(doc: Doc, ctx: Context) -> Change | None:
 
 
 repeat_ngram = noise.noise_rule(noise.repetition, (1, 2, 3), "RepErr/repeat_ngram")
+# "the the dog": a word said twice is repetition, not a grammar error (the issue's users read
+# it as RepErr)
+duplicate_word = noise.noise_rule(noise.repeated_token, (0.05, 0.1, 0.2), "RepErr/duplicate_word")
 
 RULES = {
-    "OutofRef": [append_other_sentence, insert_other_phrase],
+    "OutofRef": [append_other_sentence, join_other_clause, insert_other_phrase],
     "RepErr": [
         repeat_sentence,
         restate_main_clause,
         repeat_noun_phrase,
         repeat_phrase,
         repeat_ngram,
+        duplicate_word,
     ],
 }

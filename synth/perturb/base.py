@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
+from synth.perturb.lexicon_b_words import NEGATION_WORDS
+
 
 @dataclass(frozen=True)
 class Change:
@@ -200,6 +202,17 @@ def replace_word(token: Token, new: str, rule: str) -> Change | None:
     if token.i > 0 and is_indefinite_article(token.doc[token.i - 1]):
         new_texts[token.i - 1] = indefinite_article(new)
     return replace_tokens(token.doc, new_texts, rule)
+
+
+def is_negation_cue(token: Token) -> bool:
+    """A word that negates ('not', "n't", 'no', 'never', 'without' ...): omission and addition
+    rules keep these out of what they drop or add, since a lost or gained negation is NegErr."""
+    return token.dep_ == "neg" or token.lower_ in NEGATION_WORDS
+
+
+def has_negation(tokens) -> bool:
+    """Whether any of the tokens (a Doc, Span or list) is a negation cue."""
+    return any(is_negation_cue(t) for t in tokens)
 
 
 def is_indefinite_article(token: Token) -> bool:

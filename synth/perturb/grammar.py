@@ -5,7 +5,7 @@ form, a noun that disagrees with its number word, a wrong or missing article, or
 in the wrong case. None of them changes who did what, so no other class is touched.
 
 The disfluency rules (``synth.perturb.noise``, the code of the ``mismatch stress`` fluency
-tests) make one to several edits: dropped function words, bare verbs, doubled words,
+tests) make one to several edits: dropped function words, bare verbs,
 swapped neighbours, a rotated sentence, noisy punctuation. They teach the model that a
 broken text is no paraphrase, which a single-edit rule alone did not (docs/stress.md).
 """
@@ -207,7 +207,6 @@ bare_verb = noise.noise_rule(
     (0.5, 1.0),
     "GramErr/bare_verb",
 )
-duplicate_word = noise.noise_rule(noise.repeated_token, (0.05, 0.1, 0.2), "GramErr/duplicate_word")
 swap_neighbours = noise.noise_rule(noise.local_swap, (0.1, 0.2, 0.3), "GramErr/swap_neighbours")
 rotate_sentence = noise.noise_rule(noise.middle_swap, (0.3, 0.4, 0.5), "GramErr/rotate_sentence")
 punctuation_noise = noise.noise_rule(
@@ -223,7 +222,6 @@ RULES: dict[str, list[Rule]] = {
         pronoun_case,
         drop_function_word,
         bare_verb,
-        duplicate_word,
         swap_neighbours,
         rotate_sentence,
         punctuation_noise,

@@ -1,5 +1,7 @@
 """MissInfo rules: delete a key detail so that the rest still reads as a grammatical text.
 
+No rule drops a negation cue ('not', 'no', 'without' ...): a lost negation is NegErr.
+
 What goes is always a whole constituent from the parse carrying at least two content
 words: one conjunct of a coordination, an optional prepositional phrase, a relative,
 participial or adverbial clause, an appositive, or one sentence of a multi-sentence text.
@@ -13,7 +15,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from synth.perturb import noise
-from synth.perturb.base import Change, Context, edit_change, replace, weighted
+from synth.perturb.base import Change, Context, edit_change, has_negation, replace, weighted
 from synth.perturb.lexicon_b_words import OPTIONAL_PREPOSITIONS, PP_REQUIRED_VERBS
 
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
@@ -43,6 +45,8 @@ def _delete(doc: Doc, start: int, end: int, rule: str) -> Change | None:
         end -= 1  # the sentence-final mark belongs to the remaining text
     if end <= start or _content_words(doc, start, end) < MIN_CONTENT_WORDS:
         return None
+    if has_negation(doc[start:end]):
+        return None  # a dropped negation is NegErr, not MissInfo
     if _content_words(doc, 0, start) + _content_words(doc, end, len(doc)) < MIN_CONTENT_WORDS:
         return None  # "Man in leather gear." -> "Man." keeps too little to compare
     deleted = doc[start:end].text
@@ -221,6 +225,8 @@ def drop_sentence(doc: Doc, ctx: Context) -> Change | None:
     if not all(s.text.rstrip()[-1:] in ".!?" for s in sentences[:-1]):
         return None
     sentence = ctx.rng.choice(sentences)
+    if has_negation(sentence):
+        return None  # a dropped negation is NegErr, not MissInfo
     return replace(doc, sentence.start_char, sentence.end_char, "", "MissInfo/sentence")
 
 
@@ -233,6 +239,8 @@ def truncate_tail(doc: Doc, ctx: Context) -> Change | None:
     kept = len(doc) - noise.count_for(level, len(doc))
     if kept < 3 or _content_words(doc, kept, len(doc)) < MIN_CONTENT_WORDS:
         return None
+    if has_negation(doc[kept:]):
+        return None  # a cut-off negation is NegErr, not MissInfo
     texts = noise.truncation(doc, ctx.rng, [level])
     return edit_change(doc.text, texts[0], "MissInfo/truncate_tail") if texts else None
 

@@ -1,0 +1,436 @@
+"""NoContr rules that restructure a sentence without changing who did what, when or where.
+
+Each is the harmless twin of an error: active <-> passive ("A man rides a horse" <-> "A horse
+is ridden by a man") against swapped roles (EntErr); a final adverbial moved to the front or
+back ("A dog runs in the park" <-> "In the park, a dog runs") against reordered events
+(PredOrdErr); possessive <-> of-phrase ("the dog's ball" <-> "the ball of the dog") against
+swapped owners; a verb <-> its light-verb phrase ("decided" <-> "made a decision") against a
+changed predicate (PredErr) or a broken verb form (GramErr). Every rule keeps all words that
+carry content, every number, negation and name; it only moves them or changes function words.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lemminflect import getInflection, getLemma
+from spacy.tokens import Doc, Span, Token
+
+from evaluator.resources import wordnet
+from synth.perturb.base import Change, Context, moved_text, opens_sentence, replace
+
+NOUN_POS = ("NOUN", "PROPN")
+# verbs whose object is no patient: "has a dog" -> "a dog is had" is no English
+NO_PASSIVE = frozenset(
+    "have be get want need lack cost weigh resemble fit suit mean do make take give let become "
+    "seem say tell ask keep include contain face reach enter leave attend play wear".split()
+)
+SUBJECT_TO_OBJECT = {"he": "him", "she": "her", "we": "us", "they": "them", "it": "it"}
+OBJECT_TO_SUBJECT = {"him": "he", "us": "we", "them": "they", "it": "it"}
+PLURAL_PRONOUNS = frozenset(("we", "they", "us", "them"))
+BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
+
+
+def _be(present: bool, plural: bool) -> str:
+    if present:
+        return "are" if plural else "is"
+    return "were" if plural else "was"
+
+
+def _plural(noun: Token) -> bool:
+    return (
+        noun.tag_ in ("NNS", "NNPS")
+        or noun.lower_ in PLURAL_PRONOUNS
+        or any(c.dep_ == "conj" for c in noun.children)
+    )
+
+
+def _contiguous(token: Token) -> bool:
+    return token.right_edge.i - token.left_edge.i + 1 == sum(1 for _ in token.subtree)
+
+
+def _inflect(lemma: str, tag: str) -> str | None:
+    forms = getInflection(lemma, tag=tag)
+    return forms[0] if forms else None
+
+
+def _verb_lemma(verb: Token) -> str:
+    lemmas = getLemma(verb.lower_, upos="VERB")
+    return lemmas[0] if lemmas else verb.lemma_.lower()
+
+
+def _phrase(doc: Doc, head: Token, as_subject: bool, to_start: bool) -> str | None:
+    """A noun phrase's text for its new place; pronouns change case (he <-> him)."""
+    span = doc[head.left_edge.i : head.right_edge.i + 1]
+    if head.pos_ == "PRON":
+        table = OBJECT_TO_SUBJECT if as_subject else SUBJECT_TO_OBJECT
+        if len(span) != 1 or head.lower_ not in table:
+            return None
+        word = table[head.lower_]
+        return word[0].upper() + word[1:] if to_start else word
+    if head.pos_ not in NOUN_POS:
+        return None
+    return moved_text(span, to_start)
+
+
+def _verb_group(verb: Token) -> list[Token] | None:
+    """The auxiliaries before the verb, adjacent to it and to each other (None if not)."""
+    auxes = sorted((c for c in verb.children if c.dep_ in ("aux", "auxpass")), key=lambda t: t.i)
+    if any(a.i != verb.i - len(auxes) + k for k, a in enumerate(auxes)):
+        return None
+    return auxes
+
+
+def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
+    """'A man rides a horse on the beach' -> 'A horse is ridden by a man on the beach'; 'A man
+    riding a horse' -> 'A horse being ridden by a man'."""
+    candidates = []
+    for verb in doc:
+        if verb.pos_ != "VERB" or _verb_lemma(verb) in NO_PASSIVE:
+            continue
+        if any(c.dep_ in BLOCKING_DEPS for c in verb.children):
+            continue
+        objects = [c for c in verb.children if c.dep_ == "dobj"]
+        if len(objects) != 1 or objects[0].i != verb.i + 1 and doc[verb.i + 1].dep_ != "det":
+            continue
+        obj = objects[0]
+        if obj.left_edge.i != verb.i + 1 or not _contiguous(obj) or obj.lower_.endswith("self"):
+            continue
+        vbn = _inflect(_verb_lemma(verb), "VBN")
+        if vbn is None:
+            continue
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        if verb.dep_ == "acl" and verb.tag_ == "VBG" and not subjects and verb.head.pos_ == "NOUN":
+            noun = verb.head  # a caption: 'A man riding a horse'
+            if verb.left_edge.i != verb.i or noun.dep_ != "ROOT" or noun.left_edge.i >= verb.i:
+                continue
+            subject_span = doc[noun.left_edge.i : verb.i]
+            if any(t.dep_ in ("acl", "relcl") and t.head == noun and t != verb for t in subject_span):
+                continue
+            group = f"being {vbn}"
+            subject_text = moved_text(subject_span, False)
+            start = noun.left_edge.i
+        else:
+            if verb.dep_ != "ROOT" or len(subjects) != 1 or not _contiguous(subjects[0]):
+                continue
+            subject = subjects[0]
+            auxes = _verb_group(verb)
+            if auxes is None or subject.right_edge.i + 1 != verb.i - len(auxes):
+                continue
+            plural = _plural(obj)
+            if not auxes and verb.tag_ in ("VBZ", "VBP", "VBD"):
+                group = f"{_be(verb.tag_ != 'VBD', plural)} {vbn}"
+            elif len(auxes) == 1 and verb.tag_ == "VBG" and auxes[0].lemma_ == "be":
+                group = f"{_be(auxes[0].tag_ != 'VBD', plural)} being {vbn}"
+            elif len(auxes) == 1 and verb.tag_ == "VB" and auxes[0].tag_ == "MD":
+                group = f"{auxes[0].text} be {vbn}"
+            else:
+                continue
+            subject_text = _phrase(doc, subject, False, False)
+            start = subject.left_edge.i
+        object_text = _phrase(doc, obj, True, opens_sentence(doc[start]))
+        if subject_text is None or object_text is None:
+            continue
+        candidates.append((start, obj.right_edge.i, f"{object_text} {group} by {subject_text}"))
+    if not candidates:
+        return None
+    start, last, new = ctx.rng.choice(candidates)
+    return replace(doc, doc[start].idx, doc[last].idx + len(doc[last].text), new, "NoContr/passive")
+
+
+def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
+    """'The ball is being dunked by a man' -> 'A man is dunking the ball'; 'was built by the
+    Romans' -> 'the Romans built'."""
+    candidates = []
+    for verb in doc:
+        if verb.tag_ != "VBN" or verb.dep_ != "ROOT":
+            continue
+        subjects = [c for c in verb.children if c.dep_ == "nsubjpass"]
+        agents = [c for c in verb.children if c.dep_ == "agent"]
+        if len(subjects) != 1 or len(agents) != 1 or agents[0].i != verb.i + 1:
+            continue
+        if any(c.dep_ in BLOCKING_DEPS - {"agent"} for c in verb.children):
+            continue
+        subject, agent = subjects[0], agents[0]
+        objects = [c for c in agent.children if c.dep_ == "pobj"]
+        auxes = _verb_group(verb)
+        if len(objects) != 1 or auxes is None or not auxes or not _contiguous(subject):
+            continue
+        actor = objects[0]
+        if agent.right_edge.i != actor.right_edge.i or subject.right_edge.i + 1 != auxes[0].i:
+            continue
+        lemma = _verb_lemma(verb)
+        plural = _plural(actor)
+        words = [a.lower_ for a in auxes]
+        if len(words) == 1 and words[0] in ("is", "are", "am"):
+            group = _inflect(lemma, "VBP" if plural else "VBZ")
+        elif len(words) == 1 and words[0] in ("was", "were"):
+            group = _inflect(lemma, "VBD")
+        elif len(words) == 2 and words[1] == "being" and words[0] in ("is", "are", "was", "were"):
+            group = f"{_be(words[0] in ('is', 'are'), plural)} {_inflect(lemma, 'VBG')}"
+        elif len(words) == 2 and words[1] == "be" and auxes[0].tag_ == "MD":
+            group = f"{auxes[0].text} {lemma}"
+        elif len(words) == 2 and words[1] == "been" and words[0] in ("has", "have", "had"):
+            have = "had" if words[0] == "had" else "have" if plural else "has"
+            group = f"{have} {verb.lower_}"
+        else:
+            continue
+        start = subject.left_edge.i
+        actor_text = _phrase(doc, actor, True, opens_sentence(doc[start]))
+        patient_text = _phrase(doc, subject, False, False)
+        if not group or "None" in group or actor_text is None or patient_text is None:
+            continue
+        candidates.append((start, actor.right_edge.i, f"{actor_text} {group} {patient_text}"))
+    if not candidates:
+        return None
+    start, last, new = ctx.rng.choice(candidates)
+    return replace(doc, doc[start].idx, doc[last].idx + len(doc[last].text), new, "NoContr/active")
+
+
+FRONTABLE = frozenset(
+    "in on at near during after before outside inside under beside behind across along through "
+    "throughout since until above below over around inside".split()
+)
+CLAUSE_MARKS = frozenset("when while after before because although though since until once".split())
+
+
+def _movable(token: Token) -> bool:
+    if not _contiguous(token) or token.left_edge.i != token.i and token.dep_ == "prep":
+        return False
+    if token.dep_ == "prep":
+        return token.lower_ in FRONTABLE and any(c.dep_ == "pobj" for c in token.children)
+    if token.dep_ == "advcl":
+        return any(c.dep_ == "mark" and c.lower_ in CLAUSE_MARKS and c.i == token.left_edge.i for c in token.children)
+    return False
+
+
+def _single_statement(doc: Doc) -> Span | None:
+    sentences = list(doc.sents)
+    if len(sentences) != 1 or doc.text.rstrip().endswith("?"):
+        return None
+    root = sentences[0].root
+    if root.lemma_ == "be":
+        return None  # 'A cooler is on a table': the phrase is the predicate, it cannot move
+    if root.pos_ not in ("VERB", "AUX") or not any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children):
+        return None
+    return sentences[0]
+
+
+def _body_end(doc: Doc) -> int:
+    end = len(doc)
+    while end > 0 and doc[end - 1].is_punct:
+        end -= 1
+    return end
+
+
+def front_adverbial(doc: Doc, ctx: Context) -> Change | None:
+    """'A dog runs in the park.' -> 'In the park, a dog runs.'; 'He left after the show ended.'
+    -> 'After the show ended, he left.'"""
+    if _single_statement(doc) is None:
+        return None
+    end = _body_end(doc)
+    root = next(iter(doc.sents)).root
+    candidates = [
+        c for c in root.children
+        if c.i > root.i and c.right_edge.i == end - 1 and _movable(c) and c.left_edge.i > 1
+    ]  # fmt: skip
+    if not candidates:
+        return None
+    phrase = ctx.rng.choice(candidates)
+    start = phrase.left_edge.i
+    rest_end = start - 1 if doc[start - 1].text == "," else start
+    main = doc[0:rest_end]
+    new = f"{moved_text(doc[start:end], True)}, {moved_text(main, False)}"
+    return replace(doc, 0, doc[end - 1].idx + len(doc[end - 1].text), new, "NoContr/front_adverbial")
+
+
+def back_adverbial(doc: Doc, ctx: Context) -> Change | None:
+    """'In 1990, the company was founded.' -> 'The company was founded in 1990.'"""
+    if _single_statement(doc) is None:
+        return None
+    end = _body_end(doc)
+    root = next(iter(doc.sents)).root
+    first = next((c for c in root.children if c.left_edge.i == 0), None)
+    if first is None or not _movable(first) or first.right_edge.i + 2 >= end:
+        return None
+    comma = first.right_edge.i + 1
+    if doc[comma].text != "," or root.i <= comma:
+        return None
+    main = doc[comma + 1 : end]
+    if main[0].is_punct:
+        return None
+    new = f"{moved_text(main, True)} {moved_text(doc[0:comma], False)}"
+    return replace(doc, 0, doc[end - 1].idx + len(doc[end - 1].text), new, "NoContr/back_adverbial")
+
+
+NOT_OWNERS = frozenset(("DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL"))
+OWNER_KINDS = frozenset(("noun.person", "noun.animal"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _lexname(lemma: str) -> str:
+    senses = wordnet().synsets(lemma, pos="n")
+    return senses[0].lexname() if senses else ""
+
+
+def possessive_to_of(doc: Doc, ctx: Context) -> Change | None:
+    """"the dog's red ball" -> "the red ball of the dog"."""
+    candidates = []
+    for case in doc:
+        if case.dep_ != "case" or case.lower_ not in ("'s", "'", "’s"):
+            continue
+        owner, owned = case.head, case.head.head
+        if owner.dep_ != "poss" or owner.pos_ not in NOUN_POS or owned.pos_ != "NOUN":
+            continue
+        if owner.ent_type_ in NOT_OWNERS or owner.i >= owned.i or owner.right_edge.i != case.i:
+            continue
+        first = owner.left_edge.i
+        if owned.left_edge.i != first or case.i - first > 5 or owned.i - case.i > 4:
+            continue
+        between = doc[case.i + 1 : owned.i]
+        if any(t.head != owned or t.dep_ not in ("amod", "compound", "nummod") for t in between):
+            continue
+        owner_span = doc[first : case.i]
+        if any(t.dep_ == "poss" and t != owner for t in owner_span):
+            continue
+        if owner.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss") for c in owner.children):
+            continue  # "chef's uniforms" names a kind: "the uniforms of chef" is no English
+        to_start = opens_sentence(doc[first])
+        owned_text = doc[case.i + 1 : owned.i + 1].text
+        the = "The" if to_start else "the"
+        new = f"{the} {owned_text} of {moved_text(owner_span, False)}"
+        candidates.append((first, owned.i, new))
+    if not candidates:
+        return None
+    first, last, new = ctx.rng.choice(candidates)
+    return replace(doc, doc[first].idx, doc[last].idx + len(doc[last].text), new, "NoContr/possessive")
+
+
+def of_to_possessive(doc: Doc, ctx: Context) -> Change | None:
+    """"the mother of the boy" -> "the boy's mother" (owners that are people or animals)."""
+    candidates = []
+    for of in doc:
+        if of.lower_ != "of" or of.dep_ != "prep" or of.i == 0:
+            continue
+        owned = of.head
+        objects = [c for c in of.children if c.dep_ == "pobj"]
+        if owned.pos_ != "NOUN" or owned.i != of.i - 1 or len(objects) != 1:
+            continue
+        owner = objects[0]
+        det = doc[owned.left_edge.i]
+        if det.lower_ != "the" or det.dep_ != "det" or not _contiguous(owned) or owned.right_edge.i != owner.i:
+            continue
+        if owner.right_edge.i != owner.i or owner.ent_type_ in NOT_OWNERS or owner.pos_ not in NOUN_POS:
+            continue
+        if owner.pos_ == "NOUN" and _lexname(owner.lemma_.lower()) not in OWNER_KINDS:
+            continue  # "the top of the hill" -> "the hill's top" reads oddly
+        if owner.pos_ == "PROPN" and owner.ent_type_ != "PERSON":
+            continue
+        owner_span = doc[of.i + 1 : owner.i + 1]
+        if any(t.dep_ not in ("det", "amod", "compound") for t in owner_span if t != owner):
+            continue
+        mark = "'" if owner.tag_ in ("NNS", "NNPS") and owner.text.endswith("s") else "'s"
+        to_start = opens_sentence(det)
+        owner_text = moved_text(owner_span, to_start)
+        owned_text = doc[det.i + 1 : owned.i + 1].text
+        candidates.append((det.i, owner.i, f"{owner_text}{mark} {owned_text}"))
+    if not candidates:
+        return None
+    first, last, new = ctx.rng.choice(candidates)
+    return replace(doc, doc[first].idx, doc[last].idx + len(doc[last].text), new, "NoContr/of_possessive")
+
+
+# verb -> (light verb, what follows it); intransitive uses only
+LIGHT_VERBS = {
+    "decide": ("make", "a decision"), "choose": ("make", "a choice"), "walk": ("take", "a walk"),
+    "rest": ("take", "a rest"), "nap": ("take", "a nap"), "shower": ("take", "a shower"),
+    "bathe": ("take", "a bath"), "stroll": ("take", "a stroll"), "drink": ("take", "a drink"),
+    "pause": ("take", "a pause"), "bow": ("take", "a bow"), "dive": ("take", "a dive"),
+    "peek": ("take", "a peek"), "glance": ("take", "a glance"), "look": ("take", "a look"),
+    "swim": ("go", "for a swim"), "jog": ("go", "for a jog"), "hike": ("go", "for a hike"),
+    "comment": ("make", "a comment"), "attempt": ("make", "an attempt"),
+}  # fmt: skip
+# the object of these verbs becomes the object of a preposition after the phrase
+TRANSITIVE_LIGHT = {"visit": ("pay", "a visit to"), "photograph": ("take", "a photograph of")}
+LOOK_PREPOSITIONS = frozenset(("at", "around", "into", "through", "inside"))
+TO_VERB = {(light, phrase.split()[-1]): verb for verb, (light, phrase) in LIGHT_VERBS.items()}
+
+
+def verb_to_light(doc: Doc, ctx: Context) -> Change | None:
+    """'A boy swims in the lake' -> 'A boy goes for a swim in the lake'; 'decided to leave' ->
+    'made a decision to leave'; 'visited Paris' -> 'paid a visit to Paris'."""
+    candidates = []
+    for verb in doc:
+        lemma = _verb_lemma(verb)
+        if verb.pos_ != "VERB" or verb.tag_ not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN"):
+            continue
+        children = list(verb.children)
+        if any(c.dep_ in ("auxpass", "prt", "dative", "acomp", "attr", "oprd", "ccomp", "nsubjpass") for c in children):
+            continue
+        objects = [c for c in children if c.dep_ == "dobj"]
+        if lemma in TRANSITIVE_LIGHT and len(objects) == 1 and objects[0].i > verb.i:
+            light, phrase = TRANSITIVE_LIGHT[lemma]
+        elif lemma in LIGHT_VERBS and not objects:
+            light, phrase = LIGHT_VERBS[lemma]
+            if any(c.dep_ == "xcomp" for c in children) and lemma not in ("decide", "choose", "attempt"):
+                continue
+            preps = [c.lower_ for c in children if c.dep_ == "prep"]
+            if lemma == "look" and not (preps and set(preps) <= LOOK_PREPOSITIONS):
+                continue  # 'looks like', 'looks happy', a bare 'look'
+        else:
+            continue
+        inflected = _inflect(light, verb.tag_)
+        if inflected is None:
+            continue
+        candidates.append((verb, f"{inflected} {phrase}"))
+    if not candidates:
+        return None
+    verb, new = ctx.rng.choice(candidates)
+    new = new[0].upper() + new[1:] if verb.text[:1].isupper() and opens_sentence(verb) else new
+    return replace(doc, verb.idx, verb.idx + len(verb.text), new, "NoContr/light_verb")
+
+
+def light_to_verb(doc: Doc, ctx: Context) -> Change | None:
+    """'took a walk' -> 'walked', 'went for a swim' -> 'swam', 'made a decision to' -> 'decided to'."""
+    candidates = []
+    for verb in doc:
+        light = _verb_lemma(verb)
+        if light not in ("make", "take", "go") or verb.tag_ not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN"):
+            continue
+        if any(c.dep_ in ("auxpass", "prt", "dative") for c in verb.children):
+            continue
+        if light == "go":
+            fors = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "for" and c.i == verb.i + 1]
+            noun = next((c for c in fors[0].children if c.dep_ == "pobj"), None) if fors else None
+        else:
+            noun = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        if noun is None or (light, noun.lower_) not in TO_VERB:
+            continue
+        article = doc[noun.i - 1]
+        if article.lower_ not in ("a", "an") or noun.left_edge != article or noun.right_edge != noun:
+            continue  # 'took a long walk' -> 'walked long' would shift the meaning
+        if article.i != verb.i + (2 if light == "go" else 1):
+            continue
+        target = _inflect(TO_VERB[(light, noun.lower_)], verb.tag_)
+        if target is None:
+            continue
+        target = target[0].upper() + target[1:] if verb.text[:1].isupper() and opens_sentence(verb) else target
+        candidates.append((verb, noun, target))
+    if not candidates:
+        return None
+    verb, noun, new = ctx.rng.choice(candidates)
+    return replace(doc, verb.idx, noun.idx + len(noun.text), new, "NoContr/light_verb_back")
+
+
+RULES = {
+    "NoContr": [
+        active_to_passive,
+        passive_to_active,
+        front_adverbial,
+        back_adverbial,
+        possessive_to_of,
+        of_to_possessive,
+        verb_to_light,
+        light_to_verb,
+    ]
+}

@@ -1,0 +1,155 @@
+"""NoContr rewrite families (the harmless twins of the error rules), rewrite chains, and the
+label guards: a lost or added negation is never MissInfo/OutofRef, repetition is RepErr."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from synth import corpora
+from synth.chains import chrf, combine, family
+from synth.generate import _chains, _init_resources
+from synth.perturb import (
+    addition,
+    grammar,
+    load_rules,
+    omission,
+    paraphrase_forms,
+    paraphrase_syntax,
+)
+from synth.perturb.base import Context
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def outputs(nlp, rule, text: str, seeds: int = 8) -> set[str]:
+    return {c.text for seed in range(seeds) if (c := rule(nlp(text), Context(rng=random.Random(seed))))}
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "expected"),
+    [
+        (paraphrase_syntax.active_to_passive, "A man rides a horse on the beach.", "A horse is ridden by a man on the beach."),
+        (paraphrase_syntax.active_to_passive, "A boy is kicking a ball.", "A ball is being kicked by a boy."),
+        (paraphrase_syntax.passive_to_active, "The bridge was built by the Romans.", "The Romans built the bridge."),
+        (paraphrase_syntax.front_adverbial, "He left after the show ended.", "After the show ended, he left."),
+        (paraphrase_syntax.back_adverbial, "In 1990, the company was founded.", "The company was founded in 1990."),
+        (paraphrase_syntax.possessive_to_of, "A man holds the girl's hand.", "A man holds the hand of the girl."),
+        (paraphrase_syntax.of_to_possessive, "The mother of the boy is smiling.", "The boy's mother is smiling."),
+        (paraphrase_syntax.verb_to_light, "She decided to leave.", "She made a decision to leave."),
+        (paraphrase_syntax.light_to_verb, "He took a walk in the park.", "He walked in the park."),
+        (paraphrase_forms.spelling, "A gray dog.", "A grey dog."),
+        (paraphrase_forms.number_expression, "About 300 people came.", "About three hundred people came."),
+        (paraphrase_forms.number_expression, "The city has 1.5 million residents.", "The city has 1,500,000 residents."),
+        (paraphrase_forms.number_expression, "It grew 12 percent.", "It grew 12%."),
+        (paraphrase_forms.number_expression, "He sold three hundred copies.", "He sold 300 copies."),
+    ],
+)
+def test_rewrite_family_fires(nlp, rule, text, expected):
+    assert expected in outputs(nlp, rule, text)
+
+
+def test_rewrites_keep_numbers_negations_and_names(nlp):
+    rules = [r for module in (paraphrase_syntax, paraphrase_forms) for r in module.RULES["NoContr"]]
+    texts = [
+        "John did not visit the museum in Paris in 2001.",
+        "The 3 boys were not seen by the teacher at the station.",
+        "In 2004, Mary's brother never took a walk with 300 soldiers.",
+    ]
+    for text in texts:
+        for rule in rules:
+            if rule is paraphrase_forms.number_expression:
+                continue  # re-expresses numbers by design (checked above)
+            for out in outputs(nlp, rule, text):
+                assert sorted(NUMBER.findall(out)) == sorted(NUMBER.findall(text)), (rule.__name__, out)
+                assert out.count("not") + out.count("never") == text.count("not") + text.count("never")
+                for name in ("John", "Paris", "Mary"):
+                    assert (name in out) == (name in text), (rule.__name__, out)
+
+
+def test_rewrites_refuse_what_would_change_the_meaning(nlp):
+    assert not outputs(nlp, paraphrase_syntax.active_to_passive, "A man has a dog.")  # no patient
+    assert not outputs(nlp, paraphrase_syntax.front_adverbial, "A small cooler is on a wood table.")
+    assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "Two chefs wear chef's uniforms.")
+    assert not outputs(nlp, paraphrase_syntax.verb_to_light, "The man looks happy.")
+    assert not outputs(nlp, paraphrase_forms.number_expression, "In 2000 he left.")  # a year
+
+
+def test_all_new_families_are_registered():
+    names = {r.__name__ for r in load_rules()["NoContr"]}
+    assert {"active_to_passive", "front_adverbial", "possessive_to_of", "verb_to_light", "spelling", "number_expression"} <= names
+
+
+def test_a_rewrite_chain_diverges_and_mixes_families(nlp):
+    _init_resources()
+    text = "A man rides a horse on the beach."
+    seen = []
+    for seed in range(12):
+        chains = _chains([nlp(text)], random.Random(seed), 3)
+        if text in chains:
+            doc, rules = chains[text]
+            seen.append((chrf(doc.text, text), rules, doc.text))
+    assert seen
+    low = [item for item in seen if item[0] < 0.6 and len({family(r) for r in item[1]}) >= 2]
+    assert low, seen
+
+
+def test_combine_applies_separate_edits():
+    assert combine("A gray dog runs.", [(2, 6, "grey"), (11, 15, "is running")]) == "A grey dog is running."
+
+
+NEGATED = "A man who is not wearing a hat is sitting on a bench in the park and is not smiling."
+
+
+def test_omission_never_drops_a_negation(nlp):
+    for rule in omission.RULES["MissInfo"]:
+        for out in outputs(nlp, rule, NEGATED, seeds=30):
+            assert out.count(" not ") == NEGATED.count(" not "), (rule.__name__, out)
+
+
+def test_addition_never_adds_a_negation(nlp):
+    other = nlp("The woman is not holding an umbrella near a red car.")
+    doc = nlp("A dog runs in the yard.")
+    for rule in addition.RULES["OutofRef"]:
+        for seed in range(10):
+            change = rule(doc, Context(rng=random.Random(seed), other_doc=lambda: other))
+            assert change is None or "not" not in change.text
+
+
+def test_join_clause_adds_a_clause_inside_the_text(nlp):
+    other = nlp("A woman reads a book.")
+    change = addition.join_other_clause(nlp("A dog runs on the beach."), Context(rng=random.Random(0), other_doc=lambda: other))
+    assert change.text.startswith("A dog runs on the beach") and change.text.endswith("a woman reads a book.")
+
+
+def test_doubled_words_are_repetition_not_grammar(nlp):
+    assert addition.duplicate_word in addition.RULES["RepErr"]
+    names = {r.__name__ for r in grammar.RULES["GramErr"]}
+    assert "duplicate_word" not in names
+    out = outputs(nlp, addition.duplicate_word, "A man rides a horse on the beach.")
+    assert out and all(re.search(r"\b(\w+) \1\b", text) for text in out)
+
+
+def test_sick_trial_is_never_read(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="only SICK TRAIN"):
+        corpora.sick_groups(tmp_path / "sick_trial.jsonl.gz")
+    opened = []
+    real = corpora.iter_jsonl
+
+    def spy(path: Path):
+        opened.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(corpora, "iter_jsonl", spy)
+    from evaluator.resources import data_dir
+
+    corpus = corpora.load_corpus(data_dir(), sources=("sick",))
+    assert not [p for p in opened if "trial" in p]
+    assert any(p.endswith("sick_train.jsonl.gz") for p in opened)
+    groups = [g for g in corpus.groups if g.source == "sick"]
+    assert groups and all(len(g.texts) >= 2 for g in groups)
+    texts = [t for g in groups for t in g.texts]
+    assert len(texts) == len(set(texts))  # a sentence sits in one group only
