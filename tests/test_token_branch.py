@@ -156,3 +156,19 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     )
     np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
     np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
+
+
+def test_length_buckets_cover_every_pair_once_in_batches_of_similar_length() -> None:
+    from torch.utils.data import RandomSampler
+
+    from evaluator.training.data import LengthBucketBatchSampler
+
+    lengths = [int(n) for n in np.random.default_rng(0).integers(1, 100, size=1000)]
+    torch.manual_seed(0)
+    sampler = LengthBucketBatchSampler(RandomSampler(range(1000)), 32, False, lengths, 10)
+    batches = list(sampler)
+    assert sorted(i for batch in batches for i in batch) == list(range(1000))
+    assert [len(b) for b in batches].count(32) == 31 and len(batches) == len(sampler) == 32
+    spread = np.mean([max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in batches])
+    assert spread < 20  # random batches of 32 span about 90
+    assert batches != list(LengthBucketBatchSampler(RandomSampler(range(1000)), 32, False, lengths, 10))

@@ -3,12 +3,14 @@
 Mean-pooled sentence vectors cannot tell a harmless rewording from a changed fact: both move
 the vector a little. Here every token of one side is softly aligned to the other side's
 tokens (attention on the cosine of the frozen encoder's unit-length token states, with a
-learned temperature) and compared with what it aligned to: ``[a, ã, a - ã, a * ã, best
-cosine]`` through a small network per token. A reworded token whose aligned counterpart means
-the same gives a comparison close to a copy's; a changed number, name or negation leaves a
-token whose counterpart differs, and an added or dropped clause leaves tokens with nothing to
-align to. Masked mean and max pooling over each side's tokens give the pair vector; the
-reference side says what gen lacks, the gen side what gen adds or changes.
+learned temperature) and compared with what it aligned to. The states are first projected to
+``dim`` (one shared linear map), and the comparison ``[a, ã, a - ã, a * ã, best cosine]`` runs
+in that space through a small network per token: comparing in the 384-d encoder space cost
+five times as much per training step on the CPU. A reworded token whose aligned counterpart
+means the same gives a comparison close to a copy's; a changed number, name or negation
+leaves a token whose counterpart differs, and an added or dropped clause leaves tokens with
+nothing to align to. Masked mean and max pooling over each side's tokens give the pair
+vector; the reference side says what gen lacks, the gen side what gen adds or changes.
 """
 
 from __future__ import annotations
@@ -25,15 +27,24 @@ class TokenInteraction(nn.Module):
     def __init__(self, embedding_dim: int, dim: int, dropout: float = 0.0) -> None:
         super().__init__()
         self.log_temperature = nn.Parameter(torch.tensor(math.log(10.0)))
-        self.ref_compare = _compare(embedding_dim, dim, dropout)
-        self.gen_compare = _compare(embedding_dim, dim, dropout)
+        self.projection = nn.Linear(embedding_dim, dim)
+        self.ref_compare = _compare(dim, dropout)
+        self.gen_compare = _compare(dim, dropout)
         self.output_dim = 4 * dim
 
     def forward(self, ref: Tensor, ref_mask: Tensor, gen: Tensor, gen_mask: Tensor) -> Tensor:
         similarity = ref @ gen.transpose(1, 2)  # (batch, ref tokens, gen tokens): cosines
-        ref_side = self._side(ref, ref_mask, gen, gen_mask, similarity, self.ref_compare)
+        ref_projected, gen_projected = self.projection(ref), self.projection(gen)
+        ref_side = self._side(
+            ref_projected, ref_mask, gen_projected, gen_mask, similarity, self.ref_compare
+        )
         gen_side = self._side(
-            gen, gen_mask, ref, ref_mask, similarity.transpose(1, 2), self.gen_compare
+            gen_projected,
+            gen_mask,
+            ref_projected,
+            ref_mask,
+            similarity.transpose(1, 2),
+            self.gen_compare,
         )
         return torch.cat([ref_side, gen_side], dim=-1)
 
@@ -64,5 +75,5 @@ class TokenInteraction(nn.Module):
         return torch.cat([mean, maximum], dim=-1)
 
 
-def _compare(embedding_dim: int, dim: int, dropout: float) -> nn.Module:
-    return nn.Sequential(nn.Linear(4 * embedding_dim + 1, dim), nn.GELU(), nn.Dropout(dropout))
+def _compare(dim: int, dropout: float) -> nn.Module:
+    return nn.Sequential(nn.Linear(4 * dim + 1, dim), nn.GELU(), nn.Dropout(dropout))

@@ -21,7 +21,7 @@ import pyarrow.dataset as pa_dataset
 import pyarrow.types as pa_types
 import torch
 from torch import Tensor
-from torch.utils.data import DataLoader
+from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair_key, text_key
 from evaluator.features.encoder_pass import encode_distinct, token_states
@@ -144,6 +144,41 @@ class PairBatcher:
                 states, mask = self.token_table.batch(positions)
                 batch.setdefault("tokens", {}).update({side: states, f"{side}_mask": mask})
         return batch
+
+
+class LengthBucketBatchSampler(BatchSampler):
+    """Random batches of pairs of similar token length.
+
+    The sampler's order is cut into buckets of ``bucket_batches`` batches; each bucket is
+    sorted by pair length and cut into batches, and the batches are shuffled. Padding to the
+    longest text of a random batch made the token branch several times slower (a caption
+    batch padded to one SQuAD passage). A BatchSampler subclass, so Lightning can swap its
+    sampler for a distributed one.
+    """
+
+    def __init__(
+        self,
+        sampler: Sampler,
+        batch_size: int,
+        drop_last: bool,
+        lengths: list[int],
+        bucket_batches: int = 50,
+    ) -> None:
+        super().__init__(sampler, batch_size, drop_last)
+        self.lengths = lengths
+        self.bucket_batches = bucket_batches
+
+    def __iter__(self):
+        order = list(self.sampler)
+        bucket = self.bucket_batches * self.batch_size
+        batches = []
+        for start in range(0, len(order), bucket):
+            chunk = sorted(order[start : start + bucket], key=self.lengths.__getitem__)
+            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        if self.drop_last:
+            batches = [batch for batch in batches if len(batch) == self.batch_size]
+        for position in torch.randperm(len(batches)).tolist():
+            yield batches[position]
 
 
 class MismatchDataModule(L.LightningDataModule):
@@ -304,8 +339,24 @@ class MismatchDataModule(L.LightningDataModule):
         if split not in self.batchers:
             raise RuntimeError("call setup() before asking for data loaders")
         batcher = self.batchers[split]
+        rows = range(len(batcher.split["labels"]))
+        if shuffle and batcher.token_table is not None:
+            # token batches are padded to their longest text: batch texts of similar length
+            lengths = batcher.token_table.lengths
+            pair_lengths = torch.maximum(
+                lengths[batcher.split["ref_index"]], lengths[batcher.split["gen_index"]]
+            )
+            sampler = LengthBucketBatchSampler(
+                RandomSampler(rows), batch_size, False, pair_lengths.tolist()
+            )
+            return DataLoader(
+                rows,
+                batch_sampler=sampler,
+                collate_fn=batcher,
+                num_workers=self.hparams.num_workers,
+            )
         return DataLoader(
-            range(len(batcher.split["labels"])),
+            rows,
             batch_size=batch_size,
             shuffle=shuffle,
             collate_fn=batcher,
