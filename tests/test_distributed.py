@@ -30,13 +30,39 @@ def run_python(*args: str) -> subprocess.CompletedProcess:
 def tiny_set(tmp_path_factory) -> Path:
     """The tiny synthetic set of the README: 280 pairs and their features, made once."""
     root = tmp_path_factory.mktemp("tiny")
-    assert cli_main(["synth", "--out", str(root / "synth"), "--num-pairs", "280",
-                     "--processes", "1", "--quiet"]) == 0
+    assert (
+        cli_main(
+            [
+                "synth",
+                "--out",
+                str(root / "synth"),
+                "--num-pairs",
+                "280",
+                "--processes",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     for split in ("train", "val"):
-        assert cli_main(["features", "--pairs", str(root / "synth" / f"{split}.parquet"),
-                         "--out", str(root / "features" / f"{split}.parquet"),
-                         "--embeddings", str(root / "embeddings.parquet"),
-                         "--alignments", str(root / "alignments.parquet"), "--quiet"]) == 0
+        assert (
+            cli_main(
+                [
+                    "features",
+                    "--pairs",
+                    str(root / "synth" / f"{split}.parquet"),
+                    "--out",
+                    str(root / "features" / f"{split}.parquet"),
+                    "--embeddings",
+                    str(root / "embeddings.parquet"),
+                    "--alignments",
+                    str(root / "alignments.parquet"),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     return root
 
 
@@ -45,13 +71,26 @@ def test_two_process_ddp_pretraining_syncs_validation_and_exports_once(
 ) -> None:
     runs, export = tmp_path / "runs", tmp_path / "export"
     result = run_python(
-        "scripts/pretrain.py", "fit", "--config", "configs/pretrain_tiny.yaml",
-        "--trainer.strategy", "ddp", "--trainer.devices", "2", "--trainer.accelerator", "cpu",
-        "--trainer.max_epochs", "4", "--trainer.enable_progress_bar", "false",
-        f"--data.pairs_dir={tiny_set / 'synth'}", f"--data.features={tiny_set / 'features'}",
+        "scripts/pretrain.py",
+        "fit",
+        "--config",
+        "configs/pretrain_tiny.yaml",
+        "--trainer.strategy",
+        "ddp",
+        "--trainer.devices",
+        "2",
+        "--trainer.accelerator",
+        "cpu",
+        "--trainer.max_epochs",
+        "4",
+        "--trainer.enable_progress_bar",
+        "false",
+        f"--data.pairs_dir={tiny_set / 'synth'}",
+        f"--data.features={tiny_set / 'features'}",
         f"--data.embeddings={tiny_set / 'embeddings.parquet'}",
         f"--data.alignments={tiny_set / 'alignments.parquet'}",
-        f"--log_dir={runs}", f"--export_dir={export}",
+        f"--log_dir={runs}",
+        f"--export_dir={export}",
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.count("val accuracy") == 1  # rank 0 alone reports and exports
@@ -68,3 +107,48 @@ def test_two_process_ddp_pretraining_syncs_validation_and_exports_once(
     assert f"{exported:.4f}" in best.name
     (prediction,) = evaluator.predict(["Two dogs ran."], ["Three dogs ran."], progress=False)
     assert 0.0 <= prediction.score <= 1.0
+
+
+SCORE_IN_SMALL_CHUNKS = """
+import sys
+
+import evaluator.evaluator
+
+evaluator.evaluator.CHUNK_PAIRS = 2  # several model chunks, so that both processes score some
+from evaluator.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import evaluator.evaluator
+
+    refs = ["Two dogs ran across the park.", "She did not go to school today.",
+            "The company reported a profit of 16 million dollars last year.", "Kids play football.",
+            "A man rides a horse on the beach at sunset."]  # fmt: skip
+    gens = ["Three dogs ran across the park.", "She went to school today.",
+            "The company reported a loss of 16 million dollars.", "Kids play football.",
+            "A man rides a horse."]  # fmt: skip
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(
+        f'{{"ref": "{ref}", "gen": "{gen}"}}\n' for ref, gen in zip(refs, gens, strict=True)
+    ))  # fmt: skip
+    common = ["predict", "--quiet", "--checkpoint", str(BASE), "--input", str(source)]
+    monkeypatch.setattr(evaluator.evaluator, "CHUNK_PAIRS", 2)
+    assert cli_main([*common, "--output", str(tmp_path / "one.csv")]) == 0
+    script = tmp_path / "predict_small_chunks.py"
+    script.write_text(SCORE_IN_SMALL_CHUNKS)
+    result = run_python(
+        str(script), *common, "--output", str(tmp_path / "two.csv"), "--devices", "2"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "one.csv",
+        "pairs.jsonl",
+        "predict_small_chunks.py",
+        "two.csv",  # no temp file left
+    ]
