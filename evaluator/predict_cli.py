@@ -185,9 +185,15 @@ def _scorer(args: argparse.Namespace):
         raise CommandError(f"--devices must be positive, got {args.devices}")
     if args.devices == 1:
         return None
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
     from evaluator.multi_device import LightningScorer
 
-    return LightningScorer(args.accelerator, args.devices)
+    try:
+        return LightningScorer(args.accelerator, args.devices)
+    except MisconfigurationException as error:  # e.g. --accelerator gpu without a GPU
+        where = f"--accelerator {args.accelerator} --devices {args.devices}"
+        raise CommandError(f"{where}: {error}") from None
 
 
 def _input_source(args: argparse.Namespace):

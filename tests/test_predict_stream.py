@@ -138,3 +138,19 @@ def test_several_devices_refuse_stdin(checkpoint: Path, capsys) -> None:
     status = main(["predict", "--quiet", "--checkpoint", str(checkpoint), "--devices", "2"])
     assert status == 2
     assert "--devices above 1 reads its input from files" in capsys.readouterr().err
+
+
+def test_several_gpus_without_a_gpu_are_a_clear_error(
+    checkpoint: Path, tmp_path: Path, capsys
+) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    source = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    status = main(
+        ["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", str(source),
+         "--devices", "2", "--accelerator", "gpu"]
+    )  # fmt: skip
+    assert status == 2
+    assert "--accelerator gpu --devices 2" in capsys.readouterr().err
