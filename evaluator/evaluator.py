@@ -5,6 +5,7 @@ An Evaluator wraps a loaded checkpoint and turns the raw model outputs of
 ratings on their human scales, every mismatch class with its probability, and the classes
 over a threshold. Pairs are processed in chunks of similar length (identical references
 kept together, so each chunk encodes a shared reference once) and returned in input order.
+`predict_stream` does the same chunk by chunk for inputs too large to hold (`mismatch predict`).
 """
 
 from __future__ import annotations
@@ -147,12 +148,7 @@ class Evaluator:
                 truncated += count
                 seen += len(chunk.gens)
                 yield self._score(
-                    [str(i) for i in chunk.ids],
-                    refs,
-                    chunk.gens,
-                    batch_size,
-                    scorer or score_locally,
-                    bar.update,
+                    chunk.ids, refs, chunk.gens, batch_size, scorer or score_locally, bar.update
                 )
         if truncated:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
