@@ -20,9 +20,9 @@ from pathlib import Path
 from evaluator.cli import CommandError
 from evaluator.resources import DEFAULT_CHECKPOINT
 
-# pairs read, scored and written at a time (8 of the Evaluator's CHUNK_PAIRS): memory is
+# pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
 # bounded by this, not by the input
-STREAM_PAIRS = 8192
+STREAM_PAIRS = 2048
 
 EPILOG = (
     "Each output record: id (default: the input line number); score = P(NoContr), the "
