@@ -5,6 +5,7 @@ An Evaluator wraps a loaded checkpoint and turns the raw model outputs of
 ratings on their human scales, every mismatch class with its probability, and the classes
 over a threshold. Pairs are processed in chunks of similar length (identical references
 kept together, so each chunk encodes a shared reference once) and returned in input order.
+`predict_stream` does the same chunk by chunk for inputs too large to hold (`mismatch predict`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from evaluator.features.compute import check_pairs
 from evaluator.hub import Checkpoint, CheckpointError, load
-from evaluator.inference import predict_outputs
+from evaluator.inference import PairOutputs, predict_outputs
+from evaluator.predict_io import Pairs
 from evaluator.tasks import Criterion
 from synth.taxonomy import CODES
 
@@ -28,6 +30,10 @@ ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
 TASK_KINDS = ("regression", "classification")
 # encoder_pass warns per call; predict counts truncated pairs itself and warns once
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
+
+
+# (checkpoint, [(refs, gens), ...], batch_size) -> the model outputs of each chunk, in order
+ChunkScorer = Callable[[Checkpoint, list[tuple[list, list[str]]], int], Iterable[PairOutputs]]
 
 
 class TruncationWarning(UserWarning):
@@ -109,6 +115,47 @@ class Evaluator:
         TruncationWarning.
         """
         n = len(gens)
+        ids = [str(i) for i in range(n)] if ids is None else ids
+        refs = self._checked(refs, gens, srcs, ids, batch_size)
+        if n == 0:
+            return []
+        limit, truncated = self._truncated_pairs(refs, gens)
+        if truncated:
+            _warn_truncated(truncated, n, limit, stacklevel=3)
+        with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
+            return self._score(ids, refs, gens, batch_size, score_locally, bar.update)
+
+    def predict_stream(
+        self,
+        chunks: Iterable[Pairs],
+        total: int,
+        batch_size: int = 64,
+        progress: bool = True,
+        scorer: ChunkScorer | None = None,
+    ) -> Iterator[list[Prediction]]:
+        """Predictions chunk by chunk, for inputs too large to hold at once.
+
+        Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
+        over all chunks) sizes one progress bar, and over-long texts are counted over all
+        chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
+        elsewhere (`evaluator.multi_device`); None: in this process.
+        """
+        limit = truncated = seen = 0
+        with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
+            for chunk in chunks:
+                refs = self._checked(chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size)
+                limit, count = self._truncated_pairs(refs, chunk.gens)
+                truncated += count
+                seen += len(chunk.gens)
+                yield self._score(
+                    chunk.ids, refs, chunk.gens, batch_size, scorer or score_locally, bar.update
+                )
+        if truncated:
+            _warn_truncated(truncated, seen, limit, stacklevel=2)
+
+    def _checked(self, refs, gens, srcs, ids, batch_size: int) -> list[str | list[str]]:
+        """The references as str or list; ValueError for input that does not line up."""
+        n = len(gens)
         for name, values in (("refs", refs), ("srcs", srcs), ("ids", ids)):
             if values is not None and len(values) != n:
                 raise ValueError(f"{len(values)} {name} but {n} generated texts")
@@ -117,25 +164,33 @@ class Evaluator:
         check_pairs(refs, gens)
         if srcs is not None and not all(src is None or isinstance(src, str) for src in srcs):
             raise ValueError("every src must be a string or None")
-        if n == 0:
-            return []
-        ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
-        refs = [ref if isinstance(ref, str) else list(ref) for ref in refs]
-        self._warn_truncated(refs, gens)
+        return [ref if isinstance(ref, str) else list(ref) for ref in refs]
+
+    def _score(
+        self,
+        ids: Sequence[str],
+        refs: list[str | list[str]],
+        gens: Sequence[str],
+        batch_size: int,
+        scorer: ChunkScorer,
+        advance: Callable[[int], object],
+    ) -> list[Prediction]:
+        """Predictions in input order; the model sees chunks of similar length."""
+        n = len(gens)
+        ids = [str(i) for i in ids]
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
-        with _progress_bar(n, progress and len(chunks) > 1) as bar, warnings.catch_warnings():
+        texts = [([refs[i] for i in chunk], [gens[i] for i in chunk]) for chunk in chunks]
+        with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_ENCODER_TRUNCATION_MESSAGE)
-            for chunk in chunks:
-                outputs = predict_outputs(
-                    self.checkpoint, [refs[i] for i in chunk], [gens[i] for i in chunk], batch_size
-                )
-                probabilities[chunk] = outputs.probabilities
+            outputs = scorer(self.checkpoint, texts, batch_size)
+            for chunk, output in zip(chunks, outputs, strict=True):
+                probabilities[chunk] = output.probabilities
                 if self.criteria:
-                    ratings[chunk] = outputs.ratings
-                bar.update(len(chunk))
+                    ratings[chunk] = output.ratings
+                advance(len(chunk))
         return [self._prediction(ids[i], probabilities[i], ratings[i]) for i in range(n)]
 
     def _prediction(self, id_: str, probabilities: np.ndarray, raw: np.ndarray) -> Prediction:
@@ -166,22 +221,32 @@ class Evaluator:
             c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)
         }
 
-    def _warn_truncated(self, refs: list[str | list[str]], gens: Sequence[str]) -> None:
-        """Count the pairs with a text over the encoder limit and warn once (they are cut)."""
+    def _truncated_pairs(self, refs: list[str | list[str]], gens: Sequence[str]) -> tuple[int, int]:
+        """The encoder's token limit and how many pairs have a text over it (it is cut)."""
         limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)])
-        if not over:
-            return
         count = sum(
             1
             for ref, gen in zip(refs, gens, strict=True)
             if gen in over or any(one in over for one in ([ref] if isinstance(ref, str) else ref))
         )
-        warnings.warn(
-            f"{count} of {len(gens)} pair(s) have a text longer than the encoder's {limit} "
-            "tokens; it was truncated, so its end is not evaluated",
-            TruncationWarning,
-            stacklevel=3,
-        )
+        return limit, count
+
+
+def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None:
+    warnings.warn(
+        f"{count} of {total} pair(s) have a text longer than the encoder's {limit} "
+        "tokens; it was truncated, so its end is not evaluated",
+        TruncationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def score_locally(
+    checkpoint: Checkpoint, chunks: list[tuple[list, list[str]]], batch_size: int
+) -> Iterator[PairOutputs]:
+    """The model outputs of each (refs, gens) chunk, in this process."""
+    for refs, gens in chunks:
+        yield predict_outputs(checkpoint, refs, gens, batch_size)
 
 
 def _flat(refs: list[str | list[str]]) -> list[str]:

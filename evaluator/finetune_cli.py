@@ -134,7 +134,7 @@ class FinetuneCLI(LightningCLI):
             ]
             self.model.load_state_dict(state)
         export_dir = self._get(self.config, "export_dir")
-        if export_dir:
+        if export_dir and self.trainer.is_global_zero:  # under DDP, one process exports
             out = export(
                 self.model.eval(),
                 self.datamodule,

@@ -1,12 +1,16 @@
 """`mismatch predict`: score generated texts against references from files or stdin.
 
-Input is read and checked before the checkpoint loads, so bad input fails fast; output is
-written only after every pair is scored (to stdout, or atomically to --output).
+Input is read and checked line by line before the checkpoint loads, so bad input fails fast;
+then it is read again in chunks of STREAM_PAIRS, each scored and written as it comes (to
+stdout, or to a temporary file renamed to --output at the end), so memory stays flat however
+long the input. With --devices N, Lightning runs the command in N processes; each scores its
+share of every chunk and rank 0 writes.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -15,6 +19,10 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.resources import DEFAULT_CHECKPOINT
+
+# pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
+# bounded by this, not by the input
+STREAM_PAIRS = 2048
 
 EPILOG = (
     "Each output record: id (default: the input line number); score = P(NoContr), the "
@@ -60,6 +68,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", default="cpu", help="cpu or cuda (the model head; default cpu)")
     parser.add_argument(
+        "--devices",
+        type=int,
+        default=1,
+        help="score on N devices with Lightning DDP, one process each; the output is the same "
+        "as with one (input from files, not stdin)",
+    )
+    parser.add_argument(
+        "--accelerator",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="with --devices above 1: CPU processes (gloo) or one GPU per process",
+    )
+    parser.add_argument(
         "--threshold",
         type=float,
         default=0.5,
@@ -87,42 +108,63 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
-    pairs = _read_input(args)
+    from evaluator.predict_io import InputError
+
+    source = _input_source(args)
+    try:
+        total = source.count()  # every line checked before the model loads
+    except InputError as error:
+        raise CommandError(str(error)) from None
+    scorer = _scorer(args)
     evaluator = _load_evaluator(args)
+    score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
+    if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            score(sink, output_format, progress=False)
+        return 0
     from evaluator.evaluator import TruncationWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TruncationWarning)
-        predictions = evaluator.predict(
-            pairs.refs,
-            pairs.gens,
-            srcs=pairs.srcs,
-            batch_size=args.batch_size,
-            ids=pairs.ids,
-            progress=not args.quiet,
-        )
-    _report_warnings(caught)
-    from evaluator.atomic import write_text_atomic
-    from evaluator.predict_io import format_predictions
+        if args.output is None:
+            score(sys.stdout, output_format, progress=not args.quiet)
+            sys.stdout.flush()
+        else:
+            from evaluator.atomic import atomic_path
 
-    text = format_predictions(predictions, output_format, evaluator.rating_keys)
-    if args.output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        try:
-            write_text_atomic(args.output, text)
-        except OSError as error:
-            raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
+            try:
+                with atomic_path(args.output) as temporary:
+                    with temporary.open("w", encoding="utf-8", newline="") as stream:
+                        score(stream, output_format, progress=not args.quiet)
+            except OSError as error:
+                raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
+    _report_warnings(caught)
     if not args.quiet:
         seconds = time.perf_counter() - started
         where = "stdout" if args.output is None else args.output
         print(
-            f"mismatch predict: {len(predictions)} pair(s) scored with {evaluator.checkpoint.path} "
+            f"mismatch predict: {total} pair(s) scored with {evaluator.checkpoint.path} "
             f"in {seconds:.1f} s -> {where}",
             file=sys.stderr,
         )
     return 0
+
+
+def _score_and_write(
+    args, source, total: int, evaluator, scorer, stream, output_format: str, progress: bool
+) -> None:
+    """Score the input chunk by chunk and write each chunk's predictions as they come."""
+    from evaluator.predict_io import InputError, PredictionWriter, chunked
+
+    writer = PredictionWriter(stream, output_format, evaluator.rating_keys)
+    chunks = chunked(source.rows(), STREAM_PAIRS)
+    try:
+        for predictions in evaluator.predict_stream(
+            chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer
+        ):
+            writer.write(predictions)
+    except InputError as error:
+        raise CommandError(str(error)) from None
 
 
 def quiet_hub_libraries() -> None:
@@ -137,32 +179,45 @@ def _output_format(args: argparse.Namespace) -> str:
     return suffix if suffix in ("csv", "tsv") else "jsonl"
 
 
-def _read_input(args: argparse.Namespace):
-    from evaluator.predict_io import (
-        STDIN_NAME,
-        InputError,
-        read_aligned,
-        read_jsonl,
-        read_jsonl_file,
-    )
+def _scorer(args: argparse.Namespace):
+    """None: score in this process; else a Lightning scorer over --devices processes."""
+    if args.devices < 1:
+        raise CommandError(f"--devices must be positive, got {args.devices}")
+    if args.devices == 1:
+        return None
+    from lightning.fabric.utilities.exceptions import MisconfigurationException
+
+    from evaluator.multi_device import LightningScorer
+
+    try:
+        return LightningScorer(args.accelerator, args.devices)
+    except MisconfigurationException as error:  # e.g. --accelerator gpu without a GPU
+        where = f"--accelerator {args.accelerator} --devices {args.devices}"
+        raise CommandError(f"{where}: {error}") from None
+
+
+def _input_source(args: argparse.Namespace):
+    from evaluator.predict_io import AlignedInput, InputError, JsonlInput
 
     aligned = args.refs is not None or args.gens is not None or args.srcs is not None
     if aligned and args.input is not None:
         raise CommandError("give either --input or --refs/--gens, not both")
-    try:
-        if aligned:
-            if args.refs is None or args.gens is None:
-                raise CommandError("line-aligned input needs both --refs and --gens")
-            return read_aligned(args.refs, args.gens, args.srcs)
-        if args.input not in (None, "-"):
-            return read_jsonl_file(Path(args.input))
-        if args.input is None and sys.stdin.isatty():
-            raise CommandError(
-                "no input: give --input pairs.jsonl, --refs F --gens F, or pipe JSONL on stdin"
-            )
-        return read_jsonl(sys.stdin.buffer, STDIN_NAME)
-    except InputError as error:
-        raise CommandError(str(error)) from None
+    if aligned:
+        if args.refs is None or args.gens is None:
+            raise CommandError("line-aligned input needs both --refs and --gens")
+        return AlignedInput(args.refs, args.gens, args.srcs)
+    if args.input not in (None, "-"):
+        try:
+            return JsonlInput.from_file(Path(args.input))
+        except InputError as error:
+            raise CommandError(str(error)) from None
+    if args.devices > 1:  # every process re-runs the command and would read stdin again
+        raise CommandError("--devices above 1 reads its input from files: give --input FILE")
+    if args.input is None and sys.stdin.isatty():
+        raise CommandError(
+            "no input: give --input pairs.jsonl, --refs F --gens F, or pipe JSONL on stdin"
+        )
+    return JsonlInput.from_stream(sys.stdin.buffer)
 
 
 def _load_evaluator(args: argparse.Namespace):

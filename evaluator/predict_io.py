@@ -1,19 +1,23 @@
 """Predict inputs and outputs: line-aligned text files or JSONL in; JSONL, CSV or TSV out.
 
-Every reader error is an `InputError` naming the file, the line and, for JSONL, the key, so a
-user can fix the input. Writers format everything first and replace the output file in one
-rename, so a failed run never leaves a partial file.
+Inputs are read line by line, twice: a first pass checks every line and counts the pairs (the
+progress bar's total) before the model loads, the second feeds the pairs in chunks, so memory
+does not grow with the input. Every reader error is an `InputError` naming the file, the line
+and, for JSONL, the key, so a user can fix the input. The writer appends as predictions come;
+`mismatch predict` writes it to a temporary file renamed at the end.
 """
 
 from __future__ import annotations
 
 import csv
-import io
+import itertools
 import json
-from collections.abc import Iterable, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from evaluator.human_data import DataError, iter_json_lines, jsonl_lines
 from synth.taxonomy import CODES
@@ -39,65 +43,109 @@ class Pairs:
     srcs: list[str | None] | None
 
 
-def read_lines(path: Path) -> list[str]:
-    """The lines of a UTF-8 text file without line endings (a final newline adds no line)."""
+PairRow = tuple[str, "str | list[str]", str, "str | None"]  # (id, ref, gen, src)
+
+
+class AlignedInput:
+    """Line-aligned text files: line i of every file is pair i, id "i"; several reference
+    files give several references per pair. Read line by line, so memory does not grow."""
+
+    def __init__(self, ref_paths: Sequence[Path], gen_path: Path, src_path: Path | None) -> None:
+        self.ref_paths = list(ref_paths)
+        self.gen_path = gen_path
+        self.src_path = src_path
+
+    def count(self) -> int:
+        """The number of pairs, after one pass that checks UTF-8 and equal line counts."""
+        gens = sum(1 for _ in iter_text_lines(self.gen_path))
+        paths = [*self.ref_paths, *([self.src_path] if self.src_path is not None else [])]
+        for path in paths:
+            count = sum(1 for _ in iter_text_lines(path))
+            if count != gens:
+                raise InputError(
+                    f"{path} has {count} line(s) but {self.gen_path} has {gens}; "
+                    "the files must be line-aligned"
+                )
+        return gens
+
+    def rows(self) -> Iterator[PairRow]:
+        paths = [self.gen_path, *self.ref_paths, *([self.src_path] if self.src_path else [])]
+        files = [iter_text_lines(path) for path in paths]
+        size = len(self.ref_paths)
+        try:
+            for number, (gen, *rest) in enumerate(zip(*files, strict=True), 1):
+                refs, src = rest[:size], rest[size] if self.src_path else None
+                yield str(number), refs[0] if size == 1 else refs, gen, src
+        except ValueError:  # zip(strict=True): count() found equal lengths, so a file changed
+            raise InputError(f"{self.gen_path}: the input files changed while being read") from None
+
+
+class JsonlInput:
+    """JSONL of {"ref", "gen", "src"?, "id"?} objects; ``open_lines`` gives the raw lines afresh
+    for each pass (counting, then scoring); ``name`` is the file named in errors."""
+
+    def __init__(self, open_lines: Callable[[], Iterable[bytes]], name: str) -> None:
+        self.open_lines = open_lines
+        self.name = name
+
+    @classmethod
+    def from_file(cls, path: Path) -> JsonlInput:
+        """A .jsonl or .jsonl.gz file."""
+        if not path.is_file():
+            raise InputError(f"{path}: no such file")
+        return cls(lambda: jsonl_lines(path), str(path))
+
+    @classmethod
+    def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> JsonlInput:
+        """A stream read once (stdin), kept in a temporary file so it can be read twice."""
+        spool = tempfile.TemporaryFile()
+        shutil.copyfileobj(stream, spool)
+
+        def lines() -> Iterator[bytes]:
+            spool.seek(0)
+            yield from spool
+
+        return cls(lines, name)
+
+    def count(self) -> int:
+        """The number of pairs, after one pass that checks every line."""
+        return sum(1 for _ in self.rows())
+
+    def rows(self) -> Iterator[PairRow]:
+        try:
+            for number, value in iter_json_lines(self.open_lines(), self.name):
+                yield parse_pair(value, f"{self.name}:{number}", default_id=str(number))
+        except DataError as error:
+            raise InputError(str(error)) from None
+
+
+def iter_text_lines(path: Path) -> Iterator[str]:
+    """The lines of a UTF-8 text file without line endings, one at a time (a final newline
+    adds no line)."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    raw_lines = data.split(b"\n")
-    if raw_lines[-1] == b"":
-        raw_lines.pop()
-    lines = []
-    for number, raw in enumerate(raw_lines, 1):
-        try:
-            lines.append(raw.decode("utf-8").removesuffix("\r"))
-        except UnicodeDecodeError as error:
-            raise InputError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
-    return lines
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                yield raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
+            except UnicodeDecodeError as error:
+                raise InputError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
 
 
-def read_aligned(ref_paths: Sequence[Path], gen_path: Path, src_path: Path | None) -> Pairs:
-    """Line i of every file is pair i; several reference files give several references each."""
-    gens = read_lines(gen_path)
-    columns = [read_lines(path) for path in ref_paths]
-    srcs = read_lines(src_path) if src_path is not None else None
-    named = [(path, len(lines)) for path, lines in zip(ref_paths, columns, strict=True)]
-    if src_path is not None:
-        named.append((src_path, len(srcs)))
-    for path, count in named:
-        if count != len(gens):
-            raise InputError(
-                f"{path} has {count} line(s) but {gen_path} has {len(gens)}; "
-                "the files must be line-aligned"
-            )
-    refs = [lines[0] if len(lines) == 1 else list(lines) for lines in zip(*columns, strict=True)]
-    return Pairs([str(i) for i in range(1, len(gens) + 1)], refs, gens, srcs)
+def chunked(rows: Iterable[PairRow], size: int) -> Iterator[Pairs]:
+    """Consecutive rows gathered into Pairs of at most ``size``."""
+    rows = iter(rows)
+    while block := list(itertools.islice(rows, size)):
+        ids, refs, gens, srcs = (list(column) for column in zip(*block, strict=True))
+        yield Pairs(ids, refs, gens, srcs)
 
 
 def read_jsonl_file(path: Path) -> Pairs:
-    """Pairs from a .jsonl (or .jsonl.gz) file of {"ref", "gen", "src"?, "id"?} objects."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    return read_jsonl(jsonl_lines(path), str(path))
-
-
-def read_jsonl(lines: Iterable[bytes], name: str) -> Pairs:
-    """Pairs from JSONL bytes (blank lines skipped); `name` is the file named in errors."""
-    pairs = Pairs([], [], [], [])
-    try:
-        for number, value in iter_json_lines(lines, name):
-            where = f"{name}:{number}"
-            item_id, ref, gen, src = parse_pair(value, where, default_id=str(number))
-            pairs.ids.append(item_id)
-            pairs.refs.append(ref)
-            pairs.gens.append(gen)
-            pairs.srcs.append(src)
-    except DataError as error:
-        raise InputError(str(error)) from None
-    if all(src is None for src in pairs.srcs):
-        pairs.srcs = None
-    return pairs
+    """All pairs of a small .jsonl (or .jsonl.gz) file at once (the demo's examples)."""
+    rows = list(JsonlInput.from_file(path).rows())
+    return next(chunked(rows, len(rows)), Pairs([], [], [], []))
 
 
 def parse_pair(
@@ -149,20 +197,27 @@ def flat_row(prediction: Prediction, rating_keys: Sequence[str]) -> list:
     ]
 
 
-def format_predictions(
-    predictions: Sequence[Prediction], output_format: str, rating_keys: Sequence[str]
-) -> str:
-    """The whole output as text in one of FORMATS."""
-    if output_format == "jsonl":
-        return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
-    if output_format not in FORMATS:
-        raise ValueError(
-            f"unknown output format {output_format!r}; use one of {', '.join(FORMATS)}"
-        )
-    buffer = io.StringIO()
-    writer = csv.writer(
-        buffer, delimiter="," if output_format == "csv" else "\t", lineterminator="\n"
-    )
-    writer.writerow(columns(rating_keys))
-    writer.writerows(flat_row(p, rating_keys) for p in predictions)
-    return buffer.getvalue()
+class PredictionWriter:
+    """Writes predictions to a text stream in one of FORMATS as they come: a CSV/TSV header
+    first (also for no predictions), then one line per prediction."""
+
+    def __init__(self, stream: TextIO, output_format: str, rating_keys: Sequence[str]) -> None:
+        if output_format not in FORMATS:
+            raise ValueError(
+                f"unknown output format {output_format!r}; use one of {', '.join(FORMATS)}"
+            )
+        self.stream = stream
+        self.rating_keys = list(rating_keys)
+        self.table = None
+        if output_format != "jsonl":
+            delimiter = "," if output_format == "csv" else "\t"
+            self.table = csv.writer(stream, delimiter=delimiter, lineterminator="\n")
+            self.table.writerow(columns(self.rating_keys))
+
+    def write(self, predictions: Sequence[Prediction]) -> None:
+        if self.table is None:
+            self.stream.write(
+                "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
+            )
+        else:
+            self.table.writerows(flat_row(p, self.rating_keys) for p in predictions)

@@ -163,7 +163,7 @@ class RatingModule(L.LightningModule):
 
     def validation_step(self, batch: dict, batch_index: int) -> None:
         loss = self.loss(self(batch), batch["targets"])
-        self.log("val_loss", loss, prog_bar=True, batch_size=len(batch["targets"]))
+        self.log("val_loss", loss, prog_bar=True, batch_size=len(batch["targets"]), sync_dist=True)
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         return torch.optim.AdamW(

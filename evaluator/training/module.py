@@ -111,7 +111,7 @@ class MismatchModule(L.LightningModule):
         loss = torch.nn.functional.cross_entropy(logits, batch["labels"])
         self.val_accuracy(logits, batch["labels"])
         size = len(batch["labels"])
-        self.log("val_loss", loss, prog_bar=True, batch_size=size)
+        self.log("val_loss", loss, prog_bar=True, batch_size=size, sync_dist=True)
         self.log("val_acc", self.val_accuracy, prog_bar=True, batch_size=size)
 
     def configure_optimizers(self) -> torch.optim.Optimizer | dict:

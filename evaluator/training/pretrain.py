@@ -95,6 +95,7 @@ class PretrainCLI(LightningCLI):
 
     def after_fit(self) -> None:
         """Reload the best weights, report on val, export the checkpoint (rank zero only)."""
+        run_dir = self.trainer.log_dir  # a broadcast under DDP: every process must ask for it
         if not self.trainer.is_global_zero:
             return
         best = (
@@ -105,7 +106,7 @@ class PretrainCLI(LightningCLI):
         if best:
             state = torch.load(best, map_location=self.model.device, weights_only=True)
             self.model.load_state_dict(state["state_dict"])
-        self.report_and_export(best, self.trainer.log_dir)
+        self.report_and_export(best, run_dir)
 
     def before_validate(self) -> None:
         if not self._get(self.config, "ckpt_path"):

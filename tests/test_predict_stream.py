@@ -1,0 +1,156 @@
+"""`mismatch predict` streams: chunks in, chunks out, the same bytes as scoring all at once."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from test_predict import GENS, REFS, make_checkpoint, write_jsonl, write_lines
+
+import evaluator.evaluator as evaluator_module
+import evaluator.predict_cli as predict_cli_module
+from evaluator.cli import main
+from evaluator.evaluator import Evaluator
+from evaluator.predict_io import JsonlInput, columns, flat_row
+
+PAIRS = 11  # over several stream chunks of 3 and model chunks of 2
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory) -> Path:
+    """Metric features only: scores do not depend on which pairs share a batch."""
+    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "base")
+
+
+@pytest.fixture
+def small_chunks(monkeypatch) -> None:
+    monkeypatch.setattr(predict_cli_module, "STREAM_PAIRS", 3)
+    monkeypatch.setattr(evaluator_module, "CHUNK_PAIRS", 2)
+
+
+def pairs() -> tuple[list[str], list[str]]:
+    refs = [REFS[i % len(REFS)] + f" {i}" for i in range(PAIRS)]
+    gens = [GENS[i % len(GENS)] for i in range(PAIRS)]
+    return refs, gens
+
+
+def one_pass(checkpoint: Path, output_format: str) -> str:
+    """What `mismatch predict` wrote before it streamed: every prediction, then formatted."""
+    refs, gens = pairs()
+    ids = [str(i) for i in range(1, PAIRS + 1)]
+    predictions = Evaluator.from_pretrained(checkpoint).predict(refs, gens, ids=ids)
+    if output_format == "jsonl":
+        return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
+    buffer = io.StringIO()
+    writer = csv.writer(
+        buffer, delimiter="," if output_format == "csv" else "\t", lineterminator="\n"
+    )
+    writer.writerow(columns([]))
+    writer.writerows(flat_row(p, []) for p in predictions)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "csv", "tsv"])
+def test_streamed_output_is_byte_identical_to_one_pass(
+    output_format: str, checkpoint: Path, tmp_path: Path, small_chunks, monkeypatch
+) -> None:
+    seen: list[int] = []
+    score = Evaluator._score
+    monkeypatch.setattr(
+        Evaluator,
+        "_score",
+        lambda self, ids, *rest: seen.append(len(ids)) or score(self, ids, *rest),
+    )
+    refs, gens = pairs()
+    out = tmp_path / f"out.{output_format}"
+    status = main([
+        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
+        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
+        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
+    ])  # fmt: skip
+    assert status == 0
+    assert seen == [3, 3, 3, 2]  # never more than a stream chunk in memory
+    assert out.read_bytes() == one_pass(checkpoint, output_format).encode("utf-8")
+
+
+def test_jsonl_input_streams_the_same(checkpoint: Path, tmp_path: Path, small_chunks) -> None:
+    refs, gens = pairs()
+    rows = [{"ref": ref, "gen": gen} for ref, gen in zip(refs, gens, strict=True)]
+    out = tmp_path / "out.jsonl"
+    status = main([
+        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
+        "--input", str(write_jsonl(tmp_path / "in.jsonl", rows)),
+    ])  # fmt: skip
+    assert status == 0
+    assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
+
+
+def test_progress_bar_counts_to_the_known_total(
+    checkpoint: Path, tmp_path: Path, small_chunks, capsys
+) -> None:
+    refs, gens = pairs()
+    status = main([
+        "predict", "--checkpoint", str(checkpoint), "--output", str(tmp_path / "out.jsonl"),
+        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
+        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
+    ])  # fmt: skip
+    assert status == 0
+    error = capsys.readouterr().err
+    assert f"{PAIRS}/{PAIRS}" in error and f"{PAIRS} pair(s) scored" in error
+
+
+def test_a_bad_line_met_while_streaming_names_it_and_leaves_no_file(
+    checkpoint: Path, tmp_path: Path, small_chunks, monkeypatch, capsys
+) -> None:
+    """The first pass finds bad lines before anything is written; were one to get past it
+    (a file changed in between), the chunks already written are thrown away all the same."""
+    refs, gens = pairs()
+    rows = [{"ref": ref, "gen": gen} for ref, gen in zip(refs, gens, strict=True)]
+    rows[8] = {"ref": refs[8]}  # line 9: after two stream chunks were written
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    monkeypatch.setattr(JsonlInput, "count", lambda self: PAIRS)  # skip the checking pass
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    status = main(
+        ["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", str(source),
+         "--output", str(out_dir / "scores.jsonl")]
+    )  # fmt: skip
+    assert status == 2
+    assert f"{source}:9: missing key 'gen'" in capsys.readouterr().err
+    assert list(out_dir.iterdir()) == []  # no partial output, no temp file
+
+
+def test_stdin_is_read_twice_from_a_spool(checkpoint: Path, monkeypatch, capsys) -> None:
+    refs, gens = pairs()
+    lines = "".join(
+        json.dumps({"ref": r, "gen": g}) + "\n" for r, g in zip(refs, gens, strict=True)
+    )
+    stdin = io.TextIOWrapper(io.BytesIO(lines.encode("utf-8")), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", "-"]) == 0
+    assert capsys.readouterr().out == one_pass(checkpoint, "jsonl")
+
+
+def test_several_devices_refuse_stdin(checkpoint: Path, capsys) -> None:
+    status = main(["predict", "--quiet", "--checkpoint", str(checkpoint), "--devices", "2"])
+    assert status == 2
+    assert "--devices above 1 reads its input from files" in capsys.readouterr().err
+
+
+def test_several_gpus_without_a_gpu_are_a_clear_error(
+    checkpoint: Path, tmp_path: Path, capsys
+) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    source = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    status = main(
+        ["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", str(source),
+         "--devices", "2", "--accelerator", "gpu"]
+    )  # fmt: skip
+    assert status == 2
+    assert "--accelerator gpu --devices 2" in capsys.readouterr().err
