@@ -58,6 +58,8 @@ def tiny_set(tmp_path_factory) -> Path:
                     str(root / "embeddings.parquet"),
                     "--alignments",
                     str(root / "alignments.parquet"),
+                    "--tokens",
+                    str(root / "tokens"),
                     "--quiet",
                 ]
             )
@@ -89,6 +91,7 @@ def test_two_process_ddp_pretraining_syncs_validation_and_exports_once(
         f"--data.features={tiny_set / 'features'}",
         f"--data.embeddings={tiny_set / 'embeddings.parquet'}",
         f"--data.alignments={tiny_set / 'alignments.parquet'}",
+        f"--data.tokens={tiny_set / 'tokens'}",
         f"--log_dir={runs}",
         f"--export_dir={export}",
     )
@@ -107,6 +110,7 @@ def test_two_process_ddp_pretraining_syncs_validation_and_exports_once(
     assert f"{exported:.4f}" in best.name
     (prediction,) = evaluator.predict(["Two dogs ran."], ["Three dogs ran."], progress=False)
     assert 0.0 <= prediction.score <= 1.0
+    assert evaluator.checkpoint.model.config.use_tokens
 
 
 SCORE_IN_SMALL_CHUNKS = """
