@@ -534,3 +534,21 @@ def test_over_long_texts_are_truncated_and_counted_once(tmp_path: Path) -> None:
     assert str(about_truncation[0].message).startswith(
         "3 of 3 pair(s) have a text longer than the encoder's 512 tokens"
     )
+
+
+@pytest.mark.slow
+def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_path: Path) -> None:
+    """Text branch only (no metric features to aggregate): the reference with the higher
+    single-reference P(NoContr) gives the whole answer, in either order."""
+    directory = make_checkpoint(
+        tmp_path / "t", use_text=True, use_metrics=False, use_alignment=True, embedding_dim=384
+    )
+    evaluator = Evaluator.from_pretrained(directory)
+    gen = "A man rides a horse on the beach at sunset."
+    references = ["A man rides a horse on the beach at dawn.", "Kids play football in the rain."]
+    single = [evaluator.predict([ref], [gen], progress=False)[0] for ref in references]
+    closest, farthest = sorted(single, key=lambda p: p.score, reverse=True)
+    assert not np.allclose(list(closest.mismatch.values()), list(farthest.mismatch.values()), atol=1e-3)
+    for refs in (references, references[::-1]):
+        multi = evaluator.predict([refs], [gen], progress=False)[0]
+        assert_same(multi, closest)
