@@ -221,10 +221,11 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert not (tmp_path / "finetuned").exists()
 
 
-def test_finetune_needs_an_output_folder(capsys) -> None:
-    """Writing a checkpoint is an explicit choice: no default that replaces the shipped one."""
+def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
+    """Writing a checkpoint is an explicit choice: no default that replaces the shipped one.
+    (The missing config makes a regression fail at once instead of fitting and exporting.)"""
     with pytest.raises(SystemExit) as exit_:
-        cli_main(["finetune", "--task", "summarization"])
+        cli_main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")])
     assert exit_.value.code == 2
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
