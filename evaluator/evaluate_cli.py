@@ -1,7 +1,8 @@
 """`mismatch evaluate --task T|all --seeds 3 --out DIR`: fine-tune per seed, compare, write results.
 
 Writes DIR/results.{md,json} (several tasks: DIR/<task>/results.{md,json} as each finishes,
-then the combined table) and, unless --no-export, the task checkpoints fitted on every record.
+then the combined table). Only with --export-dir DIR does it also fit each task on every record
+and write DIR/mismatch-<task>/: the shipped checkpoints are never replaced as a side effect.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", default="docs/results", help="folder for results.md / results.json"
     )
     parser.add_argument(
-        "--export-dir", default="checkpoints", help="where mismatch-<task>/ checkpoints go"
+        "--export-dir",
+        default=None,
+        help="also fit on every record and write DIR/mismatch-<task>/ (default: write no checkpoint)",
     )
-    parser.add_argument("--no-export", action="store_true", help="do not write task checkpoints")
     parser.add_argument(
         "--config-dir", default="configs/finetune", help="holds <task>.yaml fit numbers"
     )
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             list(range(args.seeds)),
             settings[task],
             checkpoint,
-            None if args.no_export else Path(args.export_dir),
+            None if args.export_dir is None else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
         )
         results.append(result)

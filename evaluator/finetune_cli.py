@@ -2,7 +2,8 @@
 
 Both fine-tune the base checkpoint on every record of a task (a validation slice split off by
 group for early stopping) with the numbers of ``configs/finetune/<task>.yaml`` and export the
-best weights as ``checkpoints/mismatch-<task>``.
+best weights to the folder named by ``--out`` (the LightningCLI: the config's ``export_dir``);
+no default, so the shipped ``checkpoints/mismatch-<task>`` is replaced only when asked.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
     )
     parser.add_argument(
-        "--out", default=None, help="export directory (default checkpoints/mismatch-<task>)"
+        "--out",
+        required=True,
+        help="export directory, e.g. checkpoints/mismatch-<task> to replace the shipped one",
     )
     parser.add_argument(
         "--config", default=None, help="fit numbers (default configs/finetune/<task>.yaml)"
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     out = export(
         module,
         data,
-        args.out or f"checkpoints/mismatch-{args.task}",
+        args.out,
         training={"fit settings": str(settings.to_dict())},
         metrics={"val_loss": val_loss},
     )

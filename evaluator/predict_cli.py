@@ -259,7 +259,11 @@ def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | N
         found = local_path(spec)
         if found is not None and found.is_dir():
             return str(found), None
-        hint = "" if task is None else f"; make it with: mismatch finetune --task {task}"
+        hint = (
+            ""
+            if task is None
+            else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
+        )
         raise CommandError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
     name, revision = spec, None
     if "@" in spec and not Path(spec).expanduser().exists():

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +29,43 @@ def single_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+# --- no test may change what the repository ships -----------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+GUARDED_TREES = ("checkpoints", "docs", "configs")
+_TREES_AT_START = pytest.StashKey[dict]()
+
+
+def guarded_files() -> dict[str, str]:
+    """Relative path -> sha256 of every file under the shipped trees."""
+    digests = {}
+    for tree in GUARDED_TREES:
+        for path in sorted((REPO_ROOT / tree).rglob("*")):
+            if path.is_file():
+                digests[str(path.relative_to(REPO_ROOT))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_TREES_AT_START] = guarded_files()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if any test wrote into checkpoints/, docs/ or configs/ (tests write only
+    under their tmp_path)."""
+    before = session.config.stash.get(_TREES_AT_START, None)
+    if before is None:
+        return
+    after = guarded_files()
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "the test run changed shipped files: " + ", ".join(changed)
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(message, red=True, bold=True)
+        else:
+            print(message, file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -20,6 +20,7 @@ from tiny_bert import tiny_bert
 from transformers import AutoTokenizer
 
 from evaluator.cli import main
+from evaluator.cli import main as cli_main
 from evaluator.features import FeatureScaler
 from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
 from evaluator.finetune.datamodule import prepare_task, split_rows
@@ -145,26 +146,42 @@ def test_evaluate_end_to_end(tmp_path: Path, base_checkpoint: Path, data_root: P
     assert checkpoint.tasks[task]["kind"] == get_task(task).kind
 
 
-def test_cli_writes_results(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+def test_cli_writes_results_and_a_checkpoint_only_when_asked(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative default such as checkpoints/ would land here
     config = tmp_path / "configs"
     config.mkdir()
     (config / "summarization.yaml").write_text(
         "data: {batch_size: 16, val_fraction: 0.3}\ntrainer: {max_steps: 8, val_check_interval: 4}\nearly_stopping: {patience: 1}\n"
     )
-    out = tmp_path / "results"
-    code = main([
+    common = [
         "evaluate", "--task", "summarization", "--checkpoint", str(base_checkpoint), "--seeds", "1",
-        "--out", str(out), "--no-export", "--config-dir", str(config),
-        "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
-    ])  # fmt: skip
-    assert code == 0
+        "--config-dir", str(config), "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
+    ]  # fmt: skip
+    before = {p for p in tmp_path.rglob("*") if "cache" not in p.parts}
+    out = tmp_path / "results"
+    assert main([*common, "--out", str(out)]) == 0
     result = json.loads((out / "results.json").read_text())
-    assert result["task"] == "summarization"
+    assert result["task"] == "summarization" and "checkpoint" not in result
     assert set(result["criteria"]["coherence"]) == {"ours", "baselines", "ablations"}
     assert "| summarization |" in (out / "results.md").read_text()
+    written = {p for p in tmp_path.rglob("*") if "cache" not in p.parts} - before
+    assert written == {out, out / "results.json", out / "results.md"}  # no checkpoint anywhere
+    assert main([*common, "--out", str(tmp_path / "again"), "--export-dir", str(tmp_path / "ckpts")]) == 0
+    exported = load(tmp_path / "ckpts" / "mismatch-summarization")
+    assert exported.tasks["summarization"]["kind"] == "regression"
+    assert json.loads((tmp_path / "again" / "results.json").read_text())["checkpoint"] == str(
+        tmp_path / "ckpts" / "mismatch-summarization"
+    )
 
 
 def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:
+    def main(argv: list[str]) -> int:
+        if argv[0] == "finetune":  # never the shipped checkpoints/mismatch-<task>
+            argv = [*argv, "--out", str(tmp_path / "finetuned")]
+        return cli_main(argv)
+
     assert main(["evaluate", "--task", "poetry", "--checkpoint", str(base_checkpoint)]) == 2
     assert "unknown task(s) poetry" in capsys.readouterr().err
     assert main(["finetune", "--task", "summarization", "--checkpoint", str(tmp_path / "nope"),
@@ -201,6 +218,16 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert "broken.yaml: not valid YAML" in capsys.readouterr().err
     assert main(["finetune", "--task", "poetry"]) == 2
     assert "unknown task 'poetry'; known: summarization" in capsys.readouterr().err
+    assert not (tmp_path / "finetuned").exists()
+
+
+def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
+    """Writing a checkpoint is an explicit choice: no default that replaces the shipped one.
+    (The missing config makes a regression fail at once instead of fitting and exporting.)"""
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")])
+    assert exit_.value.code == 2
+    assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
 def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -67,8 +68,17 @@ def interaction_model() -> MismatchModel:
     return frozen_model(text_interactions=True)
 
 
+@pytest.fixture
+def common_umask():
+    """The usual umask 022, whatever the shell running the tests has: file modes below
+    are then the library's doing."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
 @pytest.mark.parametrize("make", [frozen_model, trainable_model, interaction_model])
-def test_export_then_load_gives_identical_outputs(tmp_path: Path, make) -> None:
+def test_export_then_load_gives_identical_outputs(tmp_path: Path, make, common_umask) -> None:
     model = make()
     directory = save_pretrained(model, tmp_path / "ckpt", scaler=scaler())
     checkpoint = load(directory)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -273,15 +273,35 @@ def test_loads_from_a_populated_hub_cache_without_network(
     assert json.loads(out.read_text())["score"] == expected[0].score
 
 
+# Runs `mismatch predict` in a fresh process (nothing of the hub libraries or torch imported
+# yet) and times the command itself, from after interpreter start-up and our import.
+TIMED_COMMAND = """
+import json, sys, time
+from evaluator.cli import main
+start = time.perf_counter()
+status = main(sys.argv[1:])
+report = {"status": status, "seconds": time.perf_counter() - start, "torch": "torch" in sys.modules}
+print("REPORT " + json.dumps(report), file=sys.stderr)
+"""
+
+
 @pytest.mark.parametrize("name", ["nobody-here/no-such-model", "no/such/dir"])
 def test_unknown_checkpoint_offline_fails_fast_end_to_end(name: str, tmp_path: Path) -> None:
+    """--offline alone (no HF_HUB_OFFLINE in the environment) must settle an unknown Hub id
+    from the cache, before torch loads: not after the ~23 s of retries a hub miss costs."""
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
-    command = [sys.executable, str(SCRIPT), "--offline", "--checkpoint", name]
-    start = time.perf_counter()
-    result = subprocess.run([*command, "--input", str(input_file)], capture_output=True, text=True)
-    assert time.perf_counter() - start < 2.0  # a whole process, imports included
-    assert result.returncode == 2
-    assert name in result.stderr and result.stdout == ""
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env["PYTHONPATH"] = str(SCRIPT.parent.parent)  # this checkout's code
+    env["HF_HUB_CACHE"] = str(tmp_path / "empty-cache")
+    command = [sys.executable, "-c", TIMED_COMMAND, "predict", "--offline", "--checkpoint", name]
+    result = subprocess.run(
+        [*command, "--input", str(input_file)], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    report = json.loads(result.stderr.rsplit("REPORT ", 1)[1])
+    assert report["status"] == 2 and result.stdout == ""
+    assert name in result.stderr
+    assert not report["torch"]  # decided from the cache, before the model code loads
+    assert report["seconds"] < 2.0, report
 
 
 def test_missing_checkpoint_directory_is_a_clear_error(tmp_path: Path, capsys) -> None:
@@ -534,3 +554,21 @@ def test_over_long_texts_are_truncated_and_counted_once(tmp_path: Path) -> None:
     assert str(about_truncation[0].message).startswith(
         "3 of 3 pair(s) have a text longer than the encoder's 512 tokens"
     )
+
+
+@pytest.mark.slow
+def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_path: Path) -> None:
+    """Text branch only (no metric features to aggregate): the reference with the higher
+    single-reference P(NoContr) gives the whole answer, in either order."""
+    directory = make_checkpoint(
+        tmp_path / "t", use_text=True, use_metrics=False, use_alignment=True, embedding_dim=384
+    )
+    evaluator = Evaluator.from_pretrained(directory)
+    gen = "A man rides a horse on the beach at sunset."
+    references = ["A man rides a horse on the beach at dawn.", "Kids play football in the rain."]
+    single = [evaluator.predict([ref], [gen], progress=False)[0] for ref in references]
+    closest, farthest = sorted(single, key=lambda p: p.score, reverse=True)
+    assert not np.allclose(list(closest.mismatch.values()), list(farthest.mismatch.values()), atol=1e-3)
+    for refs in (references, references[::-1]):
+        multi = evaluator.predict([refs], [gen], progress=False)[0]
+        assert_same(multi, closest)

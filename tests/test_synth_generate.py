@@ -44,7 +44,8 @@ def small_corpus() -> Corpus:
 
 @pytest.fixture(scope="module")
 def config() -> SynthConfig:
-    return SynthConfig(num_pairs=560, seed=7, processes=1, texts_per_chunk=150, max_source_share=0.6)
+    # the default process count (2): results must not depend on which worker made a pair
+    return SynthConfig(num_pairs=560, seed=7, texts_per_chunk=150, max_source_share=0.6)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +53,7 @@ def generated(small_corpus, config):
     return generate(config, corpus=small_corpus)
 
 
-def test_classes_are_balanced(generated, config):
+def test_classes_are_balanced_in_each_split(generated, config):
     train, val, manifest = generated
     counts = manifest["per_class"]
     mean = config.num_pairs / len(CODES)
@@ -60,6 +61,13 @@ def test_classes_are_balanced(generated, config):
     for code, count in counts.items():
         assert abs(count - mean) <= 0.1 * mean, (code, count)
     assert len(train) + len(val) == manifest["num_pairs"]
+    assert manifest["splits"] == {"train": len(train), "val": len(val)}
+    for frame in (train, val):
+        per_class = frame["label"].value_counts()
+        split_mean = len(frame) / len(CODES)
+        assert set(per_class.index) == set(CODES)
+        for code, count in per_class.items():
+            assert abs(count - split_mean) <= 0.15 * split_mean + 1, (code, count, len(frame))
 
 
 def test_no_rule_raised(generated):
@@ -81,9 +89,43 @@ def test_errors_differ_from_ref_and_no_gen_is_empty(generated):
 
 
 def test_same_seed_gives_identical_output(generated, small_corpus, config):
+    assert config.processes == SynthConfig().processes == 2
     train, val, _ = generate(config, corpus=small_corpus)
     assert train.equals(generated[0])
     assert val.equals(generated[1])
+
+
+def test_another_seed_gives_other_pairs(generated, small_corpus, config):
+    train, val, _ = generate(dataclasses.replace(config, seed=8), corpus=small_corpus)
+    pairs = lambda frame: set(zip(frame["ref"], frame["gen"], strict=True))  # noqa: E731
+    before = pairs(generated[0]) | pairs(generated[1])
+    after = pairs(train) | pairs(val)
+    assert len(before & after) < 0.5 * len(after)
+
+
+def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys):
+    from evaluator.cli import main
+
+    out = tmp_path / "synth"
+    assert main(["synth", "--num-pairs", "56", "--seed", "3", "--out", str(out), "--quiet"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "train.parquet", "val.parquet"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    train, val = pd.read_parquet(out / "train.parquet"), pd.read_parquet(out / "val.parquet")
+    assert manifest["num_pairs"] == len(train) + len(val) == 56 and manifest["seed"] == 3
+    assert manifest["splits"] == {"train": len(train), "val": len(val)}
+    assert manifest["per_class"] == dict.fromkeys(CODES, 4)
+    assert set(train["label"]) == set(CODES) and not set(train["group"]) & set(val["group"])
+    capsys.readouterr()
+    assert main(["synth", "--audit", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for code in CODES:
+        assert f"=== {code} (" in printed
+    shown = [line for line in printed.splitlines() if line.startswith("[train-")]
+    assert len(shown) == len(CODES)  # one pair per class
+    for line in shown:
+        pair_id = line[1:].split("]")[0]
+        row = train[train["id"] == pair_id].iloc[0]
+        assert line.split()[1].startswith(row["label"] + "/")
 
 
 def test_errors_are_also_applied_to_paraphrases(generated):

@@ -1,0 +1,155 @@
+"""The checkpoints shipped in `checkpoints/` load, fit the code that reads them, and pass basic sanity.
+
+Read through the public API only (`Evaluator.from_pretrained(...).predict`), on the real
+packaged encoder, with one reference and four outputs: an exact copy and three copies with
+one key error (a negation, a wrong number, a wrong place name). An exact copy must read as
+NoContr, and must outrank each error on `score` and, for task checkpoints, on the rating.
+
+Cases the shipped task checkpoints fail today are marked xfail(strict=True) with the value
+measured when the mark was set: the failure stays visible, and a refit checkpoint that passes
+forces the mark's removal (issue #27 refits them).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from evaluator import Evaluator
+from evaluator.features.registry import available_features
+from evaluator.resources import REPO_ROOT
+from evaluator.tasks import TASKS, get_task
+from synth.taxonomy import CODES
+
+REF = (
+    "The company reported a 12 percent rise in profits last year and plans to hire "
+    "300 new staff in Manchester."
+)
+ERRORS = {
+    "negated": REF.replace("and plans to hire", "and does not plan to hire"),
+    "number": REF.replace("12 percent", "21 percent"),
+    "name": REF.replace("Manchester", "Liverpool"),
+}
+pytestmark = pytest.mark.slow  # the packaged encoder
+
+CHECKPOINTS = ["base", *TASKS]
+# The rating that says "good" for a classification task (one probability per class).
+GOOD_CLASS = {"nli": "entailment"}
+
+
+def xfail(reason: str):
+    return pytest.mark.xfail(strict=True, reason=f"issue #27: {reason}")
+
+
+# (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>", "rating-<error>"
+KNOWN_FAILURES = {
+    ("translation", "copy"): "exact copy P(NoContr) 0.071",
+    ("data2text", "copy"): "exact copy P(NoContr) 0.025",
+    ("dialogue", "copy"): "exact copy P(NoContr) 0.003",
+    ("nli", "copy"): "exact copy P(NoContr) 0.291",
+    ("dialogue", "score-name"): "P(NoContr) copy 0.003 < wrong name 0.014",
+    ("summarization", "rating-name"): "mean rating (0-1) copy 0.956 < wrong name 0.964",
+    ("data2text", "rating-negated"): "mean rating (0-1) copy 0.939 < negated 0.954",
+    ("captioning", "rating-name"): "mean rating (0-1) copy 1.000 = wrong name 1.000",
+}
+
+
+def cases(names: list[str], checks: list[str]) -> list:
+    out = []
+    for name in names:
+        for check in checks:
+            reason = KNOWN_FAILURES.get((name, check))
+            marks = [xfail(reason)] if reason else []
+            out.append(pytest.param(name, check, marks=marks, id=f"{name}-{check}"))
+    return out
+
+
+@cache
+def evaluated(name: str) -> tuple[Evaluator, dict]:
+    """The loaded checkpoint and its predictions for the copy and each error (once per run)."""
+    evaluator = Evaluator.from_pretrained(REPO_ROOT / "checkpoints" / f"mismatch-{name}")
+    texts = {"copy": REF, **ERRORS}
+    predictions = evaluator.predict([REF] * len(texts), list(texts.values()), progress=False)
+    return evaluator, dict(zip(texts, predictions, strict=True))
+
+
+def quality(evaluator: Evaluator, prediction) -> float:
+    """One number per prediction from the ratings: the good class's probability, or the mean
+    rating with each criterion mapped from its human scale to [0, 1]."""
+    if evaluator.kind == "classification":
+        (task,) = evaluator.checkpoint.tasks
+        return prediction.ratings[GOOD_CLASS[task]]
+    return float(
+        np.mean([c.normalise(prediction.ratings[c.key]) for c in evaluator.criteria])
+    )
+
+
+@pytest.mark.parametrize("name", CHECKPOINTS)
+def test_checkpoint_loads_and_matches_the_registry_and_its_task(name: str) -> None:
+    evaluator, predictions = evaluated(name)
+    checkpoint = evaluator.checkpoint
+    assert checkpoint.config["taxonomy"] == list(CODES)
+    unknown = set(checkpoint.feature_names) - set(available_features())
+    assert not unknown, f"features the registry does not compute: {sorted(unknown)}"
+    assert len(set(checkpoint.feature_names)) == len(checkpoint.feature_names)
+    for prediction in predictions.values():
+        assert list(prediction.mismatch) == list(CODES)
+        assert sum(prediction.mismatch.values()) == pytest.approx(1.0, abs=1e-4)
+    if name == "base":
+        assert checkpoint.tasks == {} and evaluator.criteria == []
+        assert all(p.ratings == {} for p in predictions.values())
+        return
+    task = get_task(name)
+    assert checkpoint.tasks == {
+        name: {
+            "kind": task.kind,
+            "criteria": [{"key": c.key, "low": c.low, "high": c.high} for c in task.criteria],
+        }
+    }
+    for prediction in predictions.values():
+        assert list(prediction.ratings) == [c.key for c in task.criteria]
+        for criterion in task.criteria:
+            assert criterion.low <= prediction.ratings[criterion.key] <= criterion.high
+
+
+@pytest.mark.parametrize(("name", "check"), cases(CHECKPOINTS, ["copy"]))
+def test_an_exact_copy_reads_as_no_contradiction(name: str, check: str) -> None:
+    _, predictions = evaluated(name)
+    assert predictions["copy"].score >= 0.95, predictions["copy"].mismatch
+
+
+@pytest.mark.parametrize(("name", "check"), cases(CHECKPOINTS, [f"score-{e}" for e in ERRORS]))
+def test_a_copy_outscores_a_copy_with_a_key_error(name: str, check: str) -> None:
+    _, predictions = evaluated(name)
+    error = check.removeprefix("score-")
+    assert predictions["copy"].score > predictions[error].score, (
+        predictions["copy"].score,
+        predictions[error].score,
+    )
+
+
+@pytest.mark.parametrize(("name", "check"), cases(list(TASKS), [f"rating-{e}" for e in ERRORS]))
+def test_a_copy_is_rated_above_a_copy_with_a_key_error(name: str, check: str) -> None:
+    evaluator, predictions = evaluated(name)
+    error = check.removeprefix("rating-")
+    copy, wrong = (quality(evaluator, predictions[k]) for k in ("copy", error))
+    assert copy > wrong, (copy, wrong, predictions["copy"].ratings, predictions[error].ratings)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "measured on mismatch-base: the copy alone P(NoContr) 0.9999, with the negated "
+        "reference beside it 0.139 (GramErr 0.69) in either order; the metric features are "
+        "aggregated per feature over all references (inference.predict_outputs), so the far "
+        "reference's values likely enter the closest one's reading"
+    ),
+)
+def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
+    evaluator, predictions = evaluated("base")
+    for refs in ([ERRORS["negated"], REF], [REF, ERRORS["negated"]]):
+        multi = evaluator.predict([refs], [REF], progress=False)[0]
+        assert multi.labels == predictions["copy"].labels == ["NoContr"]
+        assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
