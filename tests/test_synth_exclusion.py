@@ -62,6 +62,13 @@ def test_groups_sharing_a_text_an_image_or_a_triple_set_with_human_data_are_excl
         {"id": "q2", "source": "squad", "kind": "question", "text": "Who signed the treaty?"},
         {"id": "squad:T:p0:s0", "source": "squad", "kind": "context_sentence", "text": "The war ended in 1945."},
     ])  # fmt: skip
+    write(root / "sick" / "sick_train.jsonl.gz", [
+        # a pair with a sentence the human sets hold (the Flickr8k caption above) goes whole
+        {"id": "sick:1", "split": "train", "a": "Someone is waving.", "b": "A person is waving.", "paraphrase": True},
+        {"id": "sick:2", "split": "train", "a": "A dog runs on grass.", "b": "A dog is running on the grass.",
+         "paraphrase": True},
+        {"id": "sick:3", "split": "train", "a": "A man sings.", "b": "A man is not singing.", "paraphrase": False},
+    ])  # fmt: skip
     corpus = load_corpus(root)
     kept = sorted(text for group in corpus.groups for text in group.texts)
     assert kept == sorted([
@@ -70,6 +77,12 @@ def test_groups_sharing_a_text_an_image_or_a_triple_set_with_human_data_are_excl
         "Elliot See was an American.",  # a subset of the human triple set is another set
         "Who signed the treaty?",
         "The war ended in 1945.",
+        "A dog runs on grass.",  # SICK TRAIN: two-way entailments only
+        "A dog is running on the grass.",
     ])  # fmt: skip
-    assert corpus.excluded_groups == Counter({"coco": 1, "multi30k": 1, "webnlg": 1, "squad": 1})
-    assert corpus.excluded_texts == Counter({"coco": 2, "multi30k": 1, "webnlg": 1, "squad": 1})
+    assert corpus.excluded_groups == Counter(
+        {"coco": 1, "multi30k": 1, "webnlg": 1, "squad": 1, "sick": 1}
+    )
+    assert corpus.excluded_texts == Counter(
+        {"coco": 2, "multi30k": 1, "webnlg": 1, "squad": 1, "sick": 2}
+    )
