@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
-from evaluator.features.token_store import TokenTable
+from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
@@ -87,6 +87,7 @@ def predict_outputs(
             side: TokenTable([tokens[text_key(t)] for t in texts], config.embedding_dim)
             for side, texts in (("ref", flat_refs), ("gen", flat_gens))
         }
+    pair_rows = torch.arange(len(owner))  # row i of both token tables is flat pair i
     device = next(model.parameters()).device
     probabilities, ratings = [], []
     with torch.no_grad():
@@ -99,7 +100,9 @@ def predict_outputs(
                 ref=_to(ref, device),
                 gen=_to(gen, device),
                 alignment=None if alignment is None else alignment[rows].to(device),
-                tokens=None if token_tables is None else _token_batch(token_tables, rows, device),
+                tokens=None
+                if token_tables is None
+                else _to(pair_tokens(token_tables["ref"], pair_rows[rows], token_tables["gen"], pair_rows[rows]), device),
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:
@@ -136,15 +139,6 @@ def _text_inputs(
         np.stack([embeddings[text_key(t)] for t in gens]).astype(np.float32)
     )
     return lambda rows: (ref_table[rows], gen_table[rows])
-
-
-def _token_batch(tables: dict[str, TokenTable], rows: slice, device: torch.device) -> dict:
-    """The token states and masks of both sides for the flat pair rows ``rows``."""
-    batch = {}
-    for side, table in tables.items():
-        states, mask = table.batch(torch.arange(len(table))[rows])
-        batch.update({side: states.to(device), f"{side}_mask": mask.to(device)})
-    return batch
 
 
 def _to(value, device: torch.device):

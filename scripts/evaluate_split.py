@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 
 from evaluator.features import EmbeddingStore, pair_key
-from evaluator.features.token_store import TokenStore
+from evaluator.features.token_store import TokenStore, pair_tokens
 from evaluator.hub import load
 
 
@@ -54,10 +54,7 @@ def main() -> None:
             rows = torch.arange(start, min(start + args.batch_size, len(pairs)))
             batch_tokens = None
             if tables is not None:
-                batch_tokens = {}
-                for side, table in tables.items():
-                    states, mask = table.batch(rows)
-                    batch_tokens.update({side: states, f"{side}_mask": mask})
+                batch_tokens = pair_tokens(tables["ref"], rows, tables["gen"], rows)
             logits = model(
                 features=features[rows],
                 ref=ref_vectors[rows],

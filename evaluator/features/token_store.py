@@ -52,6 +52,14 @@ class TokenTable:
         return self.flat[index].float(), mask
 
 
+def pair_tokens(ref_table: TokenTable, ref_rows, gen_table: TokenTable, gen_rows) -> dict:
+    """The model's ``tokens`` input for pairs: ref_rows of ``ref_table`` against gen_rows of
+    ``gen_table`` (the two tables may be one)."""
+    ref, ref_mask = ref_table.batch(torch.as_tensor(ref_rows))
+    gen, gen_mask = gen_table.batch(torch.as_tensor(gen_rows))
+    return {"ref": ref, "ref_mask": ref_mask, "gen": gen, "gen_mask": gen_mask}
+
+
 class TokenStore:
     """text_key -> (length, dim) float16 token states, kept in shards under one folder."""
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 
 from evaluator.atomic import atomic_path
 from evaluator.features import EmbeddingStore, pair_key
@@ -73,13 +72,6 @@ class TaskInputs:
             alignments=alignments,
             tokens=self.tokens,
         )
-
-
-def token_batch(table: TokenTable, ref_rows, gen_rows) -> dict:
-    """The ``tokens`` model input for pairs of text-table rows (references, generated texts)."""
-    ref, ref_mask = table.batch(torch.as_tensor(ref_rows))
-    gen, gen_mask = table.batch(torch.as_tensor(gen_rows))
-    return {"ref": ref, "ref_mask": ref_mask, "gen": gen, "gen_mask": gen_mask}
 
 
 def normalised_targets(task: Task, records: list[HumanRecord]) -> np.ndarray:

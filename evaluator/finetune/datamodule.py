@@ -18,8 +18,9 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
+from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import contrast_records
-from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs, token_batch
+from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
@@ -136,7 +137,7 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
         if alignments is not None:
             batch["alignment"] = alignments[index]
         if inputs.tokens is not None:
-            batch["tokens"] = token_batch(inputs.tokens, refs[index], gens[index])
+            batch["tokens"] = pair_tokens(inputs.tokens, refs[index], inputs.tokens, gens[index])
         return batch
 
     return select

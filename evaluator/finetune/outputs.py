@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from evaluator.finetune.data import TaskInputs, token_batch
+from evaluator.features.token_store import pair_tokens
+from evaluator.finetune.data import TaskInputs
 from evaluator.inference import closest_rows
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
@@ -47,7 +48,7 @@ def closest_outputs(
                 alignment=None if alignments is None else alignments[rows],
                 tokens=None
                 if inputs.tokens is None or not model.config.use_tokens
-                else token_batch(inputs.tokens, ref_rows[rows], inputs.gen_rows[pair]),
+                else pair_tokens(inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]),
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:
