@@ -216,3 +216,20 @@ def test_passive_refuses_a_path_phrase_after_the_object(nlp):
 
 def test_combine_capitalises_a_number_word_at_the_start():
     assert combine("5 athletes are doing a routine.", [(0, 1, "five")]) == "Five athletes are doing a routine."
+
+
+def test_second_audit_refusals(nlp):
+    assert not outputs(nlp, paraphrase_syntax.active_to_passive, "A person hits a yellow volleyball over the net to her opponent in a pool.")
+    assert not outputs(nlp, paraphrase_syntax.front_adverbial, "A dog pulls at the sleeve of a man in a leather coat.")
+    text = (
+        "A Loyal Character Dancer was published by Soho Press in the United States, where Native Americans"
+        " are among the ethnic groups."
+    )
+    assert not outputs(nlp, paraphrase_syntax.passive_to_active, text)
+
+
+def test_third_audit_refusals(nlp):
+    assert not outputs(nlp, paraphrase_forms.number_expression, "300 North LaSalle in Illinois was completed in 2009.")
+    assert not any("hundredm" in out for out in outputs(nlp, paraphrase_forms.number_expression, "The length is 900m."))
+    assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "AS Gubbio's home ground is in Italy.")
+    assert not outputs(nlp, paraphrase_syntax.verb_to_light, "A white dog is swimming after a duck.")

@@ -30,6 +30,7 @@ NO_PASSIVE = frozenset(
 SUBJECT_TO_OBJECT = {"he": "him", "she": "her", "we": "us", "they": "them", "it": "it"}
 OBJECT_TO_SUBJECT = {"him": "he", "us": "we", "them": "they", "it": "it"}
 PLURAL_PRONOUNS = frozenset(("we", "they", "us", "them"))
+OBJECT_PATH_PREPOSITIONS = frozenset(("with", "over", "into", "onto", "across", "through", "to", "off"))
 SECOND_OBJECT_DEPS = frozenset(("dobj", "npadvmod", "dative", "attr", "oprd", "appos"))
 BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
 
@@ -99,8 +100,8 @@ def _passive_would_mislead(doc: Doc, verb: Token, obj: Token) -> bool:
         return True
     if any(t.dep_ == "appos" for t in obj.subtree):
         return True
-    if any(c.dep_ == "prep" and c.lower_ == "with" for c in obj.children):
-        return True
+    if any(c.dep_ == "prep" and c.lower_ in OBJECT_PATH_PREPOSITIONS for c in obj.children):
+        return True  # 'hits a volleyball over the net to her': the phrase is the verb's path
     return any(c.i > obj.i and (c.dep_ in SECOND_OBJECT_DEPS or c.dep_ == "prep" and c.lower_ in ("with", "off")) for c in verb.children)
 
 
@@ -186,6 +187,8 @@ def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
         actor = objects[0]
         if agent.right_edge.i != actor.right_edge.i or subject.right_edge.i + 1 != auxes[0].i:
             continue
+        if any(t.dep_ in ("relcl", "appos", "acl") or t.text == "," for t in actor.subtree):
+            continue  # 'Soho Press in the US, where ..., printed': a long agent loses its commas
         lemma = _verb_lemma(verb)
         plural = _plural(actor)
         words = [a.lower_ for a in auxes]
@@ -222,7 +225,7 @@ CLAUSE_MARKS = frozenset("when while after before because although though since 
 # verb + preposition pairs where the phrase is the verb's argument, not a scene adverbial:
 # 'looking at a boy', 'swimming after a duck', 'covered in bubbles', 'cutting it in half'
 SELECTED_PREPOSITIONS = {
-    "at": frozenset("look stare gaze glance peer point smile grin laugh yell shout bark wave aim throw kick shoot swing squint frown".split()),
+    "at": frozenset("look stare gaze glance peer point pull tug smile grin laugh yell shout bark wave aim throw kick shoot swing squint frown".split()),
     "after": frozenset("run swim chase go come look race hurry dash follow".split()),
     "in": frozenset("cover fill dress clothe coat wrap soak drench cut split break tear fold engage participate involve interest result dip immerse".split()),
     "on": frozenset("work rely depend focus act concentrate insist comment count".split()),
@@ -355,6 +358,8 @@ def possessive_to_of(doc: Doc, ctx: Context) -> Change | None:
         if owner.ent_type_ in NOT_OWNERS or owner.i >= owned.i or owner.right_edge.i != case.i:
             continue
         first = owner.left_edge.i
+        if first > 0 and doc[first - 1].pos_ == "PROPN":
+            continue  # the owner is the end of a longer name: 'AS Gubbio's home ground'
         if owned.left_edge.i != first or case.i - first > 5 or owned.i - case.i > 4:
             continue
         between = doc[case.i + 1 : owned.i]
@@ -452,6 +457,8 @@ def verb_to_light(doc: Doc, ctx: Context) -> Change | None:
             if any(c.dep_ == "xcomp" for c in children) and lemma not in ("decide", "choose", "attempt"):
                 continue
             preps = [c.lower_ for c in children if c.dep_ == "prep"]
+            if "after" in preps:
+                continue  # 'swimming after a duck' chases it: no 'swim' to go for
             if lemma == "look" and not (preps and set(preps) <= LOOK_PREPOSITIONS):
                 continue  # 'looks like', 'looks happy', a bare 'look'
         else:
