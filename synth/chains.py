@@ -39,7 +39,7 @@ def family(rule: str) -> str:
 
 def combine(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     """The text with non-overlapping character edits (start, end, new) applied; spacing
-    normalised and the first letter kept upper case when the text's was."""
+    normalised and the first letter upper case unless the text's was lower case."""
     out, last = [], 0
     for start, end, new in sorted(edits):
         out.append(text[last:start] + new)
@@ -48,7 +48,7 @@ def combine(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     for mark in (",", "."):
         if f" {mark}" in result and f" {mark}" not in text:
             result = result.replace(f" {mark}", mark)
-    if result[:1].islower() and text[:1].isupper():
+    if result[:1].islower() and not text[:1].islower():  # also '5 athletes' -> 'Five athletes'
         result = result[0].upper() + result[1:]
     return result
 

@@ -45,6 +45,7 @@ from synth.taxonomy import CODES, index_of
 SUBSTITUTION_CLASSES = frozenset(
     ("PredErr", "EntErr", "HypErr", "NumErr", "STErr", "AttrErr", "NegErr", "PredOrdErr")
 )
+PARAPHRASE_DRAWS = 4  # draws per rule for a substitution site shared with the ref
 MIN_ROUND_TEXTS = 200  # per source and split
 MAX_ROUND_TEXTS = 30_000
 COLUMNS = ("id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail")
@@ -60,8 +61,8 @@ class SynthConfig:
     # share of references whose errors go on a divergent base: a real paraphrase or, with none,
     # a chain of meaning-preserving rewrites (the rest take their errors on the reference)
     divergent_share: float = 0.9
-    # a chain has 2 to this many rewrites of different families
-    max_chain_rewrites: int = 3
+    # a chain stacks up to this many rewrites of different families (clause-level ones first)
+    max_chain_rewrites: int = 4
     # bases below this sentence chrF to the reference count as divergent (preferred as bases,
     # reported in the manifest)
     divergent_chrf: float = 0.6
@@ -72,7 +73,7 @@ class SynthConfig:
     nocontr_copy_share: float = 0.03
     # share of references drawn from each source (before quotas); none may end above max
     source_weights: dict[str, float] = field(
-        default_factory=lambda: {"multi30k": 0.34, "webnlg": 0.26, "coco": 0.19, "squad": 0.17, "sick": 0.04}
+        default_factory=lambda: {"multi30k": 0.25, "webnlg": 0.40, "coco": 0.12, "squad": 0.15, "sick": 0.08}
     )
     max_source_share: float = 0.4
     classes_per_text: int = 5
@@ -318,34 +319,32 @@ def _parse_groups(groups: list[Group]) -> list[list]:
 
 
 def _chains(docs: list, rng: random.Random, max_rewrites: int) -> dict[str, tuple]:
-    """Text -> (parsed chain of rewrites, its rules) for these texts (refs without a real
-    paraphrase that take their errors on a divergent base); see ``synth.chains``.
+    """Text -> (parsed chain of rewrites, its rules) for these texts (the origins of refs that
+    take their errors on a divergent base); see ``synth.chains``.
 
-    A chain takes 2 to ``max_rewrites`` rewrites of different families: a clause-level one
-    first where one applies, then on its parse either a second clause-level one (half the
-    time, where one applies) or word-level ones. Both parses run in one batch
-    each: spaCy parses a batch several times faster per text than one text at a time.
+    Word-level rewrites barely move chrF, so a chain stacks clause-level ones first: one
+    (voice or adverbial place) where one applies, then on its parse a second of another
+    family where one applies, then word-level ones on the last parse up to ``max_rewrites``
+    in all. Each stage parses its outputs in one batch: spaCy parses a batch several times
+    faster per text than one text at a time.
     """
     ctx = Context(rng=rng)
-    plans = {}
-    for doc in docs:
-        if doc.text not in plans:
-            steps = rng.randint(2, max_rewrites)
-            first = next((c for c in _changes("NoContr", doc, ctx) if c[1] in STRUCTURAL), None)
-            plans[doc.text] = (doc, steps, first)
-    firsts = [first[0] for _, _, first in plans.values() if first]
-    parsed = dict(zip(firsts, _NLP.pipe(firsts, batch_size=128), strict=True))
+    current = {doc.text: (doc, []) for doc in docs}  # origin text -> (latest parse, rules)
+    for _ in range(2):  # clause-level stages
+        moved = {}
+        for text, (doc, rules) in current.items():
+            done = {family(r) for r in rules}
+            step = next((c for c in _changes("NoContr", doc, ctx) if c[1] in STRUCTURAL and family(c[1]) not in done), None)
+            if step is not None:
+                moved[text] = (step[0], rules + [step[1]])
+        parsed = _NLP.pipe([new for new, _ in moved.values()], batch_size=128)
+        for (text, (_, rules)), doc in zip(moved.items(), parsed, strict=True):
+            current[text] = (doc, rules)
     finals = {}
-    for text, (doc, steps, first) in plans.items():
-        base, rules = (parsed[first[0]], [first[1]]) if first else (doc, [])
+    for text, (base, rules) in current.items():
         # two passes over the rules: a repeatable family (synonyms) may edit a second word
         changes = list(itertools.chain(_changes("NoContr", base, ctx), _changes("NoContr", base, ctx)))
-        second = next((c for c in changes if c[1] in STRUCTURAL and family(c[1]) not in map(family, rules)), None)
-        if first and second and rng.random() < 0.5:
-            new, rules = second[0], rules + [second[1]]  # 'A horse is ridden by a man on the beach' -> 'On the beach, ...'
-            finals[text] = (new, rules)
-            continue
-        edits = local_edits(changes, {family(r) for r in rules}, steps - len(rules))
+        edits = local_edits(changes, {family(r) for r in rules}, max_rewrites - len(rules))
         new = combine(base.text, [edit[:3] for edit in edits]) if edits else base.text
         if new != text:
             finals[text] = (new, rules + [edit[3] for edit in edits])
@@ -447,16 +446,21 @@ def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) 
     A substitution on a real paraphrase counts only when the replaced words also occur in the
     reference ``ref``: "a yellow cat" -> "a red cat" is no AttrErr against a ref without
     "yellow". On ``rewrite`` (the ref's meaning-preserving rewrite) it always counts: the
-    rewrite means the same ('4' -> 'four' -> 'six').
+    rewrite means the same ('4' -> 'four' -> 'six'). Rules pick their site at random, so on a
+    paraphrase each rule gets ``PARAPHRASE_DRAWS`` draws to hit words the two texts share
+    (names, numbers, places) before the next base is tried. A harvested class takes the ref
+    itself only when no divergent base took the error.
     """
     ref_text = ref.text.lower()
     made = []
     for base in bases:
         kind = "ref" if base is ref else "rewrite" if base is rewrite else "paraphrase"
-        for gen, rule, detail in _changes(code, base, ctx):
-            if kind != "paraphrase" or code not in SUBSTITUTION_CLASSES or (
-                (old := detail["old"].strip().lower()) and old in ref_text
-            ):
+        if kind == "ref" and made:
+            break  # a harvested class that found a divergent base keeps it
+        checked = kind == "paraphrase" and code in SUBSTITUTION_CLASSES
+        draws = PARAPHRASE_DRAWS if checked else 1
+        for gen, rule, detail in itertools.chain.from_iterable(_changes(code, base, ctx) for _ in range(draws)):
+            if not checked or ((old := detail["old"].strip().lower()) and old in ref_text):
                 made.append((gen, rule, detail | {"base": kind} | ({"base_text": base.text} if kind != "ref" else {})))
                 if not harvest:
                     return made

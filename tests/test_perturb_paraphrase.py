@@ -153,3 +153,83 @@ def test_sick_trial_is_never_read(tmp_path, monkeypatch):
     assert groups and all(len(g.texts) >= 2 for g in groups)
     texts = [t for g in groups for t in g.texts]
     assert len(texts) == len(set(texts))  # a sentence sits in one group only
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dog with tongue out looking up at a young boy with glasses",  # particle: 'At a young boy, Dog ... looking up'
+        "A woman wearing a red tank top is cutting a hamburger in half.",  # 'In half, ...'
+        "A boy is covered in bubbles.",  # 'In bubbles, a boy is covered'
+        "A man holding a tennis racket is looking in the distance with his hand over his mouth.",  # body part
+        "A woman s sitting in front of a bunch of vegetable in a dress while at a farmers market.",  # dangling 'while'
+        "A white dog is swimming after a duck.",  # 'After a duck, a white dog is swimming': chasing, not time
+    ],
+)
+def test_front_adverbial_refuses_phrases_the_verb_needs(nlp, text):
+    assert not outputs(nlp, paraphrase_syntax.front_adverbial, text)
+
+
+def test_front_adverbial_still_moves_scene_adverbials(nlp):
+    assert "In a kitchen, a woman is cooking food." in outputs(nlp, paraphrase_syntax.front_adverbial, "A woman is cooking food in a kitchen.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A woman in a black t-shirt is showing a man in a striped shirt something at an exhibit.",  # second object
+        "A boy blows bubbles with an orange bubble wand.",  # 'Bubbles with a wand are blown'
+        "Villagers holding a large net with some fish in it.",  # 'held by villagers with some fish in it'
+    ],
+)
+def test_passive_refuses_second_objects_and_with_phrases(nlp, text):
+    assert not outputs(nlp, paraphrase_syntax.active_to_passive, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A woman is bending over, while others walk by.",  # 'others take a walk by'
+        "A man in a striped shirt is looking down at something.",  # 'taking a look down'
+        "A man and a woman look closely at something together.",  # 'take a look closely'
+    ],
+)
+def test_light_verb_refuses_particles_and_adverbs(nlp, text):
+    assert not outputs(nlp, paraphrase_syntax.verb_to_light, text)
+
+
+def test_a_names_leading_the_loses_its_capital_when_moved(nlp):
+    out = outputs(nlp, paraphrase_syntax.front_adverbial, "The Guiana Space Centre is located in Kourou, French Guiana.")
+    assert out == {"In Kourou, French Guiana, the Guiana Space Centre is located."}
+
+
+def test_fronting_keeps_an_unknown_name_capitalised_and_no_pronoun_before_its_antecedent(nlp):
+    assert outputs(nlp, paraphrase_syntax.front_adverbial, "Alfons Gorbach was born in Austria.") == {"In Austria, Alfons Gorbach was born."}
+    text = "A boy shining the woman's shoes as the guy in blue watches while he sweeps the streets."
+    assert not any(out.startswith("While he") for out in outputs(nlp, paraphrase_syntax.front_adverbial, text))
+
+
+def test_passive_refuses_a_path_phrase_after_the_object(nlp):
+    text = "A little girl with brown hair is blowing the petals off of a flower."
+    assert not outputs(nlp, paraphrase_syntax.active_to_passive, text)
+
+
+def test_combine_capitalises_a_number_word_at_the_start():
+    assert combine("5 athletes are doing a routine.", [(0, 1, "five")]) == "Five athletes are doing a routine."
+
+
+def test_second_audit_refusals(nlp):
+    assert not outputs(nlp, paraphrase_syntax.active_to_passive, "A person hits a yellow volleyball over the net to her opponent in a pool.")
+    assert not outputs(nlp, paraphrase_syntax.front_adverbial, "A dog pulls at the sleeve of a man in a leather coat.")
+    text = (
+        "A Loyal Character Dancer was published by Soho Press in the United States, where Native Americans"
+        " are among the ethnic groups."
+    )
+    assert not outputs(nlp, paraphrase_syntax.passive_to_active, text)
+
+
+def test_third_audit_refusals(nlp):
+    assert not outputs(nlp, paraphrase_forms.number_expression, "300 North LaSalle in Illinois was completed in 2009.")
+    assert not any("hundredm" in out for out in outputs(nlp, paraphrase_forms.number_expression, "The length is 900m."))
+    assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "AS Gubbio's home ground is in Italy.")
+    assert not outputs(nlp, paraphrase_syntax.verb_to_light, "A white dog is swimming after a duck.")

@@ -142,12 +142,17 @@ NAME_ENTITIES = frozenset(
 
 def keeps_capital(token: Token) -> bool:
     """Whether a sentence-initial word keeps its capital when it moves inside the sentence:
-    names and 'I' do, and so do nouns whose WordNet lemmas are all capitalised ('Huguenots',
-    which the tagger calls a common noun); common words and numbers ('Four men') do not."""
+    names and 'I' do (a name's leading 'The' only in a title), and so do nouns whose WordNet
+    lemmas are all capitalised ('Huguenots', which the tagger calls a common noun) and words
+    WordNet does not know; common words and numbers ('Four men') do not."""
     from evaluator.resources import wordnet
 
+    if token.lower_ == "the":
+        return token.ent_type_ == "WORK_OF_ART"  # 'in Kourou, the Guiana Space Centre'; titles keep it
     if token.pos_ == "PROPN" or token.text == "I" or token.ent_type_ in NAME_ENTITIES:
         return True
+    if token.is_alpha and token.pos_ in ("NOUN", "ADJ", "VERB", "X") and not wordnet().synsets(token.lower_):
+        return True  # a word no dictionary knows is a name the tagger missed: 'Alfons'
     if token.pos_ != "NOUN":
         return False  # 'Who' is no 'WHO'
     names = [

@@ -86,6 +86,8 @@ def number_expression(doc: Doc, ctx: Context) -> Change | None:
             continue  # inside a longer number or a score ('3-2'): the run starts earlier
         end = token.idx + len(token.text)
         text = token.text
+        if after is not None and (after.pos_ == "PROPN" or not token.whitespace_ and after.text[:1].isalpha()):
+            continue  # part of a name ('300 North LaSalle') or a unit glued to it ('900m')
         if DIGITS.match(text) and (after is None or after.lower_ not in UNITS):
             value = int(text.replace(",", ""))
             if "," not in text and 1000 <= value <= 2100:

@@ -23,11 +23,15 @@ NOUN_POS = ("NOUN", "PROPN")
 # verbs whose object is no patient: "has a dog" -> "a dog is had" is no English
 NO_PASSIVE = frozenset(
     "have be get want need lack cost weigh resemble fit suit mean do make take give let become "
-    "seem say tell ask keep include contain face reach enter leave attend play wear".split()
+    "seem say tell ask keep include contain face reach enter leave attend play wear"
+    # two objects, one often misparsed: 'showing a man in a shirt something'
+    " show teach hand pass offer send bring lend sell serve feed pay promise owe award grant".split()
 )
 SUBJECT_TO_OBJECT = {"he": "him", "she": "her", "we": "us", "they": "them", "it": "it"}
 OBJECT_TO_SUBJECT = {"him": "he", "us": "we", "them": "they", "it": "it"}
 PLURAL_PRONOUNS = frozenset(("we", "they", "us", "them"))
+OBJECT_PATH_PREPOSITIONS = frozenset(("with", "over", "into", "onto", "across", "through", "to", "off"))
+SECOND_OBJECT_DEPS = frozenset(("dobj", "npadvmod", "dative", "attr", "oprd", "appos"))
 BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
 
 
@@ -81,6 +85,26 @@ def _verb_group(verb: Token) -> list[Token] | None:
     return auxes
 
 
+def _passive_would_mislead(doc: Doc, verb: Token, obj: Token) -> bool:
+    """Whether the passive would break the sentence or move a phrase to another noun: a second
+    object ('showing a man something' -> 'a man is being shown ... something'), a noun phrase
+    or appositive next to the object (a misparsed title or name), or a *with* or *off* phrase on
+    or after the object ('blows bubbles with a wand' -> 'Bubbles with a wand are blown by a
+    boy'; 'blowing the petals off a flower' -> '... by a girl off a flower')."""
+    following = doc[obj.right_edge.i + 1] if obj.right_edge.i + 1 < len(doc) else None
+    if following is not None and (
+        following.text in (",", "(", "-", "–")
+        or following.pos_ in ("NOUN", "PROPN", "PRON", "NUM", "DET")
+        or following.text[:1].isupper()  # a title: 'followed the novel Into Battle'
+    ):
+        return True
+    if any(t.dep_ == "appos" for t in obj.subtree):
+        return True
+    if any(c.dep_ == "prep" and c.lower_ in OBJECT_PATH_PREPOSITIONS for c in obj.children):
+        return True  # 'hits a volleyball over the net to her': the phrase is the verb's path
+    return any(c.i > obj.i and (c.dep_ in SECOND_OBJECT_DEPS or c.dep_ == "prep" and c.lower_ in ("with", "off")) for c in verb.children)
+
+
 def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
     """'A man rides a horse on the beach' -> 'A horse is ridden by a man on the beach'; 'A man
     riding a horse' -> 'A horse being ridden by a man'."""
@@ -95,6 +119,8 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
             continue
         obj = objects[0]
         if obj.left_edge.i != verb.i + 1 or not _contiguous(obj) or obj.lower_.endswith("self"):
+            continue
+        if _passive_would_mislead(doc, verb, obj):
             continue
         vbn = _inflect(_verb_lemma(verb), "VBN")
         if vbn is None:
@@ -117,6 +143,8 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
             auxes = _verb_group(verb)
             if auxes is None or subject.right_edge.i + 1 != verb.i - len(auxes):
                 continue
+            if any(t.dep_ == "appos" or t.text == "," for t in subject.subtree):
+                continue  # 'The novel, X, ...': the appositive would be split from its noun
             plural = _plural(obj)
             if not auxes and verb.tag_ in ("VBZ", "VBP", "VBD"):
                 group = f"{_be(verb.tag_ != 'VBD', plural)} {vbn}"
@@ -159,6 +187,8 @@ def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
         actor = objects[0]
         if agent.right_edge.i != actor.right_edge.i or subject.right_edge.i + 1 != auxes[0].i:
             continue
+        if any(t.dep_ in ("relcl", "appos", "acl") or t.text == "," for t in actor.subtree):
+            continue  # 'Soho Press in the US, where ..., printed': a long agent loses its commas
         lemma = _verb_lemma(verb)
         plural = _plural(actor)
         words = [a.lower_ for a in auxes]
@@ -192,6 +222,16 @@ FRONTABLE = frozenset(
     "throughout since until above below over around inside".split()
 )
 CLAUSE_MARKS = frozenset("when while after before because although though since until once".split())
+# verb + preposition pairs where the phrase is the verb's argument, not a scene adverbial:
+# 'looking at a boy', 'swimming after a duck', 'covered in bubbles', 'cutting it in half'
+SELECTED_PREPOSITIONS = {
+    "at": frozenset("look stare gaze glance peer point pull tug smile grin laugh yell shout bark wave aim throw kick shoot swing squint frown".split()),
+    "after": frozenset("run swim chase go come look race hurry dash follow".split()),
+    "in": frozenset("cover fill dress clothe coat wrap soak drench cut split break tear fold engage participate involve interest result dip immerse".split()),
+    "on": frozenset("work rely depend focus act concentrate insist comment count".split()),
+    "over": frozenset("hold put place lean bend".split()),
+}
+POSSESSIVE_PRONOUNS = frozenset("his her their its my your our".split())
 
 
 def _movable(token: Token) -> bool:
@@ -223,6 +263,38 @@ def _body_end(doc: Doc) -> int:
     return end
 
 
+def _needed_by_verb(doc: Doc, root: Token, phrase: Token) -> bool:
+    """Whether a final phrase belongs to the verb or to a word before it, so that fronting it
+    would strand a word or change who is where: a clause with a pronoun subject ('While he
+    sweeps, a boy ...'), a particle or stranded word just before it
+    ('looking up at a boy', 'while at a market', 'located at In ...'), a phrasal verb, a
+    selected preposition (``SELECTED_PREPOSITIONS``), a bare object ('in half', 'in bubbles')
+    or a body part ('with his hand over his mouth')."""
+    if phrase.dep_ != "prep":  # a clause: its pronoun must not come before its antecedent
+        return any(t.dep_ in ("nsubj", "nsubjpass") and t.pos_ == "PRON" for t in phrase.subtree)
+    before = doc[phrase.left_edge.i - 1]
+    stranded = before.pos_ in ("ADP", "SCONJ", "CCONJ", "PART") or before.dep_ in ("prt", "mark", "cc")
+    if before.text != "," and (stranded or before.lower_ in CLAUSE_MARKS):
+        return True
+    if any(c.dep_ in ("prt", "conj") for c in root.children):
+        return True  # a phrasal verb; a second clause the phrase may belong to
+    lemma = root.lemma_.lower()
+    if any(c.dep_ == "prep" and lemma in SELECTED_PREPOSITIONS.get(c.lower_, ()) for c in root.children):
+        return True  # 'point at meat in a window': the phrase may belong to the verb's argument
+    if lemma in NO_PASSIVE:
+        return True  # 'showing a man in a shirt something': two objects, often misparsed
+    objects = [c for c in phrase.children if c.dep_ == "pobj"]
+    if not objects:
+        return True
+    noun = objects[0]
+    if noun.pos_ in ("NUM", "PRON") or noun.lower_ in ("half", "halves", "pieces", "two", "line", "unison"):
+        return True
+    if any(c.lower_ in POSSESSIVE_PRONOUNS for c in noun.children):
+        return True
+    determined = any(c.dep_ in ("det", "poss", "nummod") for c in noun.children)
+    return noun.pos_ == "NOUN" and not determined
+
+
 def front_adverbial(doc: Doc, ctx: Context) -> Change | None:
     """'A dog runs in the park.' -> 'In the park, a dog runs.'; 'He left after the show ended.'
     -> 'After the show ended, he left.'"""
@@ -233,6 +305,7 @@ def front_adverbial(doc: Doc, ctx: Context) -> Change | None:
     candidates = [
         c for c in root.children
         if c.i > root.i and c.right_edge.i == end - 1 and _movable(c) and c.left_edge.i > 1
+        and not _needed_by_verb(doc, root, c)
     ]  # fmt: skip
     if not candidates:
         return None
@@ -285,6 +358,8 @@ def possessive_to_of(doc: Doc, ctx: Context) -> Change | None:
         if owner.ent_type_ in NOT_OWNERS or owner.i >= owned.i or owner.right_edge.i != case.i:
             continue
         first = owner.left_edge.i
+        if first > 0 and doc[first - 1].pos_ == "PROPN":
+            continue  # the owner is the end of a longer name: 'AS Gubbio's home ground'
         if owned.left_edge.i != first or case.i - first > 5 or owned.i - case.i > 4:
             continue
         between = doc[case.i + 1 : owned.i]
@@ -353,6 +428,8 @@ LIGHT_VERBS = {
 # the object of these verbs becomes the object of a preposition after the phrase
 TRANSITIVE_LIGHT = {"visit": ("pay", "a visit to"), "photograph": ("take", "a photograph of")}
 LOOK_PREPOSITIONS = frozenset(("at", "around", "into", "through", "inside"))
+# words that after a verb are (or may be parsed as) its particle
+PARTICLE_WORDS = frozenset("by past up down away off out back over".split())
 TO_VERB = {(light, phrase.split()[-1]): verb for verb, (light, phrase) in LIGHT_VERBS.items()}
 
 
@@ -367,6 +444,11 @@ def verb_to_light(doc: Doc, ctx: Context) -> Change | None:
         children = list(verb.children)
         if any(c.dep_ in ("auxpass", "prt", "dative", "acomp", "attr", "oprd", "ccomp", "nsubjpass") for c in children):
             continue
+        following = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+        if following is not None and following.lower_ in PARTICLE_WORDS:
+            continue  # 'walk by', 'look down at': the verb with its particle is another verb
+        if any(c.dep_ == "advmod" for c in children):
+            continue  # 'look closely' -> 'take a look closely' is no English
         objects = [c for c in children if c.dep_ == "dobj"]
         if lemma in TRANSITIVE_LIGHT and len(objects) == 1 and objects[0].i > verb.i:
             light, phrase = TRANSITIVE_LIGHT[lemma]
@@ -375,6 +457,8 @@ def verb_to_light(doc: Doc, ctx: Context) -> Change | None:
             if any(c.dep_ == "xcomp" for c in children) and lemma not in ("decide", "choose", "attempt"):
                 continue
             preps = [c.lower_ for c in children if c.dep_ == "prep"]
+            if "after" in preps:
+                continue  # 'swimming after a duck' chases it: no 'swim' to go for
             if lemma == "look" and not (preps and set(preps) <= LOOK_PREPOSITIONS):
                 continue  # 'looks like', 'looks happy', a bare 'look'
         else:
