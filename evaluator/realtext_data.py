@@ -107,20 +107,19 @@ class Perturbations:
 def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int) -> Perturbations:
     """Every error rule that applies to each generated text, one perturbed text per rule.
 
-    The generated text is not the reference, so, as the generator does for paraphrases
-    (synth.generate._perturb), a substitution keeps only when the words it replaces occur in
-    the reference. A rule that raises is counted, not fatal (synth.generate._changes). Each
+    The generated text is not the reference, so, as the generator does for paraphrases, a
+    substitution keeps only when the words it replaces occur in the reference
+    (synth.generate.holds_against_reference). A rule that raises is counted, not fatal (synth.generate._changes). Each
     (base, rule) gets its own RNG seeded by (seed, base position, rule), so adding a rule or a
     base leaves the other perturbations unchanged.
     """
-    from synth.generate import SUBSTITUTION_CLASSES, parse
+    from synth.generate import holds_against_reference, parse
     from synth.perturb import Context, load_rules
 
     rules = load_rules()
     docs = parse(gens)
     out = Perturbations([])
     for index, doc in enumerate(docs):
-        ref_text = refs[index].lower()
         for code in ERROR_CLASSES:
             for rule in rules.get(code, ()):
                 name = f"{rule.__module__}.{rule.__name__}"
@@ -133,8 +132,7 @@ def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int
                     continue
                 if change is None or not change.text.strip() or change.text == doc.text:
                     continue
-                old = change.old.strip().lower()
-                if code in SUBSTITUTION_CLASSES and not (old and old in ref_text):
+                if not holds_against_reference(code, change.old, refs[index]):
                     continue
                 out.items.append(Perturbed(index, code, change.rule, change.text))
     return out

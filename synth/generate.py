@@ -460,11 +460,22 @@ def _perturb(code: str, bases: list, ref, rewrite, harvest: bool, ctx: Context) 
         checked = kind == "paraphrase" and code in SUBSTITUTION_CLASSES
         draws = PARAPHRASE_DRAWS if checked else 1
         for gen, rule, detail in itertools.chain.from_iterable(_changes(code, base, ctx) for _ in range(draws)):
-            if not checked or ((old := detail["old"].strip().lower()) and old in ref_text):
+            if not checked or holds_against_reference(code, detail["old"], ref_text):
                 made.append((gen, rule, detail | {"base": kind} | ({"base_text": base.text} if kind != "ref" else {})))
                 if not harvest:
                     return made
     return made
+
+
+def holds_against_reference(code: str, old: str, reference: str) -> bool:
+    """Whether a change of class ``code`` that replaced ``old`` in a text other than the
+    reference is that error relative to the reference: a substitution only when the replaced
+    words occur in the reference ("a yellow cat" -> "a red cat" is no AttrErr against a
+    reference without "yellow"); any other class always."""
+    if code not in SUBSTITUTION_CLASSES:
+        return True
+    old = old.strip().lower()
+    return bool(old) and old in reference.lower()
 
 
 def weighted_sample(items: list, weights: dict, k: int, rng: random.Random) -> list:
