@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
@@ -22,10 +23,13 @@ from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 @dataclass
 class PairOutputs:
-    """Per pair: mismatch-class probabilities and, for a fine-tuned model, raw rating outputs."""
+    """Per pair: mismatch-class probabilities, for a fine-tuned model raw rating outputs, and
+    the unscaled metric features the model read (callers that report the metrics themselves
+    need not compute them again)."""
 
     probabilities: np.ndarray  # (n, num_classes), taxonomy order; column 0 (NoContr) is the score
     ratings: np.ndarray | None  # (n, num_ratings) as ``MismatchModel.rate`` returns them
+    features: pd.DataFrame | None = None  # (n, checkpoint feature names); None: reads none
 
 
 def predict_proba(
@@ -109,7 +113,11 @@ def predict_outputs(
                 ratings.append(model.rate(representation, pair_features).float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
-    return PairOutputs(flat[best], torch.cat(ratings).numpy()[best] if ratings else None)
+    return PairOutputs(
+        flat[best],
+        torch.cat(ratings).numpy()[best] if ratings else None,
+        frame if config.use_metrics else None,
+    )
 
 
 def _text_inputs(

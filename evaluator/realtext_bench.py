@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from evaluator.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
 from synth.taxonomy import CODES
@@ -81,7 +82,10 @@ class Scorer:
         self.checkpoint = checkpoint
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
-        """{"probabilities": (n, 14) in taxonomy order, OURS: P(NoContr), baseline: (n,)}."""
+        """{"probabilities": (n, 14) in taxonomy order, OURS: P(NoContr), baseline: (n,)}.
+
+        A baseline column the checkpoint itself reads (with the baselines' encoder and layer,
+        for BERTScore) comes from the features predict computed; the rest are computed here."""
         from evaluator.features import compute_features
         from evaluator.inference import predict_outputs
 
@@ -91,23 +95,41 @@ class Scorer:
             range(len(distinct)), key=lambda i: (len(distinct[i][0]), len(distinct[i][1]))
         )
         probabilities = np.zeros((len(distinct), len(CODES)))
+        read = []
         for start in range(0, len(order), CHUNK_PAIRS):
             chunk = order[start : start + CHUNK_PAIRS]
             outputs = predict_outputs(
                 self.checkpoint, [distinct[i][0] for i in chunk], [distinct[i][1] for i in chunk]
             )
             probabilities[chunk] = outputs.probabilities
-        frame = compute_features(
-            [ref for ref, _ in distinct],
-            [gen for _, gen in distinct],
-            names=list(BASELINES.values()),
-            encoder=DEFAULT_ENCODER,
-        )
+            if outputs.features is not None:
+                read.append(outputs.features.set_axis(chunk))
+        frame = pd.concat(read).sort_index() if read else pd.DataFrame(index=range(len(distinct)))
+        missing = [column for column in BASELINES.values() if not self._reads(column)]
+        if missing:
+            frame[missing] = compute_features(
+                [ref for ref, _ in distinct],
+                [gen for _, gen in distinct],
+                names=missing,
+                encoder=DEFAULT_ENCODER,
+            ).to_numpy()
         rows = np.array([row[pair] for pair in zip(refs, gens, strict=True)], dtype=np.int64)
         scores = {"probabilities": probabilities[rows], OURS: probabilities[rows, 0]}
         for name, column in BASELINES.items():
             scores[name] = frame[column].to_numpy()[rows]
         return scores
+
+    def _reads(self, column: str) -> bool:
+        """Whether the checkpoint's own features include ``column`` as the baseline defines it
+        (an encoder metric only from the baselines' encoder at its last layer)."""
+        from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
+
+        checkpoint = self.checkpoint
+        if not checkpoint.model.config.use_metrics or column not in checkpoint.feature_names:
+            return False
+        return not is_encoder_metric(COLUMN_TO_METRIC[column]) or (
+            checkpoint.model.config.encoder == DEFAULT_ENCODER and checkpoint.num_layers is None
+        )
 
 
 METRICS = (OURS, *BASELINES)
