@@ -37,7 +37,6 @@ class TokenTable:
         self.flat = torch.from_numpy(
             np.concatenate([flat.astype(np.float16, copy=False), np.zeros((1, dim), np.float16)])
         )
-        self.dim = dim
 
     def __len__(self) -> int:
         return len(self.lengths)
