@@ -434,7 +434,7 @@ def _bases(ref_index: int, others: list[int], docs: list, divergent: bool, rewri
     ctx.rng.shuffle(candidates)
     scored = [(similarity(doc.text, ref.text), k, doc) for k, doc in enumerate(candidates)]
     low = [doc for score, _, doc in scored if score < max_chrf]
-    high = [doc for _, _, doc in sorted(item[:2] + (item[2],) for item in scored if item[0] >= max_chrf)]
+    high = [doc for _, _, doc in sorted((item for item in scored if item[0] >= max_chrf), key=lambda item: item[:2])]
     return [*low, *high, ref]
 
 
