@@ -17,7 +17,9 @@ TARGETS: dict[str, str] = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", choices=[*TARGETS, "all"], help="what to measure")
-    parser.add_argument("--pairs", type=int, default=None, help="number of pairs (default per target)")
+    parser.add_argument(
+        "--pairs", type=int, default=None, help="number of pairs (default per target)"
+    )
     parser.add_argument("--seed", type=int, default=13)
     realtext = parser.add_argument_group("realtext")
     realtext.add_argument(

@@ -10,10 +10,22 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
     "features": ("evaluator.features.cli", "compute (and cache) metric features for pairs"),
-    "pretrain": ("evaluator.pretrain_cli", "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)"),
-    "finetune": ("evaluator.finetune_cli", "fine-tune the base evaluator on a task's human ratings"),
-    "evaluate": ("evaluator.evaluate_cli", "fine-tune and evaluate per task against metric baselines"),
-    "predict": ("evaluator.predict_cli", "rate generated texts against references; name their errors"),
+    "pretrain": (
+        "evaluator.pretrain_cli",
+        "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)",
+    ),
+    "finetune": (
+        "evaluator.finetune_cli",
+        "fine-tune the base evaluator on a task's human ratings",
+    ),
+    "evaluate": (
+        "evaluator.evaluate_cli",
+        "fine-tune and evaluate per task against metric baselines",
+    ),
+    "predict": (
+        "evaluator.predict_cli",
+        "rate generated texts against references; name their errors",
+    ),
     "stress": ("evaluator.stress.cli", "blind-spot stress tests for any metric, ours included"),
     "bench": ("evaluator.bench", "measure throughput of synth / features / predict"),
     "demo": ("evaluator.demo", "run the main job on a few real pairs and print a table"),

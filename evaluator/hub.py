@@ -277,9 +277,13 @@ def _check_feature_settings(features: object, tasks: object) -> None:
         )
     layers = features.get("num_layers")
     if layers is not None and (not isinstance(layers, int) or layers < 1):
-        raise ValueError(f'"features.num_layers" must be a positive integer or null, got {layers!r}')
+        raise ValueError(
+            f'"features.num_layers" must be a positive integer or null, got {layers!r}'
+        )
     if tasks is not None and not isinstance(tasks, dict):
-        raise ValueError(f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}')
+        raise ValueError(
+            f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
+        )
 
 
 def _resolve(name: str, revision: str | None, local_files_only: bool) -> Path:

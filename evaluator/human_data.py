@@ -92,7 +92,11 @@ def parse_record(value: dict, where: str) -> HumanRecord:
     if not isinstance(scores, dict):
         raise DataError(f"{where}: key 'scores' must be an object of criterion -> number")
     for name, score in scores.items():
-        if not isinstance(score, int | float) or isinstance(score, bool) or not math.isfinite(score):
+        if (
+            not isinstance(score, int | float)
+            or isinstance(score, bool)
+            or not math.isfinite(score)
+        ):
             raise DataError(f"{where}: scores[{name!r}] must be a finite number, got {score!r}")
     return HumanRecord(
         id=str(value["id"]),

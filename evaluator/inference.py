@@ -106,7 +106,12 @@ def predict_outputs(
                 alignment=None if alignment is None else alignment[rows].to(device),
                 tokens=None
                 if token_tables is None
-                else _to(pair_tokens(token_tables["ref"], pair_rows[rows], token_tables["gen"], pair_rows[rows]), device),
+                else _to(
+                    pair_tokens(
+                        token_tables["ref"], pair_rows[rows], token_tables["gen"], pair_rows[rows]
+                    ),
+                    device,
+                ),
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:

@@ -50,7 +50,9 @@ class Task:
         return tuple(seen.values())
 
 
-def _same(names: tuple[str, ...], low: float, high: float, suffix: str = "") -> tuple[Criterion, ...]:
+def _same(
+    names: tuple[str, ...], low: float, high: float, suffix: str = ""
+) -> tuple[Criterion, ...]:
     return tuple(Criterion(f"{n}{suffix}", n, low, high) for n in names)
 
 
@@ -70,7 +72,12 @@ TASKS: dict[str, Task] = {
     for task in (
         Task(
             "summarization",
-            (DatasetSpec("summarization/summeval.jsonl.gz", _same(("coherence", "consistency", "fluency", "relevance"), 1, 5)),),
+            (
+                DatasetSpec(
+                    "summarization/summeval.jsonl.gz",
+                    _same(("coherence", "consistency", "fluency", "relevance"), 1, 5),
+                ),
+            ),
         ),
         Task(
             "translation",
@@ -84,34 +91,59 @@ TASKS: dict[str, Task] = {
         Task(
             "data2text",
             (
-                DatasetSpec("data2text/webnlg2017.jsonl.gz", _same(("fluency", "grammar", "semantics"), 1, 3)),
+                DatasetSpec(
+                    "data2text/webnlg2017.jsonl.gz",
+                    _same(("fluency", "grammar", "semantics"), 1, 3),
+                ),
                 DatasetSpec(
                     "data2text/webnlg2020.jsonl.gz",
-                    _same(("correctness", "data_coverage", "fluency", "relevance", "text_structure"), 0, 100, "@webnlg2020"),
+                    _same(
+                        ("correctness", "data_coverage", "fluency", "relevance", "text_structure"),
+                        0,
+                        100,
+                        "@webnlg2020",
+                    ),
                 ),
             ),
         ),
         Task(
             "captioning",
             (
-                DatasetSpec("captioning/flickr8k_expert.jsonl.gz", (Criterion("relevance", "relevance", 1, 4),)),
-                DatasetSpec("captioning/flickr8k_cf.jsonl.gz", (Criterion("yes_fraction", "yes_fraction", 0, 1),)),
+                DatasetSpec(
+                    "captioning/flickr8k_expert.jsonl.gz",
+                    (Criterion("relevance", "relevance", 1, 4),),
+                ),
+                DatasetSpec(
+                    "captioning/flickr8k_cf.jsonl.gz",
+                    (Criterion("yes_fraction", "yes_fraction", 0, 1),),
+                ),
             ),
         ),
         Task(
             "question_generation",
             tuple(
-                DatasetSpec(f"question_generation/nema2018_{name}.jsonl.gz", (Criterion("answerability", "answerability", 1, 5),))
+                DatasetSpec(
+                    f"question_generation/nema2018_{name}.jsonl.gz",
+                    (Criterion("answerability", "answerability", 1, 5),),
+                )
                 for name in ("squad", "vqa", "wikimovies")
             ),
         ),
         Task(
             "dialogue",
-            (DatasetSpec("dialogue/usr_topicalchat.jsonl.gz", _USR), DatasetSpec("dialogue/usr_personachat.jsonl.gz", _USR)),
+            (
+                DatasetSpec("dialogue/usr_topicalchat.jsonl.gz", _USR),
+                DatasetSpec("dialogue/usr_personachat.jsonl.gz", _USR),
+            ),
         ),
         Task(
             "nli",
-            (DatasetSpec("nli/mnli_dev_matched.jsonl.gz", _same(("entailment", "neutral", "contradiction"), 0, 1)),),
+            (
+                DatasetSpec(
+                    "nli/mnli_dev_matched.jsonl.gz",
+                    _same(("entailment", "neutral", "contradiction"), 0, 1),
+                ),
+            ),
             kind="classification",
         ),
     )
@@ -133,6 +165,8 @@ def load_task_records(task: Task, root: Path | None = None) -> list[HumanRecord]
         for record in load_records(root / spec.file):
             if spec.min_ratings and record.meta.get("n_ratings", 0) < spec.min_ratings:
                 continue
-            scores = {c.key: record.scores[c.source] for c in spec.criteria if c.source in record.scores}
+            scores = {
+                c.key: record.scores[c.source] for c in spec.criteria if c.source in record.scores
+            }
             records.append(HumanRecord(**{**record.__dict__, "scores": scores}))
     return records

@@ -44,7 +44,9 @@ def guarded_files() -> dict[str, str]:
     for tree in GUARDED_TREES:
         for path in sorted((REPO_ROOT / tree).rglob("*")):
             if path.is_file():
-                digests[str(path.relative_to(REPO_ROOT))] = hashlib.sha256(path.read_bytes()).hexdigest()
+                digests[str(path.relative_to(REPO_ROOT))] = hashlib.sha256(
+                    path.read_bytes()
+                ).hexdigest()
     return digests
 
 

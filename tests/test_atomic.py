@@ -47,4 +47,3 @@ def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:
     assert output_problem(a_file / "out.parquet") == (
         f"cannot create {a_file / 'out.parquet'}: {a_file} is a file, not a directory"
     )
-

@@ -143,9 +143,19 @@ def test_scaler_keeps_the_order_of_values_below_the_synthetic_range():
 
 
 def test_scaler_format_1_clips_at_the_bounds():
-    state = {"format": 1, "names": ["bleu"], "low": [0.0], "high": [10.0], "quantiles": [0.01, 0.99]}
+    state = {
+        "format": 1,
+        "names": ["bleu"],
+        "low": [0.0],
+        "high": [10.0],
+        "quantiles": [0.01, 0.99],
+    }
     scaler = FeatureScaler.from_dict(state)
-    assert scaler.transform(pd.DataFrame({"bleu": [-5.0, 5.0, 50.0]}))[:, 0].tolist() == [0.0, 0.5, 1.0]
+    assert scaler.transform(pd.DataFrame({"bleu": [-5.0, 5.0, 50.0]}))[:, 0].tolist() == [
+        0.0,
+        0.5,
+        1.0,
+    ]
 
 
 def test_scaler_errors_name_the_problem():
@@ -314,7 +324,10 @@ def test_alignment_vectors_are_zero_for_a_copy_and_cached_per_pair(tmp_path):
 def test_adding_a_cpu_feature_to_a_full_cache_skips_the_encoder(tmp_path, monkeypatch):
     pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
     write_pairs(pairs_path, 4)
-    stores = {"embeddings_path": tmp_path / "emb.parquet", "alignments_path": tmp_path / "al.parquet"}
+    stores = {
+        "embeddings_path": tmp_path / "emb.parquet",
+        "alignments_path": tmp_path / "al.parquet",
+    }
     update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
     written = {name: path.stat().st_mtime_ns for name, path in stores.items()}
 

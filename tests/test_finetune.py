@@ -36,7 +36,9 @@ from evaluator.resources import encoder_path
 from evaluator.tasks import get_task
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
-SETTINGS = FitSettings(max_steps=12, val_check_interval=4, patience=2, batch_size=16, val_fraction=0.3)
+SETTINGS = FitSettings(
+    max_steps=12, val_check_interval=4, patience=2, batch_size=16, val_fraction=0.3
+)
 WORDS = "the a dog cat ran sat on mat big small red blue house park tree man woman child".split()
 
 
@@ -110,16 +112,24 @@ def test_splits_keep_every_group_on_one_side(data_root: Path) -> None:
         assert not {records[i].group for i in fit_rows} & {records[i].group for i in val_rows}
 
 
-def test_closest_outputs_match_predict(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+def test_closest_outputs_match_predict(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
     prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
     module, data, _ = fit(
         prepared, np.arange(len(prepared.records)), SETTINGS, 0, checkpoint=str(base_checkpoint)
     )
     out = export(module, data, tmp_path / "task")
     checkpoint = load(out)
-    assert checkpoint.tasks["summarization"]["criteria"][0] == {"key": "coherence", "low": 1, "high": 5}
+    assert checkpoint.tasks["summarization"]["criteria"][0] == {
+        "key": "coherence",
+        "low": 1,
+        "high": 5,
+    }
     records = prepared.records[:9]
-    expected = predict_outputs(checkpoint, [list(r.refs) for r in records], [r.gen for r in records])
+    expected = predict_outputs(
+        checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
+    )
     rows = np.arange(9)
     _, probabilities, ratings = closest_outputs(
         checkpoint.model, prepared.features[rows], prepared.inputs.subset(rows)
@@ -129,16 +139,20 @@ def test_closest_outputs_match_predict(tmp_path: Path, base_checkpoint: Path, da
 
 
 @pytest.mark.parametrize("task", ["summarization", "nli"])
-def test_evaluate_end_to_end(tmp_path: Path, base_checkpoint: Path, data_root: Path, task: str) -> None:
+def test_evaluate_end_to_end(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, task: str
+) -> None:
     prepared = prepare_task(task, str(base_checkpoint), tmp_path / "cache", data_root)
-    result = evaluate_task(prepared, [0, 1], SETTINGS, str(base_checkpoint), tmp_path / "ckpts", log=lambda _: None)
+    result = evaluate_task(
+        prepared, [0, 1], SETTINGS, str(base_checkpoint), tmp_path / "ckpts", log=lambda _: None
+    )
     criteria = [c.key for c in get_task(task).criteria]
     assert list(result["criteria"]) == criteria
     for row in result["criteria"].values():
         assert {"kendall", "kendall_std", "spearman", "rmse"} <= set(row["ours"])
         assert -1 <= row["ours"]["kendall"] <= 1 and row["ours"]["rmse"] >= 0
         assert {"bleu", "chrf", "rougeL_f"} == set(row["baselines"])
-        assert set(row["ablations"]) == {"no_pretraining", "no_metrics"}
+        assert set(row["ablations"]) == {"no_pretraining", "no_metrics", "all_layers"}
     if task == "nli":
         assert 0 <= result["summary"]["accuracy"] <= 1
     checkpoint = load(tmp_path / "ckpts" / f"mismatch-{task}")
@@ -168,7 +182,10 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     assert "| summarization |" in (out / "results.md").read_text()
     written = {p for p in tmp_path.rglob("*") if "cache" not in p.parts} - before
     assert written == {out, out / "results.json", out / "results.md"}  # no checkpoint anywhere
-    assert main([*common, "--out", str(tmp_path / "again"), "--export-dir", str(tmp_path / "ckpts")]) == 0
+    assert (
+        main([*common, "--out", str(tmp_path / "again"), "--export-dir", str(tmp_path / "ckpts")])
+        == 0
+    )
     exported = load(tmp_path / "ckpts" / "mismatch-summarization")
     assert exported.tasks["summarization"]["kind"] == "regression"
     assert json.loads((tmp_path / "again" / "results.json").read_text())["checkpoint"] == str(
@@ -187,7 +204,9 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert main(["finetune", "--task", "summarization", "--checkpoint", str(tmp_path / "nope"),
                  "--config", "configs/finetune/summarization.yaml"]) == 2  # fmt: skip
     assert "does not exist" in capsys.readouterr().err
-    assert main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
+    assert (
+        main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
+    )
     assert "none.yaml does not exist" in capsys.readouterr().err
     # without --checkpoint the config's data.checkpoint is the base
     elsewhere = tmp_path / "elsewhere.yaml"
@@ -199,8 +218,14 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
     assert "half.yaml: contrast copies need both" in capsys.readouterr().err
     for data, message in (
-        ({"contrast_class_weights": {"Typo": 2}}, "unknown error class 'Typo' in contrast class weights"),
-        ({"contrast_class_weights": {"GramErr": 0}}, "contrast class weight of GramErr must be above 0"),
+        (
+            {"contrast_class_weights": {"Typo": 2}},
+            "unknown error class 'Typo' in contrast class weights",
+        ),
+        (
+            {"contrast_class_weights": {"GramErr": 0}},
+            "contrast class weight of GramErr must be above 0",
+        ),
         ({"contrast_class_weights": ["GramErr"]}, "data.contrast_class_weights: expected dict"),
         ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
         ({"batch_size": 0}, "data.batch_size must be above 0"),
@@ -230,7 +255,9 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
-def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+def test_lightning_cli_fits_and_exports(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
     from evaluator.finetune_cli import main as cli_main
 
     config = yaml.safe_load(Path("configs/finetune/summarization.yaml").read_text())
@@ -239,14 +266,18 @@ def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, d
         checkpoint=str(base_checkpoint), data_root=str(data_root), cache_dir=str(tmp_path / "cache"),
         batch_size=16, val_fraction=0.3,
     )  # fmt: skip
-    config["trainer"].update(max_steps=8, val_check_interval=4, default_root_dir=str(tmp_path / "runs"))
+    config["trainer"].update(
+        max_steps=8, val_check_interval=4, default_root_dir=str(tmp_path / "runs")
+    )
     path = tmp_path / "summarization.yaml"
     path.write_text(yaml.safe_dump(config))
     cli_main(["fit", "--config", str(path)])
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.tasks["summarization"]["kind"] == "regression"
-    assert "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]  # from the config
+    assert (
+        "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]
+    )  # from the config
 
 
 def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:
@@ -266,8 +297,32 @@ def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) ->
     torch.testing.assert_close(ratings[present], targets[present], atol=1e-3, rtol=0)
     with pytest.raises(ValueError, match="pass features="):
         model.rate(representation)
-    text_only = RatingModule("summarization", checkpoint=str(base_checkpoint), use_metrics=False)
+    text_only = RatingModule(
+        "summarization", checkpoint=str(base_checkpoint), use_metrics=False, freeze_mismatch=False
+    )
     assert text_only.model.metric_rating is None
+    with pytest.raises(ValueError, match="freeze_mismatch"):
+        RatingModule("summarization", checkpoint=str(base_checkpoint), pretrained=False)
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_a_task_checkpoint_names_errors_as_its_base_does(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, freeze: bool
+) -> None:
+    """Kept frozen, the mismatch judgement survives fine-tuning exactly; trained, it moves."""
+    prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
+    settings = FitSettings(**{**SETTINGS.to_dict(), "lr": 0.05, "freeze_mismatch": freeze})
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+    )
+    task = load(export(module, data, tmp_path / "task"))
+    refs = [list(r.refs) for r in prepared.records[:12]]
+    gens = [r.gen for r in prepared.records[:12]]
+    ours = predict_outputs(task, refs, gens).probabilities
+    base = predict_outputs(load(base_checkpoint), refs, gens).probabilities
+    assert np.allclose(ours, base, atol=1e-6) == freeze
+    assert task.model.mismatch_rating is not None
+    assert task.model.mismatch_rating.weight.abs().sum() > 0  # the ratings learned to read them
 
 
 def test_ridge_fit_matches_least_squares_without_penalty() -> None:
@@ -348,16 +403,22 @@ def test_class_weights_favour_their_class(contrast_root: Path) -> None:
     records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
     classes = lambda copies: Counter(copy.id.split("~")[1] for copy in copies)  # noqa: E731
     uniform = classes(contrast_records(records, len(records), seed=3)[0])
-    weighted = classes(contrast_records(records, len(records), seed=3, class_weights={"GramErr": 100})[0])
+    weighted = classes(
+        contrast_records(records, len(records), seed=3, class_weights={"GramErr": 100})[0]
+    )
     assert uniform["GramErr"] < len(records) / 2 < weighted["GramErr"]
     with pytest.raises(ValueError, match="unknown error class 'Typo'"):
         contrast_records(records, 10, seed=3, class_weights={"Typo": 1})
 
 
-def test_contrast_loss_ranks_each_copy_below_the_text_it_was_made_from(base_checkpoint: Path) -> None:
+def test_contrast_loss_ranks_each_copy_below_the_text_it_was_made_from(
+    base_checkpoint: Path,
+) -> None:
     """The hinge compares a chain's copy with the copy before it, a first copy with its
     original: zero when each is a margin lower, positive when a later copy rates higher."""
-    module = RatingModule("summarization", checkpoint=str(base_checkpoint), contrast_weight=1.0, contrast_margin=0.1)
+    module = RatingModule(
+        "summarization", checkpoint=str(base_checkpoint), contrast_weight=1.0, contrast_margin=0.1
+    )
     outputs = torch.tensor([[0.9, 0.9]])  # one original
     contrast = {"owner": torch.tensor([0, 0, 0]), "parent": torch.tensor([-1, 0, 1])}
     for copies, expected in (([0.8, 0.7, 0.6], 0.0), ([0.8, 0.7, 0.75], 0.15 / 3)):
@@ -385,7 +446,9 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
     )  # fmt: skip
     everything = np.arange(len(prepared.records))
     module, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
-    assert data.describe()["contrast copies"].startswith(f"{np.isin(contrast.owners, data.split['train']).sum()} train")
+    assert data.describe()["contrast copies"].startswith(
+        f"{np.isin(contrast.owners, data.split['train']).sum()} train"
+    )
     train = set(data.split["train"].tolist())
     mine = np.array([i for i, owner in enumerate(contrast.owners) if owner in train])
     copies = closest_outputs(module.model, contrast.features[mine], contrast.inputs.subset(mine))[2]
@@ -396,6 +459,8 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
     assert (originals.mean(axis=1) > copies.mean(axis=1)).mean() >= 0.9
 
 
-def test_contrast_copies_need_a_rated_task(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+def test_contrast_copies_need_a_rated_task(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
     with pytest.raises(ValueError, match="contrast copies need ratings"):
         prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root, contrast_size=5)

@@ -280,5 +280,8 @@ def test_token_model_round_trips_and_predicts_from_raw_texts(tmp_path: Path) -> 
     outputs = predict_outputs(checkpoint, refs, gens, batch_size=2)
     assert outputs.probabilities.shape == (2, NUM_CLASSES)
     assert np.isfinite(outputs.probabilities).all()
-    one_by_one = [predict_outputs(load(directory), [r], [g]).probabilities[0] for r, g in zip(refs, gens, strict=True)]
+    one_by_one = [
+        predict_outputs(load(directory), [r], [g]).probabilities[0]
+        for r, g in zip(refs, gens, strict=True)
+    ]
     np.testing.assert_allclose(np.stack(one_by_one), outputs.probabilities, atol=1e-6)

@@ -15,7 +15,13 @@ def write_lines(path, lines: list[bytes]) -> None:
 
 
 def record(i: int, **extra) -> dict:
-    return {"id": str(i), "ref": "a ref", "gen": "a gen", "group": f"g{i % 7}", "scores": {"q": 1.0}} | extra
+    return {
+        "id": str(i),
+        "ref": "a ref",
+        "gen": "a gen",
+        "group": f"g{i % 7}",
+        "scores": {"q": 1.0},
+    } | extra
 
 
 def test_missing_key_names_file_line_and_key(tmp_path):

@@ -122,7 +122,9 @@ def test_swap_names_keeps_places_and_dates(nlp) -> None:
 def test_swap_nouns_swaps_the_roles_of_people_or_animals(nlp) -> None:
     made = changes(nlp, entity.swap_nouns, "A man shows a fish to a child.")
     assert {c.text for c in made} == {"A child shows a fish to a man."}
-    made = changes(nlp, entity.swap_nouns, "Healers were divided into physicians and shamans by the king.")
+    made = changes(
+        nlp, entity.swap_nouns, "Healers were divided into physicians and shamans by the king."
+    )
     for change in made:
         assert change.text[0].isupper() and "healers" in change.text  # capitals stay in place
     for text in (

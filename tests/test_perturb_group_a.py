@@ -145,7 +145,9 @@ def test_pred_order_before_after_and_then(nlp):
 
 def test_pred_order_moves_events_around_each_other(nlp):
     text = "Following the election, she resigned."
-    assert apply(nlp, predicate.event_preposition, text).text == "Before the election, she resigned."
+    assert (
+        apply(nlp, predicate.event_preposition, text).text == "Before the election, she resigned."
+    )
     text = "Prior to the merger, the company had 300 staff."
     assert apply(nlp, predicate.event_preposition, text).text == (
         "After the merger, the company had 300 staff."
@@ -203,10 +205,16 @@ def test_pred_order_skips_simultaneous_states(nlp):
     "rule, text",
     [
         # coordinated facts of a biography are no sequence of events
-        (predicate.swap_coordinated, "Andra was born in 1986 in Romania and began her career as a singer."),
+        (
+            predicate.swap_coordinated,
+            "Andra was born in 1986 in Romania and began her career as a singer.",
+        ),
         (predicate.swap_coordinated, "He was born in Hong Kong and graduated from AFIT in 1962."),
         # contrastive 'while' and states that last through the main event
-        (predicate.while_to_sequence, "It moves at 5 km per second while its orbital period is long."),
+        (
+            predicate.while_to_sequence,
+            "It moves at 5 km per second while its orbital period is long.",
+        ),
         (predicate.while_to_sequence, "A man is standing on a beach while wearing a hat."),
         # 'watch' needs an object: 'Children watching in a pool' is no event
         (predicate.wrong_verb, "Children playing in a pool."),
@@ -218,8 +226,14 @@ def test_pred_order_skips_simultaneous_states(nlp):
         (numbers.singular_to_two, "She is showing a big smile."),
         (predicate.order_words, "The book was followed up by a sequel."),
         # 'follow' a set of rules obeys them; properties in a relative clause tell no order
-        (predicate.order_words, "This means that forces follow a different set of mathematical rules."),
-        (predicate.swap_coordinated, "It is coated with an oxide that passivates the metal and slows corrosion."),
+        (
+            predicate.order_words,
+            "This means that forces follow a different set of mathematical rules.",
+        ),
+        (
+            predicate.swap_coordinated,
+            "It is coated with an oxide that passivates the metal and slows corrosion.",
+        ),
         (entity.named_entity, "He was signed to the record label Polydor Records."),
         (spatiotemporal.direction, "Above the Veil has an OCLC number."),
         (entity.named_entity, "Signs with Chinese characters hung over the street."),
@@ -257,7 +271,9 @@ def test_group_a_kept_patterns_still_apply(nlp):
     assert change.text == "Some of the children are playing."
     # birth and death need no stated order: swapping them changes no fact
     assert apply(nlp, predicate.swap_coordinated, "He was born in Ohio and died in Texas.") is None
-    change = first_change(nlp, predicate.swap_coordinated, "Police arrested him and took him to jail.")
+    change = first_change(
+        nlp, predicate.swap_coordinated, "Police arrested him and took him to jail."
+    )
     assert change.text == "Police took him to jail and arrested him."
 
 
@@ -332,7 +348,8 @@ def test_hyp_hypernym_and_hyponym_follow_wordnet(nlp):
     assert change.old == "dog" and change.text == f"The {change.new} sleeps."
     dog = set(wn.synsets("dog", "n"))
     assert any(
-        dog & set(s.closure(lambda x: x.hypernyms())) for s in wn.synsets(change.new.replace(" ", "_"), "n")
+        dog & set(s.closure(lambda x: x.hypernyms()))
+        for s in wn.synsets(change.new.replace(" ", "_"), "n")
     ), change.new
     for word, parents in HYPERNYMS.items():
         for parent in parents:

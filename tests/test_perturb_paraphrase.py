@@ -26,26 +26,68 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def outputs(nlp, rule, text: str, seeds: int = 8) -> set[str]:
-    return {c.text for seed in range(seeds) if (c := rule(nlp(text), Context(rng=random.Random(seed))))}
+    return {
+        c.text for seed in range(seeds) if (c := rule(nlp(text), Context(rng=random.Random(seed))))
+    }
 
 
 @pytest.mark.parametrize(
     ("rule", "text", "expected"),
     [
-        (paraphrase_syntax.active_to_passive, "A man rides a horse on the beach.", "A horse is ridden by a man on the beach."),
-        (paraphrase_syntax.active_to_passive, "A boy is kicking a ball.", "A ball is being kicked by a boy."),
-        (paraphrase_syntax.passive_to_active, "The bridge was built by the Romans.", "The Romans built the bridge."),
-        (paraphrase_syntax.front_adverbial, "He left after the show ended.", "After the show ended, he left."),
-        (paraphrase_syntax.back_adverbial, "In 1990, the company was founded.", "The company was founded in 1990."),
-        (paraphrase_syntax.possessive_to_of, "A man holds the girl's hand.", "A man holds the hand of the girl."),
-        (paraphrase_syntax.of_to_possessive, "The mother of the boy is smiling.", "The boy's mother is smiling."),
+        (
+            paraphrase_syntax.active_to_passive,
+            "A man rides a horse on the beach.",
+            "A horse is ridden by a man on the beach.",
+        ),
+        (
+            paraphrase_syntax.active_to_passive,
+            "A boy is kicking a ball.",
+            "A ball is being kicked by a boy.",
+        ),
+        (
+            paraphrase_syntax.passive_to_active,
+            "The bridge was built by the Romans.",
+            "The Romans built the bridge.",
+        ),
+        (
+            paraphrase_syntax.front_adverbial,
+            "He left after the show ended.",
+            "After the show ended, he left.",
+        ),
+        (
+            paraphrase_syntax.back_adverbial,
+            "In 1990, the company was founded.",
+            "The company was founded in 1990.",
+        ),
+        (
+            paraphrase_syntax.possessive_to_of,
+            "A man holds the girl's hand.",
+            "A man holds the hand of the girl.",
+        ),
+        (
+            paraphrase_syntax.of_to_possessive,
+            "The mother of the boy is smiling.",
+            "The boy's mother is smiling.",
+        ),
         (paraphrase_syntax.verb_to_light, "She decided to leave.", "She made a decision to leave."),
         (paraphrase_syntax.light_to_verb, "He took a walk in the park.", "He walked in the park."),
         (paraphrase_forms.spelling, "A gray dog.", "A grey dog."),
-        (paraphrase_forms.number_expression, "About 300 people came.", "About three hundred people came."),
-        (paraphrase_forms.number_expression, "The city has 1.5 million residents.", "The city has 1,500,000 residents."),
+        (
+            paraphrase_forms.number_expression,
+            "About 300 people came.",
+            "About three hundred people came.",
+        ),
+        (
+            paraphrase_forms.number_expression,
+            "The city has 1.5 million residents.",
+            "The city has 1,500,000 residents.",
+        ),
         (paraphrase_forms.number_expression, "It grew 12 percent.", "It grew 12%."),
-        (paraphrase_forms.number_expression, "He sold three hundred copies.", "He sold 300 copies."),
+        (
+            paraphrase_forms.number_expression,
+            "He sold three hundred copies.",
+            "He sold 300 copies.",
+        ),
     ],
 )
 def test_rewrite_family_fires(nlp, rule, text, expected):
@@ -64,8 +106,13 @@ def test_rewrites_keep_numbers_negations_and_names(nlp):
             if rule is paraphrase_forms.number_expression:
                 continue  # re-expresses numbers by design (checked above)
             for out in outputs(nlp, rule, text):
-                assert sorted(NUMBER.findall(out)) == sorted(NUMBER.findall(text)), (rule.__name__, out)
-                assert out.count("not") + out.count("never") == text.count("not") + text.count("never")
+                assert sorted(NUMBER.findall(out)) == sorted(NUMBER.findall(text)), (
+                    rule.__name__,
+                    out,
+                )
+                assert out.count("not") + out.count("never") == text.count("not") + text.count(
+                    "never"
+                )
                 for name in ("John", "Paris", "Mary"):
                     assert (name in out) == (name in text), (rule.__name__, out)
 
@@ -80,7 +127,14 @@ def test_rewrites_refuse_what_would_change_the_meaning(nlp):
 
 def test_all_new_families_are_registered():
     names = {r.__name__ for r in load_rules()["NoContr"]}
-    assert {"active_to_passive", "front_adverbial", "possessive_to_of", "verb_to_light", "spelling", "number_expression"} <= names
+    assert {
+        "active_to_passive",
+        "front_adverbial",
+        "possessive_to_of",
+        "verb_to_light",
+        "spelling",
+        "number_expression",
+    } <= names
 
 
 def test_a_rewrite_chain_diverges_and_mixes_families(nlp):
@@ -98,7 +152,10 @@ def test_a_rewrite_chain_diverges_and_mixes_families(nlp):
 
 
 def test_combine_applies_separate_edits():
-    assert combine("A gray dog runs.", [(2, 6, "grey"), (11, 15, "is running")]) == "A grey dog is running."
+    assert (
+        combine("A gray dog runs.", [(2, 6, "grey"), (11, 15, "is running")])
+        == "A grey dog is running."
+    )
 
 
 NEGATED = "A man who is not wearing a hat is sitting on a bench in the park and is not smiling."
@@ -121,8 +178,12 @@ def test_addition_never_adds_a_negation(nlp):
 
 def test_join_clause_adds_a_clause_inside_the_text(nlp):
     other = nlp("A woman reads a book.")
-    change = addition.join_other_clause(nlp("A dog runs on the beach."), Context(rng=random.Random(0), other_doc=lambda: other))
-    assert change.text.startswith("A dog runs on the beach") and change.text.endswith("a woman reads a book.")
+    change = addition.join_other_clause(
+        nlp("A dog runs on the beach."), Context(rng=random.Random(0), other_doc=lambda: other)
+    )
+    assert change.text.startswith("A dog runs on the beach") and change.text.endswith(
+        "a woman reads a book."
+    )
 
 
 def test_doubled_words_are_repetition_not_grammar(nlp):
@@ -171,7 +232,9 @@ def test_front_adverbial_refuses_phrases_the_verb_needs(nlp, text):
 
 
 def test_front_adverbial_still_moves_scene_adverbials(nlp):
-    assert "In a kitchen, a woman is cooking food." in outputs(nlp, paraphrase_syntax.front_adverbial, "A woman is cooking food in a kitchen.")
+    assert "In a kitchen, a woman is cooking food." in outputs(
+        nlp, paraphrase_syntax.front_adverbial, "A woman is cooking food in a kitchen."
+    )
 
 
 @pytest.mark.parametrize(
@@ -199,14 +262,22 @@ def test_light_verb_refuses_particles_and_adverbs(nlp, text):
 
 
 def test_a_names_leading_the_loses_its_capital_when_moved(nlp):
-    out = outputs(nlp, paraphrase_syntax.front_adverbial, "The Guiana Space Centre is located in Kourou, French Guiana.")
+    out = outputs(
+        nlp,
+        paraphrase_syntax.front_adverbial,
+        "The Guiana Space Centre is located in Kourou, French Guiana.",
+    )
     assert out == {"In Kourou, French Guiana, the Guiana Space Centre is located."}
 
 
 def test_fronting_keeps_an_unknown_name_capitalised_and_no_pronoun_before_its_antecedent(nlp):
-    assert outputs(nlp, paraphrase_syntax.front_adverbial, "Alfons Gorbach was born in Austria.") == {"In Austria, Alfons Gorbach was born."}
+    assert outputs(
+        nlp, paraphrase_syntax.front_adverbial, "Alfons Gorbach was born in Austria."
+    ) == {"In Austria, Alfons Gorbach was born."}
     text = "A boy shining the woman's shoes as the guy in blue watches while he sweeps the streets."
-    assert not any(out.startswith("While he") for out in outputs(nlp, paraphrase_syntax.front_adverbial, text))
+    assert not any(
+        out.startswith("While he") for out in outputs(nlp, paraphrase_syntax.front_adverbial, text)
+    )
 
 
 def test_passive_refuses_a_path_phrase_after_the_object(nlp):
@@ -215,12 +286,23 @@ def test_passive_refuses_a_path_phrase_after_the_object(nlp):
 
 
 def test_combine_capitalises_a_number_word_at_the_start():
-    assert combine("5 athletes are doing a routine.", [(0, 1, "five")]) == "Five athletes are doing a routine."
+    assert (
+        combine("5 athletes are doing a routine.", [(0, 1, "five")])
+        == "Five athletes are doing a routine."
+    )
 
 
 def test_second_audit_refusals(nlp):
-    assert not outputs(nlp, paraphrase_syntax.active_to_passive, "A person hits a yellow volleyball over the net to her opponent in a pool.")
-    assert not outputs(nlp, paraphrase_syntax.front_adverbial, "A dog pulls at the sleeve of a man in a leather coat.")
+    assert not outputs(
+        nlp,
+        paraphrase_syntax.active_to_passive,
+        "A person hits a yellow volleyball over the net to her opponent in a pool.",
+    )
+    assert not outputs(
+        nlp,
+        paraphrase_syntax.front_adverbial,
+        "A dog pulls at the sleeve of a man in a leather coat.",
+    )
     text = (
         "A Loyal Character Dancer was published by Soho Press in the United States, where Native Americans"
         " are among the ethnic groups."
@@ -229,7 +311,18 @@ def test_second_audit_refusals(nlp):
 
 
 def test_third_audit_refusals(nlp):
-    assert not outputs(nlp, paraphrase_forms.number_expression, "300 North LaSalle in Illinois was completed in 2009.")
-    assert not any("hundredm" in out for out in outputs(nlp, paraphrase_forms.number_expression, "The length is 900m."))
-    assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "AS Gubbio's home ground is in Italy.")
-    assert not outputs(nlp, paraphrase_syntax.verb_to_light, "A white dog is swimming after a duck.")
+    assert not outputs(
+        nlp,
+        paraphrase_forms.number_expression,
+        "300 North LaSalle in Illinois was completed in 2009.",
+    )
+    assert not any(
+        "hundredm" in out
+        for out in outputs(nlp, paraphrase_forms.number_expression, "The length is 900m.")
+    )
+    assert not outputs(
+        nlp, paraphrase_syntax.possessive_to_of, "AS Gubbio's home ground is in Italy."
+    )
+    assert not outputs(
+        nlp, paraphrase_syntax.verb_to_light, "A white dog is swimming after a duck."
+    )

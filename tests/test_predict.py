@@ -290,12 +290,18 @@ def test_unknown_checkpoint_offline_fails_fast_end_to_end(name: str, tmp_path: P
     """--offline alone (no HF_HUB_OFFLINE in the environment) must settle an unknown Hub id
     from the cache, before torch loads: not after the ~23 s of retries a hub miss costs."""
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
-    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    }
     env["PYTHONPATH"] = str(SCRIPT.parent.parent)  # this checkout's code
     env["HF_HUB_CACHE"] = str(tmp_path / "empty-cache")
     command = [sys.executable, "-c", TIMED_COMMAND, "predict", "--offline", "--checkpoint", name]
     result = subprocess.run(
-        [*command, "--input", str(input_file)], capture_output=True, text=True, env=env, cwd=tmp_path
+        [*command, "--input", str(input_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     report = json.loads(result.stderr.rsplit("REPORT ", 1)[1])
     assert report["status"] == 2 and result.stdout == ""
@@ -568,7 +574,9 @@ def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_p
     references = ["A man rides a horse on the beach at dawn.", "Kids play football in the rain."]
     single = [evaluator.predict([ref], [gen], progress=False)[0] for ref in references]
     closest, farthest = sorted(single, key=lambda p: p.score, reverse=True)
-    assert not np.allclose(list(closest.mismatch.values()), list(farthest.mismatch.values()), atol=1e-3)
+    assert not np.allclose(
+        list(closest.mismatch.values()), list(farthest.mismatch.values()), atol=1e-3
+    )
     for refs in (references, references[::-1]):
         multi = evaluator.predict([refs], [gen], progress=False)[0]
         assert_same(multi, closest)

@@ -41,7 +41,9 @@ def test_a_constant_side_gives_zero_not_nan() -> None:
     assert out[0]["kendall"] == 0.0 and out[0]["spearman"] == 0.0
 
 
-def prepared(features: dict[str, list[float]], targets: list[list[float]], task: str = "captioning"):
+def prepared(
+    features: dict[str, list[float]], targets: list[list[float]], task: str = "captioning"
+):
     """The parts of a PreparedTask that the result functions read."""
     return SimpleNamespace(
         task=get_task(task),
@@ -69,6 +71,7 @@ def test_baselines_are_oriented_by_their_train_sign_only() -> None:
 
 def run(ours: list[float], baselines: dict[str, list[float]], ablation: float) -> dict:
     """One seed's results for a 2-criterion task (captioning: relevance, yes_fraction)."""
+
     def cell(tau: float) -> dict:
         return {"kendall": tau, "spearman": tau / 2, "rmse": 1 - tau, "n": 10}
 

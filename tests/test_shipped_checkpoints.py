@@ -81,9 +81,7 @@ def quality(evaluator: Evaluator, prediction) -> float:
     if evaluator.kind == "classification":
         (task,) = evaluator.checkpoint.tasks
         return prediction.ratings[GOOD_CLASS[task]]
-    return float(
-        np.mean([c.normalise(prediction.ratings[c.key]) for c in evaluator.criteria])
-    )
+    return float(np.mean([c.normalise(prediction.ratings[c.key]) for c in evaluator.criteria]))
 
 
 @pytest.mark.parametrize("name", CHECKPOINTS)

@@ -276,9 +276,13 @@ def test_mismatch_metric_reads_the_ratings_of_a_fine_tuned_checkpoint(tmp_path: 
     fluency = parse_metrics(f"mismatch={path}#fluency")[f"mismatch={path}#fluency"]
     assert fluency(refs, gens, [None, None]).tolist() == [p.ratings["fluency"] for p in predictions]
     mean = mismatch_metric(path, "ratings")(refs, gens, [None, None])
-    expected = [((p.ratings["coherence"] - 1) / 4 + (p.ratings["fluency"] - 1) / 4) / 2 for p in predictions]
+    expected = [
+        ((p.ratings["coherence"] - 1) / 4 + (p.ratings["fluency"] - 1) / 4) / 2 for p in predictions
+    ]
     assert mean == pytest.approx(expected)
-    with pytest.raises(ValueError, match=r"rates \['coherence', 'fluency'\] \(or 'ratings'\), not 'overall'"):
+    with pytest.raises(
+        ValueError, match=r"rates \['coherence', 'fluency'\] \(or 'ratings'\), not 'overall'"
+    ):
         mismatch_metric(path, "overall")
     nli = make_checkpoint(tmp_path / "nli", NLI_TASK)
     assert mismatch_metric(nli, "entailment")(refs, gens, [None, None]).shape == (2,)

@@ -108,7 +108,11 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys):
 
     out = tmp_path / "synth"
     assert main(["synth", "--num-pairs", "56", "--seed", "3", "--out", str(out), "--quiet"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "train.parquet", "val.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json",
+        "train.parquet",
+        "val.parquet",
+    ]
     manifest = json.loads((out / "manifest.json").read_text())
     train, val = pd.read_parquet(out / "train.parquet"), pd.read_parquet(out / "val.parquet")
     assert manifest["num_pairs"] == len(train) + len(val) == 56 and manifest["seed"] == 3
@@ -186,7 +190,10 @@ def test_corpus_paragraph_groups_hold_sentences_and_their_passages(small_corpus)
 
 
 def test_group_queue_passes_over_groups_the_screen_rejects():
-    groups = [Group(f"g{i}", "squad", [f"Text {i}." + (" Then more." if i % 3 == 0 else "")]) for i in range(9)]
+    groups = [
+        Group(f"g{i}", "squad", [f"Text {i}." + (" Then more." if i % 3 == 0 else "")])
+        for i in range(9)
+    ]
     queue = GroupQueue(groups, random.Random(0))
     taken = queue.take(3, keep=lambda group: "Then" in group.texts[0])
     assert sorted(g.key for g in taken) == ["g0", "g3", "g6"]
@@ -221,7 +228,11 @@ def test_nearly_full_classes_close_and_their_pairs_go_to_the_full_ones():
 
 def test_captions_are_paraphrases_only_when_they_name_the_same_things():
     nlp = load_spacy()
-    texts = ["A white dog runs along the beach.", "A white dog runs on a beach.", "A white dog runs on a beach at sunset."]
+    texts = [
+        "A white dog runs along the beach.",
+        "A white dog runs on a beach.",
+        "A white dog runs on a beach at sunset.",
+    ]
     close = _paraphrases("coco", texts, list(nlp.pipe(texts)), 0.5)
     assert close == [[1], [0], []]  # the third adds the sunset
 

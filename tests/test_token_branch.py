@@ -67,7 +67,9 @@ def token_inputs(lengths: list[int], other: list[int], seed: int = 0) -> dict:
 
     def side(counts: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
         width = max(counts)
-        values = torch.nn.functional.normalize(torch.randn(len(counts), width, 8, generator=generator), dim=-1)
+        values = torch.nn.functional.normalize(
+            torch.randn(len(counts), width, 8, generator=generator), dim=-1
+        )
         mask = torch.arange(width).unsqueeze(0) < torch.tensor(counts).unsqueeze(1)
         return values * mask.unsqueeze(-1), mask
 
@@ -81,7 +83,10 @@ def test_token_branch_ignores_padding_and_token_order() -> None:
     inputs = {"features": torch.full((3, 1), 0.5), "ref": torch.ones(3, 8), "gen": torch.ones(3, 8)}
     tokens = token_inputs([3, 5, 0], [2, 4, 1])
     logits = model(**inputs, tokens=tokens)
-    padded = {key: torch.cat([value, torch.zeros_like(value[:, :2])], dim=1) for key, value in tokens.items()}
+    padded = {
+        key: torch.cat([value, torch.zeros_like(value[:, :2])], dim=1)
+        for key, value in tokens.items()
+    }
     torch.testing.assert_close(model(**inputs, tokens=padded), logits)
     order = torch.tensor([1, 0, 2, 4, 3])
     shuffled = dict(tokens, ref=tokens["ref"][:, order], ref_mask=tokens["ref_mask"][:, order])
@@ -135,7 +140,9 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
         refs = [" ".join(rng.choice(words, 5)), " ".join(rng.choice(words, 6))]
         for system in range(3):
             gen = refs[0] if system == 0 else " ".join(rng.choice(words, 5))
-            scores = dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), 5.0 - system)
+            scores = dict.fromkeys(
+                ("coherence", "consistency", "fluency", "relevance"), 5.0 - system
+            )
             rows.append({"id": f"s:{group}:{system}", "ref": refs, "gen": gen, "src": None,
                          "group": f"s:{group}", "scores": scores})  # fmt: skip
     root = tmp_path / "human"
@@ -143,13 +150,22 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     with gzip.open(root / "summarization" / "summeval.jsonl.gz", "wt", encoding="utf-8") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in rows)
     prepared = prepare_task("summarization", str(base), tmp_path / "cache", root)
-    assert prepared.inputs.tokens is not None and (tmp_path / "cache" / "summarization.tokens").is_dir()
-    settings = FitSettings(max_steps=4, val_check_interval=2, patience=2, batch_size=8, val_fraction=0.3)
-    module, data, _ = fit(prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base))
+    assert (
+        prepared.inputs.tokens is not None
+        and (tmp_path / "cache" / "summarization.tokens").is_dir()
+    )
+    settings = FitSettings(
+        max_steps=4, val_check_interval=2, patience=2, batch_size=8, val_fraction=0.3
+    )
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base)
+    )
     checkpoint = load(export(module, data, tmp_path / "task"))
     assert checkpoint.model.config.use_tokens
     records = prepared.records[:6]
-    expected = predict_outputs(checkpoint, [list(r.refs) for r in records], [r.gen for r in records])
+    expected = predict_outputs(
+        checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
+    )
     picked = np.arange(6)
     _, probabilities, ratings = closest_outputs(
         checkpoint.model, prepared.features[picked], prepared.inputs.subset(picked)
@@ -171,4 +187,6 @@ def test_length_buckets_cover_every_pair_once_in_batches_of_similar_length() -> 
     assert [len(b) for b in batches].count(32) == 31 and len(batches) == len(sampler) == 32
     spread = np.mean([max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in batches])
     assert spread < 20  # random batches of 32 span about 90
-    assert batches != list(LengthBucketBatchSampler(RandomSampler(range(1000)), 32, False, lengths, 10))
+    assert batches != list(
+        LengthBucketBatchSampler(RandomSampler(range(1000)), 32, False, lengths, 10)
+    )

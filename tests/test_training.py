@@ -120,7 +120,9 @@ def test_unfinished_feature_rows_are_a_clear_error(corpus: dict[str, Path]) -> N
     floats = cache.columns.drop("id")
     cache.loc[:1, floats] = float("nan")
     cache.to_parquet(corpus["features"])
-    with pytest.raises(DataError, match="2 train pairs have no computed features .* run the same command"):
+    with pytest.raises(
+        DataError, match="2 train pairs have no computed features .* run the same command"
+    ):
         datamodule(corpus).setup("fit")
 
 
@@ -168,7 +170,9 @@ def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Pat
 
 
 @pytest.mark.parametrize("schedule", ["constant", "cosine"])
-def test_cosine_schedule_decays_the_learning_rate_to_zero(corpus: dict[str, Path], schedule: str) -> None:
+def test_cosine_schedule_decays_the_learning_rate_to_zero(
+    corpus: dict[str, Path], schedule: str
+) -> None:
     import lightning as L
 
     module = MismatchModule(feature_names=FEATURES, lr=3e-3, lr_schedule=schedule)
@@ -219,10 +223,14 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     assert list(runs.glob("pretrain/version_0/config.yaml"))
     assert list(runs.glob("pretrain/version_0/checkpoints/best-*.ckpt"))
     assert list(runs.glob("pretrain/version_0/metrics.csv"))
-    assert checkpoint.config["training"]["run config"] == str(runs / "pretrain" / "version_0" / "config.yaml")
+    assert checkpoint.config["training"]["run config"] == str(
+        runs / "pretrain" / "version_0" / "config.yaml"
+    )
 
 
-def test_validate_exports_the_checkpoint_of_a_finished_run(corpus: dict[str, Path], tmp_path: Path) -> None:
+def test_validate_exports_the_checkpoint_of_a_finished_run(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
     runs, export = tmp_path / "runs", tmp_path / "export"
     common = [
         f"--data.pairs_dir={corpus['pairs']}",
@@ -243,7 +251,7 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(corpus: dict[str, Pat
     assert checkpoint.config["training"]["run config"] == str(best.parent.parent / "config.yaml")
     state = torch.load(best, weights_only=True)["state_dict"]
     exported = checkpoint.model.state_dict()
-    assert all(torch.equal(exported[name[len("model."):]], value) for name, value in state.items())
+    assert all(torch.equal(exported[name[len("model.") :]], value) for name, value in state.items())
     with pytest.raises(ValueError, match="pass --ckpt_path"):
         main(["validate", *common, f"--export_dir={export}"])
 
@@ -341,7 +349,10 @@ def test_token_states_reach_the_model_and_the_checkpoint(
     both = pd.concat(frames, ignore_index=True)
     texts = pd.unique(pd.concat([both["ref"], both["gen"]])).tolist()
     rng = np.random.default_rng(2)
-    states = {text_key(t): rng.standard_normal((1 + i % 4, DIM)).astype(np.float16) for i, t in enumerate(texts)}
+    states = {
+        text_key(t): rng.standard_normal((1 + i % 4, DIM)).astype(np.float16)
+        for i, t in enumerate(texts)
+    }
     store_path = tmp_path / "tokens"
     TokenStore(store_path).add(dict(list(states.items())[:-1]))
     with pytest.raises(DataError, match="no token states stored for text"):
@@ -352,7 +363,9 @@ def test_token_states_reach_the_model_and_the_checkpoint(
     batch = next(iter(data.val_dataloader()))
     first = states[text_key(frames[1]["ref"][0])]
     assert batch["tokens"]["ref_mask"][0].sum() == len(first)
-    np.testing.assert_array_equal(batch["tokens"]["ref"][0, : len(first)].numpy(), first.astype(np.float32))
+    np.testing.assert_array_equal(
+        batch["tokens"]["ref"][0, : len(first)].numpy(), first.astype(np.float32)
+    )
     export = tmp_path / "export"
     main(
         [

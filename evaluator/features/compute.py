@@ -127,7 +127,10 @@ def encoder_scores(
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})
         if tokens_out is not None:
             tokens_out.update(
-                {text_key(text): encoder_pass.token_states(state) for text, state in encoded.items()}
+                {
+                    text_key(text): encoder_pass.token_states(state)
+                    for text, state in encoded.items()
+                }
             )
         ref_states = [encoded[text] for text in block_refs]
         gen_states = [encoded[text] for text in block_gens]

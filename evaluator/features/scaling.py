@@ -63,7 +63,9 @@ class FeatureScaler:
         values = checked_values(frame, list(frame.columns))
         low = np.quantile(values, low_q, axis=0)
         high = np.quantile(values, high_q, axis=0)
-        return cls([str(name) for name in frame.columns], low.tolist(), high.tolist(), quantiles, margin)
+        return cls(
+            [str(name) for name in frame.columns], low.tolist(), high.tolist(), quantiles, margin
+        )
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin]; a constant

@@ -82,12 +82,16 @@ class TokenStore:
             except (OSError, ValueError) as error:
                 raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
             if array.ndim != 2 or (self.dim is not None and array.shape[1] != self.dim):
-                raise ValueError(f"{states_file}: states of shape {array.shape} do not fit the store")
+                raise ValueError(
+                    f"{states_file}: states of shape {array.shape} do not fit the store"
+                )
             ends = keys["offset"].to_numpy() + keys["length"].to_numpy()
             if len(keys) and ends.max() > len(array):
                 raise ValueError(f"{keys_file} points past the end of {states_file}")
             self.dim = array.shape[1]
-            for key, offset, length in zip(keys["key"], keys["offset"], keys["length"], strict=True):
+            for key, offset, length in zip(
+                keys["key"], keys["offset"], keys["length"], strict=True
+            ):
                 self.states[key] = array[offset : offset + length]
             self.shards += 1
 

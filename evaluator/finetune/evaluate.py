@@ -22,8 +22,10 @@ from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import FitSettings, export, fit
 
 ABLATIONS = {
-    "no_pretraining": {"pretrained": False, "use_metrics": True},
-    "no_metrics": {"pretrained": True, "use_metrics": False},
+    "no_pretraining": {"pretrained": False, "use_metrics": True, "freeze_mismatch": False},
+    "no_metrics": {"pretrained": True, "use_metrics": False, "freeze_mismatch": False},
+    # every layer fitted to the ratings (the checkpoints before the mismatch head was kept)
+    "all_layers": {"pretrained": True, "use_metrics": True, "freeze_mismatch": False},
 }
 # Paper Table 2 (Murugesan et al. 2023), Kendall tau averaged over criteria.
 PAPER_KENDALL = {

@@ -5,8 +5,12 @@ base tensor whose shape still fits is loaded (set transformer, projections, mism
 so only the rating head starts fresh. With metric features the ratings also read them
 through a linear map; for regression it starts at the ridge fit of the training ratings and
 the head's last layer at zero, so training starts from the best linear mix of the metrics
-(on few rated groups a fresh head alone ends below the best single metric). The mismatch
-head gets no loss and stays the base model's auxiliary output. Regression: MSE on normalised
+(on few rated groups a fresh head alone ends below the best single metric). The ratings
+also read the mismatch head's class log-probabilities through a linear map started at zero.
+With ``freeze_mismatch`` (the default) everything the mismatch head reads, and the head
+itself, keeps the base's weights: only the rating head and the two maps learn, so a task
+checkpoint names errors exactly as its base does (fitting the shared layers to a few thousand
+ratings made an exact copy read as an error). Regression: MSE on normalised
 criteria, skipping criteria a record lacks, plus (with ``contrast_weight``) a margin ranking
 loss asking each contrast copy in the batch (the output with synthetic errors,
 ``evaluator.finetune.contrast``) to rate, on the mean of its criteria, at least
@@ -28,6 +32,8 @@ from evaluator.model import MismatchModel
 from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.tasks import get_task
 
+RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
+
 
 def rating_model(
     base: MismatchModel, num_ratings: int, pretrained: bool, use_metrics: bool
@@ -38,6 +44,7 @@ def rating_model(
         num_ratings=num_ratings,
         use_metrics=use_metrics,
         rating_from_metrics=use_metrics,
+        rating_from_mismatch=True,
     )
     model = MismatchModel(config)
     if pretrained:
@@ -74,17 +81,27 @@ class RatingModule(L.LightningModule):
         ridge_alpha: float = 10.0,
         contrast_weight: float = 0.0,
         contrast_margin: float = 0.05,
+        freeze_mismatch: bool = True,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
         ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
         contrast_weight / contrast_margin: weight and margin (normalised scale) of the ranking
-        loss on contrast copies, when the data module serves them."""
+        loss on contrast copies, when the data module serves them; freeze_mismatch: train the
+        rating parts only (needs the whole base: pretrained and use_metrics)."""
         super().__init__()
+        if freeze_mismatch and not (pretrained and use_metrics):
+            raise ValueError(
+                "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
+                "use_metrics (the ablations train every layer: set it false)"
+            )
         self.save_hyperparameters()
         self.task = get_task(task)
         base = load(checkpoint).model
         self.model = rating_model(base, len(self.task.criteria), pretrained, use_metrics)
+        if freeze_mismatch:
+            for name, parameter in self.model.named_parameters():
+                parameter.requires_grad_(name.startswith(RATING_PARTS))
 
     def forward(self, batch: dict) -> Tensor:
         representation = self.model.represent(
@@ -108,7 +125,12 @@ class RatingModule(L.LightningModule):
 
     def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
         """Regression: the metric map := per-criterion ridge fit (records lacking the
-        criterion skipped), the head's last layer := 0. Classification: the map starts at 0."""
+        criterion skipped), the head's last layer := 0. Classification: the map starts at 0.
+        The map from the mismatch probabilities starts at 0 either way."""
+        with torch.no_grad():
+            if self.model.mismatch_rating is not None:
+                self.model.mismatch_rating.weight.zero_()
+                self.model.mismatch_rating.bias.zero_()
         metric_rating = self.model.metric_rating
         if metric_rating is None:
             return
@@ -166,6 +188,7 @@ class RatingModule(L.LightningModule):
         self.log("val_loss", loss, prog_bar=True, batch_size=len(batch["targets"]), sync_dist=True)
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
+        trained = [p for p in self.model.parameters() if p.requires_grad]
         return torch.optim.AdamW(
-            self.model.parameters(), lr=self.hparams.lr, weight_decay=self.hparams.weight_decay
+            trained, lr=self.hparams.lr, weight_decay=self.hparams.weight_decay
         )

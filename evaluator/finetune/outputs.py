@@ -48,7 +48,9 @@ def closest_outputs(
                 alignment=None if alignments is None else alignments[rows],
                 tokens=None
                 if inputs.tokens is None or not model.config.use_tokens
-                else pair_tokens(inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]),
+                else pair_tokens(
+                    inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]
+                ),
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:

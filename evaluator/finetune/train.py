@@ -39,6 +39,7 @@ class FitSettings:
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
+    freeze_mismatch: bool = True
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
 
     def __post_init__(self) -> None:
@@ -104,6 +105,7 @@ class FitSettings:
             "contrast_class_weights": ("data", "contrast_class_weights"),
             "contrast_weight": ("model", "contrast_weight"),
             "contrast_margin": ("model", "contrast_margin"),
+            "freeze_mismatch": ("model", "freeze_mismatch"),
             "checkpoint": ("data", "checkpoint"),
         }
         values = {}
@@ -111,6 +113,8 @@ class FitSettings:
             if (config.get(section) or {}).get(key) is not None:  # null: the default
                 kind = type(getattr(cls(), name))
                 try:
+                    if kind is bool and not isinstance(config[section][key], bool):
+                        raise TypeError  # bool("false") is True
                     values[name] = kind(config[section][key])
                 except (TypeError, ValueError):
                     raise ValueError(
@@ -144,9 +148,10 @@ def fit(
     checkpoint: str,
     pretrained: bool = True,
     use_metrics: bool = True,
+    freeze_mismatch: bool | None = None,
 ) -> tuple[RatingModule, RatingDataModule, float]:
     """Train on the records at ``rows``; returns the module with its best weights, the data
-    module and the best validation loss."""
+    module and the best validation loss. ``freeze_mismatch`` None: the settings' choice."""
     L.seed_everything(seed, workers=True, verbose=False)
     module = RatingModule(
         prepared.task.name,
@@ -157,6 +162,7 @@ def fit(
         weight_decay=settings.weight_decay,
         contrast_weight=settings.contrast_weight,
         contrast_margin=settings.contrast_margin,
+        freeze_mismatch=settings.freeze_mismatch if freeze_mismatch is None else freeze_mismatch,
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size

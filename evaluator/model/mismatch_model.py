@@ -68,6 +68,9 @@ class MismatchConfig:
     # the ridge fit of the training ratings): a task model starts from the best linear mix of
     # its metrics and the head learns what they miss
     rating_from_metrics: bool = False
+    # ratings also read the mismatch head's class log-probabilities through a linear map, so
+    # an error the model names can lower them (fine-tuning starts the map at zero)
+    rating_from_mismatch: bool = False
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -84,6 +87,8 @@ class MismatchConfig:
             raise ValueError("use_tokens needs use_text in frozen encoder mode")
         if self.rating_from_metrics and not self.use_metrics:
             raise ValueError("rating_from_metrics needs use_metrics")
+        if self.rating_from_mismatch and not self.num_ratings:
+            raise ValueError("rating_from_mismatch needs num_ratings above 0")
         if self.use_metrics and not self.feature_names:
             raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
         if len(set(self.feature_names)) != len(self.feature_names):
@@ -204,6 +209,9 @@ class MismatchModel(nn.Module):
         self.metric_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_metrics:
             self.metric_rating = nn.Linear(len(config.feature_names), config.num_ratings)
+        self.mismatch_rating: nn.Linear | None = None
+        if config.num_ratings and config.rating_from_mismatch:
+            self.mismatch_rating = nn.Linear(config.num_classes, config.num_ratings)
 
     @classmethod
     def with_pretrained_encoder(cls, config: MismatchConfig) -> MismatchModel:
@@ -289,7 +297,8 @@ class MismatchModel(nn.Module):
 
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
         features: the scaled metric scores given to ``represent``, needed when
-        ``rating_from_metrics``.
+        ``rating_from_metrics``. With ``rating_from_mismatch`` the ratings also read the
+        mismatch head's log-probabilities for the same representation.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -300,6 +309,8 @@ class MismatchModel(nn.Module):
             if features is None:
                 raise ValueError("this model's ratings also read the metric scores; pass features=")
             ratings = ratings + self.metric_rating(torch.nan_to_num(features))
+        if self.mismatch_rating is not None:
+            ratings = ratings + self.mismatch_rating(self.head(representation).log_softmax(-1))
         return ratings
 
 

@@ -49,7 +49,9 @@ def feature_metric(feature: str) -> MetricFn:
     return score
 
 
-def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | None = None) -> MetricFn:
+def mismatch_metric(
+    checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | None = None
+) -> MetricFn:
     """A mismatch checkpoint's score for each pair, read against its closest reference.
 
     rating None: P(NoContr). A fine-tuned checkpoint can instead be scored by what it was
@@ -63,11 +65,15 @@ def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | N
     if rating is not None:
         keys = evaluator.rating_keys
         if not keys:
-            raise ValueError(f"checkpoint {checkpoint} is not fine-tuned on a task: it has no {rating!r}")
+            raise ValueError(
+                f"checkpoint {checkpoint} is not fine-tuned on a task: it has no {rating!r}"
+            )
         if rating == RATINGS and evaluator.kind == "classification":
             raise ValueError(f"checkpoint {checkpoint} classifies; name one class of {keys}")
         if rating not in (*keys, RATINGS):
-            raise ValueError(f"checkpoint {checkpoint} rates {keys} (or {RATINGS!r}), not {rating!r}")
+            raise ValueError(
+                f"checkpoint {checkpoint} rates {keys} (or {RATINGS!r}), not {rating!r}"
+            )
 
     def score(refs, gens, srcs) -> np.ndarray:
         predictions = evaluator.predict([list(r) for r in refs], list(gens), progress=False)
@@ -75,7 +81,10 @@ def mismatch_metric(checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | N
             return np.array([p.score for p in predictions])
         if rating == RATINGS:
             return np.array(
-                [np.mean([c.normalise(p.ratings[c.key]) for c in evaluator.criteria]) for p in predictions]
+                [
+                    np.mean([c.normalise(p.ratings[c.key]) for c in evaluator.criteria])
+                    for p in predictions
+                ]
             )
         return np.array([p.ratings[rating] for p in predictions])
 

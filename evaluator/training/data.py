@@ -174,7 +174,9 @@ class LengthBucketBatchSampler(BatchSampler):
         batches = []
         for start in range(0, len(order), bucket):
             chunk = sorted(order[start : start + bucket], key=self.lengths.__getitem__)
-            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+            batches += [
+                chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)
+            ]
         if self.drop_last:
             batches = [batch for batch in batches if len(batch) == self.batch_size]
         for position in torch.randperm(len(batches)).tolist():
