@@ -151,3 +151,20 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
         multi = evaluator.predict([refs], [REF], progress=False)[0]
         assert multi.labels == predictions["copy"].labels == ["NoContr"]
         assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
+
+
+PARAPHRASE = (
+    "Last year the company's profits rose by 12 percent, and it intends to take on 300 new "
+    "employees in Manchester."
+)
+
+
+@pytest.mark.parametrize(("name", "check"), cases(list(TASKS), [f"paraphrase-{e}" for e in ERRORS]))
+def test_a_correct_paraphrase_is_rated_above_a_copy_with_a_key_error(name: str, check: str) -> None:
+    """The company example of issue #27: a rewording that keeps every fact must rate above a
+    near-copy that changes one."""
+    evaluator, predictions = evaluated(name)
+    (paraphrase,) = evaluator.predict([REF], [PARAPHRASE], progress=False)
+    error = check.removeprefix("paraphrase-")
+    good, wrong = quality(evaluator, paraphrase), quality(evaluator, predictions[error])
+    assert good > wrong, (good, wrong, paraphrase.ratings, predictions[error].ratings)
