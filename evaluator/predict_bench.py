@@ -45,8 +45,10 @@ def peak_rss_gb(who: int) -> float:
 
 
 def bench_predict(args: argparse.Namespace) -> None:
+    from evaluator.malloc import fix_mmap_threshold
     from evaluator.predict_cli import quiet_hub_libraries
 
+    fix_mmap_threshold()  # as `mismatch predict` runs
     quiet_hub_libraries()  # before bert_score imports transformers
     import bert_score
 

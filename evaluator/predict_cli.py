@@ -93,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from evaluator.malloc import fix_mmap_threshold
+
+    fix_mmap_threshold()  # peak memory flat over long inputs
     quiet_hub_libraries()
     if args.offline:  # before anything imports huggingface_hub
         os.environ["HF_HUB_OFFLINE"] = "1"

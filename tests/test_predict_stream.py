@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import platform
 from pathlib import Path
 
 import pytest
 from test_predict import GENS, REFS, make_checkpoint, write_jsonl, write_lines
 
 import evaluator.evaluator as evaluator_module
+import evaluator.malloc as malloc_module
 import evaluator.predict_cli as predict_cli_module
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
@@ -132,6 +134,25 @@ def test_stdin_is_read_twice_from_a_spool(checkpoint: Path, monkeypatch, capsys)
     monkeypatch.setattr("sys.stdin", stdin)
     assert main(["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", "-"]) == 0
     assert capsys.readouterr().out == one_pass(checkpoint, "jsonl")
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+def test_predict_fixes_the_mmap_threshold_before_scoring(
+    checkpoint: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A fixed threshold keeps the peak memory of long inputs flat (docs/bench.md)."""
+    calls = []
+    fix = malloc_module.fix_mmap_threshold
+    monkeypatch.setattr(malloc_module, "fix_mmap_threshold", lambda: calls.append(fix()))
+    refs, gens = pairs()
+    write_lines(tmp_path / "refs.txt", refs)
+    write_lines(tmp_path / "gens.txt", gens)
+    out = tmp_path / "out.jsonl"
+    argv = ["predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out)]
+    argv += ["--refs", str(tmp_path / "refs.txt"), "--gens", str(tmp_path / "gens.txt")]
+    assert main(argv) == 0
+    assert calls == [True]  # called once, and glibc took the setting
+    assert len(out.read_text(encoding="utf-8").splitlines()) == PAIRS
 
 
 def test_several_devices_refuse_stdin(checkpoint: Path, capsys) -> None:
