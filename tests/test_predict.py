@@ -170,6 +170,36 @@ def test_multi_reference_takes_the_closest_reference(base: Evaluator) -> None:
     assert single[0].mismatch != single[1].mismatch  # the references really differ
 
 
+def test_each_reference_is_read_alone_and_the_closest_gives_every_output(tmp_path: Path) -> None:
+    """Each reference is closest on some feature (the short one on chrF, the long one on BLEU
+    and ROUGE-L), so their per-feature maximum reads like neither; the reference whose own
+    reading scores higher must give the pair's probabilities, ratings and features, in either
+    order, and a second pair in the same call is read on its own."""
+    torch.manual_seed(0)
+    model = MismatchModel(MismatchConfig(feature_names=FEATURES, use_text=False, num_ratings=2))
+    realistic = np.random.default_rng(0).random((40, 3)) * [100, 100, 1]  # BLEU, chrF on 0-100
+    scaler = FeatureScaler.fit(pd.DataFrame(realistic, columns=FEATURES))
+    directory = save_pretrained(model.eval(), tmp_path / "t", scaler=scaler, tasks=REGRESSION_TASK)
+    evaluator = Evaluator.from_pretrained(directory)
+    gen = "The company reported a profit of 16 million dollars last year."
+    references = [
+        "The company reported a profit",
+        "A company reported that its profit of 16 million dollars came last year.",
+    ]
+    single = [predict_outputs(evaluator.checkpoint, [ref], [gen]) for ref in references]
+    (near, far) = sorted(single, key=lambda o: -o.probabilities[0, 0])
+    assert not np.allclose(near.probabilities, far.probabilities, atol=1e-3)
+    assert not np.allclose(near.ratings, far.ratings, atol=1e-3)
+    features = pd.concat([o.features for o in single], ignore_index=True)
+    assert list(features.columns) == FEATURES and list(features.idxmax()) == [1, 0, 1]
+    for refs in (references, references[::-1]):
+        multi = predict_outputs(evaluator.checkpoint, [refs, references[0]], [gen, gen])
+        np.testing.assert_allclose(multi.probabilities[0], near.probabilities[0], atol=1e-6)
+        np.testing.assert_allclose(multi.ratings[0], near.ratings[0], atol=1e-6)
+        pd.testing.assert_frame_equal(multi.features.iloc[:1], near.features)
+        np.testing.assert_allclose(multi.probabilities[1], single[0].probabilities[0], atol=1e-6)
+
+
 def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, capsys) -> None:
     monkeypatch.setattr(evaluator_module, "CHUNK_PAIRS", 2)
     base.predict(REFS, GENS, progress=True)
