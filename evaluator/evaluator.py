@@ -108,8 +108,9 @@ class Evaluator:
     ) -> list[Prediction]:
         """One Prediction per pair, in input order.
 
-        refs[i] is a reference or a list of references (the closest one decides). srcs is
-        checked to line up with the pairs; the current checkpoints read only ref and gen.
+        refs[i] is a reference or a list of references: the pair is read against each one
+        alone, and the closest, whose reading has the highest score, gives all its outputs. srcs
+        is checked to line up with the pairs; the current checkpoints read only ref and gen.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
         TruncationWarning.

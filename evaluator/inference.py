@@ -1,9 +1,11 @@
 """Model outputs for raw texts from a loaded checkpoint (features + embeddings computed here).
 
-Several references per pair: the metric features are aggregated over the references as in
-training (``checkpoint.aggregate``, max by default), and the text branch is run once per
-reference; the reference giving the highest P(NoContr) is kept, i.e. the closest reference
-decides, which matches max aggregation of the metric scores.
+Several references per pair: the pair is read against each reference on its own (that
+reference's metric features, text, alignment and tokens), and the reference whose reading
+gives the highest P(NoContr), the score, decides every output of the pair. Aggregating the
+features over all references first would let a far reference's values enter the closest
+one's reading (an exact copy next to a negated reference read as an error). A pair with one
+reference costs exactly one reading.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pandas as pd
 import torch
 
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
+from evaluator.features.compute import check_pairs
 from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
@@ -29,7 +32,8 @@ class PairOutputs:
 
     probabilities: np.ndarray  # (n, num_classes), taxonomy order; column 0 (NoContr) is the score
     ratings: np.ndarray | None  # (n, num_ratings) as ``MismatchModel.rate`` returns them
-    features: pd.DataFrame | None = None  # (n, checkpoint feature names); None: reads none
+    # (n, checkpoint feature names), of the deciding reference; None: the model reads none
+    features: pd.DataFrame | None = None
 
 
 def predict_proba(
@@ -48,26 +52,29 @@ def predict_outputs(
     gens: Sequence[str],
     batch_size: int = 64,
 ) -> PairOutputs:
-    """Class probabilities and rating outputs, each pair read against its closest reference."""
+    """Class probabilities and rating outputs, each pair read against its closest reference:
+    the one whose single-reference reading has the highest P(NoContr) (the first on ties)."""
     model = checkpoint.model.eval()
     config = model.config
-    if len(refs) != len(gens):
-        raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
+    check_pairs(refs, gens)
     if not gens:
         return PairOutputs(
             np.zeros((0, config.num_classes), dtype=np.float32),
             np.zeros((0, config.num_ratings), dtype=np.float32) if config.num_ratings else None,
         )
+    # one row per (pair, reference): every reading sees one reference only
+    owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
+    flat_refs = [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
+    flat_gens = [gens[i] for i in owner]
     embeddings: dict[str, np.ndarray] = {}
     alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None
     tokens: dict[str, np.ndarray] | None = {} if config.use_tokens else None
     features = None
     if config.use_metrics or config.use_alignment or config.use_tokens:
         frame = compute_features(
-            list(refs),
-            list(gens),
+            flat_refs,
+            flat_gens,
             names=config.feature_names if config.use_metrics else [],
-            aggregate=checkpoint.aggregate,
             encoder=config.encoder,
             batch_size=batch_size,
             embeddings_out=embeddings,
@@ -77,9 +84,6 @@ def predict_outputs(
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
-    owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
-    flat_refs = [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
-    flat_gens = [gens[i] for i in owner]
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
     alignment = None
     if alignments is not None:
@@ -98,7 +102,7 @@ def predict_outputs(
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
             ref, gen = text_inputs(rows)
-            pair_features = None if features is None else features[owner[rows]].to(device)
+            pair_features = None if features is None else features[rows].to(device)
             representation = model.represent(
                 features=pair_features,
                 ref=_to(ref, device),
@@ -118,6 +122,8 @@ def predict_outputs(
                 ratings.append(model.rate(representation, pair_features).float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
+    if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
+        frame = frame.iloc[best].reset_index(drop=True)
     return PairOutputs(
         flat[best],
         torch.cat(ratings).numpy()[best] if ratings else None,

@@ -368,3 +368,20 @@ def test_token_states_come_from_the_feature_pass_and_are_cached(tmp_path):
         pairs_path, tmp_path / "f.parquet", ["bleu"], progress=False, tokens_path=store_path
     )
     assert again.tokens_added == 0
+
+
+def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
+    """Pieces come back from the worker pool in input order even when a later piece finishes
+    first: here the first of the 8 pieces holds long texts (ROUGE-L is quadratic), so the
+    other worker is done with all the rest before it returns."""
+    from evaluator.features import compute
+
+    monkeypatch.setattr(compute.os, "cpu_count", lambda: 2)
+    rng = np.random.default_rng(0)
+    words = "the a dog cat ran sat on mat big small red blue house park tree man".split()
+    lengths = [200] * 8 + [6] * 56  # 64 pairs over the parallel threshold: 8 pieces of 8
+    refs = [" ".join(rng.choice(words, n)) for n in lengths]
+    gens = [" ".join(rng.choice(words, n)) for n in lengths]
+    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", len(refs))
+    parallel = compute.cpu_scores(["rouge", "chrf"], refs, gens)
+    np.testing.assert_array_equal(parallel, compute.run_cpu_metrics(["rouge", "chrf"], refs, gens))

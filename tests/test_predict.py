@@ -170,6 +170,36 @@ def test_multi_reference_takes_the_closest_reference(base: Evaluator) -> None:
     assert single[0].mismatch != single[1].mismatch  # the references really differ
 
 
+def test_each_reference_is_read_alone_and_the_closest_gives_every_output(tmp_path: Path) -> None:
+    """Each reference is closest on some feature (the short one on chrF, the long one on BLEU
+    and ROUGE-L), so their per-feature maximum reads like neither; the reference whose own
+    reading scores higher must give the pair's probabilities, ratings and features, in either
+    order, and a second pair in the same call is read on its own."""
+    torch.manual_seed(0)
+    model = MismatchModel(MismatchConfig(feature_names=FEATURES, use_text=False, num_ratings=2))
+    realistic = np.random.default_rng(0).random((40, 3)) * [100, 100, 1]  # BLEU, chrF on 0-100
+    scaler = FeatureScaler.fit(pd.DataFrame(realistic, columns=FEATURES))
+    directory = save_pretrained(model.eval(), tmp_path / "t", scaler=scaler, tasks=REGRESSION_TASK)
+    evaluator = Evaluator.from_pretrained(directory)
+    gen = "The company reported a profit of 16 million dollars last year."
+    references = [
+        "The company reported a profit",
+        "A company reported that its profit of 16 million dollars came last year.",
+    ]
+    single = [predict_outputs(evaluator.checkpoint, [ref], [gen]) for ref in references]
+    (near, far) = sorted(single, key=lambda o: -o.probabilities[0, 0])
+    assert not np.allclose(near.probabilities, far.probabilities, atol=1e-3)
+    assert not np.allclose(near.ratings, far.ratings, atol=1e-3)
+    features = pd.concat([o.features for o in single], ignore_index=True)
+    assert list(features.columns) == FEATURES and list(features.idxmax()) == [1, 0, 1]
+    for refs in (references, references[::-1]):
+        multi = predict_outputs(evaluator.checkpoint, [refs, references[0]], [gen, gen])
+        np.testing.assert_allclose(multi.probabilities[0], near.probabilities[0], atol=1e-6)
+        np.testing.assert_allclose(multi.ratings[0], near.ratings[0], atol=1e-6)
+        pd.testing.assert_frame_equal(multi.features.iloc[:1], near.features)
+        np.testing.assert_allclose(multi.probabilities[1], single[0].probabilities[0], atol=1e-6)
+
+
 def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, capsys) -> None:
     monkeypatch.setattr(evaluator_module, "CHUNK_PAIRS", 2)
     base.predict(REFS, GENS, progress=True)
@@ -308,6 +338,64 @@ def test_unknown_checkpoint_offline_fails_fast_end_to_end(name: str, tmp_path: P
     assert name in result.stderr
     assert not report["torch"]  # decided from the cache, before the model code loads
     assert report["seconds"] < 2.0, report
+
+
+# Runs `mismatch predict` in a fresh process whose sockets are stubbed: the Hub host resolves
+# or not (argv[1]), every lookup and connection attempt is recorded and no connection is made;
+# afterwards a Hub download is tried, as any library the command loads might do.
+NETWORK_COMMAND = """
+import json, socket, sys
+lookups, connects = [], []
+def getaddrinfo(host, port, *args, **kwargs):
+    lookups.append(host)
+    if sys.argv[1] != "reachable":
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.0.2.1", 443))]
+def connect(self, address):
+    connects.append(str(address))
+    raise OSError("no connection in this test")
+socket.getaddrinfo, socket.socket.connect = getaddrinfo, connect
+from evaluator.cli import main
+status = main(sys.argv[2:])
+import huggingface_hub
+try:
+    huggingface_hub.hf_hub_download("nobody-here/no-such-model", "config.json")
+except Exception:
+    pass
+report = {"status": status, "lookups": lookups, "connects": connects,
+          "hub_offline": huggingface_hub.constants.HF_HUB_OFFLINE}
+print("REPORT " + json.dumps(report), file=sys.stderr)
+"""
+
+
+def run_with_stubbed_network(hub: str, args: list[str], tmp_path: Path) -> tuple[dict, str]:
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env["PYTHONPATH"] = str(SCRIPT.parent.parent)  # this checkout's code
+    env["HF_HUB_CACHE"] = str(tmp_path / "empty-cache")
+    command = [sys.executable, "-c", NETWORK_COMMAND, hub, "predict", *args, "--input", str(input_file)]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
+    return json.loads(result.stderr.rsplit("REPORT ", 1)[1]), result.stderr
+
+
+def test_offline_flag_is_kept_when_the_hub_resolves(tmp_path: Path) -> None:
+    """--offline must hold even on a machine that can reach the Hub: no connection at all."""
+    report, stderr = run_with_stubbed_network(
+        "reachable", ["--offline", "--checkpoint", "nobody-here/no-such-model"], tmp_path
+    )
+    assert report["status"] == 2 and "and the Hub is offline" in stderr
+    assert report["connects"] == [] and report["hub_offline"] is True
+
+
+def test_an_unresolvable_hub_puts_every_command_offline(tmp_path: Path) -> None:
+    """Without --offline or HF_HUB_OFFLINE, a Hub host that does not resolve is looked up once
+    and the hub libraries are then offline: no later lookup stalls (~23 s each)."""
+    report, stderr = run_with_stubbed_network(
+        "unreachable", ["--checkpoint", "nobody-here/no-such-model"], tmp_path
+    )
+    assert report["status"] == 2 and "and the Hub is offline" in stderr
+    assert report["lookups"] == ["huggingface.co"] and report["connects"] == []
+    assert report["hub_offline"] is True
 
 
 def test_missing_checkpoint_directory_is_a_clear_error(tmp_path: Path, capsys) -> None:

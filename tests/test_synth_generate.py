@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import time
 from collections import Counter
 
 import pandas as pd
 import pytest
 import yaml
 
+import synth.generate
 from evaluator.resources import data_dir, load_spacy
-from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages
+from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages, split_of
 from synth.generate import (
     GroupQueue,
     Quotas,
@@ -23,6 +25,7 @@ from synth.generate import (
     _parse_groups,
     _perturb,
     _screen,
+    _work_chunk,
     generate,
 )
 from synth.perturb import Context, load_screens
@@ -88,11 +91,22 @@ def test_errors_differ_from_ref_and_no_gen_is_empty(generated):
         assert (errors["gen"] != errors["ref"]).all()
 
 
-def test_same_seed_gives_identical_output(generated, small_corpus, config):
+def _work_chunk_late(task):
+    """The worker, delayed by a hash of its chunk seed: chunks finish out of order."""
+    time.sleep(task[-1] % 4 * 0.1)
+    return _work_chunk(task)
+
+
+def test_same_seed_gives_identical_output(generated, small_corpus, config, monkeypatch):
+    """Even when the workers finish their chunks in another order: each chunk's pairs are
+    taken in the order the chunks were sent, and every pair lands in its group's split."""
     assert config.processes == SynthConfig().processes == 2
+    monkeypatch.setattr(synth.generate, "_work_chunk", _work_chunk_late)  # forked workers see it
     train, val, _ = generate(config, corpus=small_corpus)
     assert train.equals(generated[0])
     assert val.equals(generated[1])
+    for split, frame in (("train", train), ("val", val)):
+        assert {split_of(g, config.seed, config.val_fraction) for g in frame["group"]} == {split}
 
 
 def test_another_seed_gives_other_pairs(generated, small_corpus, config):

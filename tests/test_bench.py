@@ -1,0 +1,83 @@
+"""`mismatch bench`: the dispatcher runs the asked targets with the shared settings, and the
+features target reports every metric on the pairs it was given (realtext end to end:
+tests/test_realtext_bench.py; synth and predict read the full corpora and real human sets,
+too slow for the suite)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import evaluator.features.bench
+import evaluator.predict_bench
+import evaluator.realtext_bench
+import synth.bench
+from evaluator.bench import TARGETS
+from evaluator.cli import main
+from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, is_encoder_metric
+
+MODULES = {
+    "synth": synth.bench,
+    "features": evaluator.features.bench,
+    "predict": evaluator.predict_bench,
+    "realtext": evaluator.realtext_bench,
+}
+
+
+@pytest.fixture
+def calls(monkeypatch) -> list[tuple[str, int | None, int]]:
+    """Each target's function replaced by one that records (target, --pairs, --seed)."""
+    seen = []
+    for target, spec in TARGETS.items():
+        function = spec.split(":")[1]
+        record = lambda args, target=target: seen.append((target, args.pairs, args.seed))  # noqa: E731
+        monkeypatch.setattr(MODULES[target], function, record)
+    return seen
+
+
+def test_all_runs_every_target_once_in_order_with_the_shared_settings(calls) -> None:
+    assert main(["bench", "all", "--pairs", "5", "--seed", "3"]) == 0
+    assert calls == [(target, 5, 3) for target in ("synth", "features", "predict", "realtext")]
+
+
+def test_one_target_runs_only_that_target_with_its_defaults(calls) -> None:
+    assert main(["bench", "features"]) == 0
+    assert calls == [("features", None, 13)]
+
+
+def test_an_unknown_target_is_refused(calls, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "everything"])
+    assert exit_.value.code == 2 and calls == []
+    assert "invalid choice: 'everything'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the packaged encoder
+def test_features_reports_every_metric_on_the_pairs_given(tmp_path: Path, monkeypatch, capsys) -> None:
+    pairs = tmp_path / "pairs.parquet"
+    frame = pd.DataFrame({
+        "ref": ["Two dogs ran across the park.", "A man rides a horse.", "She did not go.", "Kids play."],
+        "gen": ["Three dogs ran across the park.", "A man rides a camel.", "She went.", "Kids play."],
+        "label": ["NumErr", "EntErr", "NegErr", "NoContr"],
+    })  # fmt: skip
+    frame.to_parquet(pairs)
+    monkeypatch.setenv("MISMATCH_SYNTH_PAIRS", str(pairs))
+    assert main(["bench", "features", "--pairs", "3", "--seed", "0"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith(f"features bench: 3 synth pairs from {pairs};")
+    sampled = frame.sample(n=3, random_state=0)
+    distinct = len(set(sampled["ref"]) | set(sampled["gen"]))
+    assert re.search(rf"^encoder +\d+\.\d{{3}}  shared pass, {distinct} distinct texts", report, re.M)
+    metrics = dict.fromkeys(COLUMN_TO_METRIC[name] for name in DEFAULT_FEATURES)
+    reported_columns = set()
+    for metric in metrics:
+        row = re.search(rf"^{metric} +(\d+\.\d{{3}})  (.*)$", report, re.M)
+        assert row, f"no timing row for {metric}"
+        reported_columns |= set(row.group(2).split(" (+")[0].split(", "))
+    assert set(DEFAULT_FEATURES) <= reported_columns
+    lexical = sum(not is_encoder_metric(COLUMN_TO_METRIC[name]) for name in DEFAULT_FEATURES)
+    assert re.search(rf"^lexical set \({lexical} features, 2 processes\): \d+ pairs/s$", report, re.M)
+    assert re.search(rf"^full default set \({len(DEFAULT_FEATURES)} features\): \d+ pairs/s$", report, re.M)
