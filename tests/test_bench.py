@@ -56,7 +56,9 @@ def test_an_unknown_target_is_refused(calls, capsys) -> None:
 
 
 @pytest.mark.slow  # the packaged encoder
-def test_features_reports_every_metric_on_the_pairs_given(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_features_reports_every_metric_on_the_pairs_given(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     pairs = tmp_path / "pairs.parquet"
     frame = pd.DataFrame({
         "ref": ["Two dogs ran across the park.", "A man rides a horse.", "She did not go.", "Kids play."],
@@ -70,7 +72,9 @@ def test_features_reports_every_metric_on_the_pairs_given(tmp_path: Path, monkey
     assert report.startswith(f"features bench: 3 synth pairs from {pairs};")
     sampled = frame.sample(n=3, random_state=0)
     distinct = len(set(sampled["ref"]) | set(sampled["gen"]))
-    assert re.search(rf"^encoder +\d+\.\d{{3}}  shared pass, {distinct} distinct texts", report, re.M)
+    assert re.search(
+        rf"^encoder +\d+\.\d{{3}}  shared pass, {distinct} distinct texts", report, re.M
+    )
     metrics = dict.fromkeys(COLUMN_TO_METRIC[name] for name in DEFAULT_FEATURES)
     reported_columns = set()
     for metric in metrics:
@@ -79,5 +83,9 @@ def test_features_reports_every_metric_on_the_pairs_given(tmp_path: Path, monkey
         reported_columns |= set(row.group(2).split(" (+")[0].split(", "))
     assert set(DEFAULT_FEATURES) <= reported_columns
     lexical = sum(not is_encoder_metric(COLUMN_TO_METRIC[name]) for name in DEFAULT_FEATURES)
-    assert re.search(rf"^lexical set \({lexical} features, 2 processes\): \d+ pairs/s$", report, re.M)
-    assert re.search(rf"^full default set \({len(DEFAULT_FEATURES)} features\): \d+ pairs/s$", report, re.M)
+    assert re.search(
+        rf"^lexical set \({lexical} features, 2 processes\): \d+ pairs/s$", report, re.M
+    )
+    assert re.search(
+        rf"^full default set \({len(DEFAULT_FEATURES)} features\): \d+ pairs/s$", report, re.M
+    )

@@ -370,10 +370,21 @@ print("REPORT " + json.dumps(report), file=sys.stderr)
 
 def run_with_stubbed_network(hub: str, args: list[str], tmp_path: Path) -> tuple[dict, str]:
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": "a", "gen": "b"}])
-    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    }
     env["PYTHONPATH"] = str(SCRIPT.parent.parent)  # this checkout's code
     env["HF_HUB_CACHE"] = str(tmp_path / "empty-cache")
-    command = [sys.executable, "-c", NETWORK_COMMAND, hub, "predict", *args, "--input", str(input_file)]
+    command = [
+        sys.executable,
+        "-c",
+        NETWORK_COMMAND,
+        hub,
+        "predict",
+        *args,
+        "--input",
+        str(input_file),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
     return json.loads(result.stderr.rsplit("REPORT ", 1)[1]), result.stderr
 

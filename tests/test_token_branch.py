@@ -168,7 +168,9 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     )
     picked = np.arange(6)
     _, probabilities, ratings = closest_outputs(
-        checkpoint.model, prepared.features[picked], prepared.inputs.subset(picked)
+        checkpoint.model,
+        prepared.features[prepared.inputs.pair_rows(picked)],
+        prepared.inputs.subset(picked),
     )
     np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
     np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)

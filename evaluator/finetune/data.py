@@ -1,12 +1,12 @@
 """Cached model inputs for a task's human-rated pairs, shared by every seed, ablation and baseline.
 
-The metric features (the checkpoint's names, max-aggregated over references) and the frozen
-encoder's mean embeddings of every reference and generated text (and, for a base model that
-reads them, the alignment vector of every (reference, generated) pair and the token states of
-every text) are computed once per
-task with the resumable feature cache (``evaluator.features.cache``, keyed by record id and feature
-version) under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the
-targets normalised to [0, 1] (NaN where a record lacks a criterion).
+The metric features (the checkpoint's names) of every (reference, generated) pair, as predict
+reads a pair against each of its references alone, and the frozen encoder's mean embeddings
+of every reference and generated text (and, for a base model that reads them, the alignment
+vector of every pair and the token states of every text) are computed once per task with the
+resumable feature cache (``evaluator.features.cache``, keyed by pair id and feature version)
+under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the targets
+normalised to [0, 1] (NaN where a record lacks a criterion).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ class TaskInputs:
 
     ids: list[str]
     groups: list[str]
-    features: pd.DataFrame  # raw (unscaled) metric features, one column per feature name
+    # raw (unscaled) metric features per (record, reference) pair in ``ref_rows`` order
+    features: pd.DataFrame
     texts: np.ndarray  # (distinct texts, embedding dim) float32 embeddings
     ref_rows: list[np.ndarray]  # per record: rows of ``texts`` holding its references
     gen_rows: np.ndarray  # per record: row of ``texts`` holding its generated text
@@ -53,23 +54,30 @@ class TaskInputs:
         """Per record, the index of its first (record, reference) pair."""
         return np.cumsum([0] + [len(rows) for rows in self.ref_rows])[:-1]
 
+    def pair_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The (record, reference) pairs of the records at ``rows``, in that order."""
+        starts = self.pair_starts()
+        return np.concatenate(
+            [np.arange(starts[i], starts[i] + len(self.ref_rows[i])) for i in rows]
+        ).astype(np.int64)
+
+    def record_features(self) -> pd.DataFrame:
+        """One row per record: each feature's maximum over the record's references (the usual
+        multi-reference reading of a single metric, used for the metric baselines)."""
+        return self.features.groupby(self.pair_owner()).max().reset_index(drop=True)
+
     def subset(self, rows: np.ndarray) -> TaskInputs:
         """The records at ``rows`` (positions), sharing the text table."""
-        alignments = None
-        if self.alignments is not None:
-            starts = self.pair_starts()
-            alignments = np.concatenate(
-                [self.alignments[starts[i] : starts[i] + len(self.ref_rows[i])] for i in rows]
-            )
+        pairs = self.pair_rows(rows)
         return TaskInputs(
             ids=[self.ids[i] for i in rows],
             groups=[self.groups[i] for i in rows],
-            features=self.features.iloc[rows].reset_index(drop=True),
+            features=self.features.iloc[pairs].reset_index(drop=True),
             texts=self.texts,
             ref_rows=[self.ref_rows[i] for i in rows],
             gen_rows=self.gen_rows[rows],
             targets=self.targets[rows],
-            alignments=alignments,
+            alignments=None if self.alignments is None else self.alignments[pairs],
             tokens=self.tokens,
         )
 
@@ -85,13 +93,19 @@ def normalised_targets(task: Task, records: list[HumanRecord]) -> np.ndarray:
     return targets
 
 
+def pair_ids(records: list[HumanRecord]) -> list[str]:
+    """The feature cache's key of every (record, reference) pair, in ``ref_rows`` order."""
+    return [f"{r.id}#ref{k}" for r in records for k in range(len(r.refs))]
+
+
 def write_pairs(records: list[HumanRecord], path: Path) -> None:
-    """The id/ref/gen parquet the feature cache reads (atomic; rewritten only when it changes)."""
+    """The id/ref/gen parquet the feature cache reads, one row per (record, reference) pair
+    (atomic; rewritten only when it changes)."""
     frame = pd.DataFrame(
         {
-            "id": [r.id for r in records],
-            "ref": [list(r.refs) for r in records],
-            "gen": [r.gen for r in records],
+            "id": pair_ids(records),
+            "ref": [[ref] for r in records for ref in r.refs],
+            "gen": [r.gen for r in records for _ in r.refs],
         }
     )
     if path.is_file() and pd.read_parquet(path).equals(frame):
@@ -106,7 +120,6 @@ def build_inputs(
     feature_names: list[str],
     *,
     encoder: str,
-    aggregate: str = "max",
     num_layers: int | None = None,
     cache_dir: Path = DEFAULT_CACHE_DIR,
     progress: bool = False,
@@ -122,10 +135,6 @@ def build_inputs(
     own)."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
-    if aggregate != "max":
-        raise ValueError(
-            f"the feature cache aggregates references by max, the checkpoint asks {aggregate!r}"
-        )
     stem = name or task.name
     pairs_path = cache_dir / f"{stem}.pairs.parquet"
     features_path = cache_dir / f"{stem}.parquet"
@@ -145,7 +154,7 @@ def build_inputs(
         tokens_path=tokens_path,
     )
     cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
-    features = cached.loc[[r.id for r in records]].reset_index(drop=True).astype(np.float64)
+    features = cached.loc[pair_ids(records)].reset_index(drop=True).astype(np.float64)
     store = EmbeddingStore.open(embeddings_path)
     distinct = list(dict.fromkeys(t for r in records for t in (*r.refs, r.gen)))
     lookup = pd.Index(distinct)

@@ -49,7 +49,7 @@ class PreparedTask:
     records: list[HumanRecord]
     inputs: TaskInputs
     base: Checkpoint
-    features: np.ndarray  # (records, features) scaled with the base checkpoint's scaler
+    features: np.ndarray  # (pairs, features) scaled with the base's scaler, ``inputs`` order
     train_pairs: np.ndarray  # per record, the (record, reference) pair it trains on (see outputs)
     contrast: ContrastSet | None = None
 
@@ -76,7 +76,6 @@ def prepare_task(
         raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
     options = {
         "encoder": base.model.config.encoder,
-        "aggregate": base.aggregate,
         "num_layers": base.num_layers,
         "cache_dir": Path(cache_dir),
         "progress": progress,
@@ -124,8 +123,8 @@ def split_rows(
 
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
     """rows -> the model's inputs {features, ref, gen[, alignment, tokens]} for those records,
-    each with the reference of its pair in ``pairs``."""
-    features = torch.from_numpy(features)
+    each with the reference of its pair in ``pairs`` (``features``: one row per pair)."""
+    features = torch.from_numpy(features[pairs])
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
     gens = torch.from_numpy(inputs.gen_rows)

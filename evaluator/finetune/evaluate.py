@@ -54,7 +54,8 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray:
     """(rows, criteria) outputs on the normalised scale: clipped ratings or class probabilities."""
     inputs = prepared.inputs.subset(rows)
-    _, _, ratings = closest_outputs(module.model, prepared.features[rows], inputs)
+    features = prepared.features[prepared.inputs.pair_rows(rows)]
+    _, _, ratings = closest_outputs(module.model, features, inputs)
     if prepared.task.kind == "classification":
         shifted = np.exp(ratings - ratings.max(axis=1, keepdims=True))
         return shifted / shifted.sum(axis=1, keepdims=True)
@@ -81,7 +82,7 @@ def baseline_kendall(
 ) -> dict[str, dict[int, float]]:
     """metric -> criterion column -> test tau, the metric oriented by its train tau's sign."""
     targets = prepared.inputs.targets
-    features = prepared.inputs.features
+    features = prepared.inputs.record_features()
     out: dict[str, dict[int, float]] = {}
     for name in features.columns:
         values = features[name].to_numpy()

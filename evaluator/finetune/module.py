@@ -116,10 +116,12 @@ class RatingModule(L.LightningModule):
         )
 
     def on_fit_start(self) -> None:
-        """Start the metric map at the ridge fit of the training split (after data setup)."""
+        """Start the metric map at the ridge fit of the training split (after data setup), on
+        the features of the reference each record trains on."""
         data = self.trainer.datamodule
         train = data.split["train"]
-        features = torch.from_numpy(data.prepared.features[train]).float()
+        pairs = data.prepared.train_pairs[train]
+        features = torch.from_numpy(data.prepared.features[pairs]).float()
         targets = torch.from_numpy(data.prepared.inputs.targets[train]).float()
         self.start_from_metric_fit(features, targets)
 

@@ -23,7 +23,8 @@ def closest_outputs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(chosen (record, reference) pair per record, class probabilities, rating outputs or None).
 
-    The chosen pairs index the (record, reference) pairs in ``inputs.ref_rows`` order."""
+    ``features``: the scaled features of every (record, reference) pair, and the chosen pairs
+    index those pairs, both in ``inputs.ref_rows`` order."""
     owner = inputs.pair_owner()
     ref_rows = np.concatenate(inputs.ref_rows)
     texts = torch.from_numpy(inputs.texts)
@@ -42,7 +43,7 @@ def closest_outputs(
             rows = slice(start, start + batch_size)
             pair = owner[rows]
             representation = model.represent(
-                features=feature_table[pair] if model.config.use_metrics else None,
+                features=feature_table[rows] if model.config.use_metrics else None,
                 ref=texts[ref_rows[rows]] if model.config.use_text else None,
                 gen=texts[inputs.gen_rows[pair]] if model.config.use_text else None,
                 alignment=None if alignments is None else alignments[rows],
@@ -54,7 +55,7 @@ def closest_outputs(
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:
-                ratings.append(model.rate(representation, feature_table[pair]))
+                ratings.append(model.rate(representation, feature_table[rows]))
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
