@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+import torch
 
 from evaluator.cli import main as cli_main
 from evaluator.features import (
@@ -16,6 +17,7 @@ from evaluator.features import (
     FeatureScaler,
     available_features,
     compute_features,
+    encoder_pass,
     text_key,
 )
 from evaluator.features.cache import update_feature_cache
@@ -385,3 +387,25 @@ def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
     monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", len(refs))
     parallel = compute.cpu_scores(["rouge", "chrf"], refs, gens)
     np.testing.assert_array_equal(parallel, compute.run_cpu_metrics(["rouge", "chrf"], refs, gens))
+
+
+@pytest.mark.parametrize("lengths", [[5, 3, 9, 3, 200, 7, 7, 1], [512] * 5, [], [40] * 70])
+def test_length_batches_bound_texts_and_padded_tokens(lengths):
+    batches = encoder_pass.length_batches(lengths, batch_size=4, max_tokens=64)
+    flat = [i for batch in batches for i in batch]
+    assert sorted(flat) == list(range(len(lengths)))  # every text once
+    assert [lengths[i] for i in flat] == sorted(lengths)  # in length order
+    for batch in batches:
+        assert len(batch) <= 4
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 64
+
+
+@pytest.mark.slow  # the packaged encoder
+def test_a_token_budget_does_not_change_the_encodings(monkeypatch):
+    texts = ["A cat.", "The dog sat on the mat today.", "Short one.", "x " * 60, "It rained."]
+    default = encoder_pass.encode_distinct(texts)
+    monkeypatch.setattr(encoder_pass, "MAX_BATCH_TOKENS", 24)  # a batch per text or two
+    budgeted = encoder_pass.encode_distinct(texts)
+    for text in texts:
+        torch.testing.assert_close(budgeted[text].tokens, default[text].tokens, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(budgeted[text].mean, default[text].mean, atol=1e-5)
