@@ -44,11 +44,15 @@ def test_a_constant_side_gives_zero_not_nan() -> None:
 def prepared(
     features: dict[str, list[float]], targets: list[list[float]], task: str = "captioning"
 ):
-    """The parts of a PreparedTask that the result functions read."""
+    """The parts of a PreparedTask that the result functions read (one reference per record,
+    so a record's features are its one pair's)."""
+    frame = pd.DataFrame(features)
     return SimpleNamespace(
         task=get_task(task),
         records=[None] * len(targets),
-        inputs=SimpleNamespace(features=pd.DataFrame(features), targets=np.array(targets)),
+        inputs=SimpleNamespace(
+            features=frame, record_features=lambda: frame, targets=np.array(targets)
+        ),
     )
 
 
