@@ -17,7 +17,14 @@ from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Span, Token
 
 from evaluator.resources import wordnet
-from synth.perturb.base import Change, Context, moved_text, opens_sentence, replace
+from synth.perturb.base import (
+    Change,
+    Context,
+    moved_text,
+    opens_sentence,
+    replace,
+    replace_span,
+)
 
 NOUN_POS = ("NOUN", "PROPN")
 # verbs whose object is no patient: "has a dog" -> "a dog is had" is no English
@@ -34,6 +41,14 @@ OBJECT_PATH_PREPOSITIONS = frozenset(("with", "over", "into", "onto", "across", 
 SECOND_OBJECT_DEPS = frozenset(("dobj", "npadvmod", "dative", "attr", "oprd", "appos"))
 BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
 
+
+
+def _rewrite_one(doc: Doc, ctx: Context, candidates: list, rule: str) -> Change | None:
+    """One of the (first token, last token, new text) candidates, drawn with ``ctx.rng``, applied."""
+    if not candidates:
+        return None
+    first, last, new = ctx.rng.choice(candidates)
+    return replace_span(doc[first : last + 1], new, rule)
 
 def _be(present: bool, plural: bool) -> str:
     if present:
@@ -160,10 +175,7 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
         if subject_text is None or object_text is None:
             continue
         candidates.append((start, obj.right_edge.i, f"{object_text} {group} by {subject_text}"))
-    if not candidates:
-        return None
-    start, last, new = ctx.rng.choice(candidates)
-    return replace(doc, doc[start].idx, doc[last].idx + len(doc[last].text), new, "NoContr/passive")
+    return _rewrite_one(doc, ctx, candidates, "NoContr/passive")
 
 
 def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
@@ -211,10 +223,7 @@ def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
         if not group or "None" in group or actor_text is None or patient_text is None:
             continue
         candidates.append((start, actor.right_edge.i, f"{actor_text} {group} {patient_text}"))
-    if not candidates:
-        return None
-    start, last, new = ctx.rng.choice(candidates)
-    return replace(doc, doc[start].idx, doc[last].idx + len(doc[last].text), new, "NoContr/active")
+    return _rewrite_one(doc, ctx, candidates, "NoContr/active")
 
 
 FRONTABLE = frozenset(
@@ -314,7 +323,7 @@ def front_adverbial(doc: Doc, ctx: Context) -> Change | None:
     rest_end = start - 1 if doc[start - 1].text == "," else start
     main = doc[0:rest_end]
     new = f"{moved_text(doc[start:end], True)}, {moved_text(main, False)}"
-    return replace(doc, 0, doc[end - 1].idx + len(doc[end - 1].text), new, "NoContr/front_adverbial")
+    return replace_span(doc[:end], new, "NoContr/front_adverbial")
 
 
 def back_adverbial(doc: Doc, ctx: Context) -> Change | None:
@@ -333,7 +342,7 @@ def back_adverbial(doc: Doc, ctx: Context) -> Change | None:
     if main[0].is_punct:
         return None
     new = f"{moved_text(main, True)} {moved_text(doc[0:comma], False)}"
-    return replace(doc, 0, doc[end - 1].idx + len(doc[end - 1].text), new, "NoContr/back_adverbial")
+    return replace_span(doc[:end], new, "NoContr/back_adverbial")
 
 
 NOT_OWNERS = frozenset(("DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL"))
@@ -375,10 +384,7 @@ def possessive_to_of(doc: Doc, ctx: Context) -> Change | None:
         the = "The" if to_start else "the"
         new = f"{the} {owned_text} of {moved_text(owner_span, False)}"
         candidates.append((first, owned.i, new))
-    if not candidates:
-        return None
-    first, last, new = ctx.rng.choice(candidates)
-    return replace(doc, doc[first].idx, doc[last].idx + len(doc[last].text), new, "NoContr/possessive")
+    return _rewrite_one(doc, ctx, candidates, "NoContr/possessive")
 
 
 def of_to_possessive(doc: Doc, ctx: Context) -> Change | None:
@@ -409,10 +415,7 @@ def of_to_possessive(doc: Doc, ctx: Context) -> Change | None:
         owner_text = moved_text(owner_span, to_start)
         owned_text = doc[det.i + 1 : owned.i + 1].text
         candidates.append((det.i, owner.i, f"{owner_text}{mark} {owned_text}"))
-    if not candidates:
-        return None
-    first, last, new = ctx.rng.choice(candidates)
-    return replace(doc, doc[first].idx, doc[last].idx + len(doc[last].text), new, "NoContr/of_possessive")
+    return _rewrite_one(doc, ctx, candidates, "NoContr/of_possessive")
 
 
 # verb -> (light verb, what follows it); intransitive uses only
@@ -503,7 +506,7 @@ def light_to_verb(doc: Doc, ctx: Context) -> Change | None:
     if not candidates:
         return None
     verb, noun, new = ctx.rng.choice(candidates)
-    return replace(doc, verb.idx, noun.idx + len(noun.text), new, "NoContr/light_verb_back")
+    return replace_span(doc[verb.i : noun.i + 1], new, "NoContr/light_verb_back")
 
 
 RULES = {
