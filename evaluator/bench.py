@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     realtext.add_argument(
         "--checkpoint",
         default=None,
-        help="checkpoint to measure (default checkpoints/mismatch-base)",
+        help="checkpoint to measure (default checkpoints/mismatch-base; a task checkpoint "
+        "adds its mean rating as a scored column)",
     )
     realtext.add_argument(
         "--parts", default="sick,bases,darr", help="comma-separated subset of sick,bases,darr"

@@ -12,7 +12,10 @@ on real text"). Three parts, all measurement only, never trained or tuned on:
   discordant (the WMT19 convention).
 Each distinct (reference, generated) pair is scored once. The baselines are the project's own
 feature columns (``evaluator.features.compute_features``): bleu, chrf and bertscore_f on
-all-MiniLM-L6-v2 (its last layer), which match sacrebleu and bert_score.
+all-MiniLM-L6-v2 (its last layer), which match sacrebleu and bert_score. A task checkpoint adds
+a scored column "rating (<task>)", its mean rating (each criterion on [0, 1]; for NLI
+P(entailment)), from the same model pass, beside P(NoContr) in the AUROC, drop and tau figures;
+the threshold figures (NoContr recall, top error class) stay P(NoContr)'s.
 
 Defaults: up to 150 held-out bases per dataset and 1,500 DARR pairs per language pair (seeded
 samples; all 51,700 DARR pairs would take several times as long). A 1,500 sample moved chrF's
@@ -41,6 +44,8 @@ DEFAULT_DARR_LIMIT = 1500  # pairs per language pair; 0 = all 51,700
 DEFAULT_BASES_LIMIT = 150  # real bases per dataset; 0 = all held-out
 BASELINES = {"sentBLEU": "bleu", "chrF": "chrf", "BERTScore-MiniLM": "bertscore_f"}
 OURS = "P(NoContr)"
+# The rating that says "good" for a classification task (one probability per class).
+GOOD_CLASS = {"nli": "entailment"}
 CHUNK_PAIRS = 1024
 
 
@@ -76,13 +81,24 @@ def share(mask: np.ndarray) -> float:
 
 class Scorer:
     """Scores (reference, generated) pairs with a checkpoint and the baselines, each distinct
-    pair once."""
+    pair once.
+
+    ``metrics``: the scored columns every part reports. A task checkpoint adds its mean rating
+    (``rating (<task>)``), what issue #27 judges a task checkpoint by."""
 
     def __init__(self, checkpoint) -> None:
+        from evaluator.evaluator import Evaluator
+
         self.checkpoint = checkpoint
+        self.evaluator = Evaluator(checkpoint)
+        self.rating = None  # the mean rating's column; None for the base
+        if self.evaluator.criteria:
+            (task,) = checkpoint.tasks
+            self.rating = f"rating ({task})"
+        self.metrics = (OURS, *([self.rating] if self.rating else []), *BASELINES)
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
-        """{"probabilities": (n, 14) in taxonomy order, OURS: P(NoContr), baseline: (n,)}.
+        """{"probabilities": (n, 14) in taxonomy order, metric: (n,) for each of ``metrics``}.
 
         A baseline column the checkpoint itself reads (with the baselines' encoder and layer,
         for BERTScore) comes from the features predict computed; the rest are computed here."""
@@ -95,6 +111,7 @@ class Scorer:
             range(len(distinct)), key=lambda i: (len(distinct[i][0]), len(distinct[i][1]))
         )
         probabilities = np.zeros((len(distinct), len(CODES)))
+        ratings = np.zeros((len(distinct), len(self.evaluator.criteria)))
         read = []
         for start in range(0, len(order), CHUNK_PAIRS):
             chunk = order[start : start + CHUNK_PAIRS]
@@ -102,6 +119,8 @@ class Scorer:
                 self.checkpoint, [distinct[i][0] for i in chunk], [distinct[i][1] for i in chunk]
             )
             probabilities[chunk] = outputs.probabilities
+            if self.rating:
+                ratings[chunk] = outputs.ratings
             if outputs.features is not None:
                 read.append(outputs.features.set_axis(chunk))
         frame = pd.concat(read).sort_index() if read else pd.DataFrame(index=range(len(distinct)))
@@ -115,9 +134,23 @@ class Scorer:
             ).to_numpy()
         rows = np.array([row[pair] for pair in zip(refs, gens, strict=True)], dtype=np.int64)
         scores = {"probabilities": probabilities[rows], OURS: probabilities[rows, 0]}
+        if self.rating:
+            scores[self.rating] = self._mean_rating(ratings)[rows]
         for name, column in BASELINES.items():
             scores[name] = frame[column].to_numpy()[rows]
         return scores
+
+    def _mean_rating(self, raw: np.ndarray) -> np.ndarray:
+        """One rating per pair from the raw rating outputs, as ``mismatch=CHECKPOINT#ratings``
+        (evaluator.stress) forms it from predict's ratings: for a classification task the good
+        class's probability, else the mean over criteria of each rating on [0, 1] (a raw
+        output is that rating, which predict clips before mapping it to the human scale)."""
+        if self.evaluator.kind == "classification":
+            shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
+            (task,) = self.checkpoint.tasks
+            good = self.evaluator.rating_keys.index(GOOD_CLASS[task])
+            return shifted[:, good] / shifted.sum(axis=1)
+        return np.clip(raw, 0.0, 1.0).mean(axis=1)
 
     def _reads(self, column: str) -> bool:
         """Whether the checkpoint's own features include ``column`` as the baseline defines it
@@ -130,9 +163,6 @@ class Scorer:
         return not is_encoder_metric(COLUMN_TO_METRIC[column]) or (
             checkpoint.model.config.encoder == DEFAULT_ENCODER and checkpoint.num_layers is None
         )
-
-
-METRICS = (OURS, *BASELINES)
 
 
 # --- parts -------------------------------------------------------------------------------
@@ -152,7 +182,9 @@ def bench_sick(scorer: Scorer, path: Path) -> dict:
         "contradictions": int(contradiction.sum()),
         "paraphrase_nocontr_recall": share(ours[paraphrase] >= THRESHOLD),
         "contradiction_read_as_nocontr": share(ours[contradiction] >= THRESHOLD),
-        "auroc": {m: auroc(scores[m][paraphrase], scores[m][contradiction]) for m in METRICS},
+        "auroc": {
+            m: auroc(scores[m][paraphrase], scores[m][contradiction]) for m in scorer.metrics
+        },
     }
 
 
@@ -170,7 +202,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
     changed = scorer.score([refs[p.base] for p in items], [p.text for p in items])
     owner = np.array([p.base for p in items], dtype=np.int64)
     codes = np.array([p.code for p in items])
-    drops = {m: base_scores[m][owner] > changed[m] for m in METRICS}
+    drops = {m: base_scores[m][owner] > changed[m] for m in scorer.metrics}
     top_error = np.array(CODES)[1 + changed["probabilities"][:, 1:].argmax(axis=1)]
     hits = top_error == codes
     per_class = {}
@@ -179,7 +211,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
         per_class[code] = {
             "pairs": int(mine.sum()),
             "bases": int(len(set(owner[mine].tolist()))),
-            "drop": {m: share(drops[m][mine]) for m in METRICS},
+            "drop": {m: share(drops[m][mine]) for m in scorer.metrics},
             "top_error_is_class": share(hits[mine]),
         }
     present = [c for c in ERROR_CLASSES if per_class[c]["pairs"]]
@@ -192,7 +224,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
         "base_nocontr_recall_by_dataset": {
             name: share(base_scores[OURS][dataset_of == name] >= THRESHOLD) for name in datasets
         },
-        "drop": {m: share(drops[m]) for m in METRICS},
+        "drop": {m: share(drops[m]) for m in scorer.metrics},
         "top_error_is_class_mean_over_classes": float(
             np.mean([per_class[c]["top_error_is_class"] for c in present])
         )
@@ -213,7 +245,7 @@ def bench_darr(scorer: Scorer, path: Path, limit: int | None, seed: int) -> dict
     scores = scorer.score(refs, gens)
     lps = np.array([p.lp for p in pairs])
     tau = {}
-    for metric in METRICS:
+    for metric in scorer.metrics:
         better, worse = scores[metric][: len(pairs)], scores[metric][len(pairs) :]
         tau[metric] = {lp: kendall_like_tau(better[lps == lp], worse[lps == lp]) for lp in by_lp}
         tau[metric]["mean"] = float(np.mean([tau[metric][lp] for lp in by_lp]))
@@ -258,6 +290,7 @@ def sick_report(result: dict) -> str:
 
 
 def bases_report(result: dict) -> str:
+    metrics = list(result["drop"])
     counts = ", ".join(f"{name} {n}" for name, n in result["bases"].items())
     by_dataset = ", ".join(
         f"{name} {percent(v)}" for name, v in result["base_nocontr_recall_by_dataset"].items()
@@ -267,7 +300,7 @@ def bases_report(result: dict) -> str:
             code,
             str(row["pairs"]),
             str(row["bases"]),
-            *[percent(row["drop"][m]) for m in METRICS],
+            *[percent(row["drop"][m]) for m in metrics],
             percent(row["top_error_is_class"]),
         ]
         for code, row in result["per_class"].items()
@@ -277,7 +310,7 @@ def bases_report(result: dict) -> str:
             "all",
             str(result["pairs"]),
             str(sum(result["bases"].values())),
-            *[percent(result["drop"][m]) for m in METRICS],
+            *[percent(result["drop"][m]) for m in metrics],
             f"{percent(result['top_error_is_class_mean_over_classes'])} (class mean)",
         ]
     )
@@ -290,7 +323,7 @@ def bases_report(result: dict) -> str:
             "drop: share of pairs with score(ref, base) > score(ref, perturbed); top error = "
             "class: share whose top error class (NoContr excluded) is the rule's class",
             table(
-                ["class", "pairs", "bases", *[f"drop {m}" for m in METRICS], "top error = class"],
+                ["class", "pairs", "bases", *[f"drop {m}" for m in metrics], "top error = class"],
                 rows,
             ),
             f"rules that raised: {errors}",
@@ -303,7 +336,7 @@ def darr_report(result: dict) -> str:
     counts = ", ".join(f"{lp} {n}" for lp, n in result["pairs"].items())
     rows = [
         [m, *[f"{result['tau'][m][lp]:.3f}" for lp in lps], f"{result['tau'][m]['mean']:.3f}"]
-        for m in METRICS
+        for m in result["tau"]
     ]
     return "\n".join(
         [
@@ -370,12 +403,12 @@ def bench_realtext(args: argparse.Namespace) -> None:
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT, None)
     quiet_hub_libraries()
     try:
-        checkpoint = load(name, revision)
+        scorer = Scorer(load(name, revision))
     except CheckpointError as error:
         raise CommandError(str(error)) from None
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
     bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
-    weights = checkpoint.path / "model.safetensors"
+    weights = scorer.checkpoint.path / "model.safetensors"
     result: dict = {
         "checkpoint": str(name),
         "model_sha256": file_sha256(weights) if weights.is_file() else None,
@@ -390,7 +423,12 @@ def bench_realtext(args: argparse.Namespace) -> None:
         "seconds": {},
     }
     print(f"realtext bench: checkpoint {name}; threshold {THRESHOLD}; seed {args.seed}", flush=True)
-    scorer = Scorer(checkpoint)
+    if scorer.rating:
+        print(
+            f"{scorer.rating}: the task's mean rating, each criterion on [0, 1] "
+            "(a classification task: the good class's probability)",
+            flush=True,
+        )
     runs = {
         "sick": lambda: bench_sick(scorer, paths["sick"]),
         "bases": lambda: bench_bases(scorer, root / "human", bases_limit, args.seed),

@@ -1,5 +1,6 @@
 """`mismatch bench realtext`: its pure computations by value, the held-out group rule, and the
-command end to end on tiny fixture files with a tiny random checkpoint (structure only)."""
+command end to end on tiny fixture files with tiny random checkpoints (structure, and a task
+checkpoint's rating column against what ``Evaluator.predict`` rates)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,32 @@ import pytest
 import torch
 
 from evaluator.cli import main
+from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
-from evaluator.hub import save_pretrained
+from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.realtext_bench import auroc, kendall_like_tau, share
-from evaluator.realtext_data import held_out
+from evaluator.realtext_bench import Scorer, auroc, kendall_like_tau, share
+from evaluator.realtext_data import held_out, load_darr, load_sick
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
+BASE_METRICS = ["P(NoContr)", "sentBLEU", "chrF", "BERTScore-MiniLM"]
+TASKS = {
+    "summarization": {
+        "kind": "regression",
+        "criteria": [
+            {"key": "coherence", "low": 1.0, "high": 5.0},
+            {"key": "relevance", "low": 1.0, "high": 5.0},
+        ],
+    },
+    "nli": {
+        "kind": "classification",
+        "criteria": [
+            {"key": key, "low": 0.0, "high": 1.0}
+            for key in ("entailment", "neutral", "contradiction")
+        ],
+    },
+}
 
 
 def test_kendall_like_tau_counts_a_tie_as_discordant() -> None:
@@ -126,13 +145,48 @@ def write_data(root: Path) -> None:
     write_gz(root / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", darr)
 
 
+def tiny_checkpoint(directory: Path, task: str | None = None) -> Path:
+    """A random metrics-only checkpoint; with ``task``, a rating head for TASKS[task] (its
+    ratings also read the metrics, so they spread over pairs)."""
+    torch.manual_seed(0)
+    ratings = len(TASKS[task]["criteria"]) if task else 0
+    config = MismatchConfig(
+        feature_names=FEATURES,
+        use_text=False,
+        num_ratings=ratings,
+        rating_from_metrics=bool(ratings),
+    )
+    scales = [100.0, 100.0, 1.0]  # BLEU and chrF run 0-100: ratings do not saturate
+    frame = pd.DataFrame(np.random.default_rng(0).random((40, 3)) * scales, columns=FEATURES)
+    return save_pretrained(
+        MismatchModel(config).eval(),
+        directory,
+        scaler=FeatureScaler.fit(frame),
+        tasks={task: TASKS[task]} if task else None,
+    )
+
+
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Path:
-    torch.manual_seed(0)
-    model = MismatchModel(MismatchConfig(feature_names=FEATURES, use_text=False)).eval()
-    frame = pd.DataFrame(np.random.default_rng(0).random((40, len(FEATURES))), columns=FEATURES)
-    directory = tmp_path_factory.mktemp("ckpt") / "tiny"
-    return save_pretrained(model, directory, scaler=FeatureScaler.fit(frame))
+    return tiny_checkpoint(tmp_path_factory.mktemp("ckpt") / "tiny")
+
+
+@pytest.fixture(scope="module")
+def task_checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tasks")
+    return {task: tiny_checkpoint(root / task, task) for task in TASKS}
+
+
+def mean_ratings(checkpoint: Path, refs: list[str], gens: list[str]) -> np.ndarray:
+    """What a user gets from the public API: the good class's probability for NLI, else the
+    mean rating with each criterion mapped from its human scale to [0, 1]."""
+    evaluator = Evaluator.from_pretrained(checkpoint)
+    predictions = evaluator.predict(refs, gens, progress=False)
+    if evaluator.kind == "classification":
+        return np.array([p.ratings["entailment"] for p in predictions])
+    return np.array(
+        [np.mean([c.normalise(p.ratings[c.key]) for c in evaluator.criteria]) for p in predictions]
+    )
 
 
 @pytest.fixture
@@ -156,20 +210,73 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     assert set(result["seconds"]) == {"sick", "bases", "darr"}
     sick = result["sick"]
     assert (sick["pairs"], sick["paraphrases"], sick["contradictions"]) == (5, 2, 2)
-    assert set(sick["auroc"]) == {"P(NoContr)", "sentBLEU", "chrF", "BERTScore-MiniLM"}
+    # the base checkpoint has no rating column anywhere
+    assert "rating" not in printed
+    assert list(sick["auroc"]) == BASE_METRICS
     bases = result["bases"]
     # the low-rated record of a held-out group is no base
     assert bases["bases"] == {"wmt15": 2, "wmt16": 2, "wmt17": 2, "webnlg2020": 1}
     assert bases["pairs"] == sum(row["pairs"] for row in bases["per_class"].values()) > 0
     assert 0.0 <= bases["drop"]["P(NoContr)"] <= 1.0
+    assert list(bases["drop"]) == BASE_METRICS
+    assert all(list(row["drop"]) == BASE_METRICS for row in bases["per_class"].values())
     darr = result["darr"]
     assert darr["pairs"] == {"gu-en": 3, "kk-en": 3}
     # the better output is the reference itself: every lexical metric ranks it first
     assert darr["tau"]["sentBLEU"] == {"gu-en": 1.0, "kk-en": 1.0, "mean": 1.0}
     assert darr["distinct_scored"] == 12  # 6 references, each with itself and the worse output
+    assert list(darr["tau"]) == BASE_METRICS
     # a sample of the same seed is the same
     assert main([*args, "--parts", "darr", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["darr"] == darr
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_task_checkpoints_rating_is_what_predict_rates(
+    task: str, task_checkpoints: dict[str, Path]
+) -> None:
+    """The rating column comes from the bench's one model pass; it must equal the mean
+    normalised rating (NLI: P(entailment)) that ``Evaluator.predict`` gives for the pairs."""
+    refs = ["A man is playing a guitar.", "A dog is running.", "The minister met 3 farmers."]
+    gens = ["A guitar is being played by a man.", "No dog is running.", "Minister farmers."]
+    scorer = Scorer(load(task_checkpoints[task]))
+    assert scorer.metrics == ("P(NoContr)", f"rating ({task})", *BASE_METRICS[1:])
+    rating = scorer.score([*refs, refs[0]], [*gens, gens[0]])[f"rating ({task})"]
+    expected = mean_ratings(task_checkpoints[task], refs, gens)
+    assert np.ptp(expected) > 0.01  # the pairs are rated differently
+    np.testing.assert_allclose(rating, [*expected, expected[0]], atol=1e-5)
+
+
+def test_command_reports_a_task_checkpoints_rating(
+    data: Path, task_checkpoints: dict[str, Path], tmp_path: Path, capsys
+) -> None:
+    """Every part reports the rating beside the other scores, in print and in the JSON."""
+    checkpoint, column = task_checkpoints["summarization"], "rating (summarization)"
+    out = tmp_path / "results.json"
+    argv = ["bench", "realtext", "--checkpoint", str(checkpoint), "--darr-limit", "0"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"drop {column}" in printed
+    assert sum(line.startswith(f"{column}  ") for line in printed.splitlines()) == 2  # AUROC, tau
+    result = json.loads(out.read_text())
+    metrics = ["P(NoContr)", column, *BASE_METRICS[1:]]
+    sick = load_sick(data / "sick" / "sick_trial.jsonl.gz")
+    rated = mean_ratings(checkpoint, [p.ref for p in sick], [p.gen for p in sick])
+    paraphrase = np.array([p.paraphrase for p in sick])
+    contradiction = np.array([p.contradiction for p in sick])
+    assert list(result["sick"]["auroc"]) == metrics
+    assert result["sick"]["auroc"][column] == pytest.approx(
+        auroc(rated[paraphrase], rated[contradiction])
+    )
+    bases = result["bases"]
+    assert list(bases["drop"]) == metrics and 0.0 <= bases["drop"][column] <= 1.0
+    assert all(list(row["drop"]) == metrics for row in bases["per_class"].values())
+    darr = load_darr(data / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", None, 0)
+    assert list(result["darr"]["tau"]) == metrics
+    for lp, pairs in darr.items():
+        better = mean_ratings(checkpoint, [p.ref for p in pairs], [p.better for p in pairs])
+        worse = mean_ratings(checkpoint, [p.ref for p in pairs], [p.worse for p in pairs])
+        assert result["darr"]["tau"][column][lp] == pytest.approx(kendall_like_tau(better, worse))
 
 
 def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path, capsys) -> None:
