@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from mismatch_core.resources import configure_offline_mode
+
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
 COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
@@ -53,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
     name, rest = argv[0], argv[1:]
+    configure_offline_mode()  # before a command imports the Hugging Face libraries
     module = importlib.import_module(COMMANDS[name][0])
     sub = argparse.ArgumentParser(prog=f"mismatch {name}", description=COMMANDS[name][1])
     module.add_arguments(sub)

@@ -11,8 +11,12 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from evaluator.predict_cli import DEFAULT_CHECKPOINT, quiet_hub_libraries
-from evaluator.resources import REPO_ROOT
+from mismatch_core.resources import (
+    DEFAULT_CHECKPOINT,
+    REPO_ROOT,
+    quiet_hub_libraries,
+    resolve_checkpoint,
+)
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
@@ -28,18 +32,17 @@ def run(args: argparse.Namespace) -> int:
     quiet_hub_libraries()
     from evaluator.cli import CommandError
     from evaluator.evaluator import Evaluator
-    from evaluator.hub import CheckpointError
-    from evaluator.human_data import iter_jsonl
-    from evaluator.predict_cli import resolve_checkpoint
     from evaluator.predict_io import InputError, read_jsonl_file
+    from mismatch_core.errors import CheckpointError
+    from mismatch_core.jsonl import iter_jsonl
 
     try:
         pairs = read_jsonl_file(args.examples)
     except InputError as error:
         raise CommandError(str(error)) from None
     notes = [str(value.get("note", "")) for _, value in iter_jsonl(args.examples)]
-    name, revision = resolve_checkpoint(args.checkpoint, None)
     try:
+        name, revision = resolve_checkpoint(args.checkpoint)
         evaluator = Evaluator.from_pretrained(name, revision=revision)
     except CheckpointError as error:
         raise CommandError(str(error)) from None

@@ -23,7 +23,7 @@ from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs
 from evaluator.tasks import Criterion
-from synth.taxonomy import CODES
+from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
 ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
@@ -268,7 +268,7 @@ def _over_long_texts(checkpoint: Checkpoint, texts: list[str]) -> tuple[int, set
     encoded_features = any(is_encoder_metric(COLUMN_TO_METRIC[n]) for n in config.feature_names)
     if not (config.use_text or encoded_features):
         return 0, set()
-    from evaluator.resources import load_encoder
+    from mismatch_core.resources import load_encoder
 
     tokenizer, encoder = load_encoder(config.encoder)
     limit = min(tokenizer.model_max_length, encoder.config.max_position_embeddings)

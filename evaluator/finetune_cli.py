@@ -21,9 +21,8 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import FitSettings, export, fit
-from evaluator.hub import CheckpointError
-from evaluator.human_data import DataError
 from evaluator.tasks import TASKS
+from mismatch_core.errors import CheckpointError, DataError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,7 +24,8 @@ from safetensors.torch import load_file, save_file
 
 from evaluator.features import FeatureScaler
 from evaluator.model import MismatchConfig, MismatchModel
-from synth.taxonomy import CODES, TAXONOMY
+from mismatch_core.errors import CheckpointError
+from mismatch_core.taxonomy import CODES, TAXONOMY
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -33,10 +34,6 @@ FORMAT = "mismatch-eval"
 FORMAT_VERSION = 1
 CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint is missing, unreadable or inconsistent; the message names the file."""
 
 
 @dataclass
@@ -298,7 +295,7 @@ def _resolve(name: str, revision: str | None, local_files_only: bool) -> Path:
         raise CheckpointError(f"checkpoint directory {path} does not exist")
     from huggingface_hub import snapshot_download
 
-    from evaluator.resources import hub_reachable
+    from mismatch_core.resources import hub_reachable
 
     try:
         downloaded = snapshot_download(

@@ -139,7 +139,7 @@ def _text_inputs(
     if not config.use_text:
         return lambda rows: (None, None)
     if config.encoder_mode == "trainable":
-        from evaluator.resources import load_tokenizer
+        from mismatch_core.resources import load_tokenizer
 
         tokenizer = load_tokenizer(config.encoder)
 

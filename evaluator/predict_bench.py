@@ -14,7 +14,12 @@ import random
 import resource
 import time
 
-from evaluator.resources import DEFAULT_CHECKPOINT, REPO_ROOT, encoder_path
+from mismatch_core.resources import (
+    DEFAULT_CHECKPOINT,
+    REPO_ROOT,
+    encoder_path,
+    quiet_hub_libraries,
+)
 
 CHECKPOINT = REPO_ROOT / DEFAULT_CHECKPOINT
 TASKS = ("summarization", "translation", "captioning")
@@ -46,7 +51,6 @@ def peak_rss_gb(who: int) -> float:
 
 def bench_predict(args: argparse.Namespace) -> None:
     from evaluator.malloc import fix_mmap_threshold
-    from evaluator.predict_cli import quiet_hub_libraries
 
     fix_mmap_threshold()  # as `mismatch predict` runs
     quiet_hub_libraries()  # before bert_score imports transformers
@@ -59,7 +63,7 @@ def bench_predict(args: argparse.Namespace) -> None:
     evaluator = Evaluator.from_pretrained(CHECKPOINT)
     encoder = evaluator.checkpoint.model.config.encoder
     model_type = encoder_path(encoder)
-    from evaluator.resources import load_encoder
+    from mismatch_core.resources import load_encoder
 
     num_layers = (
         evaluator.checkpoint.num_layers or load_encoder(encoder)[1].config.num_hidden_layers

@@ -18,7 +18,13 @@ import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from evaluator.resources import DEFAULT_CHECKPOINT
+from mismatch_core.errors import CheckpointError
+from mismatch_core.resources import (
+    DEFAULT_CHECKPOINT,
+    configure_offline_mode,
+    quiet_hub_libraries,
+    resolve_checkpoint,
+)
 
 # pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
 # bounded by this, not by the input
@@ -98,11 +104,7 @@ def run(args: argparse.Namespace) -> int:
     fix_mmap_threshold()  # peak memory flat over long inputs
     quiet_hub_libraries()
     if args.offline:  # before anything imports huggingface_hub
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    from evaluator.resources import hub_reachable
-
-    hub_reachable.cache_clear()  # decide again, now that the environment is final
+        configure_offline_mode(offline=True)
     started = time.perf_counter()
     output_format = _output_format(args)
     if args.batch_size < 1:
@@ -133,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             score(sys.stdout, output_format, progress=not args.quiet)
             sys.stdout.flush()
         else:
-            from evaluator.atomic import atomic_path
+            from mismatch_core.atomic import atomic_path
 
             try:
                 with atomic_path(args.output) as temporary:
@@ -168,11 +170,6 @@ def _score_and_write(
             writer.write(predictions)
     except InputError as error:
         raise CommandError(str(error)) from None
-
-
-def quiet_hub_libraries() -> None:
-    """No "Loading weights" bars from transformers: our own bar is the one that means progress."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 def _output_format(args: argparse.Namespace) -> str:
@@ -224,9 +221,18 @@ def _input_source(args: argparse.Namespace):
 
 
 def _load_evaluator(args: argparse.Namespace):
-    name, revision = resolve_checkpoint(args.checkpoint, args.task)  # before torch loads
+    if args.task is not None:
+        from evaluator.tasks import get_task
+
+        try:
+            get_task(args.task)
+        except KeyError as error:
+            raise CommandError(str(error.args[0])) from None
+    try:
+        name, revision = resolve_checkpoint(args.checkpoint, args.task)  # before torch loads
+    except CheckpointError as error:
+        raise CommandError(str(error)) from None
     from evaluator.evaluator import Evaluator
-    from evaluator.hub import CheckpointError
 
     try:
         evaluator = Evaluator.from_pretrained(
@@ -240,65 +246,6 @@ def _load_evaluator(args: argparse.Namespace):
             f"(its tasks: {', '.join(evaluator.checkpoint.tasks) or 'none'})"
         )
     return evaluator
-
-
-def resolve_checkpoint(spec: str | None, task: str | None) -> tuple[str, str | None]:
-    """(local directory or Hub id, revision) for --checkpoint/--task.
-
-    A relative path is looked up in the working directory, then in the repository root, so
-    the shipped checkpoints work from anywhere; anything else is taken as a Hub id.
-    """
-    from evaluator.resources import REPO_ROOT, local_path
-
-    if task is not None:
-        from evaluator.tasks import get_task
-
-        try:
-            get_task(task)
-        except KeyError as error:
-            raise CommandError(str(error.args[0])) from None
-    if spec is None:
-        spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
-        found = local_path(spec)
-        if found is not None and found.is_dir():
-            return str(found), None
-        hint = (
-            ""
-            if task is None
-            else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
-        )
-        raise CommandError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
-    name, revision = spec, None
-    if "@" in spec and not Path(spec).expanduser().exists():
-        name, _, revision = spec.rpartition("@")
-        if not name or not revision:
-            raise CommandError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
-    found = local_path(name)
-    if found is not None:
-        if revision is not None:
-            raise CommandError(f"{found} is a local directory; @{revision} applies to Hub ids")
-        return str(found), None
-    _require_cached_when_offline(name, revision)
-    return name, revision
-
-
-def _require_cached_when_offline(name: str, revision: str | None) -> None:
-    """Offline, a Hub id must already be in the cache: check it before torch is imported."""
-    from evaluator.resources import hub_reachable
-
-    if hub_reachable():
-        return
-    from huggingface_hub import constants, try_to_load_from_cache
-
-    try:
-        cached = try_to_load_from_cache(name, "config.json", revision=revision)
-    except ValueError:  # not a valid repo id, so it was meant as a path
-        raise CommandError(f"checkpoint directory {name} does not exist") from None
-    if not isinstance(cached, str):
-        raise CommandError(
-            f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
-            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
-        )
 
 
 def _report_warnings(caught: list[warnings.WarningMessage]) -> None:

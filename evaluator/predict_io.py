@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from evaluator.human_data import DataError, iter_json_lines, jsonl_lines
-from synth.taxonomy import CODES
+from mismatch_core.errors import DataError
+from mismatch_core.jsonl import iter_json_lines, jsonl_lines
+from mismatch_core.taxonomy import CODES
 
 if TYPE_CHECKING:  # the readers must not import torch: bad input fails before it loads
     from evaluator.evaluator import Prediction

@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
-from synth.taxonomy import CODES
+from mismatch_core.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
+from mismatch_core.taxonomy import CODES
 
 PARTS = ("sick", "bases", "darr")
 THRESHOLD = 0.5  # P(NoContr) at or above it reads as NoContr, as predict labels it
@@ -378,13 +378,12 @@ def file_sha256(path: Path) -> str:
 
 
 def bench_realtext(args: argparse.Namespace) -> None:
-    from evaluator.atomic import output_problem, write_text_atomic
     from evaluator.cli import CommandError
-    from evaluator.hub import CheckpointError, load
-    from evaluator.human_data import DataError
-    from evaluator.predict_cli import quiet_hub_libraries, resolve_checkpoint
+    from evaluator.hub import load
     from evaluator.realtext_data import DARR, SICK_TRIAL
-    from evaluator.resources import ResourceMissingError, data_dir
+    from mismatch_core.atomic import output_problem, write_text_atomic
+    from mismatch_core.errors import CheckpointError, DataError, ResourceMissingError
+    from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
     parts = parse_parts(args.parts)
     for name in ("bases_limit", "darr_limit"):
@@ -400,9 +399,9 @@ def bench_realtext(args: argparse.Namespace) -> None:
     for part in ("sick", "darr"):
         if part in parts and not paths[part].is_file():
             raise CommandError(f"{paths[part]}: no such file")
-    name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT, None)
     quiet_hub_libraries()
     try:
+        name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
         scorer = Scorer(load(name, revision))
     except CheckpointError as error:
         raise CommandError(str(error)) from None

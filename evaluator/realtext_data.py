@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.finetune.contrast import ERROR_CLASSES
-from evaluator.human_data import HumanRecord, iter_jsonl, load_records, split_by_group
+from evaluator.human_data import HumanRecord, load_records, split_by_group
+from mismatch_core.jsonl import iter_jsonl
 
 BENCH_SEED = 0  # `mismatch evaluate` seed 0 ...
 BENCH_FRACTION = 0.2  # ... tests on this share of groups (evaluator.finetune.evaluate)

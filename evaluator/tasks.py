@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.human_data import HumanRecord, load_records
-from evaluator.resources import data_dir
+from mismatch_core.resources import data_dir
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from evaluator.atomic import write_text_atomic
+from mismatch_core.atomic import write_text_atomic
 
 # what each ablation run switched off, as passed to scripts/pretrain.py
 ABLATIONS = {

@@ -1,6 +1,9 @@
 """Fine-tune on a task's human ratings: python scripts/finetune.py fit --config configs/finetune/<task>.yaml"""
 
-from evaluator.finetune_cli import main
+from mismatch_core.resources import configure_offline_mode
 
 if __name__ == "__main__":
+    configure_offline_mode()  # before the Hugging Face libraries are imported
+    from evaluator.finetune_cli import main
+
     main()

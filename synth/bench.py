@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import time
 
-from evaluator.resources import REPO_ROOT
+from mismatch_core.resources import REPO_ROOT
 from synth.cli import load_config
 from synth.generate import generate
 

@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 def smallest_run(config: SynthConfig) -> int:
     """The fewest pairs whose quotas give every class at least one pair in each split."""
+    from mismatch_core.taxonomy import CODES
     from synth.generate import Quotas
-    from synth.taxonomy import CODES
 
     splits = ("train", "val") if config.val_fraction > 0 else ("train",)
     total = len(CODES)

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.human_data import iter_jsonl
+from mismatch_core.jsonl import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
 SICK_TRAIN = "sick/sick_train.jsonl.gz"  # the only SICK file synth reads (TRIAL is for measurement)

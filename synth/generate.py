@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from evaluator.resources import own_wordnet_files
+from mismatch_core.resources import own_wordnet_files
+from mismatch_core.taxonomy import CODES, index_of
 from synth.chains import STRUCTURAL, chrf, combine, family, local_edits
 from synth.corpora import (
     PARAPHRASE_SOURCES,
@@ -37,7 +38,6 @@ from synth.corpora import (
     split_of,
 )
 from synth.perturb import Context, load_rules, load_screens, rule_weight
-from synth.taxonomy import CODES, index_of
 
 # Classes whose error replaces words of the text it is applied to (on a paraphrase, the
 # replaced words must occur in the reference: "formerly" -> "later" is no order error
@@ -156,7 +156,7 @@ def _init_resources() -> None:
     if _NLP is None:
         from lemminflect import getAllLemmas
 
-        from evaluator.resources import load_spacy, wordnet
+        from mismatch_core.resources import load_spacy, wordnet
 
         _NLP = load_spacy()
         _RULES = load_rules()
@@ -603,7 +603,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     class has a screen (``synth.perturb.load_screens``), only groups with a matching text
     are parsed at all.
     """
-    from evaluator.resources import data_dir
+    from mismatch_core.resources import data_dir
 
     started = time.perf_counter()
     corpus = corpus or load_corpus(data_dir())

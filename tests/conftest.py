@@ -15,7 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 @pytest.fixture(scope="session")
 def nlp():
-    from evaluator.resources import load_spacy
+    from mismatch_core.resources import load_spacy
 
     return load_spacy()
 

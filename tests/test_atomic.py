@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.atomic import atomic_path, output_problem, write_text_atomic
+from mismatch_core.atomic import atomic_path, output_problem, write_text_atomic
 
 
 @pytest.fixture

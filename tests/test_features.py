@@ -346,7 +346,7 @@ def test_adding_a_cpu_feature_to_a_full_cache_skips_the_encoder(tmp_path, monkey
 @pytest.mark.slow
 def test_token_states_come_from_the_feature_pass_and_are_cached(tmp_path):
     from evaluator.features.token_store import TokenStore
-    from evaluator.resources import load_tokenizer
+    from mismatch_core.resources import load_tokenizer
 
     refs = ["Two dogs ran across the park.", "A man sleeps."]
     gens = ["Two dogs ran across the park.", ""]

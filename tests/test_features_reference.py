@@ -13,7 +13,7 @@ from evaluator.features import DEFAULT_FEATURES, compute_features, encode_texts
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.compute import cpu_scores, run_cpu_metrics
 from evaluator.features.embeddings import EmbeddingStore
-from evaluator.resources import data_dir, encoder_path, wordnet
+from mismatch_core.resources import data_dir, encoder_path, wordnet
 
 pytestmark = pytest.mark.slow
 

@@ -32,8 +32,8 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.resources import encoder_path
 from evaluator.tasks import TASKS, get_task
+from mismatch_core.resources import encoder_path
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
 SETTINGS = FitSettings(

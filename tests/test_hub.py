@@ -16,7 +16,7 @@ from tiny_bert import tiny_bert
 from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
-from synth.taxonomy import CODES, NUM_CLASSES
+from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 FEATURES = ["rouge1_f", "bleu", "chrf", "length_ratio"]
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from evaluator.human_data import DataError, load_records, split_by_group
+from evaluator.human_data import load_records, split_by_group
 from evaluator.tasks import TASKS, get_task, load_task_records
+from mismatch_core.errors import DataError
 
 
 def write_lines(path, lines: list[bytes]) -> None:

@@ -8,8 +8,8 @@ from tiny_bert import tiny_bert
 from transformers import AutoTokenizer
 
 from evaluator.model import MismatchConfig, MismatchModel, score_from_logits
-from evaluator.resources import encoder_path
-from synth.taxonomy import NUM_CLASSES
+from mismatch_core.resources import encoder_path
+from mismatch_core.taxonomy import NUM_CLASSES
 
 FEATURES = ["rouge1", "rouge2", "rougeL", "bleu", "chrf", "bertscore"]
 EMBEDDING_DIM = 24

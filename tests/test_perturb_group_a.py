@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from evaluator.resources import ResourceMissingError, data_dir, wordnet
+from mismatch_core.resources import ResourceMissingError, data_dir, wordnet
 from synth.perturb import (
     entity,
     grammar,

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from evaluator.resources import ResourceMissingError, data_dir, load_spacy
+from mismatch_core.resources import ResourceMissingError, data_dir, load_spacy
 from synth.perturb import addition, attribute, negation, omission, paraphrase, question
 from synth.perturb.base import Context
 from synth.perturb.lexicon_b_words import NUMBER_WORDS

@@ -205,7 +205,7 @@ def test_sick_trial_is_never_read(tmp_path, monkeypatch):
         return real(path)
 
     monkeypatch.setattr(corpora, "iter_jsonl", spy)
-    from evaluator.resources import data_dir
+    from mismatch_core.resources import data_dir
 
     corpus = corpora.load_corpus(data_dir(), sources=("sick",))
     assert not [p for p in opened if "trial" in p]

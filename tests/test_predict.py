@@ -27,7 +27,7 @@ from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, save_pretrained
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
-from synth.taxonomy import CODES
+from mismatch_core.taxonomy import CODES
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
 REFS = [
@@ -488,9 +488,9 @@ def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatc
 
 
 def test_task_flag_picks_the_task_checkpoint(tmp_path: Path, monkeypatch, capsys) -> None:
-    import evaluator.resources
+    import mismatch_core.resources
 
-    monkeypatch.setattr(evaluator.resources, "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(mismatch_core.resources, "REPO_ROOT", tmp_path)
     monkeypatch.chdir(tmp_path)
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
     assert predict_cli("--task", "summarization", "--input", str(input_file)) == 2
@@ -579,7 +579,7 @@ def test_bad_input_fails_clearly_and_leaves_the_output_alone(
 def test_a_failed_write_keeps_the_old_file_and_no_temp(
     base_dir: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    import evaluator.atomic
+    import mismatch_core.atomic
 
     def refuse(source, target):
         raise OSError(28, "No space left on device")
@@ -589,7 +589,7 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp(
     out_dir.mkdir()
     out = out_dir / "result.jsonl"
     out.write_text("earlier result\n")
-    monkeypatch.setattr(evaluator.atomic.os, "replace", refuse)
+    monkeypatch.setattr(mismatch_core.atomic.os, "replace", refuse)
     status = predict_cli(
         "--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out)
     )

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from evaluator import resources
-from evaluator.resources import REPO_ROOT, local_path
+from mismatch_core import resources
+from mismatch_core.resources import REPO_ROOT, local_path
 
 
 def test_packaged_encoder_gives_a_384_d_embedding():

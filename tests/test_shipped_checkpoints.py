@@ -20,9 +20,9 @@ import pytest
 
 from evaluator import Evaluator
 from evaluator.features.registry import available_features
-from evaluator.resources import REPO_ROOT
 from evaluator.tasks import TASKS, get_task
-from synth.taxonomy import CODES
+from mismatch_core.resources import REPO_ROOT
+from mismatch_core.taxonomy import CODES
 
 REF = (
     "The company reported a 12 percent rise in profits last year and plans to hire "

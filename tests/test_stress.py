@@ -18,7 +18,6 @@ from evaluator.cli import main
 from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
 from evaluator.hub import save_pretrained
-from evaluator.human_data import DataError
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.stress.data import StressItem, items_from_jsonl, load_items, select
 from evaluator.stress.metrics import feature_metric, mismatch_metric, parse_metrics, run_metric
@@ -27,6 +26,7 @@ from evaluator.stress.perturbations import INJECTIONS, PERTURBATIONS, Source, co
 from evaluator.stress.report import write_report
 from evaluator.stress.runner import perturb_items, run_stress
 from evaluator.stress.verdict import passes
+from mismatch_core.errors import DataError
 
 GOLD = (
     "John Smith drove the red car to the hospital in Boston. "

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 import synth.generate
-from evaluator.resources import data_dir, load_spacy
+from mismatch_core.resources import data_dir, load_spacy
+from mismatch_core.taxonomy import CODES
 from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages, split_of
 from synth.generate import (
     GroupQueue,
@@ -29,7 +30,6 @@ from synth.generate import (
     generate,
 )
 from synth.perturb import Context, load_screens
-from synth.taxonomy import CODES
 
 
 @pytest.fixture(scope="module")

@@ -119,7 +119,7 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     from evaluator.finetune.train import FitSettings, export, fit
     from evaluator.hub import load, save_pretrained
     from evaluator.inference import predict_outputs
-    from evaluator.resources import encoder_path
+    from mismatch_core.resources import encoder_path
 
     encoder = tmp_path / "encoder"
     tokenizer = AutoTokenizer.from_pretrained(encoder_path())

@@ -16,7 +16,7 @@ from evaluator.training import data as data_module
 from evaluator.training.data import DataError, MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.pretrain import main
-from synth.taxonomy import CODES, NUM_CLASSES
+from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 FEATURES = ["rouge1_f", "bleu", "chrf"]
 DIM = 384  # the packaged encoder's width, which the module reads from its config

@@ -23,7 +23,7 @@ from evaluator.features.compute import compute_features
 from evaluator.features.encoder_pass import encode_distinct
 from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, METRICS
 from evaluator.features.registry import is_encoder_metric as _is_encoder
-from evaluator.resources import REPO_ROOT, data_dir
+from mismatch_core.resources import REPO_ROOT, data_dir
 
 DEFAULT_SYNTH_PAIRS = REPO_ROOT / "data" / "synth" / "train.parquet"
 HUMAN_SETS = (

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from evaluator.atomic import atomic_path
 from evaluator.features.compute import (
     PairError,
     check_pairs,
@@ -33,7 +32,8 @@ from evaluator.features.embeddings import EmbeddingStore, text_key
 from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
-from evaluator.resources import DEFAULT_ENCODER
+from mismatch_core.atomic import atomic_path
+from mismatch_core.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
 PAIR_COLUMNS = ("id", "ref", "gen")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluator.atomic import output_problem
 from evaluator.cli import CommandError
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
-from evaluator.resources import DEFAULT_ENCODER
+from mismatch_core.atomic import output_problem
+from mismatch_core.resources import DEFAULT_ENCODER
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

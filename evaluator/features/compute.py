@@ -26,7 +26,7 @@ from evaluator.features.registry import (
     is_encoder_metric,
     metrics_for,
 )
-from evaluator.resources import DEFAULT_ENCODER, own_wordnet_files
+from mismatch_core.resources import DEFAULT_ENCODER, own_wordnet_files
 
 AGGREGATES = ("max", "min", "mean")
 PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
@@ -92,7 +92,7 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     if len(refs) < PARALLEL_MIN_PAIRS or workers < 2 or not metric_names:
         return run_cpu_metrics(metric_names, refs, gens)
     if "meteor" in metric_names:
-        from evaluator.resources import wordnet
+        from mismatch_core.resources import wordnet
 
         wordnet()  # load once here so forked workers inherit it
     pieces = np.array_split(np.arange(len(refs)), workers * 4)  # small pieces balance slow pairs

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from evaluator.atomic import atomic_path
+from mismatch_core.atomic import atomic_path
 
 
 def text_key(text: str) -> str:

@@ -19,7 +19,7 @@ import torch
 
 from evaluator.features.registry import EncoderMetric, register
 from evaluator.features.token_store import MAX_TOKENS
-from evaluator.resources import DEFAULT_ENCODER, load_encoder
+from mismatch_core.resources import DEFAULT_ENCODER, load_encoder
 
 # Padded tokens per forward pass: 64 texts of up to 192 tokens. The pass's transient memory
 # grows with the padded tokens (MiniLM on the CPU: +247 MB for 64 x 188, +586 MB for 64 x 512),

@@ -144,7 +144,7 @@ class Meteor(Metric):
     columns = ("meteor",)
 
     def __init__(self) -> None:
-        from evaluator.resources import wordnet
+        from mismatch_core.resources import wordnet
 
         self.wordnet = MemoWordNet(wordnet())
         self.stemmer = MemoStemmer()

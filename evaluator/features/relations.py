@@ -45,7 +45,7 @@ def changed_words(ref_words: list[str], gen_words: list[str]) -> tuple[list[str]
 @functools.lru_cache(maxsize=200_000)
 def synsets(word: str) -> frozenset:
     """Every WordNet sense of the word, found through its inflections (WordNet's morphy)."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     reader = wordnet()
     return frozenset(
@@ -133,7 +133,7 @@ class WordRelations(Metric):
 @functools.lru_cache(maxsize=200_000)
 def main_lexname(word: str) -> str | None:
     """WordNet's file for the word's most frequent sense ('winter' -> noun.time), if any."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     senses = wordnet().synsets(IRREGULAR_LEMMAS.get(word, (word,))[-1])
     return senses[0].lexname() if senses else None

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from evaluator.atomic import atomic_path
 from evaluator.features.embeddings import text_key
+from mismatch_core.atomic import atomic_path
 
 MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
 

@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import replace
 
 from evaluator.human_data import HumanRecord
+from mismatch_core.taxonomy import CODES
 from synth.perturb import Context
-from synth.taxonomy import CODES
 
 ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluator.atomic import atomic_path
 from evaluator.features import EmbeddingStore, pair_key
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.human_data import HumanRecord
 from evaluator.tasks import Task
+from mismatch_core.atomic import atomic_path
 
 DEFAULT_CACHE_DIR = Path("data/human_features")
 

@@ -24,8 +24,8 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
-from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.tasks import Task, get_task, load_task_records
+from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 VAL_SEED_OFFSET = 10_000
 CONTRAST_SEED = 13

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
-from evaluator.atomic import write_text_atomic
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import FitSettings, export, fit
+from mismatch_core.atomic import write_text_atomic
 
 ABLATIONS = {
     "no_pretraining": {"pretrained": False, "use_metrics": True, "freeze_mismatch": False},

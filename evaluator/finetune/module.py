@@ -29,8 +29,8 @@ from torch import Tensor
 
 from evaluator.hub import load
 from evaluator.model import MismatchModel
-from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.tasks import get_task
+from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
 

@@ -22,7 +22,7 @@ from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.hub import save_pretrained
-from evaluator.resources import DEFAULT_CHECKPOINT
+from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ mean-pooled embeddings are computed once and fed in, so no encoder weights live 
 in ``trainable`` mode the model owns the encoder and takes token ids. Optionally (frozen mode)
 a token-level comparison of the two texts' token states (``token_interaction``). Metric branch: a Set
 Transformer over the scaled metric scores. Both are concatenated and mapped to the classes of
-``synth.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
+``mismatch_core.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from torch import Tensor, nn
 
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.token_interaction import TokenInteraction
-from evaluator.resources import DEFAULT_ENCODER
-from synth.taxonomy import INDEX, NUM_CLASSES
+from mismatch_core.resources import DEFAULT_ENCODER
+from mismatch_core.taxonomy import INDEX, NUM_CLASSES
 
 EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
@@ -218,7 +218,7 @@ class MismatchModel(nn.Module):
         """Build for training: in trainable mode start from the named encoder's pretrained weights."""
         if not (config.use_text and config.encoder_mode == "trainable"):
             return cls(config)
-        from evaluator.resources import load_encoder
+        from mismatch_core.resources import load_encoder
 
         _, encoder = load_encoder(config.encoder)
         return cls(config, encoder=copy.deepcopy(encoder).train())

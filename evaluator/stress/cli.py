@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from evaluator.atomic import output_problem
 from evaluator.cli import CommandError
 from evaluator.stress.metrics import DEFAULT_METRICS
+from mismatch_core.atomic import output_problem
 
 DEFAULT_LIMIT = 200
 
@@ -53,12 +53,11 @@ def _log(message: str) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from evaluator.hub import CheckpointError
-    from evaluator.human_data import DataError
     from evaluator.stress.data import load_items
     from evaluator.stress.metrics import parse_metrics
     from evaluator.stress.report import write_report
     from evaluator.stress.runner import run_stress
+    from mismatch_core.errors import CheckpointError, DataError
 
     if args.seeds < 1:
         raise CommandError(f"--seeds must be at least 1, got {args.seeds}")

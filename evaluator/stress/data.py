@@ -14,8 +14,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluator.human_data import DataError, iter_jsonl
 from evaluator.tasks import TASKS, get_task, load_task_records
+from mismatch_core.errors import DataError
+from mismatch_core.jsonl import iter_jsonl
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluator.resources import DEFAULT_CHECKPOINT, local_path
+from mismatch_core.resources import DEFAULT_CHECKPOINT, local_path
 
 MetricFn = Callable[
     [Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], Sequence[float]

@@ -7,8 +7,8 @@ import math
 import re
 from pathlib import Path
 
-from evaluator.atomic import atomic_path, write_text_atomic
 from evaluator.stress.runner import StressResult
+from mismatch_core.atomic import atomic_path, write_text_atomic
 
 PLOT_COLUMNS = 5
 

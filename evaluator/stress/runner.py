@@ -182,7 +182,7 @@ def run_stress(
     if unknown:
         raise ValueError(f"unknown test(s) {', '.join(unknown)}; known: {', '.join(PERTURBATIONS)}")
     if nlp is None:
-        from evaluator.resources import load_spacy
+        from mismatch_core.resources import load_spacy
 
         nlp = load_spacy()
     started = time.perf_counter()

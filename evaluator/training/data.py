@@ -27,8 +27,8 @@ from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair
 from evaluator.features.encoder_pass import encode_distinct, token_states
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.model.mismatch_model import EncoderMode
-from evaluator.resources import DEFAULT_ENCODER
-from synth.taxonomy import CODES, NUM_CLASSES
+from mismatch_core.resources import DEFAULT_ENCODER
+from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 SPLITS = ("train", "val")
 PAIR_COLUMNS = ("id", "ref", "gen", "label", "label_id")
@@ -333,7 +333,7 @@ class MismatchDataModule(L.LightningDataModule):
     def _tokenizer(self):
         if self.hparams.encoder_mode != "trainable":
             return None
-        from evaluator.resources import load_tokenizer
+        from mismatch_core.resources import load_tokenizer
 
         return load_tokenizer(self.hparams.encoder)
 

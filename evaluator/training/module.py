@@ -12,15 +12,15 @@ from torchmetrics.classification import MulticlassAccuracy
 
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import EncoderMode
-from evaluator.resources import DEFAULT_ENCODER
-from synth.taxonomy import NUM_CLASSES
+from mismatch_core.resources import DEFAULT_ENCODER
+from mismatch_core.taxonomy import NUM_CLASSES
 
 
 def encoder_hidden_size(encoder: str) -> int:
     """Width of the encoder's mean-pooled embeddings, read from its config (no weights loaded)."""
     from transformers import AutoConfig
 
-    from evaluator.resources import encoder_path, hub_reachable
+    from mismatch_core.resources import encoder_path, hub_reachable
 
     return int(
         AutoConfig.from_pretrained(

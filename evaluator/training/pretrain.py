@@ -20,10 +20,10 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
 
 from evaluator.hub import save_pretrained
-from evaluator.resources import DEFAULT_CHECKPOINT
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
+from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 LoggerKind = Literal["csv", "wandb"]
 

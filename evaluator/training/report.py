@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
-from evaluator.atomic import atomic_path, write_text_atomic
-from synth.taxonomy import CODES, NUM_CLASSES
+from mismatch_core.atomic import atomic_path, write_text_atomic
+from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 
 def per_class_frame(labels: np.ndarray, predictions: np.ndarray) -> pd.DataFrame:

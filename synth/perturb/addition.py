@@ -15,7 +15,7 @@ import functools
 
 from spacy.tokens import Doc, Span, Token
 
-from evaluator.resources import wordnet
+from mismatch_core.resources import wordnet
 from synth.perturb import noise
 from synth.perturb.base import Change, Context, has_negation, keeps_capital, replace
 

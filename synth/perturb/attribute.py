@@ -13,7 +13,7 @@ import functools
 from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 
-from evaluator.resources import lemma_count, wordnet
+from mismatch_core.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace_word
 from synth.perturb.lexicon_b_words import (
     ADVERB_OPPOSITES,

@@ -145,7 +145,7 @@ def keeps_capital(token: Token) -> bool:
     names and 'I' do (a name's leading 'The' only in a title), and so do nouns whose WordNet
     lemmas are all capitalised ('Huguenots', which the tagger calls a common noun) and words
     WordNet does not know; common words and numbers ('Four men') do not."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     if token.lower_ == "the":
         return token.ent_type_ == "WORK_OF_ART"  # 'in Kourou, the Guiana Space Centre'; titles keep it

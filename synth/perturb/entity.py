@@ -17,7 +17,7 @@ from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
 from wordfreq import zipf_frequency
 
-from evaluator.resources import lemma_count
+from mismatch_core.resources import lemma_count
 from synth.perturb import noise
 from synth.perturb.base import (
     Change,
@@ -75,7 +75,7 @@ ORG_KINDS = (
 
 @functools.lru_cache(maxsize=50000)
 def _synsets(lemma: str):
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     return tuple(wordnet().synsets(lemma, pos="n"))
 
@@ -84,7 +84,7 @@ def _synsets(lemma: str):
 def _plural_only(word: str) -> bool:
     """A plural form that WordNet lists as a word of its own (shorts, glasses, arms): its
     singular lemma would name something else."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     return bool(wordnet().lemmas(word, pos="n"))
 
@@ -190,7 +190,7 @@ def _is_agent_object(token: Token) -> bool:
 
 def _in_compound(token: Token) -> bool:
     """The noun ends a WordNet compound with the word before it ('hot dog', 'sea lion')."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     if token.i == 0:
         return False

@@ -243,7 +243,7 @@ COUNTABLE_THINGS = frozenset(
 @functools.lru_cache(maxsize=20000)
 def _lexname(lemma: str) -> str:
     """The WordNet lexicographer file of the noun's most frequent sense ('' if unknown)."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     synsets = wordnet().synsets(lemma, pos="n")
     return synsets[0].lexname() if synsets else ""

@@ -16,7 +16,7 @@ from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 from wordfreq import zipf_frequency
 
-from evaluator.resources import lemma_count, wordnet
+from mismatch_core.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace, replace_word, swap_spans
 from synth.perturb.lexicon_b_words import (
     EXPANDED_AUX,

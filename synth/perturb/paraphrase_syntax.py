@@ -16,7 +16,7 @@ import functools
 from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Span, Token
 
-from evaluator.resources import wordnet
+from mismatch_core.resources import wordnet
 from synth.perturb.base import (
     Change,
     Context,

@@ -86,7 +86,7 @@ FACT_VERBS = frozenset(
 @functools.lru_cache(maxsize=20000)
 def _antonyms(lemma: str) -> tuple[str, ...]:
     """WordNet antonyms of the verb's main sense (win -> lose), common single words only."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     synsets = wordnet().synsets(lemma, pos="v")
     if not synsets:
@@ -134,7 +134,7 @@ POSTURES = frozenset("sit stand lie kneel lay".split())
 def _animate_subject(verb: Token, kinds: tuple[str, ...] = ("noun.person", "noun.animal")) -> bool:
     """The verb's subject is a person (or animal: ``kinds``) by its WordNet main sense, or a
     personal pronoun."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     head = verb
     while head.dep_ in ("conj", "xcomp") and head.head is not head:
@@ -160,7 +160,7 @@ def _animate_subject(verb: Token, kinds: tuple[str, ...] = ("noun.person", "noun
 
 def _watchable(verb: Token) -> bool:
     """'playing volleyball' -> 'watching volleyball': a game played, not music or a club."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     if any(c.dep_ == "prep" and c.lower_ == "for" for c in verb.children):
         return False
@@ -335,7 +335,7 @@ def event_preposition(doc: Doc, ctx: Context) -> Change | None:
 
 @functools.lru_cache(maxsize=20000)
 def _lexname(lemma: str) -> str:
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     synsets = wordnet().synsets(lemma, pos="n")
     return synsets[0].lexname() if synsets else ""
@@ -345,7 +345,7 @@ def _lexname(lemma: str) -> str:
 def _top_lexnames(lemma: str) -> tuple[str, ...]:
     """Lexicographer files of the noun's three most frequent senses: 'path' is an act, an
     artifact and a location, so it can lead somewhere without causing anything."""
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     return tuple(s.lexname() for s in wordnet().synsets(lemma.lower(), pos="n")[:3])
 

@@ -104,7 +104,7 @@ def _lexname(lemma: str) -> str:
 
 @functools.lru_cache(maxsize=20000)
 def _noun_synsets(lemma: str):
-    from evaluator.resources import wordnet
+    from mismatch_core.resources import wordnet
 
     return tuple(wordnet().synsets(lemma, pos="n"))
 

@@ -1,9 +1,10 @@
 """One place to find every external resource: encoder, spaCy pipeline, NLTK data, data dir.
 
-Every other module asks here, so an offline machine behaves the same everywhere: the
-Hugging Face Hub is put in offline mode before its libraries are imported when its host
-does not resolve (otherwise each miss stalls ~23 s), and a missing resource raises one
-``ResourceMissingError`` that says how to install it.
+Every other module asks here, so an offline machine behaves the same everywhere: entry points
+call ``configure_offline_mode`` before the Hugging Face libraries are imported, which puts the
+Hub in offline mode when its host does not resolve (otherwise each miss stalls ~23 s);
+importing this module changes nothing. A missing resource raises one ``ResourceMissingError``
+that says how to install it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import functools
 import os
 import socket
 from pathlib import Path
+
+from mismatch_core.errors import CheckpointError, ResourceMissingError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
@@ -41,10 +44,6 @@ def local_path(name: str | os.PathLike) -> Path | None:
     return None
 
 
-class ResourceMissingError(RuntimeError):
-    """A model or data file the project needs is not installed; the message says how to fix it."""
-
-
 @functools.lru_cache(maxsize=1)
 def hub_reachable(timeout: float = 0.5) -> bool:
     """True when the Hub host resolves; decides offline mode once per process."""
@@ -61,15 +60,72 @@ def hub_reachable(timeout: float = 0.5) -> bool:
         socket.setdefaulttimeout(previous)
 
 
-def configure_offline_mode() -> None:
-    """Set HF_HUB_OFFLINE=1 when the Hub cannot be reached; call before importing hub libraries."""
+def configure_offline_mode(offline: bool = False) -> None:
+    """Set HF_HUB_OFFLINE=1 when ``offline`` or when the Hub cannot be reached; entry points call
+    it before importing hub libraries."""
+    if offline:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+        hub_reachable.cache_clear()
     if not hub_reachable():
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-configure_offline_mode()
+def quiet_hub_libraries() -> None:
+    """No "Loading weights" bars from transformers: our own bar is the one that means progress."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, str | None]:
+    """(local directory or Hub id, revision) for a checkpoint spec ``PATH_OR_HUB_ID[@REVISION]``;
+    None means the shipped checkpoint (of ``task``, when given). CheckpointError says why not.
+
+    A relative path is looked up in the working directory, then in the repository root, so
+    the shipped checkpoints work from anywhere; anything else is taken as a Hub id, which
+    offline must already be in the cache. Checked without importing torch.
+    """
+    if spec is None:
+        spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
+        found = local_path(spec)
+        if found is not None and found.is_dir():
+            return str(found), None
+        hint = (
+            ""
+            if task is None
+            else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
+        )
+        raise CheckpointError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
+    name, revision = spec, None
+    if "@" in spec and not Path(spec).expanduser().exists():
+        name, _, revision = spec.rpartition("@")
+        if not name or not revision:
+            raise CheckpointError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
+    found = local_path(name)
+    if found is not None:
+        if revision is not None:
+            raise CheckpointError(f"{found} is a local directory; @{revision} applies to Hub ids")
+        return str(found), None
+    _require_cached_when_offline(name, revision)
+    return name, revision
+
+
+def _require_cached_when_offline(name: str, revision: str | None) -> None:
+    """Offline, a Hub id must already be in the cache."""
+    if hub_reachable():
+        return
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    try:
+        cached = try_to_load_from_cache(name, "config.json", revision=revision)
+    except ValueError:  # not a valid repo id, so it was meant as a path
+        raise CheckpointError(f"checkpoint directory {name} does not exist") from None
+    if not isinstance(cached, str):
+        raise CheckpointError(
+            f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
+        )
 
 
 def data_dir() -> Path:

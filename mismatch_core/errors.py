@@ -1,0 +1,15 @@
+"""The project's error types; each message names what to fix (file, line, key or command)."""
+
+from __future__ import annotations
+
+
+class DataError(ValueError):
+    """A record or file that does not fit the schema; the message names file, line and key."""
+
+
+class ResourceMissingError(RuntimeError):
+    """A model or data file the project needs is not installed; the message says how to fix it."""
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing, unreadable or inconsistent; the message names the file."""

@@ -1,0 +1,49 @@
+"""JSON Lines reading (.jsonl or .jsonl.gz, a file or a stream); every error is a DataError
+naming the file and line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from mismatch_core.errors import DataError
+
+
+def jsonl_lines(path: Path) -> Iterator[bytes]:
+    """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller); a
+    file that is not valid gzip is a DataError naming it, not a traceback."""
+    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+        try:
+            yield from handle
+        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+            raise DataError(f"{path}: not a readable gzip file ({error})") from None
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line; invalid UTF-8 or JSON names the line."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    yield from iter_json_lines(jsonl_lines(path), str(path))
+
+
+def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin);
+    DataError names ``name``, the line and what is wrong with it."""
+    for line_number, raw in enumerate(lines, 1):
+        where = f"{name}:{line_number}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(f"{where}: invalid JSON ({error.msg})") from None
+        if not isinstance(value, dict):
+            raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
+        yield line_number, value
