@@ -14,14 +14,13 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from evaluator.features.compute import check_pairs
 from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
-from evaluator.predict_io import Pairs
+from evaluator.predict_io import Pairs, Prediction
 from evaluator.tasks import Criterion
 from mismatch_core.taxonomy import CODES
 
@@ -38,35 +37,6 @@ ChunkScorer = Callable[[Checkpoint, list[tuple[list, list[str]]], int], Iterable
 
 class TruncationWarning(UserWarning):
     """Some texts were longer than the encoder's limit and were cut; the message counts them."""
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """One pair's result.
-
-    score: P(NoContr), the probability that gen says what the reference says (1 = no error).
-    ratings: criterion key -> value on the task's human scale (fine-tuned checkpoints; {} for
-    the base); for a classification task (NLI) the value is the class probability.
-    mismatch: class code -> probability, all 14 in taxonomy order, summing to 1.
-    labels: the classes whose probability is at least the threshold, most likely first;
-    "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
-    likely (the model is unsure).
-    """
-
-    id: str
-    score: float
-    ratings: dict[str, float]
-    mismatch: dict[str, float]
-    labels: list[str]
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "score": self.score,
-            "ratings": dict(self.ratings),
-            "mismatch": dict(self.mismatch),
-            "labels": list(self.labels),
-        }
 
 
 class Evaluator:

@@ -1,8 +1,8 @@
 """Predict inputs and outputs: line-aligned text files or JSONL in; JSONL, CSV or TSV out.
 
-Inputs are read line by line, twice: a first pass checks every line and counts the pairs (the
-progress bar's total) before the model loads, the second feeds the pairs in chunks, so memory
-does not grow with the input. Every reader error is an `InputError` naming the file, the line
+`Prediction` is one pair's result. Inputs are read line by line, twice: a first pass checks
+every line and counts the pairs (the progress bar's total) before the model loads, the second
+feeds the pairs in chunks, so memory does not grow with the input. Every reader error is an `InputError` naming the file, the line
 and, for JSONL, the key, so a user can fix the input. The writer appends as predictions come;
 `mismatch predict` writes it to a temporary file renamed at the end.
 """
@@ -17,14 +17,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_json_lines, jsonl_lines
 from mismatch_core.taxonomy import CODES
-
-if TYPE_CHECKING:  # the readers must not import torch: bad input fails before it loads
-    from evaluator.evaluator import Prediction
 
 FORMATS = ("jsonl", "csv", "tsv")
 STDIN_NAME = "<stdin>"
@@ -32,6 +29,35 @@ STDIN_NAME = "<stdin>"
 
 class InputError(ValueError):
     """Input that cannot be read as pairs; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One pair's result.
+
+    score: P(NoContr), the probability that gen says what the reference says (1 = no error).
+    ratings: criterion key -> value on the task's human scale (fine-tuned checkpoints; {} for
+    the base); for a classification task (NLI) the value is the class probability.
+    mismatch: class code -> probability, all 14 in taxonomy order, summing to 1.
+    labels: the classes whose probability is at least the threshold, most likely first;
+    "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
+    likely (the model is unsure).
+    """
+
+    id: str
+    score: float
+    ratings: dict[str, float]
+    mismatch: dict[str, float]
+    labels: list[str]
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "score": self.score,
+            "ratings": dict(self.ratings),
+            "mismatch": dict(self.mismatch),
+            "labels": list(self.labels),
+        }
 
 
 @dataclass

@@ -4,6 +4,6 @@ from mismatch_core.resources import configure_offline_mode
 
 if __name__ == "__main__":
     configure_offline_mode()  # before the Hugging Face libraries are imported
-    from evaluator.finetune_cli import main
+    from evaluator.cli.finetune import main
 
     main()

@@ -11,19 +11,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import evaluator.features.bench
-import evaluator.predict_bench
-import evaluator.realtext_bench
-import synth.bench
-from evaluator.bench import TARGETS
+import evaluator.cli.bench.features
+import evaluator.cli.bench.predict
+import evaluator.cli.bench.realtext
+import evaluator.cli.bench.synth
+from evaluator.cli.bench import TARGETS
 from evaluator.cli import main
 from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, is_encoder_metric
 
 MODULES = {
-    "synth": synth.bench,
-    "features": evaluator.features.bench,
-    "predict": evaluator.predict_bench,
-    "realtext": evaluator.realtext_bench,
+    "synth": evaluator.cli.bench.synth,
+    "features": evaluator.cli.bench.features,
+    "predict": evaluator.cli.bench.predict,
+    "realtext": evaluator.cli.bench.realtext,
 }
 
 

@@ -326,10 +326,8 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
-def test_lightning_cli_fits_and_exports(
-    tmp_path: Path, base_checkpoint: Path, data_root: Path
-) -> None:
-    from evaluator.finetune_cli import main as cli_main
+def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+    from evaluator.cli.finetune import main as cli_main
 
     config = yaml.safe_load(Path("configs/finetune/summarization.yaml").read_text())
     config["export_dir"] = str(tmp_path / "export")

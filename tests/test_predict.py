@@ -627,7 +627,7 @@ def test_script_entry_point_runs_the_same_command() -> None:
 
 
 def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys) -> None:
-    from evaluator.demo import EXAMPLES
+    from evaluator.cli.demo import EXAMPLES
 
     assert main(["demo", "--checkpoint", str(make_checkpoint(tmp_path / "tiny"))]) == 0
     out = capsys.readouterr().out

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from test_predict import GENS, REFS, make_checkpoint, write_jsonl, write_lines
 
+import evaluator.cli.predict as predict_cli_module
 import evaluator.evaluator as evaluator_module
 import evaluator.malloc as malloc_module
-import evaluator.predict_cli as predict_cli_module
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
 from evaluator.predict_io import JsonlInput, columns, flat_row

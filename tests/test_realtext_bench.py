@@ -15,12 +15,12 @@ import pytest
 import torch
 
 from evaluator.cli import main
+from evaluator.cli.bench.realtext import Scorer, auroc, kendall_like_tau, share
 from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.realtext_bench import Scorer, auroc, kendall_like_tau, share
 from evaluator.realtext_data import held_out, load_darr, load_sick
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]

@@ -271,7 +271,7 @@ def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) 
 def test_mismatch_pretrain_forwards_arguments(monkeypatch) -> None:
     import argparse
 
-    from evaluator import pretrain_cli
+    from evaluator.cli import pretrain as pretrain_cli
     from evaluator.training import pretrain
 
     received = []

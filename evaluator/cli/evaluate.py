@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from evaluator.cli.finetune import load_settings, prepare
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.evaluate import evaluate_task, write_results
-from evaluator.finetune_cli import load_settings, prepare
 from evaluator.tasks import TASKS
 
 

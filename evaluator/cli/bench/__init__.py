@@ -8,10 +8,10 @@ import importlib
 
 # target -> "module:function"; each function takes the parsed args and prints its report.
 TARGETS: dict[str, str] = {
-    "synth": "synth.bench:bench_synth",
-    "features": "evaluator.features.bench:bench_features",
-    "predict": "evaluator.predict_bench:bench_predict",
-    "realtext": "evaluator.realtext_bench:bench_realtext",
+    "synth": "evaluator.cli.bench.synth:bench_synth",
+    "features": "evaluator.cli.bench.features:bench_features",
+    "predict": "evaluator.cli.bench.predict:bench_predict",
+    "realtext": "evaluator.cli.bench.realtext:bench_realtext",
 }
 
 

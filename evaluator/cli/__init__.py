@@ -1,4 +1,7 @@
-"""The `mismatch` console script: one subcommand per capability, imported only when used."""
+"""The `mismatch` console script: one subcommand per capability, imported only when used.
+
+Every command lives in this package, one module each, defining ``add_arguments(parser)`` and
+``run(args) -> int``; nothing outside the package imports from it."""
 
 from __future__ import annotations
 
@@ -10,27 +13,15 @@ from mismatch_core.resources import configure_offline_mode
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "synth": ("synth.cli", "build synthetic mismatch pairs from the reference corpora"),
-    "features": ("evaluator.features.cli", "compute (and cache) metric features for pairs"),
-    "pretrain": (
-        "evaluator.pretrain_cli",
-        "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)",
-    ),
-    "finetune": (
-        "evaluator.finetune_cli",
-        "fine-tune the base evaluator on a task's human ratings",
-    ),
-    "evaluate": (
-        "evaluator.evaluate_cli",
-        "fine-tune and evaluate per task against metric baselines",
-    ),
-    "predict": (
-        "evaluator.predict_cli",
-        "rate generated texts against references; name their errors",
-    ),
-    "stress": ("evaluator.stress.cli", "blind-spot stress tests for any metric, ours included"),
-    "bench": ("evaluator.bench", "measure throughput of synth / features / predict"),
-    "demo": ("evaluator.demo", "run the main job on a few real pairs and print a table"),
+    "synth": ("evaluator.cli.synth", "build synthetic mismatch pairs from the reference corpora"),
+    "features": ("evaluator.cli.features", "compute (and cache) metric features for pairs"),
+    "pretrain": ("evaluator.cli.pretrain", "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)"),
+    "finetune": ("evaluator.cli.finetune", "fine-tune the base evaluator on a task's human ratings"),
+    "evaluate": ("evaluator.cli.evaluate", "fine-tune and evaluate per task against metric baselines"),
+    "predict": ("evaluator.cli.predict", "rate generated texts against references; name their errors"),
+    "stress": ("evaluator.cli.stress", "blind-spot stress tests for any metric, ours included"),
+    "bench": ("evaluator.cli.bench", "measure throughput of synth / features / predict"),
+    "demo": ("evaluator.cli.demo", "run the main job on a few real pairs and print a table"),
 }
 
 
@@ -66,9 +57,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mismatch {name}: error: {error}", file=sys.stderr)
         return 2
 
-
-if __name__ == "__main__":
-    # `python -m evaluator.cli`: run the package's copy, whose CommandError the commands raise
-    from evaluator.cli import main as package_main
-
-    sys.exit(package_main())
