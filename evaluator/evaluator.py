@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from evaluator.features.compute import check_pairs
 from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
 from evaluator.tasks import Criterion
+from mismatch_core.pairs import check_pairs
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step

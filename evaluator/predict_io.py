@@ -2,9 +2,10 @@
 
 `Prediction` is one pair's result. Inputs are read line by line, twice: a first pass checks
 every line and counts the pairs (the progress bar's total) before the model loads, the second
-feeds the pairs in chunks, so memory does not grow with the input. Every reader error is an `InputError` naming the file, the line
-and, for JSONL, the key, so a user can fix the input. The writer appends as predictions come;
-`mismatch predict` writes it to a temporary file renamed at the end.
+feeds the pairs in chunks, so memory does not grow with the input. Every reader error is a
+`DataError` naming the file, the line and, for JSONL, the key, so a user can fix the input. The
+writer appends as predictions come; `mismatch predict` writes it to a temporary file renamed at
+the end.
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
 STDIN_NAME = "<stdin>"
-
-
-class InputError(ValueError):
-    """Input that cannot be read as pairs; the message names the file and line."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,7 @@ class AlignedInput:
         for path in paths:
             count = sum(1 for _ in iter_text_lines(path))
             if count != gens:
-                raise InputError(
+                raise DataError(
                     f"{path} has {count} line(s) but {self.gen_path} has {gens}; "
                     "the files must be line-aligned"
                 )
@@ -104,7 +101,7 @@ class AlignedInput:
                 refs, src = rest[:size], rest[size] if self.src_path else None
                 yield str(number), refs[0] if size == 1 else refs, gen, src
         except ValueError:  # zip(strict=True): count() found equal lengths, so a file changed
-            raise InputError(f"{self.gen_path}: the input files changed while being read") from None
+            raise DataError(f"{self.gen_path}: the input files changed while being read") from None
 
 
 class JsonlInput:
@@ -119,7 +116,7 @@ class JsonlInput:
     def from_file(cls, path: Path) -> JsonlInput:
         """A .jsonl or .jsonl.gz file."""
         if not path.is_file():
-            raise InputError(f"{path}: no such file")
+            raise DataError(f"{path}: no such file")
         return cls(lambda: jsonl_lines(path), str(path))
 
     @classmethod
@@ -139,11 +136,8 @@ class JsonlInput:
         return sum(1 for _ in self.rows())
 
     def rows(self) -> Iterator[PairRow]:
-        try:
-            for number, value in iter_json_lines(self.open_lines(), self.name):
-                yield parse_pair(value, f"{self.name}:{number}", default_id=str(number))
-        except DataError as error:
-            raise InputError(str(error)) from None
+        for number, value in iter_json_lines(self.open_lines(), self.name):
+            yield parse_pair(value, f"{self.name}:{number}", default_id=str(number))
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:
@@ -152,13 +146,13 @@ def iter_text_lines(path: Path) -> Iterator[str]:
     try:
         handle = path.open("rb")
     except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+        raise DataError(f"{path}: cannot read ({error.strerror})") from None
     with handle:
         for number, raw in enumerate(handle, 1):
             try:
                 yield raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
             except UnicodeDecodeError as error:
-                raise InputError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
+                raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
 
 
 def chunked(rows: Iterable[PairRow], size: int) -> Iterator[Pairs]:
@@ -178,10 +172,10 @@ def read_jsonl_file(path: Path) -> Pairs:
 def parse_pair(
     value: dict, where: str, default_id: str
 ) -> tuple[str, str | list[str], str, str | None]:
-    """(id, ref, gen, src) of one JSONL object; InputError names `where` and the key."""
+    """(id, ref, gen, src) of one JSONL object; DataError names `where` and the key."""
     for key in ("ref", "gen"):
         if key not in value:
-            raise InputError(f"{where}: missing key {key!r}")
+            raise DataError(f"{where}: missing key {key!r}")
     ref = value["ref"]
     if isinstance(ref, list) and len(ref) == 1:
         ref = ref[0]
@@ -189,16 +183,16 @@ def parse_pair(
         isinstance(ref, str)
         or (ref and isinstance(ref, list) and all(isinstance(r, str) for r in ref))
     ):
-        raise InputError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
+        raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
     gen = "" if value["gen"] is None else value["gen"]  # null: the system produced nothing
     if not isinstance(gen, str):
-        raise InputError(f"{where}: key 'gen' must be a string or null")
+        raise DataError(f"{where}: key 'gen' must be a string or null")
     src = value.get("src")
     if src is not None and not isinstance(src, str):
-        raise InputError(f"{where}: key 'src' must be a string or null")
+        raise DataError(f"{where}: key 'src' must be a string or null")
     item_id = value.get("id", default_id)
     if not isinstance(item_id, str | int) or isinstance(item_id, bool):
-        raise InputError(f"{where}: key 'id' must be a string or an integer")
+        raise DataError(f"{where}: key 'id' must be a string or an integer")
     return str(item_id), ref, gen, src
 
 

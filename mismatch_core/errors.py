@@ -13,3 +13,12 @@ class ResourceMissingError(RuntimeError):
 
 class CheckpointError(RuntimeError):
     """A checkpoint is missing, unreadable or inconsistent; the message names the file."""
+
+
+class PairError(DataError):
+    """A pair with a ref or gen of the wrong type; ``index`` is its 0-based position."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(f"pair {index}: {problem}")
+        self.index = index
+        self.problem = problem

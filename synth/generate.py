@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mismatch_core.pairs import SYNTH_COLUMNS
 from mismatch_core.resources import own_wordnet_files
 from mismatch_core.taxonomy import CODES, index_of
 from synth.chains import STRUCTURAL, chrf, combine, family, local_edits
@@ -48,7 +49,6 @@ SUBSTITUTION_CLASSES = frozenset(
 PARAPHRASE_DRAWS = 4  # draws per rule for a substitution site shared with the ref
 MIN_ROUND_TEXTS = 200  # per source and split
 MAX_ROUND_TEXTS = 30_000
-COLUMNS = ("id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail")
 
 
 @dataclass
@@ -749,7 +749,7 @@ def _frame(split: str, rows: list[Candidate]) -> pd.DataFrame:
     frame = pd.DataFrame([asdict(row) for row in rows], columns=list(Candidate.__dataclass_fields__))
     frame.insert(0, "id", [f"{split}-{i:07d}" for i in range(len(frame))])
     frame["label_id"] = frame["label"].map(index_of).astype("int64")
-    return frame[list(COLUMNS)]
+    return frame[list(SYNTH_COLUMNS)]
 
 
 def _manifest(config: SynthConfig, corpus: Corpus, frames: dict[str, pd.DataFrame], seconds: float) -> dict:

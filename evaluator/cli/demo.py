@@ -32,13 +32,13 @@ def run(args: argparse.Namespace) -> int:
     quiet_hub_libraries()
     from evaluator.cli import CommandError
     from evaluator.evaluator import Evaluator
-    from evaluator.predict_io import InputError, read_jsonl_file
-    from mismatch_core.errors import CheckpointError
+    from evaluator.predict_io import read_jsonl_file
+    from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.jsonl import iter_jsonl
 
     try:
         pairs = read_jsonl_file(args.examples)
-    except InputError as error:
+    except DataError as error:
         raise CommandError(str(error)) from None
     notes = [str(value.get("note", "")) for _, value in iter_jsonl(args.examples)]
     try:

@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from mismatch_core.errors import CheckpointError
+from mismatch_core.errors import CheckpointError, DataError
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
     configure_offline_mode,
@@ -113,12 +113,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
-    from evaluator.predict_io import InputError
-
     source = _input_source(args)
     try:
         total = source.count()  # every line checked before the model loads
-    except InputError as error:
+    except DataError as error:
         raise CommandError(str(error)) from None
     scorer = _scorer(args)
     evaluator = _load_evaluator(args)
@@ -159,7 +157,7 @@ def _score_and_write(
     args, source, total: int, evaluator, scorer, stream, output_format: str, progress: bool
 ) -> None:
     """Score the input chunk by chunk and write each chunk's predictions as they come."""
-    from evaluator.predict_io import InputError, PredictionWriter, chunked
+    from evaluator.predict_io import PredictionWriter, chunked
 
     writer = PredictionWriter(stream, output_format, evaluator.rating_keys)
     chunks = chunked(source.rows(), STREAM_PAIRS)
@@ -168,7 +166,7 @@ def _score_and_write(
             chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer
         ):
             writer.write(predictions)
-    except InputError as error:
+    except DataError as error:
         raise CommandError(str(error)) from None
 
 
@@ -197,7 +195,7 @@ def _scorer(args: argparse.Namespace):
 
 
 def _input_source(args: argparse.Namespace):
-    from evaluator.predict_io import AlignedInput, InputError, JsonlInput
+    from evaluator.predict_io import AlignedInput, JsonlInput
 
     aligned = args.refs is not None or args.gens is not None or args.srcs is not None
     if aligned and args.input is not None:
@@ -209,7 +207,7 @@ def _input_source(args: argparse.Namespace):
     if args.input not in (None, "-"):
         try:
             return JsonlInput.from_file(Path(args.input))
-        except InputError as error:
+        except DataError as error:
             raise CommandError(str(error)) from None
     if args.devices > 1:  # every process re-runs the command and would read stdin again
         raise CommandError("--devices above 1 reads its input from files: give --input FILE")

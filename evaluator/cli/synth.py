@@ -109,6 +109,8 @@ def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
     rule, the base the error stands on and what changed."""
     import pandas as pd
 
+    from mismatch_core.pairs import LABEL_COLUMNS, PAIR_COLUMNS
+
     path = out_dir / "train.parquet"
     if not path.is_file():
         raise CommandError(f"{path} does not exist; run `mismatch synth --out {out_dir}` first")
@@ -116,7 +118,8 @@ def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
         frame = pd.read_parquet(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         raise CommandError(f"{path} cannot be read as parquet: {error}") from None
-    missing = [c for c in ("id", "ref", "gen", "label", "label_id", "rule", "detail") if c not in frame]
+    shown = (*PAIR_COLUMNS, *LABEL_COLUMNS, "rule", "detail")
+    missing = [c for c in shown if c not in frame]
     if missing:
         raise CommandError(f"{path} is not a mismatch synth output: no column(s) {', '.join(missing)}")
     for key, rows in frame.groupby("label_id" if by == "class" else "rule", sort=True):

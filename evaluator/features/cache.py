@@ -22,8 +22,6 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from evaluator.features.compute import (
-    PairError,
-    check_pairs,
     compute_features,
     feature_versions,
     pair_key,
@@ -33,10 +31,10 @@ from evaluator.features.encoder_pass import encode_distinct, encode_texts, token
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
 from mismatch_core.atomic import atomic_path
+from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
-PAIR_COLUMNS = ("id", "ref", "gen")
 
 
 @dataclass
@@ -48,32 +46,6 @@ class CacheReport:
     embeddings_added: int = 0
     alignments_added: int = 0
     tokens_added: int = 0
-
-
-def read_pairs(path: Path) -> pd.DataFrame:
-    """The id, ref, gen columns of a pairs parquet; ValueError names what is wrong."""
-    if not path.is_file():
-        raise FileNotFoundError(f"pairs file {path} does not exist")
-    try:
-        schema = pq.read_schema(path)
-    except (OSError, pa.ArrowException) as error:
-        raise ValueError(f"{path} is not a readable parquet file of pairs ({error})") from None
-    missing = [column for column in PAIR_COLUMNS if column not in schema.names]
-    if missing:
-        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
-    pairs = pd.read_parquet(path, columns=list(PAIR_COLUMNS))
-    pairs["id"] = pairs["id"].astype(str)
-    duplicated = pairs["id"][pairs["id"].duplicated()]
-    if len(duplicated):
-        raise ValueError(f"{path}: pair id {duplicated.iloc[0]!r} occurs more than once")
-    try:
-        check_pairs(list(pairs["ref"]), list(pairs["gen"]))
-    except PairError as error:
-        row = error.index
-        raise ValueError(
-            f"{path}: row {row + 1} (id {pairs['id'].iloc[row]!r}): {error.problem}"
-        ) from None
-    return pairs
 
 
 def read_cache(path: Path, versions: dict[str, str]) -> tuple[pd.DataFrame, dict[str, str]]:

@@ -9,7 +9,6 @@ per distinct text, in blocks so memory stays bounded on large inputs.
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing
 import os
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from evaluator.features.registry import (
     is_encoder_metric,
     metrics_for,
 )
+from mismatch_core.pairs import check_pairs
 from mismatch_core.resources import DEFAULT_ENCODER, own_wordnet_files
 
 AGGREGATES = ("max", "min", "mean")
@@ -47,33 +47,6 @@ def feature_versions(
             version += f"|{encoder}|layers={num_layers if num_layers is not None else 'last'}"
         versions[name] = version
     return versions
-
-
-class PairError(ValueError):
-    """A pair with a ref or gen of the wrong type; ``index`` is its 0-based position."""
-
-    def __init__(self, index: int, problem: str) -> None:
-        super().__init__(f"pair {index}: {problem}")
-        self.index = index
-        self.problem = problem
-
-
-def check_pairs(refs: Sequence, gens: Sequence) -> None:
-    """Raise PairError naming the first pair whose ref or gen has the wrong type."""
-    if len(refs) != len(gens):
-        raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
-    for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
-        if not isinstance(gen, str):
-            # a null in a parquet string column arrives as None or NaN
-            missing = gen is None or (isinstance(gen, float) and math.isnan(gen))
-            got = "null" if missing else type(gen).__name__
-            raise PairError(index, f"gen must be a string, got {got}")
-        if isinstance(ref, str):
-            continue
-        if not isinstance(ref, (list, tuple, np.ndarray)) or len(ref) == 0:
-            raise PairError(index, "ref must be a string or a non-empty list of strings")
-        if not all(isinstance(item, str) for item in ref):
-            raise PairError(index, "every reference must be a string")
 
 
 def run_cpu_metrics(metric_names: Sequence[str], refs: list[str], gens: list[str]) -> np.ndarray:

@@ -27,15 +27,11 @@ from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair
 from evaluator.features.encoder_pass import encode_distinct, token_states
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.model.mismatch_model import EncoderMode
+from mismatch_core.errors import DataError
+from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
-from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 SPLITS = ("train", "val")
-PAIR_COLUMNS = ("id", "ref", "gen", "label", "label_id")
-
-
-class DataError(ValueError):
-    """The pairs, features or embeddings on disk are missing or inconsistent."""
 
 
 def feature_columns(path: str | Path) -> list[str]:
@@ -48,31 +44,9 @@ def feature_columns(path: str | Path) -> list[str]:
     return [f.name for f in schema if f.name != "id" and pa_types.is_floating(f.type)]
 
 
-def read_pairs(pairs_dir: str | Path, split: str) -> pd.DataFrame:
-    """One synth split, checked for the columns and labels training relies on."""
-    path = Path(pairs_dir) / f"{split}.parquet"
-    if not path.is_file():
-        raise DataError(f"{path} is missing; pairs_dir must hold train.parquet and val.parquet")
-    frame = pd.read_parquet(path)
-    missing = [c for c in PAIR_COLUMNS if c not in frame.columns]
-    if missing:
-        raise DataError(f"{path} lacks columns {missing}")
-    if frame["id"].duplicated().any():
-        raise DataError(
-            f"{path} has duplicate ids, e.g. {frame.loc[frame['id'].duplicated(), 'id'].iloc[0]!r}"
-        )
-    out_of_range = ~frame["label_id"].between(0, NUM_CLASSES - 1)
-    if out_of_range.any():
-        raise DataError(
-            f"{path}: label_id outside 0..{NUM_CLASSES - 1} for {int(out_of_range.sum())} rows"
-        )
-    wrong = frame["label"] != frame["label_id"].map(lambda i: CODES[i])
-    if wrong.any():
-        row = frame[wrong].iloc[0]
-        raise DataError(
-            f"{path}: label {row['label']!r} does not match label_id {row['label_id']} (id {row['id']!r})"
-        )
-    return frame.reset_index(drop=True)
+def read_split(pairs_dir: str | Path, split: str) -> pd.DataFrame:
+    """One synth split (pairs_dir holds train.parquet and val.parquet), checked."""
+    return read_pairs(Path(pairs_dir) / f"{split}.parquet", labelled=True)
 
 
 def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -232,7 +206,7 @@ class MismatchDataModule(L.LightningDataModule):
             return
         texts = pd.unique(
             pd.concat(
-                [read_pairs(self.hparams.pairs_dir, s)[c] for s in SPLITS for c in ("ref", "gen")]
+                [read_split(self.hparams.pairs_dir, s)[c] for s in SPLITS for c in ("ref", "gen")]
             )
         ).tolist()
         if self.hparams.embeddings is not None:
@@ -255,7 +229,7 @@ class MismatchDataModule(L.LightningDataModule):
         if features["id"].duplicated().any():
             raise DataError(f"feature cache {self.hparams.features} has duplicate ids")
         features = features.set_index("id")
-        self.frames = {split: read_pairs(self.hparams.pairs_dir, split) for split in SPLITS}
+        self.frames = {split: read_split(self.hparams.pairs_dir, split) for split in SPLITS}
         raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
         self.scaler = FeatureScaler.fit(raw["train"])
         store = self._open_store()

@@ -1,0 +1,90 @@
+"""The pairs file: one schema and one reader for every parquet of (reference, generated) pairs.
+
+Every pairs file has ``id``, ``ref`` (a string or a list of strings) and ``gen``; a labelled one
+(a synth split, training data) adds the class ``label`` and its taxonomy index ``label_id``;
+``mismatch synth`` also writes where each pair came from. Every problem is a DataError that
+names the file and, for a bad row, its number and id.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mismatch_core.errors import DataError, PairError
+from mismatch_core.taxonomy import CODES, NUM_CLASSES
+
+PAIR_COLUMNS = ("id", "ref", "gen")
+LABEL_COLUMNS = ("label", "label_id")
+SYNTH_COLUMNS = (*PAIR_COLUMNS, *LABEL_COLUMNS, "source", "group", "rule", "detail")
+
+
+def check_pairs(refs: Sequence, gens: Sequence) -> None:
+    """Raise PairError naming the first pair whose ref or gen has the wrong type."""
+    if len(refs) != len(gens):
+        raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
+    for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+        if not isinstance(gen, str):
+            # a null in a parquet string column arrives as None or NaN
+            missing = gen is None or (isinstance(gen, float) and math.isnan(gen))
+            got = "null" if missing else type(gen).__name__
+            raise PairError(index, f"gen must be a string, got {got}")
+        if isinstance(ref, str):
+            continue
+        if not isinstance(ref, (list, tuple, np.ndarray)) or len(ref) == 0:
+            raise PairError(index, "ref must be a string or a non-empty list of strings")
+        if not all(isinstance(item, str) for item in ref):
+            raise PairError(index, "every reference must be a string")
+
+
+def read_pairs(path: str | Path, labelled: bool = False) -> pd.DataFrame:
+    """The pairs of a parquet file, checked: the schema's columns present, ids unique, ref and
+    gen of the right types and, when ``labelled``, every label the taxonomy class of its
+    label_id. Unlabelled: the id (as a string), ref and gen columns; labelled: every column."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"pairs file {path} does not exist")
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as error:
+        raise DataError(f"{path} is not a readable parquet file of pairs ({error})") from None
+    required = (*PAIR_COLUMNS, *LABEL_COLUMNS) if labelled else PAIR_COLUMNS
+    missing = [column for column in required if column not in schema.names]
+    if missing:
+        raise DataError(f"{path} lacks column(s) {', '.join(missing)}")
+    pairs = pd.read_parquet(path, columns=None if labelled else list(PAIR_COLUMNS))
+    pairs["id"] = pairs["id"].astype(str)
+    duplicated = pairs["id"][pairs["id"].duplicated()]
+    if len(duplicated):
+        raise DataError(f"{path}: pair id {duplicated.iloc[0]!r} occurs more than once")
+    try:
+        check_pairs(list(pairs["ref"]), list(pairs["gen"]))
+    except PairError as error:
+        row = error.index
+        raise DataError(
+            f"{path}: row {row + 1} (id {pairs['id'].iloc[row]!r}): {error.problem}"
+        ) from None
+    if labelled:
+        _check_labels(pairs, path)
+    return pairs
+
+
+def _check_labels(pairs: pd.DataFrame, path: Path) -> None:
+    out_of_range = ~pairs["label_id"].between(0, NUM_CLASSES - 1)
+    if out_of_range.any():
+        raise DataError(
+            f"{path}: label_id outside 0..{NUM_CLASSES - 1} for {int(out_of_range.sum())} rows"
+        )
+    wrong = pairs["label"] != pairs["label_id"].map(lambda i: CODES[i])
+    if wrong.any():
+        row = pairs[wrong].iloc[0]
+        raise DataError(
+            f"{path}: label {row['label']!r} does not match label_id {row['label_id']} "
+            f"(id {row['id']!r})"
+        )
