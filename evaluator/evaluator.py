@@ -20,6 +20,7 @@ import numpy as np
 from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
+from evaluator.signature import Signature, signature
 from evaluator.tasks import Criterion
 from mismatch_core.pairs import check_pairs
 from mismatch_core.taxonomy import CODES
@@ -62,6 +63,11 @@ class Evaluator:
     ) -> Evaluator:
         """Load a checkpoint directory or Hub repo id (CheckpointError if it cannot be had)."""
         return cls(load(path_or_hub_id, revision, local_files_only), device, threshold)
+
+    @property
+    def signature(self) -> Signature:
+        """What decides this evaluator's scores, printable on one line (see evaluator.signature)."""
+        return signature(self.checkpoint, self.threshold)
 
     @property
     def rating_keys(self) -> list[str]:

@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth", "evaluator.features"),  # the generator; metric features
     ("evaluator.model",),  # the network
     ("evaluator.hub", "evaluator.human_data", "evaluator.tasks", "evaluator.predict_io"),
+    ("evaluator.signature",),  # what decides a checkpoint's scores
     ("evaluator.inference",),  # checkpoint + texts -> model outputs
     ("evaluator.training", "evaluator.finetune"),
     ("evaluator.evaluator", "evaluator.multi_device"),  # the Evaluator API

@@ -22,6 +22,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import held_out, load_darr, load_sick
+from evaluator.signature import checkpoint_sha256
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
 BASE_METRICS = ["P(NoContr)", "sentBLEU", "chrF", "BERTScore-MiniLM"]
@@ -204,8 +205,8 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     printed = capsys.readouterr().out
     assert "AUROC" in printed and "Kendall-like tau" in printed and "top error = class" in printed
     result = json.loads(out.read_text())
-    weights = (checkpoint / "model.safetensors").read_bytes()
-    assert result["model_sha256"] == hashlib.sha256(weights).hexdigest()
+    assert result["signature"]["sha256"] == checkpoint_sha256(checkpoint)
+    assert result["signature"]["threshold"] == 0.5
     assert (result["threshold"], result["seed"], result["darr_limit"]) == (0.5, 13, 3)
     assert set(result["seconds"]) == {"sick", "bases", "darr"}
     sick = result["sick"]

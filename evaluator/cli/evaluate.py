@@ -16,6 +16,7 @@ from pathlib import Path
 from evaluator.cli.finetune import load_settings, prepare
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.evaluate import evaluate_task, write_results
+from evaluator.signature import signature
 from evaluator.tasks import TASKS
 
 
@@ -86,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             None if args.export_dir is None else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
         )
+        result["base_signature"] = signature(prepared.base).to_dict()
         results.append(result)
         write_results(out / task if len(tasks) > 1 else out, [result], command)
         print(f"{task}: done in {time.time() - start:.0f}s", flush=True)

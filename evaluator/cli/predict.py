@@ -96,6 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", help="never contact the Hugging Face Hub (cache only)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary line")
+    parser.add_argument(
+        "--signature",
+        action="store_true",
+        help="print the reproducibility signature of the checkpoint and --threshold, and exit",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    if args.signature:
+        print(_load_evaluator(args).signature)
+        return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
     source = _input_source(args)
@@ -147,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         where = "stdout" if args.output is None else args.output
         print(
             f"mismatch predict: {total} pair(s) scored with {evaluator.checkpoint.path} "
-            f"in {seconds:.1f} s -> {where}",
+            f"in {seconds:.1f} s -> {where}\n"
+            f"mismatch predict: signature {evaluator.signature}",
             file=sys.stderr,
         )
     return 0

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from evaluator.stress.data import load_items
-    from evaluator.stress.metrics import parse_metrics
+    from evaluator.stress.metrics import parse_metrics, signatures
     from evaluator.stress.report import write_report
     from evaluator.stress.runner import run_stress
     from mismatch_core.errors import CheckpointError, DataError
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         metrics = parse_metrics(args.metrics)
         _log(f"{len(items)} items from {args.data}; metrics: {', '.join(metrics)}")
         result = run_stress(items, metrics, tests=tests, seeds=args.seeds, log=_log)
+        signed = signatures(list(metrics))
     except (DataError, CheckpointError, ValueError) as error:
         raise CommandError(str(error)) from None
     command = (
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         + (f" --tests {shlex.quote(args.tests)}" if args.tests else "")
     )
     title = f"Stress tests on {args.data}"
-    for path in write_report(result, args.out, title, command):
+    for path in write_report(result, args.out, title, command, signed):
         print(path)
     for metric, curves in result.curves.items():
         print(f"{metric}: {sum(c.passed for c in curves.values())}/{len(curves)} tests passed")

@@ -113,6 +113,29 @@ def imported_metric(spec: str) -> MetricFn:
     return score
 
 
+def is_mismatch(name: str) -> bool:
+    return name == "mismatch" or name.startswith("mismatch=")
+
+
+def mismatch_spec(name: str) -> tuple[str, str | None]:
+    """(checkpoint, rating or None) of a ``mismatch[=CHECKPOINT][#CRITERION]`` metric name."""
+    path, _, rating = name.partition("=")[2].partition("#")
+    return path or DEFAULT_CHECKPOINT, rating or None
+
+
+def signatures(names: Sequence[str]) -> dict[str, dict]:
+    """The reproducibility signature of every mismatch metric among ``names``."""
+    from evaluator.hub import load
+    from evaluator.signature import signature
+
+    found = {}
+    for name in names:
+        if is_mismatch(name):
+            path = mismatch_spec(name)[0]
+            found[name] = signature(load(local_path(path) or path)).to_dict()
+    return found
+
+
 def parse_metrics(spec: str) -> dict[str, MetricFn]:
     """Metric name -> callable for a comma-separated spec; ValueError names a bad entry."""
     from evaluator.features import available_features
@@ -124,9 +147,9 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
     for name in names:
         if name in metrics:
             raise ValueError(f"metric {name!r} is named twice")
-        if name == "mismatch" or name.startswith("mismatch="):
-            path, _, rating = name.partition("=")[2].partition("#")
-            metrics[name] = mismatch_metric(path or DEFAULT_CHECKPOINT, rating or None)
+        if is_mismatch(name):
+            path, rating = mismatch_spec(name)
+            metrics[name] = mismatch_metric(path, rating)
         elif name in FEATURE_ALIASES or name in available_features():
             metrics[name] = feature_metric(FEATURE_ALIASES.get(name, name))
         elif ":" in name:

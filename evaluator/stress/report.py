@@ -84,11 +84,16 @@ def markdown(result: StressResult, title: str, command: str, plots: dict[str, st
     return "\n".join(lines)
 
 
-def write_report(result: StressResult, out: Path, title: str, command: str) -> list[Path]:
-    """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths."""
+def write_report(
+    result: StressResult, out: Path, title: str, command: str, signatures: dict | None = None
+) -> list[Path]:
+    """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths.
+    ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in the JSON."""
     out = Path(out)
     plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
     payload = {"title": title, "command": command, **result.to_json()}
+    if signatures:
+        payload["signatures"] = signatures
     written = [out / "report.json", out / "report.md"]
     write_text_atomic(written[0], json.dumps(payload, indent=1) + "\n")
     write_text_atomic(written[1], markdown(result, title, command, plots))

@@ -26,7 +26,6 @@ and use --darr-limit 0 for final figures.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -369,18 +368,11 @@ def parse_parts(text: str) -> list[str]:
     return list(dict.fromkeys(parts))
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
     from evaluator.hub import load
     from evaluator.realtext_data import DARR, SICK_TRIAL
+    from evaluator.signature import signature
     from mismatch_core.atomic import output_problem, write_text_atomic
     from mismatch_core.errors import CheckpointError, DataError, ResourceMissingError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
@@ -407,10 +399,9 @@ def bench_realtext(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
     bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
-    weights = scorer.checkpoint.path / "model.safetensors"
     result: dict = {
         "checkpoint": str(name),
-        "model_sha256": file_sha256(weights) if weights.is_file() else None,
+        "signature": signature(scorer.checkpoint, THRESHOLD).to_dict(),
         "threshold": THRESHOLD,
         "seed": args.seed,
         "bases_limit": bases_limit,
