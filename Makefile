@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup test lint demo bench
+.PHONY: setup test lint typecheck demo bench
 
 setup: $(VENV)/.installed .nltk_data/.complete
 
@@ -19,7 +19,10 @@ $(VENV)/.installed: pyproject.toml
 lint: setup
 	$(VENV)/bin/ruff check .
 
-test: setup lint
+typecheck: setup
+	$(VENV)/bin/mypy
+
+test: setup lint typecheck
 	$(VENV)/bin/pytest
 
 demo: setup
