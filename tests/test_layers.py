@@ -73,7 +73,9 @@ def node_of(module: str) -> str:
 def import_graph() -> dict[str, set[str]]:
     """importing module -> the project modules it imports, over the source packages."""
     modules = source_modules()
-    return {module: imported_modules(path, module, set(modules)) for module, path in modules.items()}
+    return {
+        module: imported_modules(path, module, set(modules)) for module, path in modules.items()
+    }
 
 
 def upward_imports(graph) -> list[str]:
