@@ -21,7 +21,7 @@ from evaluator.hub import save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.stress.data import StressItem, items_from_jsonl, load_items, select
 from evaluator.stress.metrics import feature_metric, mismatch_metric, parse_metrics, run_metric
-from evaluator.stress.noise import noise_ratio
+from evaluator.stress.noise_ratio import noise_ratio
 from evaluator.stress.perturbations import INJECTIONS, PERTURBATIONS, Source, count_for
 from evaluator.stress.report import write_report
 from evaluator.stress.runner import perturb_items, run_stress

@@ -21,7 +21,7 @@ from spacy.tokens import Doc
 
 from evaluator.stress.data import StressItem
 from evaluator.stress.metrics import MetricFn, run_metric
-from evaluator.stress.noise import noise_ratio
+from evaluator.stress.noise_ratio import noise_ratio
 from evaluator.stress.perturbations import PERTURBATIONS, Perturbation, Source
 from evaluator.stress.verdict import passes
 
