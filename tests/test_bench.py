@@ -15,8 +15,8 @@ import evaluator.cli.bench.features
 import evaluator.cli.bench.predict
 import evaluator.cli.bench.realtext
 import evaluator.cli.bench.synth
-from evaluator.cli.bench import TARGETS
 from evaluator.cli import main
+from evaluator.cli.bench import TARGETS
 from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, is_encoder_metric
 
 MODULES = {

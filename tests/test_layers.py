@@ -15,7 +15,7 @@ SOURCE_PACKAGES = ("mismatch_core", "synth", "evaluator")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mismatch_core",),  # resources, taxonomy, JSONL, pairs, atomic writing, errors
     ("synth.perturb",),  # perturbation rules
-    ("synth", "evaluator.features"),  # the generator; metric features
+    ("synth", "evaluator.features", "evaluator.malloc"),  # the generator; features; allocator
     ("evaluator.model",),  # the network
     ("evaluator.hub", "evaluator.human_data", "evaluator.tasks", "evaluator.predict_io"),
     ("evaluator.signature",),  # what decides a checkpoint's scores
