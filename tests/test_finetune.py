@@ -32,6 +32,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.model.mismatch_model import NO_CONTRADICTION
 from evaluator.tasks import TASKS, get_task
 from mismatch_core.resources import encoder_path
 
@@ -391,7 +392,11 @@ def test_a_task_checkpoint_names_errors_as_its_base_does(
     base = predict_outputs(load(base_checkpoint), refs, gens).probabilities
     assert np.allclose(ours, base, atol=1e-6) == freeze
     assert task.model.mismatch_rating is not None
-    assert task.model.mismatch_rating.weight.abs().sum() > 0  # the ratings learned to read them
+    weight = task.model.mismatch_rating.weight
+    assert weight.abs().sum() > 0  # the ratings learned to read them
+    # more belief in NoContr never lowers a rating; more belief in an error never raises one
+    assert (weight[:, NO_CONTRADICTION] >= 0).all()
+    assert (np.delete(weight.detach().numpy(), NO_CONTRADICTION, axis=1) <= 0).all()
 
 
 def test_ridge_fit_matches_least_squares_without_penalty() -> None:

@@ -173,3 +173,22 @@ def test_frozen_mode_rejects_token_ids(tokenizer) -> None:
     tokens = dict(tokenizer(["a"], return_tensors="pt"))
     with pytest.raises(ValueError, match="precomputed embeddings"):
         model(features=torch.rand(1, len(FEATURES)), ref=tokens, gen=tokens)
+
+
+def test_a_certain_mismatch_head_moves_ratings_by_a_bounded_amount() -> None:
+    """The ratings read class log-probabilities floored at 1e-4: a head that grows ever more
+    certain a class is absent cannot push a rating without bound."""
+    model = frozen_model(num_ratings=1, rating_from_mismatch=True)
+    assert model.mismatch_rating is not None and model.rating_head is not None
+    representation = model.represent(**batch())
+    with torch.no_grad():
+        model.mismatch_rating.weight.fill_(1.0)
+        model.mismatch_rating.bias.zero_()
+        for module in model.head.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.weight.mul_(1e4)
+        unbounded = model.head(representation).log_softmax(-1).sum(-1)
+        from_mismatch = model.rate(representation) - model.rating_head(representation)
+    floor = NUM_CLASSES * torch.log(torch.tensor(1e-4))
+    assert (unbounded < 10 * floor).all()  # the head is that certain
+    assert (from_mismatch.squeeze(-1) >= floor - 1e-3).all()

@@ -10,7 +10,10 @@ also read the mismatch head's class log-probabilities through a linear map start
 With ``freeze_mismatch`` (the default) everything the mismatch head reads, and the head
 itself, keeps the base's weights: only the rating head and the two maps learn, so a task
 checkpoint names errors exactly as its base does (fitting the shared layers to a few thousand
-ratings made an exact copy read as an error). Regression: MSE on normalised
+ratings made an exact copy read as an error). For regression the map from the mismatch
+log-probabilities keeps its signs after every step (weights of NoContr at or above zero, of
+the error classes at or below): more belief that the output holds an error can only lower
+a rating, never raise it, whatever the task's ratings happen to reward. Regression: MSE on normalised
 criteria, skipping criteria a record lacks, plus (with ``contrast_weight``) a margin ranking
 loss asking each contrast copy in the batch (the output with synthetic errors,
 ``evaluator.finetune.contrast``) to rate, on the mean of its criteria, at least
@@ -29,6 +32,7 @@ from torch import Tensor
 
 from evaluator.hub import load
 from evaluator.model import MismatchModel
+from evaluator.model.mismatch_model import NO_CONTRADICTION
 from evaluator.tasks import get_task
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -188,6 +192,23 @@ class RatingModule(L.LightningModule):
     def validation_step(self, batch: dict, batch_index: int) -> None:
         loss = self.loss(self(batch), batch["targets"])
         self.log("val_loss", loss, prog_bar=True, batch_size=len(batch["targets"]), sync_dist=True)
+
+    def on_train_batch_end(self, outputs, batch: dict, batch_index: int) -> None:
+        if self.task.kind == "regression":
+            self.keep_mismatch_signs()
+
+    def keep_mismatch_signs(self) -> None:
+        """Project the map from the mismatch log-probabilities back onto its signs: NoContr's
+        weights >= 0, every error class's <= 0 (regression)."""
+        mismatch_rating = self.model.mismatch_rating
+        if mismatch_rating is None:
+            return
+        with torch.no_grad():
+            weight = mismatch_rating.weight
+            errors = torch.ones(weight.shape[1], dtype=torch.bool)
+            errors[NO_CONTRADICTION] = False
+            weight[:, NO_CONTRADICTION].clamp_(min=0)
+            weight[:, errors] = weight[:, errors].clamp(max=0)
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         trained = [p for p in self.model.parameters() if p.requires_grad]

@@ -12,6 +12,7 @@ Transformer over the scaled metric scores. Both are concatenated and mapped to t
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
@@ -27,6 +28,7 @@ from mismatch_core.taxonomy import INDEX, NUM_CLASSES
 EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 NO_CONTRADICTION = INDEX["NoContr"]
+MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
 
 
 @dataclass
@@ -68,8 +70,10 @@ class MismatchConfig:
     # the ridge fit of the training ratings): a task model starts from the best linear mix of
     # its metrics and the head learns what they miss
     rating_from_metrics: bool = False
-    # ratings also read the mismatch head's class log-probabilities through a linear map, so
-    # an error the model names can lower them (fine-tuning starts the map at zero)
+    # ratings also read the mismatch head's class log-probabilities (floored at
+    # MISMATCH_LOG_FLOOR) through a linear map, so an error the model names can lower them
+    # (fine-tuning starts the map at zero and, for regression, keeps its signs: see
+    # evaluator.finetune.module)
     rating_from_mismatch: bool = False
 
     def __post_init__(self) -> None:
@@ -298,7 +302,9 @@ class MismatchModel(nn.Module):
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
         features: the scaled metric scores given to ``represent``, needed when
         ``rating_from_metrics``. With ``rating_from_mismatch`` the ratings also read the
-        mismatch head's log-probabilities for the same representation.
+        mismatch head's log-probabilities for the same representation, floored at
+        ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
+        below a probability of 1e-4, so a confident head cannot swing a rating without bound.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -310,7 +316,8 @@ class MismatchModel(nn.Module):
                 raise ValueError("this model's ratings also read the metric scores; pass features=")
             ratings = ratings + self.metric_rating(torch.nan_to_num(features))
         if self.mismatch_rating is not None:
-            ratings = ratings + self.mismatch_rating(self.head(representation).log_softmax(-1))
+            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
+            ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
 
 
