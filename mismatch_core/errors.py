@@ -7,6 +7,11 @@ class DataError(ValueError):
     """A record or file that does not fit the schema; the message names file, line and key."""
 
 
+class ConfigError(ValueError):
+    """A config file that is missing, unreadable or has an unknown key or a bad value; the
+    message names the file and the key."""
+
+
 class ResourceMissingError(RuntimeError):
     """A model or data file the project needs is not installed; the message says how to fix it."""
 

@@ -22,12 +22,13 @@ from transformers import AutoTokenizer
 from evaluator.cli import main
 from evaluator.cli import main as cli_main
 from evaluator.features import FeatureScaler
+from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
-from evaluator.finetune.train import FitSettings, export, fit
+from evaluator.finetune.train import export, fit
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import load_records, split_by_group
 from evaluator.inference import predict_outputs
@@ -298,21 +299,30 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
             {"contrast_class_weights": {"GramErr": 0}},
             "contrast class weight of GramErr must be above 0",
         ),
-        ({"contrast_class_weights": ["GramErr"]}, "data.contrast_class_weights: expected dict"),
+        ({"contrast_class_weights": ["GramErr"]}, 'Parser key "data.contrast_class_weights"'),
+        ({"batch": 16}, "Group 'data' does not accept option 'batch'"),
         ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
         ({"batch_size": 0}, "data.batch_size must be above 0"),
         ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
         ({"checkpoint": " "}, "data.checkpoint must name a base checkpoint"),
-        (7, "section 'data' must be a mapping, got int"),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump({"data": data}))
         assert main(["finetune", "--task", "summarization", "--config", str(bad)]) == 2
         assert f"bad.yaml: {message}" in capsys.readouterr().err
+    for config, message in (
+        ({"trainer": 7}, "section 'trainer' must be a mapping, got int"),
+        ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
+        ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
+    ):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump(config))
+        assert main(["finetune", "--task", "summarization", "--config", str(bad)]) == 2
+        assert f"bad.yaml: {message}" in capsys.readouterr().err
     broken = tmp_path / "broken.yaml"
     broken.write_text("data: {batch_size: 16\n")
     assert main(["finetune", "--task", "summarization", "--config", str(broken)]) == 2
-    assert "broken.yaml: not valid YAML" in capsys.readouterr().err
+    assert "broken.yaml: Problems parsing config" in capsys.readouterr().err
     assert main(["finetune", "--task", "poetry"]) == 2
     assert "unknown task 'poetry'; known: summarization" in capsys.readouterr().err
     assert not (tmp_path / "finetuned").exists()

@@ -114,9 +114,10 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     from transformers import AutoTokenizer
 
     from evaluator.features import FeatureScaler
+    from evaluator.finetune.config import FitSettings
     from evaluator.finetune.datamodule import prepare_task
     from evaluator.finetune.outputs import closest_outputs
-    from evaluator.finetune.train import FitSettings, export, fit
+    from evaluator.finetune.train import export, fit
     from evaluator.hub import load, save_pretrained
     from evaluator.inference import predict_outputs
     from mismatch_core.resources import encoder_path

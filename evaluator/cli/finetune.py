@@ -1,9 +1,10 @@
 """`mismatch finetune --task T` and the LightningCLI behind `scripts/finetune.py fit --config ...`.
 
 Both fine-tune the base checkpoint on every record of a task (a validation slice split off by
-group for early stopping) with the numbers of ``configs/finetune/<task>.yaml`` and export the
-best weights to the folder named by ``--out`` (the LightningCLI: the config's ``export_dir``);
-no default, so the shipped ``checkpoints/mismatch-<task>`` is replaced only when asked.
+group for early stopping) with the numbers of ``configs/finetune/<task>.yaml``, read through one
+schema (``evaluator.finetune.config``), and export the best weights to the folder named by
+``--out`` (the LightningCLI: the config's ``export_dir``); no default, so the shipped
+``checkpoints/mismatch-<task>`` is replaced only when asked.
 """
 
 from __future__ import annotations
@@ -13,16 +14,23 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
-from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.cli import ArgsType, LightningArgumentParser, LightningCLI
 
 from evaluator.cli import CommandError
+from evaluator.finetune.config import (
+    SEED,
+    FitSettings,
+    add_fit_arguments,
+    fit_settings,
+    read_fit_config,
+    trainer_kwargs,
+)
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
-from evaluator.finetune.train import FitSettings, export, fit
+from evaluator.finetune.train import export, fit
 from evaluator.tasks import TASKS
-from mismatch_core.errors import CheckpointError, DataError
+from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,17 +58,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_settings(task: str, config: str | None) -> FitSettings:
-    """The fit numbers of a task's config; an unknown task, a missing file or a bad setting
-    is a user error."""
+    """The fit numbers of a task's config; an unknown task, a missing file, an unknown key or
+    a bad setting is a user error."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
-    path = config or f"configs/finetune/{task}.yaml"
     try:
-        return FitSettings.from_config(path)
-    except FileNotFoundError as error:
+        return read_fit_config(config or f"configs/finetune/{task}.yaml", task)
+    except ConfigError as error:
         raise CommandError(str(error)) from None
-    except ValueError as error:
-        raise CommandError(f"{path}: {error}") from None
 
 
 def prepare(
@@ -109,20 +114,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 class FinetuneCLI(LightningCLI):
-    """LightningCLI for RatingModule + RatingDataModule; exports the best weights after fit."""
+    """LightningCLI for RatingModule + RatingDataModule with the schema of
+    ``evaluator.finetune.config``; checks the fit numbers as ``mismatch finetune`` does and
+    exports the best weights after fit. No optimizer arguments: RatingModule makes its own
+    from model.lr and model.weight_decay, which the other entry points read too."""
+
+    def __init__(self, args: ArgsType = None) -> None:
+        super().__init__(
+            RatingModule,
+            RatingDataModule,
+            save_config_kwargs={"overwrite": True},
+            trainer_defaults=trainer_kwargs(FitSettings()),
+            seed_everything_default=SEED,
+            args=args,
+            auto_configure_optimizers=False,
+        )
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
-        parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
-        parser.set_defaults(
-            {"checkpoint.monitor": "val_loss", "checkpoint.mode": "min", "checkpoint.save_top_k": 1}
-        )
-        parser.add_lightning_class_args(EarlyStopping, "early_stopping")
-        parser.set_defaults({"early_stopping.monitor": "val_loss", "early_stopping.patience": 4})
-        parser.add_argument(
-            "--export_dir", type=str | None, default=None, help="save_pretrained target"
-        )
-        parser.link_arguments("data.task", "model.task")
-        parser.link_arguments("data.checkpoint", "model.checkpoint")
+        add_fit_arguments(parser)
+
+    def before_instantiate_classes(self) -> None:
+        if self.subcommand == "fit":
+            try:
+                fit_settings(self.config["fit"])
+            except ValueError as error:
+                self.parser.error(str(error))
 
     def after_fit(self) -> None:
         best = (
@@ -149,10 +165,4 @@ class FinetuneCLI(LightningCLI):
 def main(args: list[str] | None = None) -> None:
     """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/finetune/dialogue.yaml``)."""
     torch.set_flush_denormal(True)
-    FinetuneCLI(
-        RatingModule,
-        RatingDataModule,
-        seed_everything_default=13,
-        save_config_kwargs={"overwrite": True},
-        args=args,
-    )
+    FinetuneCLI(args)

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
+from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.outputs import closest_outputs
-from evaluator.finetune.train import FitSettings, export, fit
+from evaluator.finetune.train import export, fit
 from mismatch_core.atomic import write_text_atomic
 
 ABLATIONS = {

@@ -1,0 +1,184 @@
+"""The one reader of ``configs/finetune/<task>.yaml``: the schema of the fine-tuning LightningCLI.
+
+``scripts/finetune.py fit`` (``evaluator.cli.finetune.FinetuneCLI``), ``mismatch finetune`` and
+``mismatch evaluate`` read a fine-tuning config through the same jsonargparse schema: the
+LightningCLI's ``fit`` arguments (seed_everything, trainer, model, data, ckpt_path) plus what
+``add_fit_arguments`` adds to them. A key one entry point accepts, the others accept; an
+unknown key or a value of the wrong type fails in all of them, naming the key. ``FitSettings``
+holds the numbers of the fit recipe (``evaluator.finetune.train.fit``) taken from a parsed
+config, and checks them the same way for every entry point.
+"""
+
+from __future__ import annotations
+
+from argparse import ArgumentError
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+from jsonargparse import ActionConfigFile, Namespace
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+
+from evaluator.finetune.contrast import check_class_weights
+from evaluator.finetune.datamodule import RatingDataModule
+from evaluator.finetune.module import RatingModule
+from mismatch_core.errors import ConfigError
+from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+SEED = 13  # seed_everything when a config names none
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """The fit recipe's numbers; the defaults are those of the schema (``fit_parser``)."""
+
+    max_steps: int = 600
+    val_check_interval: int = 50
+    patience: int = 4
+    batch_size: int = 64
+    val_fraction: float = 0.1
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    contrast_size: int = 0
+    contrast_depth: int = 1
+    contrast_class_weights: dict[str, float] = field(default_factory=dict)
+    contrast_weight: float = 0.0
+    contrast_margin: float = 0.05
+    freeze_mismatch: bool = True
+    checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
+
+    def __post_init__(self) -> None:
+        steps = {
+            "trainer.max_steps": self.max_steps,
+            "trainer.val_check_interval": self.val_check_interval,
+        }
+        for name, value in steps.items():  # the Trainer also takes None, floats (epochs), -1
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"{name} must be a whole number of steps (got {value!r})")
+        positive = {
+            **steps,
+            "early_stopping.patience": self.patience,
+            "data.batch_size": self.batch_size,
+            "model.lr": self.lr,
+        }
+        for name, value in positive.items():
+            if not value > 0:
+                raise ValueError(f"{name} must be above 0 (got {value})")
+        not_negative = {
+            "model.weight_decay": self.weight_decay,
+            "data.contrast_size": self.contrast_size,
+            "model.contrast_weight": self.contrast_weight,
+            "model.contrast_margin": self.contrast_margin,
+        }
+        for name, value in not_negative.items():
+            if value < 0:
+                raise ValueError(f"{name} must not be negative (got {value})")
+        if not 0 < self.val_fraction < 1:
+            raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
+        if (self.contrast_size > 0) != (self.contrast_weight > 0):
+            raise ValueError(
+                "contrast copies need both data.contrast_size and model.contrast_weight above 0 "
+                f"(got {self.contrast_size} and {self.contrast_weight})"
+            )
+        if self.contrast_depth < 1:
+            raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
+        check_class_weights(self.contrast_class_weights)
+        if not self.checkpoint.strip():
+            raise ValueError("data.checkpoint must name a base checkpoint (a folder or Hub id)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def trainer_kwargs(settings: FitSettings) -> dict[str, Any]:
+    """The Trainer arguments of the fit recipe (with FitSettings(), the schema's defaults)."""
+    return {
+        "max_steps": settings.max_steps,
+        "max_epochs": -1,
+        "val_check_interval": settings.val_check_interval,
+        "check_val_every_n_epoch": None,
+        "accelerator": "cpu",
+        "devices": 1,
+        "enable_model_summary": False,
+    }
+
+
+def add_fit_arguments(parser: LightningArgumentParser) -> None:
+    """What the fine-tuning schema adds to the LightningCLI's: the best-weights and early
+    stopping callbacks, the export folder, and the model's task and base taken from data."""
+    parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
+    parser.set_defaults(
+        {"checkpoint.monitor": "val_loss", "checkpoint.mode": "min", "checkpoint.save_top_k": 1}
+    )
+    parser.add_lightning_class_args(EarlyStopping, "early_stopping")
+    parser.set_defaults(
+        {"early_stopping.monitor": "val_loss", "early_stopping.patience": FitSettings.patience}
+    )
+    parser.add_argument(
+        "--export_dir", type=str | None, default=None, help="save_pretrained target"
+    )
+    parser.link_arguments("data.task", "model.task")
+    parser.link_arguments("data.checkpoint", "model.checkpoint")
+
+
+def fit_parser() -> LightningArgumentParser:
+    """The parser of ``scripts/finetune.py fit``, built the way LightningCLI builds its fit
+    subcommand for FinetuneCLI; errors raise ArgumentError instead of exiting."""
+    parser = LightningArgumentParser(exit_on_error=False)
+    parser.add_argument("-c", "--config", action=ActionConfigFile, help="a YAML config")
+    parser.add_argument("--seed_everything", type=bool | int, default=SEED)
+    parser.add_lightning_class_args(L.Trainer, "trainer")
+    parser.set_defaults({f"trainer.{k}": v for k, v in trainer_kwargs(FitSettings()).items()})
+    parser.add_lightning_class_args(RatingModule, "model")
+    parser.add_lightning_class_args(RatingDataModule, "data")
+    add_fit_arguments(parser)
+    parser.add_method_arguments(L.Trainer, "fit", skip=set(LightningCLI.subcommands()["fit"]))
+    return parser
+
+
+def fit_settings(config: Namespace) -> FitSettings:
+    """The fit numbers of a parsed config; ValueError names the key of a bad one."""
+    for section in ("trainer", "early_stopping", "data", "model"):
+        if not isinstance(config[section], Namespace):  # jsonargparse lets `trainer: 7` through
+            raise ValueError(
+                f"section {section!r} must be a mapping, got {type(config[section]).__name__}"
+            )
+    return FitSettings(
+        max_steps=config.trainer.max_steps,
+        val_check_interval=config.trainer.val_check_interval,
+        patience=config.early_stopping.patience,
+        batch_size=config.data.batch_size,
+        val_fraction=config.data.val_fraction,
+        lr=config.model.lr,
+        weight_decay=config.model.weight_decay,
+        contrast_size=config.data.contrast_size,
+        contrast_depth=config.data.contrast_depth,
+        contrast_class_weights=config.data.contrast_class_weights or {},
+        contrast_weight=config.model.contrast_weight,
+        contrast_margin=config.model.contrast_margin,
+        freeze_mismatch=config.model.freeze_mismatch,
+        checkpoint=config.data.checkpoint,
+    )
+
+
+def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
+    """The fit numbers of a fine-tuning config. ``task`` stands in for a missing data.task and
+    must match a given one. ConfigError names the file and the key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"fine-tuning config {path} does not exist")
+    parser = fit_parser()
+    if task is not None:
+        parser.set_defaults({"data.task": task})
+    try:
+        config = parser.parse_path(path)
+    except ArgumentError as error:
+        raise ConfigError(f"{path}: {' '.join(str(error).split())}") from None
+    if task is not None and config.data.task != task:
+        raise ConfigError(f"{path}: data.task is {config.data.task!r}, not {task!r}")
+    try:
+        return fit_settings(config)
+    except ValueError as error:
+        raise ConfigError(f"{path}: {error}") from None

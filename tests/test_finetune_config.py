@@ -1,0 +1,113 @@
+"""One schema reads ``configs/finetune/<task>.yaml`` for every entry point: ``mismatch finetune``
+and ``mismatch evaluate`` (read_fit_config) and ``scripts/finetune.py fit`` (FinetuneCLI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.cli import main as mismatch_main
+from evaluator.cli.finetune import main as lightning_main
+from evaluator.finetune.config import FitSettings, fit_parser, read_fit_config
+from evaluator.tasks import TASKS
+from mismatch_core.errors import ConfigError
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "finetune"
+# FitSettings field -> where a config file holds it
+KEYS = {
+    "max_steps": ("trainer", "max_steps"),
+    "val_check_interval": ("trainer", "val_check_interval"),
+    "patience": ("early_stopping", "patience"),
+    "batch_size": ("data", "batch_size"),
+    "val_fraction": ("data", "val_fraction"),
+    "lr": ("model", "lr"),
+    "weight_decay": ("model", "weight_decay"),
+    "contrast_size": ("data", "contrast_size"),
+    "contrast_depth": ("data", "contrast_depth"),
+    "contrast_class_weights": ("data", "contrast_class_weights"),
+    "contrast_weight": ("model", "contrast_weight"),
+    "contrast_margin": ("model", "contrast_margin"),
+    "freeze_mismatch": ("model", "freeze_mismatch"),
+    "checkpoint": ("data", "checkpoint"),
+}
+
+
+def test_every_task_ships_a_config() -> None:
+    assert sorted(path.stem for path in CONFIGS.glob("*.yaml")) == sorted(TASKS)
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_shipped_configs_give_the_values_in_their_files(task: str) -> None:
+    path = CONFIGS / f"{task}.yaml"
+    written = yaml.safe_load(path.read_text(encoding="utf-8"))
+    settings = read_fit_config(path, task)
+    assert set(KEYS) == set(settings.to_dict())
+    for name, (section, key) in KEYS.items():
+        expected = written[section].get(key, getattr(FitSettings(), name))  # absent: the default
+        assert getattr(settings, name) == expected, f"{path.name}: {section}.{key}"
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_the_lightning_cli_parses_a_config_alike(task: str, capsys) -> None:
+    """The LightningCLI's fit parser and fit_parser give the same values, defaults included."""
+    path = CONFIGS / f"{task}.yaml"
+    with pytest.raises(SystemExit) as exit_:
+        lightning_main(["fit", "--config", str(path), "--print_config"])
+    assert exit_.value.code == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    parsed = fit_parser().parse_path(path).as_dict()
+    del parsed["config"]
+    del parsed["model"]["task"], parsed["model"]["checkpoint"]  # link targets: never printed
+    assert printed == parsed
+
+
+def test_the_defaults_are_those_of_fit_settings(tmp_path: Path) -> None:
+    path = tmp_path / "bare.yaml"
+    path.write_text("data: {task: dialogue}\n")
+    assert read_fit_config(path) == FitSettings()
+    assert read_fit_config(path, "dialogue") == FitSettings()
+
+
+def test_an_unknown_key_fails_in_every_entry_point(tmp_path: Path, capsys) -> None:
+    config = yaml.safe_load((CONFIGS / "summarization.yaml").read_text(encoding="utf-8"))
+    config["model"]["learning_rate"] = 0.01  # model.lr misspelt
+    path = tmp_path / "typo.yaml"
+    path.write_text(yaml.safe_dump(config))
+    message = "typo.yaml: Group 'model' does not accept option 'learning_rate'"
+    with pytest.raises(ConfigError, match=message):
+        read_fit_config(path, "summarization")
+    out = str(tmp_path / "finetuned")
+    assert (
+        mismatch_main(["finetune", "--task", "summarization", "--config", str(path), "--out", out])
+        == 2
+    )
+    assert message in capsys.readouterr().err
+    assert (
+        mismatch_main(["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)]) == 2
+    )
+    assert "summarization.yaml does not exist" in capsys.readouterr().err
+    (tmp_path / "summarization.yaml").write_text(path.read_text())
+    assert (
+        mismatch_main(["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)]) == 2
+    )
+    assert "summarization.yaml: Group 'model' does not accept option" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        lightning_main(["fit", "--config", str(path)])
+    assert exit_.value.code == 2
+    assert "does not accept option 'model.learning_rate'" in capsys.readouterr().err
+    assert not Path(out).exists()
+
+
+def test_the_lightning_cli_checks_the_fit_numbers_too(tmp_path: Path, capsys) -> None:
+    config = yaml.safe_load((CONFIGS / "nli.yaml").read_text(encoding="utf-8"))
+    config["data"]["contrast_size"] = 100  # without model.contrast_weight
+    path = tmp_path / "half.yaml"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError, match="half.yaml: contrast copies need both"):
+        read_fit_config(path)
+    with pytest.raises(SystemExit) as exit_:
+        lightning_main(["fit", "--config", str(path)])
+    assert exit_.value.code == 2
+    assert "contrast copies need both" in capsys.readouterr().err
