@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import iter_json_lines, jsonl_lines
+from mismatch_core.jsonl import iter_json_lines, iter_jsonl, jsonl_lines
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
@@ -163,10 +163,13 @@ def chunked(rows: Iterable[PairRow], size: int) -> Iterator[Pairs]:
         yield Pairs(ids, refs, gens, srcs)
 
 
-def read_jsonl_file(path: Path) -> Pairs:
-    """All pairs of a small .jsonl (or .jsonl.gz) file at once (the demo's examples)."""
-    rows = list(JsonlInput.from_file(path).rows())
-    return next(chunked(rows, len(rows)), Pairs([], [], [], []))
+def read_jsonl_file(path: Path) -> tuple[Pairs, list[dict]]:
+    """All pairs of a small .jsonl (or .jsonl.gz) file at once (the demo's examples), read
+    once, with each pair's JSON object for keys beyond the pair's (the demo's notes)."""
+    objects = list(iter_jsonl(path))
+    rows = [parse_pair(value, f"{path}:{line}", default_id=str(line)) for line, value in objects]
+    pairs = next(chunked(rows, len(rows)), Pairs([], [], [], []))
+    return pairs, [value for _, value in objects]
 
 
 def parse_pair(

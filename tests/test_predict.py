@@ -626,10 +626,20 @@ def test_script_entry_point_runs_the_same_command() -> None:
     assert "mismatch predict" in result.stdout and "--checkpoint" in result.stdout
 
 
-def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys) -> None:
+def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatch) -> None:
     from evaluator.cli.demo import EXAMPLES
 
+    opened = []
+    real_open = Path.open
+
+    def spy(path: Path, *args, **kwargs):
+        opened.extend([path] if path == EXAMPLES else [])
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", spy)
     assert main(["demo", "--checkpoint", str(make_checkpoint(tmp_path / "tiny"))]) == 0
+    assert opened == [EXAMPLES]  # the examples are read once
+    monkeypatch.undo()
     out = capsys.readouterr().out
     rows = [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
     assert len(rows) >= 12

@@ -34,13 +34,12 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.evaluator import Evaluator
     from evaluator.predict_io import read_jsonl_file
     from mismatch_core.errors import CheckpointError, DataError
-    from mismatch_core.jsonl import iter_jsonl
 
     try:
-        pairs = read_jsonl_file(args.examples)
+        pairs, objects = read_jsonl_file(args.examples)
     except DataError as error:
         raise CommandError(str(error)) from None
-    notes = [str(value.get("note", "")) for _, value in iter_jsonl(args.examples)]
+    notes = [str(value.get("note", "")) for value in objects]
     try:
         name, revision = resolve_checkpoint(args.checkpoint)
         evaluator = Evaluator.from_pretrained(name, revision=revision)
