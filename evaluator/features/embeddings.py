@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -18,10 +19,24 @@ import pyarrow.parquet as pq
 
 from mismatch_core.atomic import atomic_path
 
+V = TypeVar("V")
+
 
 def text_key(text: str) -> str:
     """SHA-1 hex digest of the UTF-8 text: the store's key."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def stored_for(stored: Mapping[str, V], texts: Sequence[str], what: str) -> list[V]:
+    """The values ``stored`` under each text's key, in order (this store and the token store);
+    KeyError names the first text not stored and ``what`` was looked for."""
+    rows = []
+    for text in texts:
+        value = stored.get(text_key(text))
+        if value is None:
+            raise KeyError(f"no {what} stored for text {text[:80]!r}")
+        rows.append(value)
+    return rows
 
 
 class EmbeddingStore:
@@ -61,12 +76,7 @@ class EmbeddingStore:
 
     def lookup(self, texts: Sequence[str]) -> np.ndarray:
         """float32 (len(texts), dim); KeyError names the first text that is not stored."""
-        rows = []
-        for text in texts:
-            vector = self.vectors.get(text_key(text))
-            if vector is None:
-                raise KeyError(f"no embedding stored for text {text[:80]!r}")
-            rows.append(vector)
+        rows = stored_for(self.vectors, texts, "embedding")
         if not rows:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
         return np.stack(rows)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from evaluator.features.embeddings import text_key
+from evaluator.features.embeddings import stored_for, text_key
 from mismatch_core.atomic import atomic_path
 
 MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
@@ -130,10 +130,4 @@ class TokenStore:
 
     def table(self, texts: Sequence[str]) -> TokenTable:
         """The states of ``texts`` in order; KeyError names the first text not stored."""
-        rows = []
-        for text in texts:
-            states = self.states.get(text_key(text))
-            if states is None:
-                raise KeyError(f"no token states stored for text {text[:80]!r}")
-            rows.append(states)
-        return TokenTable(rows, self.dim or 0)
+        return TokenTable(stored_for(self.states, texts, "token states"), self.dim or 0)
