@@ -13,8 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from evaluator.cli.finetune import load_settings, prepare
-from evaluator.finetune.data import DEFAULT_CACHE_DIR
+from evaluator.cli.finetune import add_input_arguments, load_settings, prepare
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.signature import signature
 from evaluator.tasks import TASKS
@@ -27,11 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help=f"'all' or one of {', '.join(TASKS)}; repeatable",
     )
-    parser.add_argument(
-        "--checkpoint",
-        default=None,
-        help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
-    )
+    add_input_arguments(parser)
     parser.add_argument(
         "--seeds", type=int, default=3, help="number of seeded splits (seeds 0..N-1)"
     )
@@ -45,12 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config-dir", default="configs/finetune", help="holds <task>.yaml fit numbers"
-    )
-    parser.add_argument(
-        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
-    )
-    parser.add_argument(
-        "--data-root", default=None, help="human data folder (default: shared data/human)"
     )
 
 

@@ -33,13 +33,24 @@ from evaluator.tasks import TASKS
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task", required=True, help=f"one of {', '.join(TASKS)}")
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """What `mismatch finetune` and `mismatch evaluate` read: base checkpoint, cache, data."""
     parser.add_argument(
         "--checkpoint",
         default=None,
         help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
     )
+    parser.add_argument(
+        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
+    )
+    parser.add_argument(
+        "--data-root", default=None, help="human data folder (default: shared data/human)"
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--task", required=True, help=f"one of {', '.join(TASKS)}")
+    add_input_arguments(parser)
     parser.add_argument(
         "--out",
         required=True,
@@ -49,12 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config", default=None, help="fit numbers (default configs/finetune/<task>.yaml)"
     )
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
-    )
-    parser.add_argument(
-        "--data-root", default=None, help="human data folder (default: shared data/human)"
-    )
 
 
 def load_settings(task: str, config: str | None) -> FitSettings:
