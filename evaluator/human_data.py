@@ -79,7 +79,8 @@ def split_by_group(
     records: Iterable[HumanRecord], seed: int, test_fraction: float = 0.2
 ) -> tuple[list[HumanRecord], list[HumanRecord]]:
     """(train, test) with every group on one side only, chosen by a seeded hash of the group."""
-    train, test = [], []
+    train: list[HumanRecord] = []
+    test: list[HumanRecord] = []
     for record in records:
         digest = hashlib.sha256(f"{seed}:{record.group}".encode()).digest()
         side = test if int.from_bytes(digest[:8], "big") / 2**64 < test_fraction else train

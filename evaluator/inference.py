@@ -10,8 +10,9 @@ reference costs exactly one reading.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -133,7 +134,7 @@ def predict_outputs(
 
 def _text_inputs(
     checkpoint: Checkpoint, refs: list[str], gens: list[str], embeddings: dict, batch_size: int
-):
+) -> Callable[[slice], tuple[Any, Any]]:
     """A function rows -> (ref, gen) model inputs: embeddings when frozen, token ids when trainable."""
     config = checkpoint.model.config
     if not config.use_text:

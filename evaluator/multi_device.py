@@ -56,10 +56,11 @@ class LightningScorer:
         # Lightning's sampler needs a chunk for every process: empty ones fill up a short input
         items += [(len(items) + k, [], []) for k in range(self.trainer.world_size - len(items))]
         # batch_size=None: each chunk is one step; Lightning adds a distributed sampler that
-        # splits the chunks between processes without repeating any
-        loader = DataLoader(items, batch_size=None, collate_fn=lambda item: item)
+        # splits the chunks between processes without repeating any (the list serves as a
+        # map-style dataset, which torch's annotation does not allow for)
+        loader: DataLoader = DataLoader(items, batch_size=None, collate_fn=lambda item: item)  # type: ignore[arg-type]
         mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size), loader)
-        shares = [None] * self.trainer.world_size
+        shares: list[list[tuple[int, PairOutputs]]] = [[] for _ in range(self.trainer.world_size)]
         torch.distributed.all_gather_object(shares, mine)
         scored = dict(pair for share in shares for pair in share)
         return [scored[position] for position in range(len(chunks))]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import ArgsType, LightningArgumentParser, LightningCLI
 
 from evaluator.cli import CommandError
@@ -146,11 +147,8 @@ class FinetuneCLI(LightningCLI):
                 self.parser.error(str(error))
 
     def after_fit(self) -> None:
-        best = (
-            self.trainer.checkpoint_callback.best_model_path
-            if self.trainer.checkpoint_callback
-            else ""
-        )
+        callback = self.trainer.checkpoint_callback
+        best = callback.best_model_path if isinstance(callback, ModelCheckpoint) else ""
         if best:
             state = torch.load(best, map_location=self.model.device, weights_only=True)[
                 "state_dict"

@@ -138,17 +138,26 @@ def update_feature_cache(
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
         rows = pairs.iloc[start : start + chunk_size]
-        found: dict[str, np.ndarray] | None = {} if alignments is not None else None
-        found_tokens: dict[str, np.ndarray] | None = {} if tokens is not None else None
+        found: dict[str, np.ndarray] = {}
+        found_tokens: dict[str, np.ndarray] = {}
         stored = len(store) if store is not None else 0
         changed = fill_chunk(
-            frame, rows, names, batch_size, encoder, num_layers, store, report, found, found_tokens
+            frame,
+            rows,
+            names,
+            batch_size,
+            encoder,
+            num_layers,
+            store,
+            report,
+            found if alignments is not None else None,
+            found_tokens if tokens is not None else None,
         )
-        if store is not None:
+        if store is not None and embeddings_path is not None:
             add_missing_embeddings(store, rows, encoder, batch_size, report)
             if len(store) > stored:
                 store.save(embeddings_path)
-        if alignments is not None:
+        if alignments is not None and alignments_path is not None:
             before = len(alignments)
             alignments.add_keyed(found)
             add_missing_alignments(alignments, rows, encoder, batch_size, num_layers)

@@ -22,6 +22,7 @@ from evaluator.features.registry import (
     COLUMN_TO_METRIC,
     DEFAULT_FEATURES,
     METRICS,
+    encoder_metric,
     is_encoder_metric,
     metrics_for,
 )
@@ -89,6 +90,7 @@ def encoder_scores(
     tokens_out: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Encoder metrics, one forward pass per distinct text in each block of pairs."""
+    metrics = [encoder_metric(name) for name in metric_names]
     blocks = []
     for start in range(0, len(refs), ENCODER_BLOCK_PAIRS):
         block_refs = refs[start : start + ENCODER_BLOCK_PAIRS]
@@ -117,7 +119,7 @@ def encoder_scores(
                     )
             blocks.append(
                 np.concatenate(
-                    [METRICS[name]().compute(ref_states, gen_states) for name in metric_names]
+                    [metric.compute(ref_states, gen_states) for metric in metrics]
                     or [np.zeros((len(block_refs), 0))],
                     axis=1,
                 )
@@ -145,8 +147,8 @@ def pair_key(ref: str, gen: str) -> str:
 
 
 def compute_features(
-    refs: list[str | list[str]],
-    gens: list[str],
+    refs: Sequence[str | list[str]],
+    gens: Sequence[str],
     names: Sequence[str] = DEFAULT_FEATURES,
     aggregate: str = "max",
     encoder: str = DEFAULT_ENCODER,

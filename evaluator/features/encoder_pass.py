@@ -40,6 +40,12 @@ class EncodedText:
         """True when the text has no wordpiece besides CLS and SEP (bert_score scores it 0)."""
         return self.tokens is not None and self.tokens.shape[0] == 2
 
+    def states(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(tokens, weights); ValueError when the text was encoded without them."""
+        if self.tokens is None or self.weights is None:
+            raise ValueError("token states need an encoding with keep_tokens=True")
+        return self.tokens, self.weights
+
 
 def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> tuple[list[list[int]], int]:
     """Wordpiece ids as bert_score's `sent_encode` gives them, and how many were truncated."""
@@ -135,23 +141,20 @@ def alignment_vector(ref: EncodedText, gen: EncodedText) -> np.ndarray:
     gives roughly that token's state on both sides. BERTScore keeps only the scalar
     coverage; the vectors keep *what* is uncovered, which is what names the error type.
     """
-    dim = ref.mean.shape[0]
-    if ref.tokens is None or gen.tokens is None:
-        raise ValueError("alignment vectors need token states (encode with keep_tokens=True)")
+    (ref_tokens, ref_weights), (gen_tokens, gen_weights) = ref.states(), gen.states()
     if ref.empty or gen.empty:
-        return np.zeros(2 * dim, dtype=np.float32)
-    similarity = gen.tokens @ ref.tokens.T
-    ref_gap = ref.weights * (1 - similarity.max(dim=0).values).clamp(min=0)
-    gen_gap = gen.weights * (1 - similarity.max(dim=1).values).clamp(min=0)
-    return torch.cat([ref_gap @ ref.tokens, gen_gap @ gen.tokens]).numpy().astype(np.float32)
+        return np.zeros(2 * ref.mean.shape[0], dtype=np.float32)
+    similarity = gen_tokens @ ref_tokens.T
+    ref_gap = ref_weights * (1 - similarity.max(dim=0).values).clamp(min=0)
+    gen_gap = gen_weights * (1 - similarity.max(dim=1).values).clamp(min=0)
+    return torch.cat([ref_gap @ ref_tokens, gen_gap @ gen_tokens]).numpy().astype(np.float32)
 
 
 def token_states(text: EncodedText) -> np.ndarray:
     """The text's wordpiece states (CLS and SEP dropped, at most ``MAX_TOKENS``) as float16
     (length, dim): what the token-level branch of the model reads (see token_store)."""
-    if text.tokens is None or text.weights is None:
-        raise ValueError("token states need an encoding with keep_tokens=True")
-    kept = text.tokens[text.weights > 0][:MAX_TOKENS]
+    tokens, weights = text.states()
+    kept = tokens[weights > 0][:MAX_TOKENS]
     return kept.numpy().astype(np.float16)
 
 
@@ -177,11 +180,12 @@ class BertScore(EncoderMetric):
     def compute(self, refs: Sequence[EncodedText], gens: Sequence[EncodedText]) -> np.ndarray:
         scores = np.zeros((len(refs), 3), dtype=np.float64)
         for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            (ref_tokens, ref_weights), (gen_tokens, gen_weights) = ref.states(), gen.states()
             if ref.empty or gen.empty:
                 continue
-            similarity = gen.tokens @ ref.tokens.T
-            precision = (similarity.max(dim=1).values * gen.weights).sum().item()
-            recall = (similarity.max(dim=0).values * ref.weights).sum().item()
+            similarity = gen_tokens @ ref_tokens.T
+            precision = (similarity.max(dim=1).values * gen_weights).sum().item()
+            recall = (similarity.max(dim=0).values * ref_weights).sum().item()
             total = precision + recall
             scores[row] = precision, recall, 2 * precision * recall / total if total else 0.0
         return scores

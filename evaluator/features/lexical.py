@@ -266,7 +266,7 @@ def multiset_f1(ref_items: Counter, gen_items: Counter) -> float:
     return 2 * sum((ref_items & gen_items).values()) / total
 
 
-NUMBER_WORDS = {
+NUMBER_WORDS: dict[str, int | str] = {
     word: value
     for value, word in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -290,8 +290,9 @@ def numbers(text: str) -> Counter:
     items: Counter = Counter()
     for token in NUMBER_PATTERN.findall(text.lower()):
         if token[0].isdigit():
-            match = re.fullmatch(r"(.*?)(st|nd|rd|th)?", token.replace(",", ""))
-            items[f"#{match.group(1)}" if match.group(2) else match.group(1)] += 1
+            digits = token.replace(",", "")
+            ordinal = digits.endswith(("st", "nd", "rd", "th"))
+            items[f"#{digits[:-2]}" if ordinal else digits] += 1
         elif token in NUMBER_WORDS:
             items[str(NUMBER_WORDS[token])] += 1
     return items

@@ -97,6 +97,14 @@ def is_encoder_metric(metric_name: str) -> bool:
     return issubclass(METRICS[metric_name], EncoderMetric)
 
 
+def encoder_metric(metric_name: str) -> EncoderMetric:
+    """A new instance of the encoder metric ``metric_name``; ValueError for a CPU metric."""
+    metric = METRICS[metric_name]
+    if not issubclass(metric, EncoderMetric):
+        raise ValueError(f"{metric_name!r} is not an encoder metric")
+    return metric()
+
+
 def feature_version(column: str) -> int:
     """The version of the metric that computes `column`."""
     return METRICS[COLUMN_TO_METRIC[column]].version

@@ -92,7 +92,7 @@ class FeatureScaler:
         """Rebuild a scaler saved by `to_dict`; ValueError names a missing or wrong field.
 
         Format 1 (before the margin) clipped at the bounds: it reads as margin 0."""
-        required = ("format", "names", "low", "high", "quantiles")
+        required: tuple[str, ...] = ("format", "names", "low", "high", "quantiles")
         if state.get("format") == SCALER_FORMAT:
             required += ("margin",)
         missing = [key for key in required if key not in state]

@@ -106,7 +106,9 @@ class TokenStore:
         new = {key: value for key, value in states.items() if key not in self.states}
         if not new:
             return 0
-        dims = {value.shape[1] for value in new.values()} | ({self.dim} - {None})
+        dims = {int(value.shape[1]) for value in new.values()}
+        if self.dim is not None:
+            dims.add(self.dim)
         if len(dims) != 1:
             raise ValueError(f"token states of widths {sorted(dims)} cannot share one store")
         lengths = [len(value) for value in new.values()]

@@ -54,10 +54,10 @@ class FitSettings:
             "trainer.max_steps": self.max_steps,
             "trainer.val_check_interval": self.val_check_interval,
         }
-        for name, value in steps.items():  # the Trainer also takes None, floats (epochs), -1
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"{name} must be a whole number of steps (got {value!r})")
-        positive = {
+        for name, steps_value in steps.items():  # the Trainer also takes None, floats, -1
+            if not isinstance(steps_value, int) or isinstance(steps_value, bool):
+                raise ValueError(f"{name} must be a whole number of steps (got {steps_value!r})")
+        positive: dict[str, float] = {
             **steps,
             "early_stopping.patience": self.patience,
             "data.batch_size": self.batch_size,
@@ -66,7 +66,7 @@ class FitSettings:
         for name, value in positive.items():
             if not value > 0:
                 raise ValueError(f"{name} must be above 0 (got {value})")
-        not_negative = {
+        not_negative: dict[str, float] = {
             "model.weight_decay": self.weight_decay,
             "data.contrast_size": self.contrast_size,
             "model.contrast_weight": self.contrast_weight,

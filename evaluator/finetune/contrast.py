@@ -13,10 +13,13 @@ the stress tests of such edits are not independent of this training.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections import Counter
 from dataclasses import replace
+
+from spacy.tokens import Doc
 
 from evaluator.human_data import HumanRecord
 from mismatch_core.taxonomy import CODES
@@ -71,7 +74,7 @@ def contrast_records(
     chosen = sorted(wanted)
     docs = parse([records[i].gen for i in chosen])
 
-    def other_doc(group: str):
+    def other_doc(group: str) -> Doc | None:
         for _ in range(20):
             position = rng.randrange(len(chosen))
             if records[chosen[position]].group != group:
@@ -79,7 +82,7 @@ def contrast_records(
         return None
 
     def context(index: int) -> Context:
-        return Context(rng=rng, other_doc=lambda group=records[index].group: other_doc(group))
+        return Context(rng=rng, other_doc=functools.partial(other_doc, records[index].group))
 
     copies, owners, parents = [], [], []
     chains: list[tuple[int, str, list[int]]] = []  # (record, class, its copies so far)

@@ -10,8 +10,10 @@ a training batch also carries the contrast copies of its records.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import numpy as np
@@ -74,15 +76,16 @@ def prepare_task(
     records = load_task_records(task, Path(data_root) if data_root else None)
     if contrast_size and task.kind != "regression":
         raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
-    options = {
-        "encoder": base.model.config.encoder,
-        "num_layers": base.num_layers,
-        "cache_dir": Path(cache_dir),
-        "progress": progress,
-        "alignments": base.model.config.use_alignment,
-        "tokens": base.model.config.use_tokens,
-    }
-    inputs = build_inputs(task, records, base.feature_names, **options)
+    build = functools.partial(
+        build_inputs,
+        encoder=base.model.config.encoder,
+        num_layers=base.num_layers,
+        cache_dir=Path(cache_dir),
+        progress=progress,
+        alignments=base.model.config.use_alignment,
+        tokens=base.model.config.use_tokens,
+    )
+    inputs = build(task, records, base.feature_names)
     features = base.scaler.transform(inputs.features)
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
@@ -95,13 +98,13 @@ def prepare_task(
                 f"task {task.name!r}: no synth rule applies to any output; set contrast_size 0"
             )
         name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
-        copy_inputs = build_inputs(task, copies, base.feature_names, name=name, **options)
-        owners = np.asarray(owners, dtype=np.int64)
-        offsets = train_pairs[owners] - inputs.pair_starts()[owners]
+        copy_inputs = build(task, copies, base.feature_names, name=name)
+        owner_rows = np.asarray(owners, dtype=np.int64)
+        offsets = train_pairs[owner_rows] - inputs.pair_starts()[owner_rows]
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
-            owners=owners,
+            owners=owner_rows,
             parents=np.asarray(parents, dtype=np.int64),
             depth=contrast_depth,
             pairs=copy_inputs.pair_starts() + offsets,
@@ -124,7 +127,7 @@ def split_rows(
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
     """rows -> the model's inputs {features, ref, gen[, alignment, tokens]} for those records,
     each with the reference of its pair in ``pairs`` (``features``: one row per pair)."""
-    features = torch.from_numpy(features[pairs])
+    pair_features = torch.from_numpy(features[pairs])
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
     gens = torch.from_numpy(inputs.gen_rows)
@@ -132,7 +135,11 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
 
     def select(rows: list[int]) -> dict:
         index = torch.as_tensor(rows)
-        batch = {"features": features[index], "ref": texts[refs[index]], "gen": texts[gens[index]]}
+        batch: dict[str, Any] = {
+            "features": pair_features[index],
+            "ref": texts[refs[index]],
+            "gen": texts[gens[index]],
+        }
         if alignments is not None:
             batch["alignment"] = alignments[index]
         if inputs.tokens is not None:
@@ -188,29 +195,33 @@ class RatingDataModule(L.LightningDataModule):
             return
         if self.prepared is None:
             self.prepared = prepare_task(
-                self.hparams.task,
-                self.hparams.checkpoint,
-                self.hparams.cache_dir,
-                self.hparams.data_root,
-                contrast_size=self.hparams.contrast_size,
-                contrast_depth=self.hparams.contrast_depth,
-                contrast_class_weights=self.hparams.contrast_class_weights,
+                self.hparams["task"],
+                self.hparams["checkpoint"],
+                self.hparams["cache_dir"],
+                self.hparams["data_root"],
+                contrast_size=self.hparams["contrast_size"],
+                contrast_depth=self.hparams["contrast_depth"],
+                contrast_class_weights=self.hparams["contrast_class_weights"],
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         # another seed than the test split's, whose hash would put no train group below the fraction
-        val_seed = VAL_SEED_OFFSET + self.hparams.seed
-        train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams.val_fraction)
+        val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
+        train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams["val_fraction"])
         if len(train) == 0 or len(val) == 0:
             raise ValueError(
-                f"task {self.hparams.task!r}: {len(rows)} records give {len(train)} train and "
+                f"task {self.hparams['task']!r}: {len(rows)} records give {len(train)} train and "
                 f"{len(val)} validation records; more groups are needed"
             )
         self.split = {"train": train, "val": val}
 
+    def ready(self) -> PreparedTask:
+        """The prepared task once setup() has run; RuntimeError before."""
+        if self.prepared is None or not self.split:
+            raise RuntimeError("call setup() before asking for the data")
+        return self.prepared
+
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
-        if not self.split:
-            raise RuntimeError("call setup() before asking for data loaders")
-        prepared = self.prepared
+        prepared = self.ready()
         originals = model_inputs(prepared.inputs, prepared.features, prepared.train_pairs)
         targets = torch.from_numpy(prepared.inputs.targets)
         contrast = prepared.contrast if split == "train" else None
@@ -237,7 +248,7 @@ class RatingDataModule(L.LightningDataModule):
 
         return DataLoader(
             self.split[split].tolist(),
-            batch_size=self.hparams.batch_size if shuffle else 1024,
+            batch_size=self.hparams["batch_size"] if shuffle else 1024,
             shuffle=shuffle,
             collate_fn=collate,
         )
@@ -250,17 +261,18 @@ class RatingDataModule(L.LightningDataModule):
 
     def describe(self) -> dict[str, object]:
         """Facts about the training data for the model card."""
+        prepared = self.ready()
         facts = {
-            "task": self.hparams.task,
-            "datasets": ", ".join(spec.file for spec in self.prepared.task.datasets),
+            "task": self.hparams["task"],
+            "datasets": ", ".join(spec.file for spec in prepared.task.datasets),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
-            "split": f"by group, {self.hparams.val_fraction:.0%} of groups for early stopping (seed {self.hparams.seed})",
+            "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.hparams['seed']})",
             "reference": "closest by the base model's P(NoContr), as predict picks it",
         }
-        if self.prepared.contrast is not None:
-            copies = np.isin(self.prepared.contrast.owners, self.split["train"]).sum()
-            depth = self.prepared.contrast.depth
+        if prepared.contrast is not None:
+            copies = np.isin(prepared.contrast.owners, self.split["train"]).sum()
+            depth = prepared.contrast.depth
             facts["contrast copies"] = (
                 f"{copies} train outputs with one synthetic error each"
                 if depth == 1

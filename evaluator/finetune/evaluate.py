@@ -57,15 +57,17 @@ def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray
     inputs = prepared.inputs.subset(rows)
     features = prepared.features[prepared.inputs.pair_rows(rows)]
     _, _, ratings = closest_outputs(module.model, features, inputs)
+    if ratings is None:
+        raise ValueError(f"the model rates nothing: it has no rating head for {prepared.task.name}")
     if prepared.task.kind == "classification":
         shifted = np.exp(ratings - ratings.max(axis=1, keepdims=True))
         return shifted / shifted.sum(axis=1, keepdims=True)
     return np.clip(ratings, 0.0, 1.0)
 
 
-def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[str, dict[str, float]]:
+def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[int, dict[str, float]]:
     """Per criterion column: kendall, spearman, rmse over the records that have it."""
-    out = {}
+    out: dict[int, dict[str, float]] = {}
     for column in range(targets.shape[1]):
         present = ~np.isnan(targets[:, column])
         x, y = scores[present, column], targets[present, column]
@@ -164,7 +166,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
         )
         for metric in prepared.inputs.features.columns
     }
-    best = max(baseline_means, key=baseline_means.get)
+    best = max(baseline_means, key=baseline_means.__getitem__)
     out["summary"] = {
         "ours_kendall": float(np.mean(per_seed)),
         "ours_kendall_std": float(np.std(per_seed)),

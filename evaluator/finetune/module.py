@@ -122,11 +122,11 @@ class RatingModule(L.LightningModule):
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
         the features of the reference each record trains on."""
-        data = self.trainer.datamodule
-        train = data.split["train"]
-        pairs = data.prepared.train_pairs[train]
-        features = torch.from_numpy(data.prepared.features[pairs]).float()
-        targets = torch.from_numpy(data.prepared.inputs.targets[train]).float()
+        data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
+        prepared, train = data.ready(), data.split["train"]
+        pairs = prepared.train_pairs[train]
+        features = torch.from_numpy(prepared.features[pairs]).float()
+        targets = torch.from_numpy(prepared.inputs.targets[train]).float()
         self.start_from_metric_fit(features, targets)
 
     def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
@@ -137,8 +137,8 @@ class RatingModule(L.LightningModule):
             if self.model.mismatch_rating is not None:
                 self.model.mismatch_rating.weight.zero_()
                 self.model.mismatch_rating.bias.zero_()
-        metric_rating = self.model.metric_rating
-        if metric_rating is None:
+        metric_rating, rating_head = self.model.metric_rating, self.model.rating_head
+        if metric_rating is None or rating_head is None:
             return
         with torch.no_grad():
             metric_rating.weight.zero_()
@@ -152,11 +152,12 @@ class RatingModule(L.LightningModule):
                 weight, bias = ridge_fit(
                     torch.nan_to_num(features[present]),
                     targets[present, k],
-                    self.hparams.ridge_alpha,
+                    self.hparams["ridge_alpha"],
                 )
                 metric_rating.weight[k] = weight
                 metric_rating.bias[k] = bias
-            last = self.model.rating_head[-1]
+            last = rating_head[-1]
+            assert isinstance(last, torch.nn.Linear)  # rating_model's head ends in a Linear
             last.weight.zero_()
             last.bias.zero_()
 
@@ -176,16 +177,16 @@ class RatingModule(L.LightningModule):
         parents = torch.where(
             parent >= 0, copies[parent.clamp(min=0)], outputs[contrast["owner"]].mean(dim=-1)
         )
-        return torch.relu(self.hparams.contrast_margin - (parents - copies)).mean()
+        return torch.relu(self.hparams["contrast_margin"] - (parents - copies)).mean()
 
     def training_step(self, batch: dict, batch_index: int) -> Tensor:
         outputs = self(batch)
         size = len(batch["targets"])
         loss = self.loss(outputs, batch["targets"])
-        if self.hparams.contrast_weight and "contrast" in batch:
+        if self.hparams["contrast_weight"] and "contrast" in batch:
             ranking = self.contrast_loss(outputs, batch["contrast"])
             self.log("train_contrast_loss", ranking, batch_size=size)
-            loss = loss + self.hparams.contrast_weight * ranking
+            loss = loss + self.hparams["contrast_weight"] * ranking
         self.log("train_loss", loss, batch_size=size)
         return loss
 
@@ -213,5 +214,5 @@ class RatingModule(L.LightningModule):
     def configure_optimizers(self) -> torch.optim.Optimizer:
         trained = [p for p in self.model.parameters() if p.requires_grad]
         return torch.optim.AdamW(
-            trained, lr=self.hparams.lr, weight_decay=self.hparams.weight_decay
+            trained, lr=self.hparams["lr"], weight_decay=self.hparams["weight_decay"]
         )

@@ -59,6 +59,11 @@ def fit(
             enable_progress_bar=False,
         )
         trainer.fit(module, datamodule=data)
+        if best.best_model_score is None:
+            raise RuntimeError(
+                f"no validation ran in trainer.max_steps {settings.max_steps} "
+                f"(trainer.val_check_interval {settings.val_check_interval})"
+            )
         state = torch.load(best.best_model_path, map_location="cpu", weights_only=True)
         module.load_state_dict(state["state_dict"])
     return module.eval(), data, float(best.best_model_score)
@@ -80,7 +85,7 @@ def export(
     metrics: dict | None = None,
 ) -> Path:
     """save_pretrained the fine-tuned model with the base checkpoint's feature settings."""
-    base = data.prepared.base
+    base = data.ready().base
     return save_pretrained(
         module.model,
         directory,

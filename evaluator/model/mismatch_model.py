@@ -15,7 +15,7 @@ import copy
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import torch
 from torch import Tensor, nn
@@ -24,6 +24,9 @@ from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.token_interaction import TokenInteraction
 from mismatch_core.resources import DEFAULT_ENCODER
 from mismatch_core.taxonomy import INDEX, NUM_CLASSES
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
@@ -136,7 +139,7 @@ def mean_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:
     return (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
 
 
-def encoder_from_config(encoder_config: Mapping) -> nn.Module:
+def encoder_from_config(encoder_config: Mapping) -> PreTrainedModel:
     """A randomly initialised Hugging Face encoder of the stored architecture (weights come later)."""
     from transformers import AutoConfig, AutoModel
 
@@ -146,10 +149,10 @@ def encoder_from_config(encoder_config: Mapping) -> nn.Module:
 class MismatchModel(nn.Module):
     """BERT dual encoder + Set Transformer over metric scores -> mismatch-class logits."""
 
-    def __init__(self, config: MismatchConfig, encoder: nn.Module | None = None) -> None:
+    def __init__(self, config: MismatchConfig, encoder: PreTrainedModel | None = None) -> None:
         super().__init__()
         config = replace(config)
-        self.encoder: nn.Module | None = None
+        self.encoder: PreTrainedModel | None = None
         if config.use_text and config.encoder_mode == "trainable":
             if encoder is None:
                 if config.encoder_config is None:
@@ -202,7 +205,7 @@ class MismatchModel(nn.Module):
             )
         else:
             self.head = nn.Linear(head_inputs, config.num_classes)
-        self.rating_head: nn.Module | None = None
+        self.rating_head: nn.Sequential | None = None
         if config.num_ratings:
             self.rating_head = nn.Sequential(
                 nn.Linear(head_inputs, max(config.head_hidden, 64)),

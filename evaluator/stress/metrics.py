@@ -15,12 +15,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT, local_path
 
-MetricFn = Callable[
-    [Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], Sequence[float]
-]
+MetricFn = Callable[[Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], ArrayLike]
 
 FEATURE_ALIASES = {
     "bleu": "bleu",

@@ -99,8 +99,9 @@ def sentence_replacement(doc: Doc, source: Source, levels: Sequence[float]) -> l
         return None
     order = list(range(len(sentences)))
     source.rng.shuffle(order)
-    foreign = {i: source.foreign_sentence(source.rng) for i in order}
-    if any(s is None for s in foreign.values()):
+    drawn = {i: source.foreign_sentence(source.rng) for i in order}
+    foreign = {i: sentence for i, sentence in drawn.items() if sentence is not None}
+    if len(foreign) < len(drawn):
         return None
     texts = []
     for fraction in levels:

@@ -14,6 +14,7 @@ encoded by ``prepare_data``). The FeatureScaler is fitted on train only and kept
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import lightning as L
 import pandas as pd
@@ -94,7 +95,7 @@ class PairBatcher:
 
     def __call__(self, rows: list[int]) -> dict:
         index = torch.as_tensor(rows)
-        batch = {
+        batch: dict[str, Any] = {
             "features": self.split["features"][index],
             "labels": self.split["labels"][index],
         }
@@ -200,36 +201,43 @@ class MismatchDataModule(L.LightningDataModule):
     def prepare_data(self) -> None:
         """Frozen mode: embed (once) every ref/gen text the embedding store (and the token
         store) does not hold yet."""
-        if self.hparams.encoder_mode != "frozen":
+        if self.hparams["encoder_mode"] != "frozen":
             return
-        if self.hparams.embeddings is None and self.hparams.tokens is None:
+        if self.hparams["embeddings"] is None and self.hparams["tokens"] is None:
             return
         texts = pd.unique(
             pd.concat(
-                [read_split(self.hparams.pairs_dir, s)[c] for s in SPLITS for c in ("ref", "gen")]
+                [
+                    read_split(self.hparams["pairs_dir"], s)[c]
+                    for s in SPLITS
+                    for c in ("ref", "gen")
+                ]
             )
         ).tolist()
-        if self.hparams.embeddings is not None:
+        if self.hparams["embeddings"] is not None:
             ensure_embeddings(
-                self.hparams.embeddings, texts, self.hparams.encoder, self.hparams.embed_batch_size
-            )
-        if self.hparams.tokens is not None:
-            ensure_tokens(
-                self.hparams.tokens,
+                self.hparams["embeddings"],
                 texts,
-                self.hparams.encoder,
-                self.hparams.embed_batch_size,
-                self.hparams.feature_layers,
+                self.hparams["encoder"],
+                self.hparams["embed_batch_size"],
+            )
+        if self.hparams["tokens"] is not None:
+            ensure_tokens(
+                self.hparams["tokens"],
+                texts,
+                self.hparams["encoder"],
+                self.hparams["embed_batch_size"],
+                self.hparams["feature_layers"],
             )
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
             return
-        features = pd.read_parquet(self.hparams.features, columns=["id", *self.feature_names])
+        features = pd.read_parquet(self.hparams["features"], columns=["id", *self.feature_names])
         if features["id"].duplicated().any():
-            raise DataError(f"feature cache {self.hparams.features} has duplicate ids")
+            raise DataError(f"feature cache {self.hparams['features']} has duplicate ids")
         features = features.set_index("id")
-        self.frames = {split: read_split(self.hparams.pairs_dir, split) for split in SPLITS}
+        self.frames = {split: read_split(self.hparams["pairs_dir"], split) for split in SPLITS}
         raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
         self.scaler = FeatureScaler.fit(raw["train"])
         store = self._open_store()
@@ -251,7 +259,7 @@ class MismatchDataModule(L.LightningDataModule):
                     tensors["alignment"] = torch.from_numpy(alignments.lookup_keyed(keys))
                 except KeyError as error:
                     raise DataError(
-                        f"{self.hparams.alignments}: {error.args[0]} ({split} split); run "
+                        f"{self.hparams['alignments']}: {error.args[0]} ({split} split); run "
                         "mismatch features --alignments for these pairs"
                     ) from None
             table = None if store is None else torch.from_numpy(store.lookup(texts))
@@ -261,55 +269,55 @@ class MismatchDataModule(L.LightningDataModule):
                     token_table = token_store.table(texts)
                 except KeyError as error:
                     raise DataError(
-                        f"{self.hparams.tokens}: {error.args[0]} ({split} split); run "
+                        f"{self.hparams['tokens']}: {error.args[0]} ({split} split); run "
                         "prepare_data or mismatch features --tokens for these pairs"
                     ) from None
             self.batchers[split] = PairBatcher(
-                tensors, texts, table, tokenizer, self.hparams.max_length, token_table
+                tensors, texts, table, tokenizer, self.hparams["max_length"], token_table
             )
 
     def _open_store(self) -> EmbeddingStore | None:
-        if self.hparams.encoder_mode != "frozen" or self.hparams.embeddings is None:
+        if self.hparams["encoder_mode"] != "frozen" or self.hparams["embeddings"] is None:
             return None
-        if not Path(self.hparams.embeddings).exists():
+        if not Path(self.hparams["embeddings"]).exists():
             raise DataError(
-                f"embedding store {self.hparams.embeddings} does not exist; run prepare_data"
+                f"embedding store {self.hparams['embeddings']} does not exist; run prepare_data"
             )
-        return EmbeddingStore.open(self.hparams.embeddings)
+        return EmbeddingStore.open(self.hparams["embeddings"])
 
     def _open_alignments(self) -> EmbeddingStore | None:
-        if self.hparams.alignments is None:
+        if self.hparams["alignments"] is None:
             return None
-        if self.hparams.encoder_mode != "frozen":
+        if self.hparams["encoder_mode"] != "frozen":
             raise DataError("alignment vectors are cached for the frozen encoder mode only")
-        if not Path(self.hparams.alignments).exists():
+        if not Path(self.hparams["alignments"]).exists():
             raise DataError(
-                f"alignment store {self.hparams.alignments} does not exist; "
+                f"alignment store {self.hparams['alignments']} does not exist; "
                 "run mismatch features --alignments"
             )
-        return EmbeddingStore.open(self.hparams.alignments)
+        return EmbeddingStore.open(self.hparams["alignments"])
 
     def _open_tokens(self) -> TokenStore | None:
-        if self.hparams.tokens is None:
+        if self.hparams["tokens"] is None:
             return None
-        if self.hparams.encoder_mode != "frozen":
+        if self.hparams["encoder_mode"] != "frozen":
             raise DataError("token states are cached for the frozen encoder mode only")
-        if not Path(self.hparams.tokens).is_dir():
+        if not Path(self.hparams["tokens"]).is_dir():
             raise DataError(
-                f"token store {self.hparams.tokens} does not exist; run prepare_data or "
+                f"token store {self.hparams['tokens']} does not exist; run prepare_data or "
                 "mismatch features --tokens"
             )
         try:
-            return TokenStore(self.hparams.tokens)
+            return TokenStore(self.hparams["tokens"])
         except ValueError as error:
             raise DataError(str(error)) from None
 
     def _tokenizer(self):
-        if self.hparams.encoder_mode != "trainable":
+        if self.hparams["encoder_mode"] != "trainable":
             return None
         from mismatch_core.resources import load_tokenizer
 
-        return load_tokenizer(self.hparams.encoder)
+        return load_tokenizer(self.hparams["encoder"])
 
     def _loader(self, split: str, shuffle: bool, batch_size: int) -> DataLoader:
         if split not in self.batchers:
@@ -326,30 +334,30 @@ class MismatchDataModule(L.LightningDataModule):
                 RandomSampler(rows), batch_size, False, pair_lengths.tolist()
             )
             return DataLoader(
-                rows,
+                rows,  # type: ignore[arg-type]  # a range serves as a map-style dataset
                 batch_sampler=sampler,
                 collate_fn=batcher,
-                num_workers=self.hparams.num_workers,
+                num_workers=self.hparams["num_workers"],
             )
         return DataLoader(
-            rows,
+            rows,  # type: ignore[arg-type]  # a range serves as a map-style dataset
             batch_size=batch_size,
             shuffle=shuffle,
             collate_fn=batcher,
-            num_workers=self.hparams.num_workers,
+            num_workers=self.hparams["num_workers"],
         )
 
     def train_dataloader(self) -> DataLoader:
-        return self._loader("train", shuffle=True, batch_size=self.hparams.batch_size)
+        return self._loader("train", shuffle=True, batch_size=self.hparams["batch_size"])
 
     def val_dataloader(self) -> DataLoader:
-        return self._loader("val", shuffle=False, batch_size=self.hparams.eval_batch_size)
+        return self._loader("val", shuffle=False, batch_size=self.hparams["eval_batch_size"])
 
     def describe(self) -> dict[str, object]:
         """Facts about the training data for the model card."""
         train = self.frames["train"]
         return {
-            "pairs": self.hparams.pairs_dir,
+            "pairs": self.hparams["pairs_dir"],
             "train pairs": len(train),
             "val pairs": len(self.frames["val"]),
             "split": "by reference group (no reference in both train and val)",
@@ -357,13 +365,13 @@ class MismatchDataModule(L.LightningDataModule):
             if "source" in train
             else "unknown",
             "features": ", ".join(self.feature_names),
-            "encoder": f"{self.hparams.encoder} ({self.hparams.encoder_mode})",
+            "encoder": f"{self.hparams['encoder']} ({self.hparams['encoder_mode']})",
         }
 
     @property
     def feature_options(self) -> dict[str, object]:
         """How the cached features were computed, so prediction computes them the same way."""
-        return {"aggregate": "max", "num_layers": self.hparams.feature_layers}
+        return {"aggregate": "max", "num_layers": self.hparams["feature_layers"]}
 
 
 def ensure_tokens(

@@ -7,6 +7,7 @@ from typing import Literal
 
 import lightning as L
 import torch
+from lightning.pytorch.utilities.types import OptimizerLRSchedulerConfig
 from torch import Tensor
 from torchmetrics.classification import MulticlassAccuracy
 
@@ -114,16 +115,16 @@ class MismatchModule(L.LightningModule):
         self.log("val_loss", loss, prog_bar=True, batch_size=size, sync_dist=True)
         self.log("val_acc", self.val_accuracy, prog_bar=True, batch_size=size)
 
-    def configure_optimizers(self) -> torch.optim.Optimizer | dict:
+    def configure_optimizers(self) -> torch.optim.Optimizer | OptimizerLRSchedulerConfig:
         encoder = self.model.encoder
         encoder_ids = {id(p) for p in encoder.parameters()} if encoder is not None else set()
         groups = [{"params": [p for p in self.model.parameters() if id(p) not in encoder_ids]}]
         if encoder is not None:
-            groups.append({"params": list(encoder.parameters()), "lr": self.hparams.encoder_lr})
+            groups.append({"params": list(encoder.parameters()), "lr": self.hparams["encoder_lr"]})
         optimizer = torch.optim.AdamW(
-            groups, lr=self.hparams.lr, weight_decay=self.hparams.weight_decay
+            groups, lr=self.hparams["lr"], weight_decay=self.hparams["weight_decay"]
         )
-        if self.hparams.lr_schedule == "constant":
+        if self.hparams["lr_schedule"] == "constant":
             return optimizer
         steps = self.trainer.estimated_stepping_batches
         if steps == float("inf"):

@@ -98,11 +98,8 @@ class PretrainCLI(LightningCLI):
         run_dir = self.trainer.log_dir  # a broadcast under DDP: every process must ask for it
         if not self.trainer.is_global_zero:
             return
-        best = (
-            self.trainer.checkpoint_callback.best_model_path
-            if self.trainer.checkpoint_callback
-            else ""
-        )
+        callback = self.trainer.checkpoint_callback
+        best = callback.best_model_path if isinstance(callback, ModelCheckpoint) else ""
         if best:
             state = torch.load(best, map_location=self.model.device, weights_only=True)
             self.model.load_state_dict(state["state_dict"])
