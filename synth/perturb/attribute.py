@@ -1,7 +1,7 @@
 """AttrErr rules: change an adjective of a noun or a manner adverb of a verb to a different value.
 
 Values come from curated attribute scales (colour, size, age, material, ...; see
-lexicon_b_words) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
+lexicon_attributes) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
 directions and places are left alone (NumErr, STErr), and so are adjectives inside names
 and fixed compounds ("high school", "hot dog"), where a swap would change the entity.
 """
@@ -15,7 +15,7 @@ from spacy.tokens import Doc, Token
 
 from mismatch_core.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace_word
-from synth.perturb.lexicon_b_words import (
+from synth.perturb.lexicon_attributes import (
     ADVERB_OPPOSITES,
     ATTRIBUTE_SCALES,
     GRADABLE,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from synth.perturb.lexicon_b_words import NEGATION_WORDS
+from synth.perturb.lexicon_function_words import NEGATION_WORDS
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, indefinite_article, replace, replace_token
-from synth.perturb.lexicon_b_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
+from synth.perturb.lexicon_function_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
 
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 POLAR_PRONOUNS = {

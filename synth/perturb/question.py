@@ -18,7 +18,7 @@ from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, keeps_capital, replace
-from synth.perturb.lexicon_b_words import (
+from synth.perturb.lexicon_questions import (
     EVENT_NOUNS,
     LOCATIVE_VERBS,
     NOT_COUNTED,
