@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from synth.generate import weighted_sample
 from synth.perturb import addition, entity, event_order, grammar, omission, paraphrase, predicate
 from synth.perturb.base import Change, Context, edit_change, rule_weight, weighted
+from synth.rules import weighted_sample
 
 CAPTION = "A man is riding a horse on the beach while his dog runs beside him."
 STORY = "John Smith was born in Boston in 1950. He played for the Red Sox and retired in 1980."

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from evaluator.cli import CommandError
-from synth.generate import SynthConfig
+from synth.config import SynthConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from synth.generate import generate, write
+    from synth.generate import generate
+    from synth.output import write
 
     bar = tqdm(total=config.num_pairs, unit="pair", disable=args.quiet, file=sys.stderr)
 
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 def smallest_run(config: SynthConfig) -> int:
     """The fewest pairs whose quotas give every class at least one pair in each split."""
     from mismatch_core.taxonomy import CODES
-    from synth.generate import Quotas
+    from synth.quotas import Quotas
 
     splits = ("train", "val") if config.val_fraction > 0 else ("train",)
     total = len(CODES)
