@@ -1,9 +1,18 @@
 """The generator's settings (``SynthConfig``): what a run makes and how; configs/synth.yaml
-holds those of the shipped data set."""
+holds those of the shipped data set.
+
+Config files go through jsonargparse, the project's one config mechanism (LightningCLI reads the
+training configs with it): every key is checked against the field's type before any work, and
+``dump_config`` writes what ``load_config`` reads back.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from argparse import ArgumentError
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from jsonargparse import ArgumentParser, Namespace
 
 
 @dataclass
@@ -85,3 +94,36 @@ class SynthConfig:
             for w in weights.values()
         ):
             raise ValueError(f"source_weights must map sources to positive weights, got {weights!r}")
+
+
+def config_parser() -> ArgumentParser:
+    """A parser of SynthConfig's fields as top-level keys (the layout of configs/synth.yaml),
+    typed by their annotations; it raises on a bad value instead of exiting."""
+    parser = ArgumentParser(exit_on_error=False)
+    parser.add_class_arguments(SynthConfig)
+    return parser
+
+
+def load_config(path: Path | None) -> SynthConfig:
+    """SynthConfig from a YAML file of its fields (defaults for the ones it leaves out), or the
+    defaults without one. An unreadable file, an unknown key, a value of the wrong type or out
+    of range raises ValueError naming the file and the key."""
+    if path is None:
+        return SynthConfig()
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ValueError(f"cannot read config {path}: {error}") from None
+    try:
+        values = config_parser().parse_string(text, cfg_path=str(path))
+    except ArgumentError as error:
+        raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
+    try:
+        return SynthConfig(**values.as_dict())
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def dump_config(config: SynthConfig) -> str:
+    """The full config as the YAML that ``load_config`` reads."""
+    return config_parser().dump(Namespace(**asdict(config)))

@@ -275,9 +275,9 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
 
     for setting, message in (
         ({"val_fraction": 2.0}, "val_fraction must be in [0, 1), got 2.0"),
-        ({"num_pairs": "abc"}, "num_pairs must be an integer, got 'abc'"),
+        ({"num_pairs": "abc"}, 'Parser key "num_pairs": Expected a <class \'int\'>. Got value: abc'),
         ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
-        (5, "expected a mapping of SynthConfig fields, got int"),
+        (5, "Unexpected config: 5"),
     ):
         config = tmp_path / "synth.yaml"
         config.write_text(yaml.safe_dump(setting))
