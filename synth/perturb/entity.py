@@ -50,7 +50,8 @@ from synth.perturb.lexicon_entities import (
     UNIVERSITIES,
 )
 
-ARGUMENT_DEPS = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "appos"))
+# Where a noun is an argument of its own (cohyponyms, role swaps).
+ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr")
 CONCRETE_LEXNAMES = frozenset(
     ("noun.animal", "noun.artifact", "noun.food", "noun.plant", "noun.person", "noun.object")
 )
@@ -434,7 +435,6 @@ def hyponym(doc: Doc, ctx: Context) -> Change | None:
 
 
 ANIMATE_LEXNAMES = ("noun.person", "noun.animal")
-ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr")
 
 
 def _noun_kind(noun: Token) -> tuple[str, str | None]:
