@@ -119,7 +119,7 @@ def _work_chunk(task: Task) -> tuple[list[Candidate], Counter[tuple[str, str]], 
                         bases = error_bases(ref_index, others, docs, divergent, rewrite, similarity, config.divergent_chrf, ctx)
                     made = make_errors(code, bases, docs[ref_index], rewrite if on_ref else None, code in harvest, rules, ctx)
                 for gen, rule, detail in made:
-                    if chain and detail.get("base_text") == rewrite.text:
+                    if chain is not None and detail.get("base_text") == chain[0].text:
                         detail["rules"] = chain[1]
                     if code == "NoContr":
                         detail["chrf"] = similarity(gen, ref_text)
@@ -131,7 +131,7 @@ def _work_chunk(task: Task) -> tuple[list[Candidate], Counter[tuple[str, str]], 
     return candidates, tried, errors
 
 
-def _parse_groups(groups: list[Group]) -> list[list]:
+def _parse_groups(groups: list[Group]) -> list[list[Doc]]:
     """The parsed texts of each group. A text that joins other texts of its group (a SQuAD
     passage) is built from their parses (spaCy ``Doc.from_docs``): passages repeat each
     sentence up to nine times, and parsing them again took most of SQuAD's parse time."""
@@ -140,21 +140,23 @@ def _parse_groups(groups: list[Group]) -> list[list]:
     parsed = iter(list(nlp.pipe(plain, batch_size=128)))
     docs_by_group = []
     for group in groups:
-        docs = [None if i in group.parts else next(parsed) for i in range(len(group.texts))]
+        docs = {i: next(parsed) for i in range(len(group.texts)) if i not in group.parts}
         for i, run in group.parts.items():
             joined = Doc.from_docs([docs[j] for j in run])
             docs[i] = joined if joined.text == group.texts[i] else nlp(group.texts[i])
-        docs_by_group.append(docs)
+        docs_by_group.append([docs[i] for i in range(len(group.texts))])
     return docs_by_group
 
 
-def _other_doc_picker(position: int, source: str, by_source: dict, docs_by_group: list, rng: random.Random):
+def _other_doc_picker(
+    position: int, source: str, by_source: dict[str, list[int]], docs_by_group: list[list[Doc]], rng: random.Random
+) -> Callable[[], Doc | None]:
     """A callable returning a parsed text of another group, same source if the chunk has one."""
     positions = [p for p in by_source[source] if p != position] or [
         p for p in range(len(docs_by_group)) if p != position
     ]
 
-    def pick():
+    def pick() -> Doc | None:
         return rng.choice(docs_by_group[rng.choice(positions)]) if positions else None
 
     return pick
@@ -190,8 +192,8 @@ class GroupQueue:
 def _screen(open_classes: dict[str, int], screens: dict[str, re.Pattern]) -> Callable[[Group], bool] | None:
     """Keep groups with a text that some open class's screen matches; None (keep all) while any
     open class has no screen."""
-    patterns = [screens.get(code) for code in open_classes]
-    if not patterns or None in patterns:
+    patterns = [screens[code] for code in open_classes if code in screens]
+    if not patterns or len(patterns) < len(open_classes):
         return None
     return lambda group: any(pattern.search(text) for pattern in patterns for text in group.texts)
 
@@ -211,7 +213,9 @@ def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
 
 
 
-def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def generate(
+    config: SynthConfig, corpus: Corpus | None = None, progress: Callable[[int], None] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Build (train, val, manifest) in memory; see ``synth.output.write`` for the files.
 
     Each round sends every source texts in proportion to its weight times how much of the
@@ -245,7 +249,9 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
     with context.Pool(config.processes, initializer=own_wordnet_files) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
-            tasks, task_splits, harvested = [], [], set()
+            tasks: list[Task] = []
+            task_splits: list[str] = []
+            harvested: set[str] = set()
             for split in ("train", "val"):
                 open_classes = quotas.open_in(split)
                 if not open_classes:
@@ -298,7 +304,7 @@ def generate(config: SynthConfig, corpus: Corpus | None = None, progress=None) -
 
 
 
-def hash_seed(*parts) -> int:
+def hash_seed(*parts: object) -> int:
     """A 64-bit seed from any parts, stable across processes (unlike hash())."""
     return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
 

@@ -149,8 +149,9 @@ def _is_candidate_adjective(token: Token) -> bool:
 
 
 def _candidates(doc: Doc) -> list[tuple[Token, tuple[str, ...], str]]:
-    found = []
+    found: list[tuple[Token, tuple[str, ...], str]] = []
     for token in doc:
+        values: tuple[str, ...]
         if token.pos_ == "ADV" and token.dep_ == "advmod" and token.head.pos_ == "VERB":
             values = (ADVERB_OPPOSITES[token.lower_],) if token.lower_ in ADVERB_OPPOSITES else ()
             if not values and token.lower_.endswith("ly"):

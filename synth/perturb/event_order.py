@@ -378,16 +378,18 @@ def because_swap(doc: Doc, ctx: Context) -> Change | None:
     must close the sentence."""
     if doc.text.rstrip().endswith("?"):
         return None
-    candidates = []
+    candidates: list[tuple[Span, Span, Token]] = []
     for mark in doc:
         if mark.lower_ != "because" or mark.dep_ != "mark" or mark.head.dep_ != "advcl":
             continue
         reason, main = mark.head, mark.head.head
         sentence = mark.sent
-        subjects = [next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass")), None) for v in (main, reason)]
-        if None in subjects or subjects[0].left_edge.i != sentence.start:
+        subject, reason_subject = (
+            next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass")), None) for v in (main, reason)
+        )
+        if subject is None or reason_subject is None or subject.left_edge.i != sentence.start:
             continue  # the main clause opens the sentence with its subject ('Otherwise, ...' no)
-        if main.lemma_ == "be" and subjects[0].lower_ in ("this", "that", "it"):
+        if main.lemma_ == "be" and subject.lower_ in ("this", "that", "it"):
             continue  # 'This is because X' states the reason, it tells no second event
         if reason.left_edge.i != mark.i or main.i > mark.i or not doc[mark.i + 1].is_alpha:
             continue  # 'Because X, Y' or a reason in the middle: the swap would split a phrase
@@ -405,9 +407,9 @@ def because_swap(doc: Doc, ctx: Context) -> Change | None:
         candidates.append((doc[start:main_end], doc[mark.i + 1 : end], mark))
     if not candidates:
         return None
-    main, reason, mark = ctx.rng.choice(candidates)
-    new = f"{moved_text(reason, True)} {mark.text} {moved_text(main, False)}"
-    return replace(doc, main.start_char, reason.end_char, new, "PredOrdErr/because")
+    consequence, cause, mark = ctx.rng.choice(candidates)
+    new = f"{moved_text(cause, True)} {mark.text} {moved_text(consequence, False)}"
+    return replace(doc, consequence.start_char, cause.end_char, new, "PredOrdErr/because")
 
 
 def _narrated(sentence: Span) -> bool:
