@@ -22,6 +22,8 @@ from pathlib import Path
 from evaluator.finetune.contrast import ERROR_CLASSES
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from mismatch_core.jsonl import iter_jsonl
+from synth.perturb import Context
+from synth.rules import holds_against_reference, parse, shared_rules
 
 BENCH_SEED = 0  # `mismatch evaluate` seed 0 ...
 BENCH_FRACTION = 0.2  # ... tests on this share of groups (evaluator.finetune.evaluate)
@@ -46,6 +48,9 @@ BASE_SOURCES = (
 )
 SICK_TRIAL = "sick/sick_trial.jsonl.gz"
 DARR = "human/translation/darr/wmt19_darr.pairs.jsonl.gz"
+# A rule's RNG seed names its module; rules that moved to another module keep the old name in
+# their seed, so the bench's perturbed texts stay the ones measured before the move.
+SEED_MODULES = {"synth.perturb.event_order": "synth.perturb.predicate"}
 
 
 @dataclass(frozen=True)
@@ -110,21 +115,19 @@ def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int
 
     The generated text is not the reference, so, as the generator does for paraphrases, a
     substitution keeps only when the words it replaces occur in the reference
-    (synth.generate.holds_against_reference). A rule that raises is counted, not fatal (synth.generate._changes). Each
-    (base, rule) gets its own RNG seeded by (seed, base position, rule), so adding a rule or a
-    base leaves the other perturbations unchanged.
+    (synth.rules.holds_against_reference). A rule that raises is counted, not fatal (as in
+    synth.rules.RuleSet). Each (base, rule) gets its own RNG seeded by (seed, base position,
+    rule), so adding a rule or a base leaves the other perturbations unchanged.
     """
-    from synth.generate import holds_against_reference, parse
-    from synth.perturb import Context, load_rules
-
-    rules = load_rules()
+    rules = shared_rules()
     docs = parse(gens)
     out = Perturbations([])
     for index, doc in enumerate(docs):
         for code in ERROR_CLASSES:
-            for rule in rules.get(code, ()):
+            for rule in rules.of(code):
                 name = f"{rule.__module__}.{rule.__name__}"
-                rng = random.Random(f"{seed}:{index}:{name}")
+                seed_name = f"{SEED_MODULES.get(rule.__module__, rule.__module__)}.{rule.__name__}"
+                rng = random.Random(f"{seed}:{index}:{seed_name}")
                 context = Context(rng=rng, other_doc=_other_doc_picker(docs, groups, index, rng))
                 try:
                     change = rule(doc, context)

@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from synth.generate import weighted_sample
-from synth.perturb import addition, entity, grammar, omission, paraphrase, predicate
+from synth.perturb import addition, entity, event_order, grammar, omission, paraphrase, predicate
 from synth.perturb.base import Change, Context, edit_change, rule_weight, weighted
+from synth.rules import weighted_sample
 
 CAPTION = "A man is riding a horse on the beach while his dog runs beside him."
 STORY = "John Smith was born in Boston in 1950. He played for the Red Sox and retired in 1980."
@@ -138,7 +138,7 @@ def test_swap_nouns_swaps_the_roles_of_people_or_animals(nlp) -> None:
 
 def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:
     story = "John Smith was born in Boston. He played for the Red Sox and retired in 1980."
-    made = changes(nlp, predicate.swap_sentences, story)
+    made = changes(nlp, event_order.swap_sentences, story)
     assert {c.text for c in made} == {
         "He played for the Red Sox and retired in 1980. John Smith was born in Boston."
     }
@@ -153,7 +153,7 @@ def test_swap_sentences_reverses_past_events_not_states(nlp) -> None:
         "He led an army to Albania in 1081. He also founded a monastery.",
         "He had been mentored by Li Meng. He made many reforms.",
     ):
-        assert not changes(nlp, predicate.swap_sentences, states), states
+        assert not changes(nlp, event_order.swap_sentences, states), states
 
 
 def test_truncate_tail_is_a_prefix_losing_content(nlp) -> None:

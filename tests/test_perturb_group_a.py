@@ -16,6 +16,7 @@ import pytest
 from mismatch_core.resources import ResourceMissingError, data_dir, wordnet
 from synth.perturb import (
     entity,
+    event_order,
     grammar,
     load_rules,
     load_screens,
@@ -26,7 +27,7 @@ from synth.perturb import (
 from synth.perturb.base import Change, Context
 from synth.perturb.lexicon_entities import HYPERNYMS, NORP_KINDS
 
-MODULES = (grammar, predicate, entity, numbers, spatiotemporal)
+MODULES = (grammar, predicate, event_order, entity, numbers, spatiotemporal)
 ALL_RULES = [
     (code, rule) for module in MODULES for code, rules in module.RULES.items() for rule in rules
 ]
@@ -56,7 +57,8 @@ def all_changes(nlp, rule, text: str) -> set[str]:
 
 def test_registry_classes():
     assert set(grammar.RULES) == {"GramErr"}
-    assert set(predicate.RULES) == {"PredErr", "PredOrdErr"}
+    assert set(predicate.RULES) == {"PredErr"}
+    assert set(event_order.RULES) == {"PredOrdErr"}
     assert set(entity.RULES) == {"EntErr", "HypErr"}
     assert set(numbers.RULES) == {"NumErr"}
     assert set(spatiotemporal.RULES) == {"STErr"}
@@ -124,21 +126,21 @@ def test_pred_keeps_inflection_and_born_died(nlp):
 
 def test_pred_order_design_example(nlp):
     change = apply(
-        nlp, predicate.swap_coordinated, "The police arrested him and took him to prison."
+        nlp, event_order.swap_coordinated, "The police arrested him and took him to prison."
     )
     assert change.text == "The police took him to prison and arrested him."
 
 
 def test_pred_order_before_after_and_then(nlp):
-    assert apply(nlp, predicate.before_after, "He retired after winning the title.").text == (
+    assert apply(nlp, event_order.before_after, "He retired after winning the title.").text == (
         "He retired before winning the title."
     )
     change = apply(
-        nlp, predicate.swap_then_sentences, "She trained for years. Then she won the race."
+        nlp, event_order.swap_then_sentences, "She trained for years. Then she won the race."
     )
     assert change.text == "She won the race. Then she trained for years."
     change = apply(
-        nlp, predicate.swap_then_sentences, "I trained hard for months. Then I won the race easily."
+        nlp, event_order.swap_then_sentences, "I trained hard for months. Then I won the race easily."
     )
     assert change.text == "I won the race easily. Then I trained hard for months."
 
@@ -146,56 +148,56 @@ def test_pred_order_before_after_and_then(nlp):
 def test_pred_order_moves_events_around_each_other(nlp):
     text = "Following the election, she resigned."
     assert (
-        apply(nlp, predicate.event_preposition, text).text == "Before the election, she resigned."
+        apply(nlp, event_order.event_preposition, text).text == "Before the election, she resigned."
     )
     text = "Prior to the merger, the company had 300 staff."
-    assert apply(nlp, predicate.event_preposition, text).text == (
+    assert apply(nlp, event_order.event_preposition, text).text == (
         "After the merger, the company had 300 staff."
     )
-    change = apply(nlp, predicate.event_preposition, "He was wounded during the war.")
+    change = apply(nlp, event_order.event_preposition, "He was wounded during the war.")
     assert change.text in ("He was wounded before the war.", "He was wounded after the war.")
     assert change.rule == "PredOrdErr/event_preposition"
     # a time or a date is no event (moving it is STErr); 'following the river' is a way
     for text in ("A man naps during the day.", "The game was played during 1990.",
                  "Following the river, they walked north."):  # fmt: skip
-        assert apply(nlp, predicate.event_preposition, text) is None, text
+        assert apply(nlp, event_order.event_preposition, text) is None, text
     text = "Abraham Lincoln was succeeded by Andrew Johnson."
-    assert apply(nlp, predicate.order_words, text).text == (
+    assert apply(nlp, event_order.order_words, text).text == (
         "Abraham Lincoln was preceded by Andrew Johnson."
     )
     text = "His successor was Andrew Johnson."
-    assert apply(nlp, predicate.order_words, text).text == "His predecessor was Andrew Johnson."
-    assert apply(nlp, predicate.order_words, "He succeeded in winning the race.") is None
+    assert apply(nlp, event_order.order_words, text).text == "His predecessor was Andrew Johnson."
+    assert apply(nlp, event_order.order_words, "He succeeded in winning the race.") is None
 
 
 def test_pred_order_swaps_cause_and_effect(nlp):
-    change = apply(nlp, predicate.cause_effect, "The drought led to a famine in the region.")
+    change = apply(nlp, event_order.cause_effect, "The drought led to a famine in the region.")
     assert change.text == "A famine in the region led to the drought."
     assert change.rule == "PredOrdErr/cause_effect"
-    assert apply(nlp, predicate.cause_effect, "The storm caused heavy flooding.").text == (
+    assert apply(nlp, event_order.cause_effect, "The storm caused heavy flooding.").text == (
         "Heavy flooding caused the storm."
     )
     # a path leads somewhere: a way, not a cause
-    assert apply(nlp, predicate.cause_effect, "A narrow path leads to a small pagoda.") is None
-    change = apply(nlp, predicate.because_swap, "The team lost because its captain was injured.")
+    assert apply(nlp, event_order.cause_effect, "A narrow path leads to a small pagoda.") is None
+    change = apply(nlp, event_order.because_swap, "The team lost because its captain was injured.")
     assert change.text == "Its captain was injured because the team lost."
     for text in (
         "This is because competition drives down the wage.",  # states the reason only
         "Because it rained, we stayed home.",  # the reason opens the sentence
         "It failed either because it was late or because it was small.",
     ):
-        assert apply(nlp, predicate.because_swap, text) is None, text
+        assert apply(nlp, event_order.because_swap, text) is None, text
 
 
 def test_pred_order_skips_simultaneous_states(nlp):
-    assert apply(nlp, predicate.swap_coordinated, "A man sits and reads a book.") is None
+    assert apply(nlp, event_order.swap_coordinated, "A man sits and reads a book.") is None
     # two subjects in the present: facts side by side, no sequence
     text = "One in five birds live in the forest, and one in five fish live in the rivers."
-    assert apply(nlp, predicate.swap_coordinated, text) is None
+    assert apply(nlp, event_order.swap_coordinated, text) is None
     # one kind of fact listed twice
     text = "Anders Osborne was signed to Shanachie Records. Anders Osborne was signed to Alligator Records."
-    assert apply(nlp, predicate.swap_sentences, text) is None
-    assert apply(nlp, predicate.before_after, "He left before 1990.") is None
+    assert apply(nlp, event_order.swap_sentences, text) is None
+    assert apply(nlp, event_order.before_after, "He left before 1990.") is None
 
 
 # EntErr and HypErr
@@ -206,16 +208,16 @@ def test_pred_order_skips_simultaneous_states(nlp):
     [
         # coordinated facts of a biography are no sequence of events
         (
-            predicate.swap_coordinated,
+            event_order.swap_coordinated,
             "Andra was born in 1986 in Romania and began her career as a singer.",
         ),
-        (predicate.swap_coordinated, "He was born in Hong Kong and graduated from AFIT in 1962."),
+        (event_order.swap_coordinated, "He was born in Hong Kong and graduated from AFIT in 1962."),
         # contrastive 'while' and states that last through the main event
         (
-            predicate.while_to_sequence,
+            event_order.while_to_sequence,
             "It moves at 5 km per second while its orbital period is long.",
         ),
-        (predicate.while_to_sequence, "A man is standing on a beach while wearing a hat."),
+        (event_order.while_to_sequence, "A man is standing on a beach while wearing a hat."),
         # 'watch' needs an object: 'Children watching in a pool' is no event
         (predicate.wrong_verb, "Children playing in a pool."),
         (predicate.wrong_verb, "He played for the Russia national team."),
@@ -224,14 +226,14 @@ def test_pred_order_skips_simultaneous_states(nlp):
         (numbers.singular_to_two, "They are wearing a jacket."),
         (numbers.singular_to_two, "He is the man in a suit."),
         (numbers.singular_to_two, "She is showing a big smile."),
-        (predicate.order_words, "The book was followed up by a sequel."),
+        (event_order.order_words, "The book was followed up by a sequel."),
         # 'follow' a set of rules obeys them; properties in a relative clause tell no order
         (
-            predicate.order_words,
+            event_order.order_words,
             "This means that forces follow a different set of mathematical rules.",
         ),
         (
-            predicate.swap_coordinated,
+            event_order.swap_coordinated,
             "It is coated with an oxide that passivates the metal and slows corrosion.",
         ),
         (entity.named_entity, "He was signed to the record label Polydor Records."),
@@ -266,13 +268,13 @@ def test_pred_only_people_kneel(nlp):
 
 def test_group_a_kept_patterns_still_apply(nlp):
     text = "Two women hold umbrellas while waiting to cross the street."
-    assert first_change(nlp, predicate.while_to_sequence, text).new in ("before", "after")
+    assert first_change(nlp, event_order.while_to_sequence, text).new in ("before", "after")
     change = first_change(nlp, numbers.quantifier, "All the children are playing.")
     assert change.text == "Some of the children are playing."
     # birth and death need no stated order: swapping them changes no fact
-    assert apply(nlp, predicate.swap_coordinated, "He was born in Ohio and died in Texas.") is None
+    assert apply(nlp, event_order.swap_coordinated, "He was born in Ohio and died in Texas.") is None
     change = first_change(
-        nlp, predicate.swap_coordinated, "Police arrested him and took him to jail."
+        nlp, event_order.swap_coordinated, "Police arrested him and took him to jail."
     )
     assert change.text == "Police took him to jail and arrested him."
 
@@ -497,7 +499,7 @@ def test_far_future_year_is_changed_without_error(nlp):
 def test_class_screens_match_every_text_a_rule_of_the_class_applies_to(nlp, code):
     # the generator skips texts a screen rejects, so a miss would silently starve the class
     screen = load_screens()[code]
-    rules = [rule for rule in load_rules()[code] if rule.__name__ not in predicate.UNSCREENED_RULES]
+    rules = [rule for rule in load_rules()[code] if rule.__name__ not in event_order.UNSCREENED_RULES]
     applied = 0
     for doc in nlp.pipe(_corpus_sample(600)):
         if any(rule(doc, Context(rng=random.Random(0))) is not None for rule in rules):

@@ -17,7 +17,7 @@ import pytest
 from mismatch_core.resources import ResourceMissingError, data_dir, load_spacy
 from synth.perturb import addition, attribute, negation, omission, paraphrase, question
 from synth.perturb.base import Context
-from synth.perturb.lexicon_b_words import NUMBER_WORDS
+from synth.perturb.lexicon_function_words import NUMBER_WORDS
 
 MODULES = (attribute, question, negation, omission, addition, paraphrase)
 ALL_RULES = [(code, rule) for m in MODULES for code, rules in m.RULES.items() for rule in rules]

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from synth import corpora
-from synth.chains import chrf, combine, family
-from synth.generate import _chains, _init_resources
+from synth.chains import build_chains, chrf, combine, family
 from synth.perturb import (
     addition,
     grammar,
@@ -21,6 +20,7 @@ from synth.perturb import (
     paraphrase_syntax,
 )
 from synth.perturb.base import Context
+from synth.rules import shared_rules
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -138,11 +138,10 @@ def test_all_new_families_are_registered():
 
 
 def test_a_rewrite_chain_diverges_and_mixes_families(nlp):
-    _init_resources()
     text = "A man rides a horse on the beach."
     seen = []
     for seed in range(12):
-        chains = _chains([nlp(text)], random.Random(seed), 3)
+        chains = build_chains([nlp(text)], random.Random(seed), 3, shared_rules())
         if text in chains:
             doc, rules = chains[text]
             seen.append((chrf(doc.text, text), rules, doc.text))

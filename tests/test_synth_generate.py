@@ -15,21 +15,13 @@ import yaml
 import synth.generate
 from mismatch_core.resources import data_dir, load_spacy
 from mismatch_core.taxonomy import CODES
+from synth.config import SynthConfig
 from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages, split_of
-from synth.generate import (
-    GroupQueue,
-    Quotas,
-    SynthConfig,
-    _harvest_classes,
-    _init_resources,
-    _paraphrases,
-    _parse_groups,
-    _perturb,
-    _screen,
-    _work_chunk,
-    generate,
-)
+from synth.generate import GroupQueue, _parse_groups, _screen, _work_chunk, generate
+from synth.pairing import group_paraphrases, make_errors
 from synth.perturb import Context, load_screens
+from synth.quotas import Quotas, harvest_classes
+from synth.rules import shared_rules
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +173,6 @@ def test_squad_paragraphs_add_passages_of_consecutive_sentences():
 
 
 def test_passages_take_their_parse_from_their_sentences(small_corpus):
-    _init_resources()
     nlp = load_spacy()
     paragraph = next(g for g in small_corpus.groups if g.key.startswith("squad-p:") and g.parts)
     docs = _parse_groups([paragraph])[0]
@@ -247,17 +238,17 @@ def test_captions_are_paraphrases_only_when_they_name_the_same_things():
         "A white dog runs on a beach.",
         "A white dog runs on a beach at sunset.",
     ]
-    close = _paraphrases("coco", texts, list(nlp.pipe(texts)), 0.5)
+    close = group_paraphrases("coco", texts, list(nlp.pipe(texts)), 0.5)
     assert close == [[1], [0], []]  # the third adds the sunset
 
 
 def test_harvest_gives_one_error_per_rule_on_every_base():
-    _init_resources()
     nlp = load_spacy()
     doc = nlp("When did Victoria approve a referendum?")
     rewrite = nlp("When did Victoria approve the referendum?")
-    one = _perturb("QuestErr", [doc, rewrite], doc, rewrite, False, Context(rng=random.Random(0)))
-    every = _perturb("QuestErr", [doc, rewrite], doc, rewrite, True, Context(rng=random.Random(0)))
+    rules = shared_rules()
+    one = make_errors("QuestErr", [doc, rewrite], doc, rewrite, False, rules, Context(rng=random.Random(0)))
+    every = make_errors("QuestErr", [doc, rewrite], doc, rewrite, True, rules, Context(rng=random.Random(0)))
     assert len(one) == 1 and one[0][2]["base"] == "ref"
     for base in ("ref", "rewrite"):
         rules = [rule for _, rule, detail in every if detail["base"] == base]
@@ -273,7 +264,7 @@ def test_rare_classes_are_harvested_and_common_ones_drawn():
     })  # fmt: skip
     successes = Counter({("coco", "NumErr"): 12, ("squad", "NumErr"): 20, ("coco", "AttrErr"): 150})
     open_classes = {"NumErr": 10, "AttrErr": 10, "PredOrdErr": 10, "HypErr": 10}
-    harvest = _harvest_classes(open_classes, attempts, successes, {"PredOrdErr": None}, config)
+    harvest = harvest_classes(open_classes, attempts, successes, {"PredOrdErr": None}, config)
     # screened (event order) and below scarce_rate on every source (numbers here); AttrErr
     # fails on squad but succeeds on half of the coco texts; HypErr has failed, but only 180 times
     assert harvest == {"PredOrdErr", "NumErr"}
@@ -284,9 +275,9 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
 
     for setting, message in (
         ({"val_fraction": 2.0}, "val_fraction must be in [0, 1), got 2.0"),
-        ({"num_pairs": "abc"}, "num_pairs must be an integer, got 'abc'"),
+        ({"num_pairs": "abc"}, 'Parser key "num_pairs": Expected a <class \'int\'>. Got value: abc'),
         ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
-        (5, "expected a mapping of SynthConfig fields, got int"),
+        (5, "Unexpected config: 5"),
     ):
         config = tmp_path / "synth.yaml"
         config.write_text(yaml.safe_dump(setting))

@@ -8,15 +8,20 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from evaluator.cli import CommandError
-from synth.generate import SynthConfig
+from synth.config import SynthConfig, dump_config, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, required=True, help="output directory (train/val parquet, manifest.json)")
+    parser.add_argument(
+        "--out", type=Path,
+        help="output directory (train/val parquet, manifest.json); required unless --print_config",
+    )  # fmt: skip
     parser.add_argument("--config", type=Path, help="YAML with SynthConfig fields (configs/synth.yaml)")
+    parser.add_argument(
+        "--print_config", action="store_true",
+        help="print the full config (defaults, then --config, then the flags) as YAML and exit",
+    )  # fmt: skip
     parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--processes", type=int, help="worker processes (default 2)")
@@ -28,32 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def load_config(path: Path | None) -> SynthConfig:
-    """SynthConfig from YAML; an unknown key is an error that names it and the file."""
-    if path is None:
-        return SynthConfig()
-    try:
-        values = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise CommandError(f"cannot read config {path}: {error}") from None
-    if not isinstance(values, dict):
-        raise CommandError(f"{path}: expected a mapping of SynthConfig fields, got {type(values).__name__}")
-    known = {f.name for f in dataclasses.fields(SynthConfig)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise CommandError(f"{path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    try:
-        return SynthConfig(**values)
-    except ValueError as error:
-        raise CommandError(f"{path}: {error}") from None
-
-
 def run(args: argparse.Namespace) -> int:
+    if args.out is None and not args.print_config:
+        raise CommandError("--out is required")
     if args.audit is not None:
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
         return audit(args.out, args.audit, args.seed or 0, args.audit_by)
-    config = load_config(args.config)
+    try:
+        config = load_config(args.config)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:
         config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
@@ -65,10 +55,14 @@ def run(args: argparse.Namespace) -> int:
             f"--num-pairs must be at least {least} (one pair per class in each split at "
             f"val_fraction {config.val_fraction}), got {config.num_pairs}"
         )
+    if args.print_config:
+        print(dump_config(config), end="")
+        return 0
 
     from tqdm import tqdm
 
-    from synth.generate import generate, write
+    from synth.generate import generate
+    from synth.output import write
 
     bar = tqdm(total=config.num_pairs, unit="pair", disable=args.quiet, file=sys.stderr)
 
@@ -93,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 def smallest_run(config: SynthConfig) -> int:
     """The fewest pairs whose quotas give every class at least one pair in each split."""
     from mismatch_core.taxonomy import CODES
-    from synth.generate import Quotas
+    from synth.quotas import Quotas
 
     splits = ("train", "val") if config.val_fraction > 0 else ("train",)
     total = len(CODES)

@@ -24,6 +24,7 @@ from spacy.tokens import Doc
 from evaluator.human_data import HumanRecord
 from mismatch_core.taxonomy import CODES
 from synth.perturb import Context
+from synth.rules import parse, shared_rules, weighted_sample
 
 ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 
@@ -63,11 +64,10 @@ def contrast_records(
     group, of any split: another output's text, never a rating. Same records, size, depth,
     weights and seed -> same copies.
     """
-    from synth.generate import apply_class, parse, weighted_sample
-
     if depth < 1:
         raise ValueError(f"contrast depth must be at least 1 (got {depth})")
     check_class_weights(class_weights or {})
+    rules = shared_rules()
     rng = random.Random(seed)
     order = rng.sample(range(len(records)), len(records))
     wanted = Counter(order[j % len(order)] for j in range(size // depth))
@@ -105,7 +105,7 @@ def contrast_records(
         for code in class_order():
             if made == wanted[index]:
                 break
-            change = apply_class(code, doc, context(index))
+            change = rules.first(code, doc, context(index))
             if change is not None:
                 add(index, code, change[0], -1)
                 chains.append((index, code, [len(copies) - 1]))
@@ -114,7 +114,7 @@ def contrast_records(
         growing = [chain for chain in chains if len(chain[2]) == length]
         last_docs = parse([copies[chain[-1]].gen for _, _, chain in growing])
         for (index, code, chain), doc in zip(growing, last_docs, strict=True):
-            change = apply_class(code, doc, context(index))
+            change = rules.first(code, doc, context(index))
             had = {records[index].gen, *(copies[c].gen for c in chain)}
             if change is not None and change[0] not in had:
                 add(index, code, change[0], chain[-1])

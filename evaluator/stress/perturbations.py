@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
 
-from synth.perturb import Context, load_rules, noise
+from synth.perturb import Context, noise
 from synth.perturb.base import match_case
 from synth.perturb.noise import Noise, count_for, nested, normal, replace_spans
+from synth.rules import shared_rules
 
 FLUENCY, CONSISTENCY, OTHER = "fluency", "consistency", "other"
 CANDIDATE_FRACTIONS = (0.25, 0.5, 0.75, 1.0)  # share of the candidate units changed
@@ -115,7 +116,7 @@ def sentence_replacement(doc: Doc, source: Source, levels: Sequence[float]) -> l
 def negation(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
     """Negate (or un-negate) a share of the sentences with the synth NegErr rules."""
     sentences = [s for s in doc.sents if s.text.strip()]
-    rules = list(load_rules()["NegErr"])
+    rules = shared_rules().of("NegErr")
     negated: dict[int, str] = {}
     for position in source.rng.sample(range(len(sentences)), len(sentences)):
         sentence = sentences[position].as_doc()

@@ -14,7 +14,8 @@ from synth.perturb.base import Change, Context, Rule, rule_weight
 
 MODULES = (
     "grammar",  # GramErr
-    "predicate",  # PredErr, PredOrdErr
+    "predicate",  # PredErr
+    "event_order",  # PredOrdErr
     "entity",  # EntErr, HypErr
     "numbers",  # NumErr
     "spatiotemporal",  # STErr

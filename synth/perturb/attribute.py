@@ -1,7 +1,7 @@
 """AttrErr rules: change an adjective of a noun or a manner adverb of a verb to a different value.
 
 Values come from curated attribute scales (colour, size, age, material, ...; see
-lexicon_b_words) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
+lexicon_attributes) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
 directions and places are left alone (NumErr, STErr), and so are adjectives inside names
 and fixed compounds ("high school", "hot dog"), where a swap would change the entity.
 """
@@ -15,7 +15,7 @@ from spacy.tokens import Doc, Token
 
 from mismatch_core.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace_word
-from synth.perturb.lexicon_b_words import (
+from synth.perturb.lexicon_attributes import (
     ADVERB_OPPOSITES,
     ATTRIBUTE_SCALES,
     GRADABLE,
@@ -149,8 +149,9 @@ def _is_candidate_adjective(token: Token) -> bool:
 
 
 def _candidates(doc: Doc) -> list[tuple[Token, tuple[str, ...], str]]:
-    found = []
+    found: list[tuple[Token, tuple[str, ...], str]] = []
     for token in doc:
+        values: tuple[str, ...]
         if token.pos_ == "ADV" and token.dep_ == "advmod" and token.head.pos_ == "VERB":
             values = (ADVERB_OPPOSITES[token.lower_],) if token.lower_ in ADVERB_OPPOSITES else ()
             if not values and token.lower_.endswith("ly"):

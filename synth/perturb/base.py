@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from synth.perturb.lexicon_b_words import NEGATION_WORDS
+from synth.perturb.lexicon_function_words import NEGATION_WORDS
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class Context:
 
 Rule = Callable[[Doc, Context], "Change | None"]
 
+_WEIGHTS: dict[Rule, float] = {}  # rule -> its weight from ``weighted``
+
 
 def weighted(rule: Rule, weight: float) -> Rule:
     """Give a rule a weight for the order in which a class's rules are tried (default 1).
@@ -47,13 +49,13 @@ def weighted(rule: Rule, weight: float) -> Rule:
     would otherwise be the first applicable one so often that it crowds out the specific
     rules of its class.
     """
-    rule.weight = weight
+    _WEIGHTS[rule] = weight
     return rule
 
 
 def rule_weight(rule: Rule) -> float:
     """The rule's weight from ``weighted``, 1 when it has none."""
-    return getattr(rule, "weight", 1.0)
+    return _WEIGHTS.get(rule, 1.0)
 
 
 def replace(doc: Doc, start: int, end: int, new: str, rule: str) -> Change | None:

@@ -50,7 +50,8 @@ from synth.perturb.lexicon_entities import (
     UNIVERSITIES,
 )
 
-ARGUMENT_DEPS = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "appos"))
+# Where a noun is an argument of its own (cohyponyms, role swaps).
+ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr")
 CONCRETE_LEXNAMES = frozenset(
     ("noun.animal", "noun.artifact", "noun.food", "noun.plant", "noun.person", "noun.object")
 )
@@ -253,6 +254,7 @@ def gender(doc: Doc, ctx: Context) -> Change | None:
 def _new_person(ent: Span, ctx: Context) -> str:
     """Another person name, same gender where the first name says it, as long as the old one."""
     first = ent[0].text
+    firsts: tuple[str, ...]
     if first in FEMALE_NAMES:
         firsts = FEMALE_NAMES
     elif first in MALE_NAMES:
@@ -315,7 +317,7 @@ def _confident_person(ent: Span) -> bool:
 
 def named_entity(doc: Doc, ctx: Context) -> Change | None:
     """A person, organisation, group or language name -> another of the same type and kind."""
-    choices = []
+    choices: list[tuple[Span, tuple[str, ...]]] = []
     for e in doc.ents:
         if not (all(t.is_alpha or t.text in ".-'" for t in e) and e.text[:1].isupper()):
             continue
@@ -434,7 +436,6 @@ def hyponym(doc: Doc, ctx: Context) -> Change | None:
 
 
 ANIMATE_LEXNAMES = ("noun.person", "noun.animal")
-ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr")
 
 
 def _noun_kind(noun: Token) -> tuple[str, str | None]:

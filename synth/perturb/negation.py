@@ -13,7 +13,7 @@ from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, indefinite_article, replace, replace_token
-from synth.perturb.lexicon_b_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
+from synth.perturb.lexicon_function_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
 
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 POLAR_PRONOUNS = {
@@ -209,7 +209,8 @@ def remove_negation(doc: Doc, ctx: Context) -> Change | None:
     aux, verb = doc[neg.i - 1], neg.head
     if aux.lemma_ == "do" and aux.tag_ in DO_FORMS and verb.i > neg.i and verb.pos_ == "VERB":
         inflected = getInflection(verb.lemma_, tag=aux.tag_)
-        if not inflected or _subject(verb) is None or _subject(verb).i > aux.i:
+        subject = _subject(verb)
+        if not inflected or subject is None or subject.i > aux.i:
             return None
         return replace(doc, aux.idx, verb.idx + len(verb.text), inflected[0], rule)
     full = EXPANDED_AUX.get(aux.lower_, aux.text) if neg.lower_ == "n't" else aux.text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from spacy.tokens import Doc, Span, Token
 
@@ -37,7 +37,7 @@ def _render(pieces: Sequence[tuple[str, str]]) -> str:
     return normal("".join(text + space for text, space in pieces))
 
 
-def _pieces(tokens: Sequence[Token]) -> list[tuple[str, str]]:
+def _pieces(tokens: Iterable[Token]) -> list[tuple[str, str]]:
     return [(t.text, t.whitespace_) for t in tokens]
 
 

@@ -16,7 +16,7 @@ from spacy.tokens import Doc, Token
 
 from synth.perturb import noise
 from synth.perturb.base import Change, Context, edit_change, has_negation, replace, weighted
-from synth.perturb.lexicon_b_words import OPTIONAL_PREPOSITIONS, PP_REQUIRED_VERBS
+from synth.perturb.lexicon_function_words import OPTIONAL_PREPOSITIONS, PP_REQUIRED_VERBS
 
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 MIN_CONTENT_WORDS = 2

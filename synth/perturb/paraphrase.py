@@ -18,7 +18,7 @@ from wordfreq import zipf_frequency
 
 from mismatch_core.resources import lemma_count, wordnet
 from synth.perturb.base import Change, Context, replace, replace_word, swap_spans
-from synth.perturb.lexicon_b_words import (
+from synth.perturb.lexicon_function_words import (
     EXPANDED_AUX,
     NEGATION_WORDS,
     NEGATIVE_CONTRACTIONS,

@@ -66,8 +66,10 @@ def _words_value(tokens: list[Token]) -> int | None:
     words = [t.lower_ for t in tokens if t.text != "-"]
     if len(words) < 2 or words[-1] not in UNITS:
         return None
-    lead = [WORD_VALUES.get(w) for w in words[:-1]]
-    if None in lead or len(lead) > 2 or (len(lead) == 2 and not (lead[0] >= 20 and 0 < lead[1] < 10)):
+    if any(w not in WORD_VALUES for w in words[:-1]):
+        return None
+    lead = [WORD_VALUES[w] for w in words[:-1]]
+    if len(lead) > 2 or (len(lead) == 2 and not (lead[0] >= 20 and 0 < lead[1] < 10)):
         return None
     return sum(lead) * UNITS[words[-1]]
 
@@ -117,10 +119,10 @@ def number_expression(doc: Doc, ctx: Context) -> Change | None:
                 run.append(nxt)
                 if nxt.lower_ in UNITS:
                     break
-            value = _words_value(run)
+            spelled = _words_value(run)
             following = tokens[run[-1].i + 1] if run[-1].i + 1 < len(tokens) else None
-            if value is not None and (following is None or not following.like_num):
-                candidates.append((token.idx, run[-1].idx + len(run[-1].text), f"{value:,}"))
+            if spelled is not None and (following is None or not following.like_num):
+                candidates.append((token.idx, run[-1].idx + len(run[-1].text), f"{spelled:,}"))
     if not candidates:
         return None
     start, end, new = ctx.rng.choice(candidates)

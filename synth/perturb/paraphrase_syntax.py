@@ -149,7 +149,7 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
             if any(t.dep_ in ("acl", "relcl") and t.head == noun and t != verb for t in subject_span):
                 continue
             group = f"being {vbn}"
-            subject_text = moved_text(subject_span, False)
+            subject_text: str | None = moved_text(subject_span, False)
             start = noun.left_edge.i
         else:
             if verb.dep_ != "ROOT" or len(subjects) != 1 or not _contiguous(subjects[0]):

@@ -18,7 +18,7 @@ from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
 from synth.perturb.base import Change, Context, keeps_capital, replace
-from synth.perturb.lexicon_b_words import (
+from synth.perturb.lexicon_questions import (
     EVENT_NOUNS,
     LOCATIVE_VERBS,
     NOT_COUNTED,
@@ -64,7 +64,7 @@ UNCOUNTABLE = (
     "land",
 )
 # Where the adverbial wh-word may go, by the wh-word asked.
-ADVERB_SWAPS = {
+ADVERB_SWAPS: dict[str, tuple[str, ...]] = {
     "when": ("where", "why"),
     "where": ("when", "why"),
     "why": ("how", "when"),
@@ -221,7 +221,7 @@ def _wh_noun(doc: Doc, wh: Token, initial: bool, ctx: Context, rule: str) -> Cha
     after = doc[noun.i + 1] if noun.i + 1 < len(doc) else None
     adverbial = start < wh.i or noun.dep_ in ("npadvmod", "advmod")  # "In what year", "What year"
     asks_adverb = initial and noun.i == wh.i + 1 and after is not None and after.pos_ == "AUX"
-    if asks_adverb and adverbial and not _has_stranded_preposition(doc):
+    if asks_adverb and adverbial and after is not None and not _has_stranded_preposition(doc):
         verb = _main_verb(after)
         if (
             verb.lemma_ in LOCATIVE_VERBS

@@ -228,12 +228,13 @@ def _spatial_object(prep: Token) -> Token | None:
 def spatial_preposition(doc: Doc, ctx: Context) -> Change | None:
     """'sitting on a bench' -> 'sitting under a bench', 'in the yard' -> 'near the yard'."""
     candidates = [
-        t for t in doc if t.lower_ in PREPOSITIONS and t.dep_ == "prep" and _spatial_object(t)
+        (t, noun)
+        for t in doc
+        if t.lower_ in PREPOSITIONS and t.dep_ == "prep" and (noun := _spatial_object(t))
     ]
     if not candidates:
         return None
-    token = ctx.rng.choice(candidates)
-    noun = _spatial_object(token)
+    token, noun = ctx.rng.choice(candidates)
     options = PREPOSITIONS[token.lower_]
     artifact = _lexname(noun.lemma_) == "noun.artifact"
     if token.lower_ == "in" and not artifact:

@@ -6,8 +6,8 @@ import argparse
 import dataclasses
 import time
 
-from evaluator.cli.synth import load_config
 from mismatch_core.resources import REPO_ROOT
+from synth.config import load_config
 from synth.generate import generate
 
 # The settings of the shipped data set, so the figure is the one a user's full run gets.
