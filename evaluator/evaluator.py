@@ -21,7 +21,7 @@ from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
 from evaluator.signature import Signature, signature
-from evaluator.tasks import Criterion
+from evaluator.tasks import Criterion, bounded_ratings
 from mismatch_core.pairs import check_pairs
 from mismatch_core.taxonomy import CODES
 
@@ -191,8 +191,8 @@ class Evaluator:
             values = shifted / shifted.sum()
         else:
             values = [
-                c.denormalise(float(np.clip(v, 0.0, 1.0)))
-                for c, v in zip(self.criteria, raw, strict=True)
+                c.denormalise(float(v))
+                for c, v in zip(self.criteria, bounded_ratings(raw), strict=True)
             ]
         return {
             c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from evaluator.human_data import HumanRecord, load_records
 from mismatch_core.resources import data_dir
 
@@ -26,6 +28,26 @@ class Criterion:
 
     def denormalise(self, value: float) -> float:
         return self.low + value * (self.high - self.low)
+
+
+SATURATION = 0.05  # the top and bottom share of the normalised scale where ratings saturate
+
+
+def bounded_ratings(raw: np.ndarray) -> np.ndarray:
+    """Raw rating outputs (normalised scale) mapped into [0, 1]: unchanged within
+    [SATURATION, 1 - SATURATION], approaching 0 or 1 smoothly beyond. Strictly increasing,
+    so no two outputs tie that the model tells apart: clipping at 0 and 1 rated an exact
+    copy and a near-copy with a wrong name alike whenever both came out above the scale."""
+    raw = np.asarray(raw, dtype=np.float64)
+    beyond = np.maximum(raw - (1 - SATURATION), 0) / SATURATION  # >= 0
+    below = np.maximum(SATURATION - raw, 0) / SATURATION
+    # x / (1 + x): slope 1 where the saturation starts, slow enough that outputs well above
+    # the scale still differ in the digits predict reports
+    return (
+        np.clip(raw, SATURATION, 1 - SATURATION)
+        + SATURATION * beyond / (1 + beyond)
+        - SATURATION * below / (1 + below)
+    )
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,14 @@ from evaluator.cli import main
 from evaluator.cli import main as cli_main
 from evaluator.features import FeatureScaler
 from evaluator.finetune.config import FitSettings
-from evaluator.finetune.contrast import ERROR_CLASSES, contrast_records
+from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
 from evaluator.hub import load, save_pretrained
-from evaluator.human_data import load_records, split_by_group
+from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
@@ -337,7 +337,9 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
-def test_lightning_cli_fits_and_exports(tmp_path: Path, base_checkpoint: Path, data_root: Path) -> None:
+def test_lightning_cli_fits_and_exports(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
     from evaluator.cli.finetune import main as cli_main
 
     config = yaml.safe_load(Path("configs/finetune/summarization.yaml").read_text())
@@ -554,3 +556,71 @@ def test_contrast_copies_need_a_rated_task(
 ) -> None:
     with pytest.raises(ValueError, match="contrast copies need ratings"):
         prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root, contrast_size=5)
+
+
+def test_contrast_loss_ranks_against_anchors_but_never_ranks_them(base_checkpoint: Path) -> None:
+    """A reference triple's anchors (parent ANCHOR) only serve as parents: a high or low
+    anchor rating adds nothing by itself; an error copy rated above its anchor does."""
+    module = RatingModule(
+        "summarization",
+        checkpoint=str(base_checkpoint),
+        contrast_weight=1.0,
+        contrast_margin=0.01,  # the margin of rule copies: not the one below an anchor
+        reference_margin=0.1,
+    )
+    outputs = torch.tensor([[0.2, 0.2]])  # the original: far below the anchors
+    contrast = {"owner": torch.tensor([0, 0, 0, 0]), "parent": torch.tensor([ANCHOR, 0, ANCHOR, 2])}
+    for copies, expected in (
+        ([0.9, 0.8, 0.7, 0.5], 0.0),
+        ([0.9, 0.85, 0.7, 0.75], (0.05 + 0.15) / 2),
+    ):
+        module.forward = lambda batch, copies=copies: torch.tensor(copies)[:, None].repeat(1, 2)
+        assert module.contrast_loss(outputs, contrast).item() == pytest.approx(expected, abs=1e-6)
+
+
+def test_reference_triples_rank_an_error_in_the_reference_below_its_paraphrase(
+    contrast_root: Path,
+) -> None:
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    positions = [i % 2 for i in range(len(records))]  # the reference each record trains on
+    copies, owners, parents = reference_triples(records, positions, 40, seed=3)
+    assert 0 < len(copies) <= 40 and len(owners) == len(parents) == len(copies)
+    kinds = Counter()
+    for i, (copy, owner, parent) in enumerate(zip(copies, owners, parents, strict=True)):
+        record = records[owner]
+        ref = record.refs[positions[owner]]
+        record_id, kind, digest = copy.id.split("~")
+        assert record_id == record.id and len(digest) == 10
+        assert copy.refs == record.refs and copy.group == record.group and copy.scores == {}
+        if parent == ANCHOR:
+            kind = kind.removeprefix("ref-")
+            kinds[kind] += 1
+            # the copy, or another of the record's references (these records have two)
+            assert (
+                copy.gen == ref if kind == "copy" else copy.gen in record.refs and copy.gen != ref
+            )
+        else:
+            assert 0 <= parent < i and parents[parent] == ANCHOR and owners[parent] == owner
+            anchor_kind, code = kind.removeprefix("ref-").split("-")
+            assert copies[parent].id.split("~")[1] == f"ref-{anchor_kind}"
+            assert code in ERROR_CLASSES and copy.gen != ref
+    assert kinds["copy"] == kinds["paraphrase"] > 0
+    assert len({copy.id for copy in copies}) == len(copies)
+    assert reference_triples(records, positions, 40, seed=3) == (copies, owners, parents)
+
+
+def test_a_single_reference_is_paraphrased_by_meaning_preserving_rules() -> None:
+    ref = "The company reported a 12 percent rise in profits and plans to hire 300 new staff."
+    records = [
+        HumanRecord(
+            id=f"r{i}", refs=(ref,), gen="Profits rose.", src=None, group=f"g{i}", scores={}
+        )
+        for i in range(2)
+    ]
+    copies, _, parents = reference_triples(records, [0, 0], 8, seed=1)
+    paraphrases = [
+        c.gen
+        for c, p in zip(copies, parents, strict=True)
+        if p == ANCHOR and "ref-paraphrase" in c.id
+    ]
+    assert paraphrases and all(text != ref for text in paraphrases)

@@ -27,8 +27,10 @@ KEYS = {
     "contrast_size": ("data", "contrast_size"),
     "contrast_depth": ("data", "contrast_depth"),
     "contrast_class_weights": ("data", "contrast_class_weights"),
+    "reference_triples_size": ("data", "reference_triples_size"),
     "contrast_weight": ("model", "contrast_weight"),
     "contrast_margin": ("model", "contrast_margin"),
+    "reference_margin": ("model", "reference_margin"),
     "freeze_mismatch": ("model", "freeze_mismatch"),
     "checkpoint": ("data", "checkpoint"),
 }
@@ -105,9 +107,9 @@ def test_the_lightning_cli_checks_the_fit_numbers_too(tmp_path: Path, capsys) ->
     config["data"]["contrast_size"] = 100  # without model.contrast_weight
     path = tmp_path / "half.yaml"
     path.write_text(yaml.safe_dump(config))
-    with pytest.raises(ConfigError, match="half.yaml: contrast copies need both"):
+    with pytest.raises(ConfigError, match="half.yaml: contrast copies need model.contrast_weight"):
         read_fit_config(path)
     with pytest.raises(SystemExit) as exit_:
         lightning_main(["fit", "--config", str(path)])
     assert exit_.value.code == 2
-    assert "contrast copies need both" in capsys.readouterr().err
+    assert "contrast copies need model.contrast_weight" in capsys.readouterr().err

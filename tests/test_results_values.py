@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 
 from evaluator.finetune.evaluate import ABLATIONS, baseline_kendall, criterion_scores, summarise
-from evaluator.tasks import get_task
+from evaluator.tasks import SATURATION, bounded_ratings, get_task
 
 
 def test_criterion_scores_are_tau_b_spearman_and_rmse_over_the_rated_records() -> None:
@@ -112,3 +112,21 @@ def test_summarise_averages_over_seeds_then_over_criteria() -> None:
     assert summary["named_baselines"] == {"bleu": pytest.approx(0.35), "chrf": pytest.approx(0.3)}
     assert summary["ablations"]["no_pretraining"] == pytest.approx(0.2)
     assert summary["records"] == 4 and summary["n_test_mean"] == 10
+
+
+def test_bounded_ratings_keep_the_order_the_model_gives_beyond_the_scale() -> None:
+    """Outputs above the top (or below the bottom) of the scale stay ordered inside it, and
+    the middle of the scale is untouched: clipping tied them."""
+    raw = np.array([-300.0, -0.2, -0.01, 0.0, 0.05, 0.3, 0.95, 1.0, 1.07, 1.14, 4.0, 300.0])
+    bounded = bounded_ratings(raw)
+    assert ((bounded > 0) & (bounded < 1)).all()
+    assert (np.diff(bounded) > 0).all()
+    middle = (raw >= SATURATION) & (raw <= 1 - SATURATION)
+    assert np.array_equal(bounded[middle], raw[middle])
+    assert bounded_ratings(np.array([0.5 + 1e-9, 1 - SATURATION + 1e-9]))[1] == pytest.approx(
+        1 - SATURATION, abs=1e-8
+    )  # continuous where the saturation starts
+    # a copy and a near-copy above the scale differ in the digits predict reports
+    assert round(bounded_ratings(np.array([1.07]))[0], 4) < round(
+        bounded_ratings(np.array([1.14]))[0], 4
+    )

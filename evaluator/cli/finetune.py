@@ -96,6 +96,7 @@ def prepare(
             contrast_size=settings.contrast_size,
             contrast_depth=settings.contrast_depth,
             contrast_class_weights=settings.contrast_class_weights,
+            reference_triples_size=settings.reference_triples_size,
         )
     except (CheckpointError, DataError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -44,8 +44,10 @@ class FitSettings:
     contrast_size: int = 0
     contrast_depth: int = 1
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
+    reference_triples_size: int = 0
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
+    reference_margin: float = 0.2
     freeze_mismatch: bool = True
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
 
@@ -69,18 +71,22 @@ class FitSettings:
         not_negative: dict[str, float] = {
             "model.weight_decay": self.weight_decay,
             "data.contrast_size": self.contrast_size,
+            "data.reference_triples_size": self.reference_triples_size,
             "model.contrast_weight": self.contrast_weight,
             "model.contrast_margin": self.contrast_margin,
+            "model.reference_margin": self.reference_margin,
         }
         for name, value in not_negative.items():
             if value < 0:
                 raise ValueError(f"{name} must not be negative (got {value})")
         if not 0 < self.val_fraction < 1:
             raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
-        if (self.contrast_size > 0) != (self.contrast_weight > 0):
+        copies = self.contrast_size + self.reference_triples_size
+        if (copies > 0) != (self.contrast_weight > 0):
             raise ValueError(
-                "contrast copies need both data.contrast_size and model.contrast_weight above 0 "
-                f"(got {self.contrast_size} and {self.contrast_weight})"
+                "contrast copies need model.contrast_weight and data.contrast_size or "
+                "data.reference_triples_size above 0 (got "
+                f"{self.contrast_weight}, {self.contrast_size}, {self.reference_triples_size})"
             )
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
@@ -156,8 +162,10 @@ def fit_settings(config: Namespace) -> FitSettings:
         contrast_size=config.data.contrast_size,
         contrast_depth=config.data.contrast_depth,
         contrast_class_weights=config.data.contrast_class_weights or {},
+        reference_triples_size=config.data.reference_triples_size,
         contrast_weight=config.model.contrast_weight,
         contrast_margin=config.model.contrast_margin,
+        reference_margin=config.model.reference_margin,
         freeze_mismatch=config.model.freeze_mismatch,
         checkpoint=config.data.checkpoint,
     )

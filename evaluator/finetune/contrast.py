@@ -9,6 +9,12 @@ error must never rate higher, which is what the stress tests check level by leve
 from the pretraining rules of ``synth/`` (all 13 error classes) applied to rated outputs; some
 of those rules share their code with stress perturbations (``synth/perturb/noise.py``), so
 the stress tests of such edits are not independent of this training.
+
+Rated outputs sit far from their references, so none of the above shows a rating head the
+region where a near-copy of the reference with one wrong fact lies. Reference triples do
+(``reference_triples``): a copy of the reference and a paraphrase of it (another reference
+of the record, or the reference rewritten by synth's meaning-preserving rules) stand as
+anchors, and a copy of the reference with one synthetic error must rate below each.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
 
 ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
+ANCHOR = -2  # the parent of a copy that must not rate below anything (a reference triple's anchor)
+PARAPHRASE_REWRITES = 3  # meaning-preserving rewrites tried on a single reference
 
 
 def check_class_weights(weights: dict[str, float]) -> None:
@@ -119,4 +127,75 @@ def contrast_records(
             if change is not None and change[0] not in had:
                 add(index, code, change[0], chain[-1])
                 chain.append(len(copies) - 1)
+    return copies, owners, parents
+
+
+def reference_triples(
+    records: list[HumanRecord], ref_positions: list[int], size: int, seed: int
+) -> tuple[list[HumanRecord], list[int], list[int]]:
+    """Up to ``size`` copies of records whose gen is built from the reference the record
+    trains on (``ref_positions[i]`` into ``records[i].refs``), in the shape of
+    ``contrast_records``' result: for each chosen record an exact copy of that reference and
+    a paraphrase of it (another of the record's references when it has one, else the
+    reference after up to ``PARAPHRASE_REWRITES`` of synth's NoContr rules; none when no rule
+    applies), both with parent ``ANCHOR``, and per anchor a copy of the reference with one
+    error of a class drawn at random, whose parent is that anchor: a fact changed in an
+    otherwise copied reference must rate below the reference said in other words. Same
+    records, positions, size and seed -> same copies.
+    """
+    rules = shared_rules()
+    rng = random.Random(seed)
+    order = rng.sample(range(len(records)), len(records))[: size // 4]
+    chosen = sorted(order)
+    refs = [records[i].refs[ref_positions[i]] for i in chosen]
+    docs = parse(refs)
+
+    def other_doc(group: str) -> Doc | None:
+        for _ in range(20):
+            position = rng.randrange(len(chosen))
+            if records[chosen[position]].group != group:
+                return docs[position]
+        return None
+
+    def context(position: int) -> Context:
+        return Context(
+            rng=rng, other_doc=functools.partial(other_doc, records[chosen[position]].group)
+        )
+
+    def paraphrase(position: int) -> str | None:
+        record, ref = records[chosen[position]], refs[position]
+        others = [r for r in record.refs if r != ref]
+        if others:
+            return rng.choice(others)
+        doc, text = docs[position], None
+        for _ in range(PARAPHRASE_REWRITES):
+            change = rules.first("NoContr", doc, context(position))
+            if change is None:
+                break
+            text = change[0]
+            (doc,) = parse([text])
+        return text if text != ref else None
+
+    copies: list[HumanRecord] = []
+    owners: list[int] = []
+    parents: list[int] = []
+
+    def add(position: int, kind: str, text: str, parent: int) -> None:
+        record = records[chosen[position]]
+        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+        copies.append(replace(record, id=f"{record.id}~ref-{kind}~{digest}", gen=text, scores={}))
+        owners.append(chosen[position])
+        parents.append(parent)
+
+    for position, ref in enumerate(refs):
+        anchors = [("copy", ref), ("paraphrase", paraphrase(position))]
+        for kind, anchor in anchors:
+            if anchor is None:
+                continue
+            for code in rng.sample(ERROR_CLASSES, len(ERROR_CLASSES)):
+                change = rules.first(code, docs[position], context(position))
+                if change is not None and change[0] != anchor:
+                    add(position, kind, anchor, ANCHOR)
+                    add(position, f"{kind}-{code}", change[0], len(copies) - 1)
+                    break
     return copies, owners, parents

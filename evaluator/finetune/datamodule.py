@@ -21,7 +21,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from evaluator.features.token_store import pair_tokens
-from evaluator.finetune.contrast import contrast_records
+from evaluator.finetune.contrast import ANCHOR, contrast_records, reference_triples
 from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
@@ -40,7 +40,8 @@ class ContrastSet:
     inputs: TaskInputs
     features: np.ndarray  # (copies, features) scaled with the base checkpoint's scaler
     owners: np.ndarray  # per copy, the position of its original record
-    parents: np.ndarray  # per copy, the copy it was made from (-1: its original record)
+    # per copy, the copy it must rate below (-1: its original record; ANCHOR: none)
+    parents: np.ndarray
     depth: int  # the most copies in one chain (1: every copy has one error)
     pairs: np.ndarray  # per copy, its (copy, reference) pair: the reference its original trains on
 
@@ -65,16 +66,19 @@ def prepare_task(
     contrast_size: int = 0,
     contrast_depth: int = 1,
     contrast_class_weights: dict[str, float] | None = None,
+    reference_triples_size: int = 0,
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
     contrast_size: number of contrast copies to build (0: none; regression tasks only), in
     chains of up to contrast_depth copies with one more error each, their classes drawn with
-    contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``)."""
+    contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``);
+    reference_triples_size: up to that many more copies built from the references the records
+    train on (``evaluator.finetune.contrast.reference_triples``)."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
-    if contrast_size and task.kind != "regression":
+    if (contrast_size or reference_triples_size) and task.kind != "regression":
         raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
     build = functools.partial(
         build_inputs,
@@ -89,14 +93,22 @@ def prepare_task(
     features = base.scaler.transform(inputs.features)
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
-    if contrast_size:
+    if contrast_size or reference_triples_size:
         copies, owners, parents = contrast_records(
             records, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
         )
+        ref_positions = (train_pairs - inputs.pair_starts()).tolist()
+        more, more_owners, more_parents = reference_triples(
+            records, ref_positions, reference_triples_size, CONTRAST_SEED
+        )
+        parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
+        copies, owners = copies + more, owners + more_owners
         if not copies:
             raise ValueError(
-                f"task {task.name!r}: no synth rule applies to any output; set contrast_size 0"
+                f"task {task.name!r}: no synth rule applies to any output or reference; "
+                "set contrast_size and reference_triples_size 0"
             )
+        # one cache for both kinds of copies (keyed by copy id): triples only add rows
         name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
@@ -164,12 +176,14 @@ class RatingDataModule(L.LightningDataModule):
         contrast_size: int = 0,
         contrast_depth: int = 1,
         contrast_class_weights: dict[str, float] | None = None,
+        reference_triples_size: int = 0,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
         val_fraction: share of the training groups held out for early stopping;
         contrast_size: contrast copies built for the task (0: none), in chains of up to
         contrast_depth copies with one more error each, of classes drawn with
-        contrast_class_weights (evaluator.finetune.contrast)."""
+        contrast_class_weights, and up to reference_triples_size copies built from the
+        references (evaluator.finetune.contrast)."""
         super().__init__()
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
@@ -202,6 +216,7 @@ class RatingDataModule(L.LightningDataModule):
                 contrast_size=self.hparams["contrast_size"],
                 contrast_depth=self.hparams["contrast_depth"],
                 contrast_class_weights=self.hparams["contrast_class_weights"],
+                reference_triples_size=self.hparams["reference_triples_size"],
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         # another seed than the test split's, whose hash would put no train group below the fraction
@@ -238,7 +253,12 @@ class RatingDataModule(L.LightningDataModule):
                 if mine:
                     owner, copy = zip(*mine, strict=True)
                     position = {c: p for p, c in enumerate(copy)}  # a chain comes whole
-                    parent = [position.get(int(contrast.parents[c]), -1) for c in copy]
+                    parent = [
+                        ANCHOR
+                        if contrast.parents[c] == ANCHOR
+                        else position.get(int(contrast.parents[c]), -1)
+                        for c in copy
+                    ]
                     batch["contrast"] = {
                         **copies(list(copy)),
                         "owner": torch.as_tensor(owner),

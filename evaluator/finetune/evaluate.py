@@ -20,6 +20,7 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
+from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
 
 ABLATIONS = {
@@ -53,7 +54,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray:
-    """(rows, criteria) outputs on the normalised scale: clipped ratings or class probabilities."""
+    """(rows, criteria) outputs on the normalised scale: bounded ratings or class probabilities."""
     inputs = prepared.inputs.subset(rows)
     features = prepared.features[prepared.inputs.pair_rows(rows)]
     _, _, ratings = closest_outputs(module.model, features, inputs)
@@ -62,7 +63,7 @@ def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray
     if prepared.task.kind == "classification":
         shifted = np.exp(ratings - ratings.max(axis=1, keepdims=True))
         return shifted / shifted.sum(axis=1, keepdims=True)
-    return np.clip(ratings, 0.0, 1.0)
+    return bounded_ratings(ratings)
 
 
 def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[int, dict[str, float]]:

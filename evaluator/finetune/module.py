@@ -30,6 +30,7 @@ import lightning as L
 import torch
 from torch import Tensor
 
+from evaluator.finetune.contrast import ANCHOR
 from evaluator.hub import load
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
@@ -85,13 +86,16 @@ class RatingModule(L.LightningModule):
         ridge_alpha: float = 10.0,
         contrast_weight: float = 0.0,
         contrast_margin: float = 0.05,
+        reference_margin: float = 0.2,
         freeze_mismatch: bool = True,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
         ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
         contrast_weight / contrast_margin: weight and margin (normalised scale) of the ranking
-        loss on contrast copies, when the data module serves them; freeze_mismatch: train the
+        loss on contrast copies, when the data module serves them; reference_margin: the
+        margin for a reference triple's error copy below its anchor (a wrong fact, not one
+        step of a graded chain); freeze_mismatch: train the
         rating parts only (needs the whole base: pretrained and use_metrics)."""
         super().__init__()
         if freeze_mismatch and not (pretrained and use_metrics):
@@ -169,15 +173,24 @@ class RatingModule(L.LightningModule):
         return errors.sum() / present.sum().clamp(min=1)
 
     def contrast_loss(self, outputs: Tensor, contrast: dict) -> Tensor:
-        """Hinge on (parent - copy) mean rating, the parent being the text the copy was made
-        from (its original, or the copy with one error less): zero once every copy is
-        ``margin`` lower."""
+        """Hinge on (parent - copy) mean rating, the parent being the text the copy must rate
+        below (its original, the copy with one error less, or a reference triple's anchor):
+        zero once every copy is ``contrast_margin`` lower (``reference_margin`` below an
+        anchor). Anchors (parent ANCHOR) only serve as parents."""
         copies = self(contrast).mean(dim=-1)
         parent = contrast["parent"]
         parents = torch.where(
             parent >= 0, copies[parent.clamp(min=0)], outputs[contrast["owner"]].mean(dim=-1)
         )
-        return torch.relu(self.hparams["contrast_margin"] - (parents - copies)).mean()
+        below_anchor = (parent >= 0) & (parent[parent.clamp(min=0)] == ANCHOR)
+        margin = torch.where(
+            below_anchor,
+            torch.tensor(self.hparams["reference_margin"]),
+            torch.tensor(self.hparams["contrast_margin"]),
+        )
+        hinge = torch.relu(margin - (parents - copies))
+        ranked = parent != ANCHOR
+        return hinge[ranked].sum() / ranked.sum().clamp(min=1)
 
     def training_step(self, batch: dict, batch_index: int) -> Tensor:
         outputs = self(batch)

@@ -45,6 +45,7 @@ def fit(
         weight_decay=settings.weight_decay,
         contrast_weight=settings.contrast_weight,
         contrast_margin=settings.contrast_margin,
+        reference_margin=settings.reference_margin,
         freeze_mismatch=settings.freeze_mismatch if freeze_mismatch is None else freeze_mismatch,
     )
     data = RatingDataModule.for_rows(

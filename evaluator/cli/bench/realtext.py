@@ -143,13 +143,16 @@ class Scorer:
         """One rating per pair from the raw rating outputs, as ``mismatch=CHECKPOINT#ratings``
         (evaluator.stress) forms it from predict's ratings: for a classification task the good
         class's probability, else the mean over criteria of each rating on [0, 1] (a raw
-        output is that rating, which predict clips before mapping it to the human scale)."""
+        output is that rating, which predict bounds (``bounded_ratings``) before mapping it
+        to the human scale)."""
+        from evaluator.tasks import bounded_ratings
+
         if self.evaluator.kind == "classification":
             shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
             (task,) = self.checkpoint.tasks
             good = self.evaluator.rating_keys.index(GOOD_CLASS[task])
             return shifted[:, good] / shifted.sum(axis=1)
-        return np.clip(raw, 0.0, 1.0).mean(axis=1)
+        return bounded_ratings(raw).mean(axis=1)
 
     def _reads(self, column: str) -> bool:
         """Whether the checkpoint's own features include ``column`` as the baseline defines it
