@@ -23,6 +23,7 @@ import functools
 import hashlib
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from spacy.tokens import Doc
@@ -46,6 +47,25 @@ def check_class_weights(weights: dict[str, float]) -> None:
             )
         if not isinstance(weight, int | float) or not weight > 0:
             raise ValueError(f"contrast class weight of {code} must be above 0 (got {weight})")
+
+
+def context_maker(
+    rng: random.Random, groups: list[str], docs: list[Doc]
+) -> Callable[[str], Context]:
+    """group -> the Context a rule gets for a text of that group: the shared ``rng`` and, for
+    OutofRef content, a parsed text (``docs[i]``, of group ``groups[i]``) of another group."""
+
+    def other_doc(group: str) -> Doc | None:
+        for _ in range(20):
+            position = rng.randrange(len(docs))
+            if groups[position] != group:
+                return docs[position]
+        return None
+
+    def context(group: str) -> Context:
+        return Context(rng=rng, other_doc=functools.partial(other_doc, group))
+
+    return context
 
 
 def contrast_records(
@@ -82,15 +102,10 @@ def contrast_records(
     chosen = sorted(wanted)
     docs = parse([records[i].gen for i in chosen])
 
-    def other_doc(group: str) -> Doc | None:
-        for _ in range(20):
-            position = rng.randrange(len(chosen))
-            if records[chosen[position]].group != group:
-                return docs[position]
-        return None
+    contexts = context_maker(rng, [records[i].group for i in chosen], docs)
 
     def context(index: int) -> Context:
-        return Context(rng=rng, other_doc=functools.partial(other_doc, records[index].group))
+        return contexts(records[index].group)
 
     copies, owners, parents = [], [], []
     chains: list[tuple[int, str, list[int]]] = []  # (record, class, its copies so far)
@@ -150,17 +165,10 @@ def reference_triples(
     refs = [records[i].refs[ref_positions[i]] for i in chosen]
     docs = parse(refs)
 
-    def other_doc(group: str) -> Doc | None:
-        for _ in range(20):
-            position = rng.randrange(len(chosen))
-            if records[chosen[position]].group != group:
-                return docs[position]
-        return None
+    contexts = context_maker(rng, [records[i].group for i in chosen], docs)
 
     def context(position: int) -> Context:
-        return Context(
-            rng=rng, other_doc=functools.partial(other_doc, records[chosen[position]].group)
-        )
+        return contexts(records[chosen[position]].group)
 
     def paraphrase(position: int) -> str | None:
         record, ref = records[chosen[position]], refs[position]
