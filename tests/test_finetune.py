@@ -289,7 +289,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     half = tmp_path / "half.yaml"
     half.write_text(yaml.safe_dump({"data": {"contrast_size": 100}}))
     assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
-    assert "half.yaml: contrast copies need both" in capsys.readouterr().err
+    assert "half.yaml: contrast copies need model.contrast_weight" in capsys.readouterr().err
     for data, message in (
         (
             {"contrast_class_weights": {"Typo": 2}},

@@ -27,6 +27,7 @@ from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, save_pretrained
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.tasks import bounded_ratings
 from mismatch_core.taxonomy import CODES
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
@@ -231,9 +232,10 @@ def test_regression_ratings_are_on_the_human_scale(tmp_path: Path) -> None:
     predictions = evaluator.predict(REFS, GENS)
     raw = predict_outputs(evaluator.checkpoint, REFS, GENS).ratings
     for prediction, row in zip(predictions, raw, strict=True):
-        expected = [1.0 + float(np.clip(v, 0, 1)) * 4.0 for v in row]
+        expected = [1.0 + v * 4.0 for v in bounded_ratings(row)]
         assert list(prediction.ratings) == ["coherence", "fluency"]
         assert np.allclose(list(prediction.ratings.values()), expected, atol=1e-5)
+        assert all(1.0 < value < 5.0 for value in prediction.ratings.values())
 
 
 def test_classification_ratings_are_probabilities(tmp_path: Path) -> None:
