@@ -184,9 +184,7 @@ class RatingModule(L.LightningModule):
         )
         below_anchor = (parent >= 0) & (parent[parent.clamp(min=0)] == ANCHOR)
         margin = torch.where(
-            below_anchor,
-            torch.tensor(self.hparams["reference_margin"]),
-            torch.tensor(self.hparams["contrast_margin"]),
+            below_anchor, self.hparams["reference_margin"], self.hparams["contrast_margin"]
         )
         hinge = torch.relu(margin - (parents - copies))
         ranked = parent != ANCHOR
@@ -219,10 +217,9 @@ class RatingModule(L.LightningModule):
             return
         with torch.no_grad():
             weight = mismatch_rating.weight
-            errors = torch.ones(weight.shape[1], dtype=torch.bool)
-            errors[NO_CONTRADICTION] = False
-            weight[:, NO_CONTRADICTION].clamp_(min=0)
-            weight[:, errors] = weight[:, errors].clamp(max=0)
+            no_contradiction = weight[:, NO_CONTRADICTION].clamp(min=0)
+            weight.clamp_(max=0)
+            weight[:, NO_CONTRADICTION] = no_contradiction
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         trained = [p for p in self.model.parameters() if p.requires_grad]
