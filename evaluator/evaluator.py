@@ -73,6 +73,11 @@ class Evaluator:
     def rating_keys(self) -> list[str]:
         return [criterion.key for criterion in self.criteria]
 
+    @property
+    def has_spans(self) -> bool:
+        """Whether the checkpoint can mark error spans (it has a span tagger)."""
+        return getattr(self.checkpoint.model, "span_tagger", None) is not None
+
     def predict(
         self,
         refs: Sequence[str | Sequence[str]],
@@ -81,6 +86,7 @@ class Evaluator:
         batch_size: int = 64,
         ids: Sequence[str] | None = None,
         progress: bool = True,
+        spans: bool = True,
     ) -> list[Prediction]:
         """One Prediction per pair, in input order.
 
@@ -89,7 +95,7 @@ class Evaluator:
         is checked to line up with the pairs; the current checkpoints read only ref and gen.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
-        TruncationWarning.
+        TruncationWarning. `spans`: mark error spans too, where the checkpoint has a span tagger.
         """
         n = len(gens)
         ids = [str(i) for i in range(n)] if ids is None else ids
@@ -109,13 +115,14 @@ class Evaluator:
         batch_size: int = 64,
         progress: bool = True,
         scorer: ChunkScorer | None = None,
+        spans: bool = True,
     ) -> Iterator[list[Prediction]]:
         """Predictions chunk by chunk, for inputs too large to hold at once.
 
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
         chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
-        elsewhere (`evaluator.multi_device`); None: in this process.
+        elsewhere (`evaluator.multi_device`); None: in this process. `spans` as in `predict`.
         """
         limit = truncated = seen = 0
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:

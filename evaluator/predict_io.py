@@ -6,6 +6,14 @@ feeds the pairs in chunks, so memory does not grow with the input. Every reader 
 `DataError` naming the file, the line and, for JSONL, the key, so a user can fix the input. The
 writer appends as predictions come; `mismatch predict` writes it to a temporary file renamed at
 the end.
+
+Error spans in CSV/TSV: two columns after `labels`, present only when the run computed spans.
+They leave the text out (gen[start:end], or the reference's slice, may hold any separator):
+  spans:   START-END:LABEL:PROB items joined by "|", e.g. 27-29:NumErr:0.93|4-11:EntErr:0.61
+  missing: REF_INDEX:START-END:LABEL:PROB items joined by "|", e.g. 0:40-53:MissInfo:0.88
+Offsets are code points (Python str indices), end exclusive; PROB is the probability rounded
+to 6 decimals as Python writes the float (0.93, 5e-06). An empty cell is an empty list.
+`parse_spans_column` and `parse_missing_column` read them back.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,6 +48,13 @@ class Prediction:
     labels: the classes whose probability is at least the threshold, most likely first;
     "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
     likely (the model is unsure).
+    spans: the characters of gen read as wrong, most probable first, each {"start", "end",
+    "text", "label", "prob"} with gen[start:end] == text (code points, end exclusive) and label
+    an error class (never NoContr or MissInfo); [] for a pair read as correct.
+    missing: the reference words gen leaves out, each {"ref_index", "ref_start", "ref_end",
+    "text", "label": "MissInfo", "prob"}, offsets into reference ref_index (the one that decided
+    the pair). Both None when spans were not computed (turned off, or no span tagger in the
+    checkpoint): the outputs then leave their keys and columns out.
     """
 
     id: str
@@ -46,15 +62,22 @@ class Prediction:
     ratings: dict[str, float]
     mismatch: dict[str, float]
     labels: list[str]
+    spans: list[dict] | None = None
+    missing: list[dict] | None = None
 
     def to_dict(self) -> dict:
-        return {
+        result = {
             "id": self.id,
             "score": self.score,
             "ratings": dict(self.ratings),
             "mismatch": dict(self.mismatch),
             "labels": list(self.labels),
         }
+        if self.spans is not None:
+            result["spans"] = [dict(span) for span in self.spans]
+        if self.missing is not None:
+            result["missing"] = [dict(item) for item in self.missing]
+        return result
 
 
 @dataclass
@@ -199,44 +222,145 @@ def parse_pair(
     return str(item_id), ref, gen, src
 
 
-def columns(rating_keys: Sequence[str]) -> list[str]:
-    """CSV/TSV header: id, score, rating.<key>..., p.<Class>..., labels."""
+def columns(rating_keys: Sequence[str], spans: bool = False) -> list[str]:
+    """CSV/TSV header: id, score, rating.<key>..., p.<Class>..., labels[, spans, missing]."""
     return [
         "id",
         "score",
         *(f"rating.{k}" for k in rating_keys),
         *(f"p.{c}" for c in CODES),
         "labels",
+        *(["spans", "missing"] if spans else []),
     ]
 
 
-def flat_row(prediction: Prediction, rating_keys: Sequence[str]) -> list:
-    """One CSV/TSV row; labels joined by "|"."""
-    return [
+def flat_row(prediction: Prediction, rating_keys: Sequence[str], spans: bool = False) -> list:
+    """One CSV/TSV row; labels joined by "|", spans and missing in their compact form."""
+    row = [
         prediction.id,
         prediction.score,
         *(prediction.ratings[key] for key in rating_keys),
         *(prediction.mismatch[code] for code in CODES),
         "|".join(prediction.labels),
     ]
+    if not spans:
+        return row
+    if prediction.spans is None or prediction.missing is None:
+        raise ValueError(f"prediction {prediction.id!r} has no spans for the span columns")
+    return [*row, spans_column(prediction.spans), missing_column(prediction.missing)]
+
+
+def spans_column(spans: Sequence[dict]) -> str:
+    """The compact CSV/TSV form of a prediction's spans (module docstring)."""
+    return "|".join(
+        f"{s['start']}-{s['end']}:{s['label']}:{_compact_prob(s['prob'])}" for s in spans
+    )
+
+
+def missing_column(missing: Sequence[dict]) -> str:
+    """The compact CSV/TSV form of a prediction's missing reference words (module docstring)."""
+    return "|".join(
+        f"{m['ref_index']}:{m['ref_start']}-{m['ref_end']}:{m['label']}:{_compact_prob(m['prob'])}"
+        for m in missing
+    )
+
+
+def _compact_prob(prob: float) -> str:
+    return repr(round(float(prob), 6))
+
+
+_SPAN_ITEM = re.compile(r"([0-9]+)-([0-9]+):([A-Za-z]+):([^\s:|]+)")
+_MISSING_ITEM = re.compile(r"([0-9]+):([0-9]+)-([0-9]+):([A-Za-z]+):([^\s:|]+)")
+
+
+def parse_spans_column(value: str) -> list[dict]:
+    """The spans of a CSV/TSV `spans` cell, without their text; DataError names a bad item."""
+    spans = []
+    for number, item in _column_items(value):
+        where = f"spans item {number} {item!r}"
+        match = _SPAN_ITEM.fullmatch(item)
+        if match is None:
+            raise DataError(f"{where}: expected START-END:LABEL:PROB")
+        start, end, label, prob = match.groups()
+        if label not in CODES or label in ("NoContr", "MissInfo"):
+            raise DataError(f"{where}: label {label!r} is not an error class of a span")
+        start, end = _offsets(start, end, where)
+        spans.append({"start": start, "end": end, "label": label, "prob": _prob(prob, where)})
+    return spans
+
+
+def parse_missing_column(value: str) -> list[dict]:
+    """The missing reference words of a CSV/TSV `missing` cell, without their text; DataError
+    names a bad item."""
+    missing = []
+    for number, item in _column_items(value):
+        where = f"missing item {number} {item!r}"
+        match = _MISSING_ITEM.fullmatch(item)
+        if match is None:
+            raise DataError(f"{where}: expected REF_INDEX:START-END:LABEL:PROB")
+        ref_index, start, end, label, prob = match.groups()
+        if label != "MissInfo":
+            raise DataError(f"{where}: label {label!r} is not MissInfo")
+        start, end = _offsets(start, end, where)
+        missing.append(
+            {
+                "ref_index": int(ref_index),
+                "ref_start": start,
+                "ref_end": end,
+                "label": label,
+                "prob": _prob(prob, where),
+            }
+        )
+    return missing
+
+
+def _column_items(value: str) -> list[tuple[int, str]]:
+    """The "|"-separated items of a cell, numbered from 1; an empty cell has none."""
+    return list(enumerate(value.split("|"), 1)) if value else []
+
+
+def _offsets(start: str, end: str, where: str) -> tuple[int, int]:
+    if int(start) > int(end):
+        raise DataError(f"{where}: start {start} is after end {end}")
+    return int(start), int(end)
+
+
+def _prob(text: str, where: str) -> float:
+    message = f"{where}: probability {text!r} is not a number in [0, 1]"
+    try:
+        prob = float(text)
+    except ValueError:
+        raise DataError(message) from None
+    if not 0.0 <= prob <= 1.0:  # also rejects nan
+        raise DataError(message)
+    return prob
 
 
 class PredictionWriter:
     """Writes predictions to a text stream in one of FORMATS as they come: a CSV/TSV header
-    first (also for no predictions), then one line per prediction."""
+    first (also for no predictions), then one line per prediction. ``spans``: the run computed
+    error spans, so CSV/TSV get the spans and missing columns (JSONL writes what each
+    prediction holds)."""
 
-    def __init__(self, stream: TextIO, output_format: str, rating_keys: Sequence[str]) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        output_format: str,
+        rating_keys: Sequence[str],
+        spans: bool = False,
+    ) -> None:
         if output_format not in FORMATS:
             raise ValueError(
                 f"unknown output format {output_format!r}; use one of {', '.join(FORMATS)}"
             )
         self.stream = stream
         self.rating_keys = list(rating_keys)
+        self.spans = spans
         self.table = None
         if output_format != "jsonl":
             delimiter = "," if output_format == "csv" else "\t"
             self.table = csv.writer(stream, delimiter=delimiter, lineterminator="\n")
-            self.table.writerow(columns(self.rating_keys))
+            self.table.writerow(columns(self.rating_keys, spans))
 
     def write(self, predictions: Sequence[Prediction]) -> None:
         if self.table is None:
@@ -244,4 +368,4 @@ class PredictionWriter:
                 "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
             )
         else:
-            self.table.writerows(flat_row(p, self.rating_keys) for p in predictions)
+            self.table.writerows(flat_row(p, self.rating_keys, self.spans) for p in predictions)
