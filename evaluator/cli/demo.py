@@ -2,12 +2,16 @@
 
 Scores examples/pairs.jsonl (real MT outputs and references with hand-made errors) with the
 shipped checkpoint through the same path as `mismatch predict`, and shows per pair the
-score, the most likely mismatch classes and the two texts.
+score, the most likely mismatch classes and the two texts; where the checkpoint marks error
+spans, gen with the wrong characters highlighted (bold red on a terminal, [[...]] otherwise)
+and the reference words it leaves out.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -20,6 +24,8 @@ from mismatch_core.resources import (
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
+TERMINAL_MARKS = ("\033[1;31m", "\033[0m")  # bold red, then reset
+PLAIN_MARKS = ("[[", "]]")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,8 +55,15 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"
         "score = P(NoContr), the probability that gen says what the reference says "
-        f"(1 = no error); labels = classes with probability >= {evaluator.threshold}\n"
+        f"(1 = no error); labels = classes with probability >= {evaluator.threshold}"
     )
+    if any(p.spans or p.missing for p in predictions):
+        print(
+            "spans = characters of gen read as wrong (marked), with class and probability; "
+            "missing = reference words gen leaves out"
+        )
+    print()
+    marks = TERMINAL_MARKS if sys.stdout.isatty() else PLAIN_MARKS
     width = max(len(p.id) for p in predictions)
     print(f"{'id':<{width}}  {'score':>5}  {'labels':<10}  {'most likely classes':<44}  note")
     for prediction, ref, gen, note in zip(predictions, pairs.refs, pairs.gens, notes, strict=True):
@@ -60,7 +73,45 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{prediction.id:<{width}}  {prediction.score:5.3f}  {labels:<10}  {classes:<44}  {note}"
         )
-        for one in [ref] if isinstance(ref, str) else ref:
+        references = [ref] if isinstance(ref, str) else ref
+        for one in references:
             print("    ref: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
-        print("    gen: " + textwrap.shorten(gen, TEXT_WIDTH, placeholder=" ..."))
+        if prediction.spans:  # wrapped, not shortened: a cut could halve a marked span
+            print(_wrapped("    gen: ", _marked(gen, prediction.spans, marks)))
+            print("    spans: " + ", ".join(_described(span) for span in prediction.spans))
+        else:
+            print("    gen: " + textwrap.shorten(gen, TEXT_WIDTH, placeholder=" ..."))
+        if prediction.missing:
+            described = [
+                _described(item)
+                + (f" (ref {item['ref_index'] + 1})" if len(references) > 1 else "")
+                for item in prediction.missing
+            ]
+            print("    missing: " + ", ".join(described))
     return 0
+
+
+def _marked(text: str, spans: list[dict], marks: tuple[str, str]) -> str:
+    """text with each span between the marks; overlapping spans are marked as one."""
+    ranges: list[list[int]] = []
+    for start, end in sorted((span["start"], span["end"]) for span in spans):
+        if ranges and start < ranges[-1][1]:
+            ranges[-1][1] = max(ranges[-1][1], end)
+        else:
+            ranges.append([start, end])
+    pieces, at = [], 0
+    for start, end in ranges:
+        pieces += [text[at:start], marks[0], text[start:end], marks[1]]
+        at = end
+    return "".join(pieces) + text[at:]
+
+
+def _wrapped(prefix: str, text: str) -> str:
+    return textwrap.fill(
+        text, TEXT_WIDTH + len(prefix), initial_indent=prefix, subsequent_indent=" " * len(prefix)
+    )
+
+
+def _described(item: dict) -> str:
+    """e.g. NumErr 0.93 "21" (the text quoted as JSON, so its own quotes stay readable)."""
+    return f"{item['label']} {item['prob']:.2f} {json.dumps(item['text'], ensure_ascii=False)}"

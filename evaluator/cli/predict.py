@@ -35,9 +35,11 @@ EPILOG = (
     "probability that gen says what the reference says (1 = no error found); ratings = the "
     "task's criteria on their human scales (task checkpoints only); mismatch = the "
     "probability of each of the 14 classes; labels = the classes with probability >= "
-    "--threshold, most likely first (empty when the model is unsure). With several "
-    "references the closest one decides. Texts over the encoder's token limit are truncated "
-    "and counted in one warning."
+    "--threshold, most likely first (empty when the model is unsure); with a checkpoint that "
+    "has a span tagger, spans = the characters of gen read as wrong (start, end, text, label, "
+    "prob) and missing = the reference words gen leaves out (CSV/TSV: compact columns, see "
+    "the README). With several references the closest one decides. Texts over the encoder's "
+    "token limit are truncated and counted in one warning."
 )
 
 
@@ -91,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.5,
         help="a class is listed in labels when its probability is at least this (default 0.5)",
+    )
+    parser.add_argument(
+        "--no-spans",
+        action="store_true",
+        help="do not mark error spans: no spans/missing keys or columns in the output",
     )
     parser.add_argument(
         "--offline", action="store_true", help="never contact the Hugging Face Hub (cache only)"
@@ -168,11 +175,14 @@ def _score_and_write(
     """Score the input chunk by chunk and write each chunk's predictions as they come."""
     from evaluator.predict_io import PredictionWriter, chunked
 
-    writer = PredictionWriter(stream, output_format, evaluator.rating_keys)
+    spans = not args.no_spans
+    writer = PredictionWriter(
+        stream, output_format, evaluator.rating_keys, spans=spans and evaluator.has_spans
+    )
     chunks = chunked(source.rows(), STREAM_PAIRS)
     try:
         for predictions in evaluator.predict_stream(
-            chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer
+            chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer, spans=spans
         ):
             writer.write(predictions)
     except DataError as error:
