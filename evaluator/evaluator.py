@@ -3,7 +3,8 @@
 An Evaluator wraps a loaded checkpoint and turns the raw model outputs of
 `evaluator.inference.predict_outputs` into named results: the score P(NoContr), the task
 ratings on their human scales, every mismatch class with its probability, and the classes
-over a threshold. Pairs are processed in chunks of similar length (identical references
+over a threshold, and, when the checkpoint has a span tagger, which words of gen are wrong
+and which reference words gen leaves out (``evaluator.spans``). Pairs are processed in chunks of similar length (identical references
 kept together, so each chunk encodes a shared reference once) and returned in input order.
 `predict_stream` does the same chunk by chunk for inputs too large to hold (`mismatch predict`).
 """
@@ -21,8 +22,10 @@ from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
 from evaluator.signature import Signature, signature
+from evaluator.spans import pair_spans, wordpiece_offsets
 from evaluator.tasks import Criterion, bounded_ratings
 from mismatch_core.pairs import check_pairs
+from mismatch_core.resources import load_tokenizer
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
@@ -32,8 +35,8 @@ TASK_KINDS = ("regression", "classification")
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
 
 
-# (checkpoint, [(refs, gens), ...], batch_size) -> the model outputs of each chunk, in order
-ChunkScorer = Callable[[Checkpoint, list[tuple[list, list[str]]], int], Iterable[PairOutputs]]
+# (checkpoint, [(refs, gens), ...], batch_size, spans) -> the model outputs of each chunk, in order
+ChunkScorer = Callable[[Checkpoint, list[tuple[list, list[str]]], int, bool], Iterable[PairOutputs]]
 
 
 class TruncationWarning(UserWarning):
@@ -75,8 +78,8 @@ class Evaluator:
 
     @property
     def has_spans(self) -> bool:
-        """Whether the checkpoint can mark error spans (it has a span tagger)."""
-        return getattr(self.checkpoint.model, "span_tagger", None) is not None
+        """Whether the checkpoint has a span tagger, so predictions can carry error spans."""
+        return self.checkpoint.model.span_tagger is not None
 
     def predict(
         self,
@@ -95,7 +98,8 @@ class Evaluator:
         is checked to line up with the pairs; the current checkpoints read only ref and gen.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
-        TruncationWarning. `spans`: mark error spans too, where the checkpoint has a span tagger.
+        TruncationWarning. ``spans``: fill each Prediction's spans and missing words (when the
+        checkpoint has a span tagger; otherwise they stay None).
         """
         n = len(gens)
         ids = [str(i) for i in range(n)] if ids is None else ids
@@ -106,7 +110,7 @@ class Evaluator:
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=3)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
-            return self._score(ids, refs, gens, batch_size, score_locally, bar.update)
+            return self._score(ids, refs, gens, batch_size, score_locally, bar.update, spans)
 
     def predict_stream(
         self,
@@ -122,7 +126,7 @@ class Evaluator:
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
         chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
-        elsewhere (`evaluator.multi_device`); None: in this process. `spans` as in `predict`.
+        elsewhere (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
         """
         limit = truncated = seen = 0
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
@@ -132,7 +136,13 @@ class Evaluator:
                 truncated += count
                 seen += len(chunk.gens)
                 yield self._score(
-                    chunk.ids, refs, chunk.gens, batch_size, scorer or score_locally, bar.update
+                    chunk.ids,
+                    refs,
+                    chunk.gens,
+                    batch_size,
+                    scorer or score_locally,
+                    bar.update,
+                    spans,
                 )
         if truncated:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
@@ -158,26 +168,75 @@ class Evaluator:
         batch_size: int,
         scorer: ChunkScorer,
         advance: Callable[[int], object],
+        spans: bool,
     ) -> list[Prediction]:
         """Predictions in input order; the model sees chunks of similar length."""
         n = len(gens)
         ids = [str(i) for i in ids]
+        spans = spans and self.has_spans
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
+        found: list[tuple[list[dict], list[dict]] | None] = [None] * n
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
         texts = [([refs[i] for i in chunk], [gens[i] for i in chunk]) for chunk in chunks]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_ENCODER_TRUNCATION_MESSAGE)
-            outputs = scorer(self.checkpoint, texts, batch_size)
+            outputs = scorer(self.checkpoint, texts, batch_size, spans)
             for chunk, output in zip(chunks, outputs, strict=True):
                 probabilities[chunk] = output.probabilities
                 if self.criteria:
                     ratings[chunk] = output.ratings
+                if spans:
+                    for i, pair in zip(chunk, self._spans(output, refs, gens, chunk), strict=True):
+                        found[i] = pair
                 advance(len(chunk))
-        return [self._prediction(ids[i], probabilities[i], ratings[i]) for i in range(n)]
+        return [self._prediction(ids[i], probabilities[i], ratings[i], found[i]) for i in range(n)]
 
-    def _prediction(self, id_: str, probabilities: np.ndarray, raw: np.ndarray) -> Prediction:
+    def _spans(
+        self,
+        output: PairOutputs,
+        refs: list[str | list[str]],
+        gens: Sequence[str],
+        chunk: list[int],
+    ) -> list[tuple[list[dict], list[dict]]]:
+        """(spans, missing) of each pair of a chunk: none when the pair reads as correct."""
+        if output.gen_token_probs is None or output.ref_token_probs is None:
+            raise ValueError("the scorer returned no span probabilities")
+        deciding = [
+            refs[i] if isinstance(refs[i], str) else refs[i][int(output.ref_index[k])]
+            for k, i in enumerate(chunk)
+        ]
+        chunk_gens = [gens[i] for i in chunk]
+        tokenizer = load_tokenizer(self.checkpoint.model.config.encoder)
+        gen_offsets = wordpiece_offsets(tokenizer, chunk_gens, tokenizer.model_max_length)
+        ref_offsets = wordpiece_offsets(tokenizer, deciding, tokenizer.model_max_length)
+        found = []
+        for k in range(len(chunk)):
+            if output.probabilities[k, 0] >= self.threshold:
+                found.append(([], []))
+                continue
+            found.append(
+                pair_spans(
+                    chunk_gens[k],
+                    gen_offsets[k],
+                    output.gen_token_probs[k],
+                    deciding[k],
+                    ref_offsets[k],
+                    output.ref_token_probs[k],
+                    int(output.ref_index[k]),
+                    output.probabilities[k],
+                )
+            )
+        return found
+
+    def _prediction(
+        self,
+        id_: str,
+        probabilities: np.ndarray,
+        raw: np.ndarray,
+        found: tuple[list[dict], list[dict]] | None,
+    ) -> Prediction:
         pairs = list(zip(CODES, probabilities.tolist(), strict=True))
         mismatch = {code: round(p, ROUND_DIGITS) for code, p in pairs}
         over = sorted((-p, index) for index, (_, p) in enumerate(pairs) if p >= self.threshold)
@@ -188,6 +247,8 @@ class Evaluator:
             ratings=self._ratings(raw),
             mismatch=mismatch,
             labels=labels,
+            spans=None if found is None else found[0],
+            missing=None if found is None else found[1],
         )
 
     def _ratings(self, raw: np.ndarray) -> dict[str, float]:
@@ -226,11 +287,11 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
 
 
 def score_locally(
-    checkpoint: Checkpoint, chunks: list[tuple[list, list[str]]], batch_size: int
+    checkpoint: Checkpoint, chunks: list[tuple[list, list[str]]], batch_size: int, spans: bool
 ) -> Iterator[PairOutputs]:
     """The model outputs of each (refs, gens) chunk, in this process."""
     for refs, gens in chunks:
-        yield predict_outputs(checkpoint, refs, gens, batch_size)
+        yield predict_outputs(checkpoint, refs, gens, batch_size, spans)
 
 
 def _flat(refs: list[str | list[str]]) -> list[str]:

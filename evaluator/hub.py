@@ -176,6 +176,14 @@ def model_card(config: Mapping) -> str:
         f"- branches: {', '.join(branches)}; metric elements carry "
         + ("value + metric identity" if architecture["metric_ids"] else "value only"),
         f"- features: {', '.join(config['features']['names']) or '(none)'}",
+        *(
+            [
+                f"- span tagger (width {architecture['span_dim']}): which words of the generated "
+                "text are wrong, which reference words it leaves out"
+            ]
+            if architecture.get("span_dim")
+            else []
+        ),
         "",
         "## Training data",
         "",

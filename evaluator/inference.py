@@ -5,7 +5,8 @@ reference's metric features, text, alignment and tokens), and the reference whos
 gives the highest P(NoContr), the score, decides every output of the pair. Aggregating the
 features over all references first would let a far reference's values enter the closest
 one's reading (an exact copy next to a negated reference read as an error). A pair with one
-reference costs exactly one reading.
+reference costs exactly one reading. A model with a span tagger also scores every wordpiece
+of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ class PairOutputs:
     ratings: np.ndarray | None  # (n, num_ratings) as ``MismatchModel.rate`` returns them
     # (n, checkpoint feature names), of the deciding reference; None: the model reads none
     features: pd.DataFrame | None = None
+    # per pair, which of its references decided (0 for a single reference)
+    ref_index: np.ndarray | None = None
+    # per pair, the span tagger's probabilities for the wordpieces of gen (part of an error)
+    # and of the deciding reference (left out by gen); None: spans not asked for or no tagger
+    gen_token_probs: list[np.ndarray] | None = None
+    ref_token_probs: list[np.ndarray] | None = None
 
 
 def predict_proba(
@@ -52,16 +59,22 @@ def predict_outputs(
     refs: Sequence[str | Sequence[str]],
     gens: Sequence[str],
     batch_size: int = 64,
+    spans: bool = False,
 ) -> PairOutputs:
     """Class probabilities and rating outputs, each pair read against its closest reference:
-    the one whose single-reference reading has the highest P(NoContr) (the first on ties)."""
+    the one whose single-reference reading has the highest P(NoContr) (the first on ties).
+    ``spans``: also the span tagger's wordpiece probabilities, when the model has one."""
     model = checkpoint.model.eval()
     config = model.config
     check_pairs(refs, gens)
+    tag = spans and model.span_tagger is not None
     if not gens:
         return PairOutputs(
             np.zeros((0, config.num_classes), dtype=np.float32),
             np.zeros((0, config.num_ratings), dtype=np.float32) if config.num_ratings else None,
+            ref_index=np.zeros(0, dtype=np.int64),
+            gen_token_probs=[] if tag else None,
+            ref_token_probs=[] if tag else None,
         )
     # one row per (pair, reference): every reading sees one reference only
     owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
@@ -69,9 +82,9 @@ def predict_outputs(
     flat_gens = [gens[i] for i in owner]
     embeddings: dict[str, np.ndarray] = {}
     alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None
-    tokens: dict[str, np.ndarray] | None = {} if config.use_tokens else None
+    tokens: dict[str, np.ndarray] | None = {} if config.use_tokens or tag else None
     features = None
-    if config.use_metrics or config.use_alignment or config.use_tokens:
+    if config.use_metrics or config.use_alignment or tokens is not None:
         frame = compute_features(
             flat_refs,
             flat_gens,
@@ -91,7 +104,7 @@ def predict_outputs(
         keys = [pair_key(ref, gen) for ref, gen in zip(flat_refs, flat_gens, strict=True)]
         alignment = torch.from_numpy(np.stack([alignments[key] for key in keys]))
     token_tables = None
-    if tokens is not None:
+    if config.use_tokens and tokens is not None:
         token_tables = {
             side: TokenTable([tokens[text_key(t)] for t in texts], config.embedding_dim)
             for side, texts in (("ref", flat_refs), ("gen", flat_gens))
@@ -125,11 +138,45 @@ def predict_outputs(
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
         frame = frame.iloc[best].reset_index(drop=True)
-    return PairOutputs(
+    first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))
+    outputs = PairOutputs(
         flat[best],
         torch.cat(ratings).numpy()[best] if ratings else None,
         frame if config.use_metrics else None,
+        ref_index=best - first_row,
     )
+    if tag and tokens is not None:
+        deciding = [flat_refs[row] for row in best]
+        outputs.gen_token_probs, outputs.ref_token_probs = token_probabilities(
+            model, tokens, deciding, list(gens), batch_size
+        )
+    return outputs
+
+
+def token_probabilities(
+    model, tokens: dict[str, np.ndarray], refs: list[str], gens: list[str], batch_size: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The span tagger's probabilities per wordpiece of each gen and each ref (pair i: refs[i]
+    against gens[i]), from the texts' token states."""
+    dim = model.config.embedding_dim
+    ref_table = TokenTable([tokens[text_key(t)] for t in refs], dim)
+    gen_table = TokenTable([tokens[text_key(t)] for t in gens], dim)
+    device = next(model.parameters()).device
+    gen_probs: list[np.ndarray] = []
+    ref_probs: list[np.ndarray] = []
+    with torch.no_grad():
+        for start in range(0, len(gens), batch_size):
+            rows = torch.arange(start, min(start + batch_size, len(gens)))
+            batch = _to(pair_tokens(ref_table, rows, gen_table, rows), device)
+            gen_logits, ref_logits = model.tag(batch)
+            for logits, mask, out in (
+                (gen_logits, batch["gen_mask"], gen_probs),
+                (ref_logits, batch["ref_mask"], ref_probs),
+            ):
+                values = logits.float().sigmoid().cpu().numpy()
+                lengths = mask.sum(dim=1).cpu().numpy()
+                out.extend(values[row, :length].copy() for row, length in enumerate(lengths))
+    return gen_probs, ref_probs
 
 
 def _text_inputs(

@@ -17,7 +17,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("synth.perturb",),  # perturbation rules
     ("synth", "evaluator.features", "evaluator.malloc"),  # the generator; features; allocator
     ("evaluator.model",),  # the network
-    ("evaluator.hub", "evaluator.human_data", "evaluator.tasks", "evaluator.predict_io"),
+    (
+        "evaluator.hub",
+        "evaluator.human_data",
+        "evaluator.tasks",
+        "evaluator.predict_io",
+        "evaluator.spans",
+    ),
     ("evaluator.signature",),  # what decides a checkpoint's scores
     ("evaluator.inference",),  # checkpoint + texts -> model outputs
     ("evaluator.training", "evaluator.finetune"),

@@ -7,6 +7,8 @@ in ``trainable`` mode the model owns the encoder and takes token ids. Optionally
 a token-level comparison of the two texts' token states (``token_interaction``). Metric branch: a Set
 Transformer over the scaled metric scores. Both are concatenated and mapped to the classes of
 ``mismatch_core.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
+Optionally a span tagger (``span_tagger``) says which tokens of gen are wrong and which of ref
+gen leaves out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from evaluator.model.metric_set import MetricSetEncoder
+from evaluator.model.span_tagger import SpanTagger
 from evaluator.model.token_interaction import TokenInteraction
 from mismatch_core.resources import DEFAULT_ENCODER
 from mismatch_core.taxonomy import INDEX, NUM_CLASSES
@@ -78,6 +81,9 @@ class MismatchConfig:
     # (fine-tuning starts the map at zero and, for regression, keeps its signs: see
     # evaluator.finetune.module)
     rating_from_mismatch: bool = False
+    # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
+    # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
+    span_dim: int = 0
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -96,6 +102,8 @@ class MismatchConfig:
             raise ValueError("rating_from_metrics needs use_metrics")
         if self.rating_from_mismatch and not self.num_ratings:
             raise ValueError("rating_from_mismatch needs num_ratings above 0")
+        if self.span_dim and self.encoder_mode != "frozen":
+            raise ValueError("span_dim needs the frozen encoder mode (it reads token states)")
         if self.use_metrics and not self.feature_names:
             raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
         if len(set(self.feature_names)) != len(self.feature_names):
@@ -219,6 +227,9 @@ class MismatchModel(nn.Module):
         self.mismatch_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_mismatch:
             self.mismatch_rating = nn.Linear(config.num_classes, config.num_ratings)
+        self.span_tagger: SpanTagger | None = None
+        if config.span_dim:
+            self.span_tagger = SpanTagger(config.embedding_dim, config.span_dim, config.dropout)
 
     @classmethod
     def with_pretrained_encoder(cls, config: MismatchConfig) -> MismatchModel:
@@ -322,6 +333,15 @@ class MismatchModel(nn.Module):
             log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
             ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
+
+    def tag(self, tokens: Mapping[str, Tensor]) -> tuple[Tensor, Tensor]:
+        """Per-token error logits of gen and missing logits of ref, from the token states
+        (``represent``'s ``tokens`` input); ValueError when the model has no span tagger."""
+        if self.span_tagger is None:
+            raise ValueError("this model has no span tagger (span_dim is 0)")
+        return self.span_tagger(
+            tokens["ref"], tokens["ref_mask"], tokens["gen"], tokens["gen_mask"]
+        )
 
 
 def score_from_logits(logits: Tensor) -> Tensor:

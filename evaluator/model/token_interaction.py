@@ -28,8 +28,8 @@ class TokenInteraction(nn.Module):
         super().__init__()
         self.log_temperature = nn.Parameter(torch.tensor(math.log(10.0)))
         self.projection = nn.Linear(embedding_dim, dim)
-        self.ref_compare = _compare(dim, dropout)
-        self.gen_compare = _compare(dim, dropout)
+        self.ref_compare = comparison(dim, dropout)
+        self.gen_compare = comparison(dim, dropout)
         self.output_dim = 4 * dim
 
     def forward(self, ref: Tensor, ref_mask: Tensor, gen: Tensor, gen_mask: Tensor) -> Tensor:
@@ -48,16 +48,6 @@ class TokenInteraction(nn.Module):
         )
         return torch.cat([ref_side, gen_side], dim=-1)
 
-    def _compare_tokens(
-        self, own: Tensor, other: Tensor, other_mask: Tensor, similarity: Tensor, compare: nn.Module
-    ) -> Tensor:
-        blocked = ~other_mask.unsqueeze(1)  # (batch, 1, other tokens)
-        logits = (similarity * self.log_temperature.exp()).masked_fill(blocked, -1e4)
-        # a side with no tokens at all (an empty text) aligns to nothing: zero weights
-        aligned = (logits.softmax(dim=-1) * other_mask.unsqueeze(1)) @ other
-        best = similarity.masked_fill(blocked, -1.0).max(dim=-1, keepdim=True).values
-        return compare(torch.cat([own, aligned, own - aligned, own * aligned, best], dim=-1))
-
     def _side(
         self,
         own: Tensor,
@@ -67,7 +57,9 @@ class TokenInteraction(nn.Module):
         similarity: Tensor,
         compare: nn.Module,
     ) -> Tensor:
-        compared = self._compare_tokens(own, other, other_mask, similarity, compare)
+        compared = compare_tokens(
+            own, other, other_mask, similarity, self.log_temperature.exp(), compare
+        )
         weights = own_mask.unsqueeze(-1).to(compared.dtype)
         mean = (compared * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
         maximum = compared.masked_fill(~own_mask.unsqueeze(-1), -1e4).max(dim=1).values
@@ -75,5 +67,28 @@ class TokenInteraction(nn.Module):
         return torch.cat([mean, maximum], dim=-1)
 
 
-def _compare(dim: int, dropout: float) -> nn.Module:
+def compare_tokens(
+    own: Tensor,
+    other: Tensor,
+    other_mask: Tensor,
+    similarity: Tensor,
+    temperature: Tensor,
+    compare: nn.Module,
+) -> Tensor:
+    """Each own token compared with its soft alignment on the other side: ``compare`` applied to
+    ``[a, ã, a - ã, a * ã, best cosine]`` -> (batch, own tokens, compare's width).
+
+    similarity: (batch, own tokens, other tokens) cosines of the encoder states; own / other:
+    the projected states.
+    """
+    blocked = ~other_mask.unsqueeze(1)  # (batch, 1, other tokens)
+    logits = (similarity * temperature).masked_fill(blocked, -1e4)
+    # a side with no tokens at all (an empty text) aligns to nothing: zero weights
+    aligned = (logits.softmax(dim=-1) * other_mask.unsqueeze(1)) @ other
+    best = similarity.masked_fill(blocked, -1.0).max(dim=-1, keepdim=True).values
+    return compare(torch.cat([own, aligned, own - aligned, own * aligned, best], dim=-1))
+
+
+def comparison(dim: int, dropout: float) -> nn.Module:
+    """The per-token network of ``compare_tokens`` for states projected to ``dim``."""
     return nn.Sequential(nn.Linear(4 * dim + 1, dim), nn.GELU(), nn.Dropout(dropout))

@@ -12,6 +12,7 @@ TARGETS: dict[str, str] = {
     "features": "evaluator.cli.bench.features:bench_features",
     "predict": "evaluator.cli.bench.predict:bench_predict",
     "realtext": "evaluator.cli.bench.realtext:bench_realtext",
+    "spans": "evaluator.cli.bench.spans:bench_spans",
 }
 
 
@@ -21,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--pairs", type=int, default=None, help="number of pairs (default per target)"
     )
     parser.add_argument("--seed", type=int, default=13)
-    realtext = parser.add_argument_group("realtext")
+    realtext = parser.add_argument_group("realtext and spans")
     realtext.add_argument(
         "--checkpoint",
         default=None,
@@ -29,7 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "adds its mean rating as a scored column)",
     )
     realtext.add_argument(
-        "--parts", default="sick,bases,darr", help="comma-separated subset of sick,bases,darr"
+        "--parts",
+        default=None,
+        help="comma-separated subset of sick,bases,darr (realtext) or synth,bases (spans); "
+        "default all",
+    )
+    realtext.add_argument(
+        "--synth-pairs",
+        default=None,
+        help="spans: held-out synthetic pairs, a mismatch synth val.parquet (--pairs per class)",
     )
     realtext.add_argument(
         "--bases-limit",

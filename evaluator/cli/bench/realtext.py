@@ -359,14 +359,17 @@ REPORTS: dict[str, Callable[[dict], str]] = {
 # --- command -----------------------------------------------------------------------------
 
 
-def parse_parts(text: str) -> list[str]:
+def parse_parts(text: str | None, allowed: tuple[str, ...] = PARTS) -> list[str]:
+    """The parts named in ``--parts`` (None: all of ``allowed``); CommandError for others."""
     from evaluator.cli import CommandError
 
+    if text is None:
+        return list(allowed)
     parts = [p.strip() for p in text.split(",") if p.strip()]
-    unknown = [p for p in parts if p not in PARTS]
+    unknown = [p for p in parts if p not in allowed]
     if unknown or not parts:
         raise CommandError(
-            f"--parts {text!r}: expected a comma-separated subset of {','.join(PARTS)}"
+            f"--parts {text!r}: expected a comma-separated subset of {','.join(allowed)}"
         )
     return list(dict.fromkeys(parts))
 

@@ -1,0 +1,173 @@
+"""`mismatch spans`: give a checkpoint a span tagger, trained on synthetic pairs.
+
+    mismatch spans train --checkpoint checkpoints/mismatch-base --pairs data/synth \
+        --tokens data/tokens --out checkpoints/mismatch-base
+    mismatch spans copy --from checkpoints/mismatch-base --to checkpoints/mismatch-translation
+
+``train`` fits the tagger on the pairs of ``PAIRS/train.parquet`` (a tenth of its groups held
+out to choose the epoch) and writes the checkpoint with it; the rest of the model is
+unchanged. ``copy`` puts a trained tagger into other checkpoints on the same encoder (the task
+checkpoints fitted on that base), so ``mismatch predict --task T`` gives spans too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+DEV_FRACTION = 0.1  # training groups held out to choose the epoch
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from evaluator.training.spans import SpanTraining
+
+    defaults = SpanTraining()
+    modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
+    train = modes.add_parser("train", help="fit a span tagger and write the checkpoint with it")
+    train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to extend")
+    train.add_argument("--pairs", required=True, type=Path, help="mismatch synth output folder")
+    train.add_argument(
+        "--tokens",
+        required=True,
+        type=Path,
+        help="token store folder (filled with the texts it lacks)",
+    )
+    train.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
+    train.add_argument("--max-pairs", type=int, default=None, help="seeded sample of train")
+    train.add_argument("--dim", type=int, default=defaults.dim)
+    train.add_argument("--epochs", type=int, default=defaults.epochs)
+    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    train.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    train.add_argument("--patience", type=int, default=defaults.patience)
+    train.add_argument("--seed", type=int, default=defaults.seed)
+    copy = modes.add_parser("copy", help="put a trained span tagger into other checkpoints")
+    copy.add_argument("--from", dest="source", required=True, help="checkpoint with a tagger")
+    copy.add_argument("--to", nargs="+", required=True, type=Path, help="checkpoint folders")
+
+
+def run(args: argparse.Namespace) -> int:
+    from mismatch_core.resources import quiet_hub_libraries
+
+    quiet_hub_libraries()
+    return _train(args) if args.mode == "train" else _copy(args)
+
+
+def _train(args: argparse.Namespace) -> int:
+
+    from evaluator.cli import CommandError
+    from evaluator.features.token_store import TokenStore
+    from evaluator.hub import load
+    from evaluator.training.spans import (
+        SpanTraining,
+        fill_token_store,
+        span_examples,
+        train_span_tagger,
+        with_span_tagger,
+    )
+    from mismatch_core.errors import CheckpointError, DataError
+    from mismatch_core.pairs import read_pairs
+
+    settings = SpanTraining(
+        dim=args.dim,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        patience=args.patience,
+        seed=args.seed,
+    )
+    try:
+        checkpoint = _load(load, args.checkpoint)
+        pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
+    except (CheckpointError, DataError) as error:
+        raise CommandError(str(error)) from None
+    if "detail" not in pairs.columns:
+        raise CommandError(f"{args.pairs / 'train.parquet'}: no 'detail' column (synth output)")
+    if args.max_pairs is not None and args.max_pairs < len(pairs):
+        pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
+    dev_mask = pairs["group"].map(_held_out).to_numpy()
+    config = checkpoint.model.config
+    texts = [*pairs["ref"], *pairs["gen"]]
+    added = fill_token_store(
+        str(args.tokens), texts, config.encoder, checkpoint.num_layers, settings.batch_size
+    )
+    print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
+    store = TokenStore(args.tokens)
+    train = span_examples(pairs[~dev_mask].reset_index(drop=True), store, config.encoder)
+    dev = span_examples(pairs[dev_mask].reset_index(drop=True), store, config.encoder)
+    print(f"span tagger: {len(train)} train pairs, {len(dev)} dev pairs", file=sys.stderr)
+    model = with_span_tagger(checkpoint, settings.dim, settings.seed)
+    history = train_span_tagger(
+        model, train, dev, settings, log=lambda line: print(line, file=sys.stderr, flush=True)
+    )
+    training = dict(checkpoint.config.get("training") or {})
+    training["span_tagger"] = {
+        **asdict(settings),
+        "pairs": str(args.pairs),
+        "pairs_sha256": _sha256(args.pairs / "train.parquet"),
+        "train_pairs": len(train),
+        "dev_pairs": len(dev),
+        **history,
+    }
+    _save(checkpoint, model, args.out, training)
+    print(json.dumps(training["span_tagger"], indent=2))
+    return 0
+
+
+def _copy(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+    from evaluator.hub import load
+    from evaluator.training.spans import copy_span_tagger
+    from mismatch_core.errors import CheckpointError
+
+    try:
+        source = _load(load, args.source)
+        for target_path in args.to:
+            target = load(target_path)
+            model = copy_span_tagger(source, target)
+            training = dict(target.config.get("training") or {})
+            training["span_tagger"] = {
+                **source.config["training"]["span_tagger"],
+                "copied_from": str(args.source),
+            }
+            _save(target, model, target_path, training)
+            print(f"span tagger copied into {target_path}")
+    except (CheckpointError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    return 0
+
+
+def _load(load, name):
+    from mismatch_core.resources import resolve_checkpoint
+
+    path, revision = resolve_checkpoint(str(name))
+    return load(path, revision)
+
+
+def _save(checkpoint, model, directory: Path, training: dict) -> None:
+    from evaluator.hub import save_pretrained
+
+    save_pretrained(
+        model,
+        directory,
+        scaler=checkpoint.scaler,
+        aggregate=checkpoint.aggregate,
+        num_layers=checkpoint.num_layers,
+        training=training,
+        metrics=checkpoint.config.get("metrics"),
+        tasks=checkpoint.tasks,
+    )
+
+
+def _held_out(group: str) -> bool:
+    digest = hashlib.sha256(f"spans-dev:{group}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < DEV_FRACTION
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -1,0 +1,230 @@
+"""Train a checkpoint's span tagger on synthetic pairs whose rules recorded what they changed.
+
+Every synthetic error pair knows its gold regions (``synth.spans.error_regions``): the
+characters of gen its rule changed, and for an omission the characters of ref gen leaves out.
+A wordpiece is labelled 1 when its characters overlap a gold region. Pairs built on a
+reworded base teach that the rewording is no error (its tokens are 0), and NoContr pairs
+label every token 0. Only the tagger learns; the rest of the checkpoint stays as it is, so
+its mismatch judgement and ratings do not change. The token states come from a TokenStore
+(one frozen encoder pass per text, kept on disk), as for the token-level branch.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import torch
+from torch.nn import functional
+
+from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
+from evaluator.hub import Checkpoint
+from evaluator.model import MismatchModel
+from evaluator.spans import wordpiece_offsets
+from evaluator.training.data import ensure_tokens
+from mismatch_core.resources import load_tokenizer
+from synth.spans import Region, error_regions
+
+ENCODE_BLOCK = 8192  # texts per encoder call when filling the token store (one shard each)
+
+
+@dataclass
+class SpanExamples:
+    """Pairs as token tables and labels: row i of ``ref``/``gen`` is pair i's text; labels per
+    wordpiece (gen: part of the error; ref: left out by gen); ``ref_known`` False where the
+    omitted words could not be placed in ref (its ref labels are not trained on)."""
+
+    ref: TokenTable
+    gen: TokenTable
+    gen_labels: list[np.ndarray]
+    ref_labels: list[np.ndarray]
+    ref_known: np.ndarray
+    labels: list[str]  # the pair's class
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def fill_token_store(
+    store_path: str, texts: Sequence[str], encoder: str, num_layers: int | None, batch_size: int
+) -> int:
+    """Encode the texts the store lacks, a block at a time (an interrupted run keeps its
+    finished blocks); how many were added."""
+    store = TokenStore(store_path)
+    missing = list(dict.fromkeys(text for text in texts if text not in store))
+    added = 0
+    for start in range(0, len(missing), ENCODE_BLOCK):
+        block = missing[start : start + ENCODE_BLOCK]
+        added += ensure_tokens(store_path, block, encoder, batch_size, num_layers)
+    return added
+
+
+def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:
+    """The labelled token tables of synthetic pairs (columns ref, gen, label, detail)."""
+    tokenizer = load_tokenizer(encoder)
+    limit = tokenizer.model_max_length
+    refs, gens = pairs["ref"].tolist(), pairs["gen"].tolist()
+    ref_offsets = wordpiece_offsets(tokenizer, refs, limit)
+    gen_offsets = wordpiece_offsets(tokenizer, gens, limit)
+    ref_table, gen_table = store.table(refs), store.table(gens)
+    gen_labels, ref_labels, known = [], [], []
+    rows = zip(refs, gens, pairs["label"], pairs["detail"], ref_offsets, gen_offsets, strict=True)
+    for index, (ref, gen, label, detail, ref_at, gen_at) in enumerate(rows):
+        for side, table, offsets in (("ref", ref_table, ref_at), ("gen", gen_table, gen_at)):
+            if int(table.lengths[index]) != len(offsets):
+                raise ValueError(
+                    f"pair {index}: {len(offsets)} wordpiece offsets for its {side} but "
+                    f"{int(table.lengths[index])} token states; the store was built with "
+                    "another encoder"
+                )
+        regions = error_regions(ref, gen, label, detail)
+        gen_labels.append(overlap_labels(gen_at, regions.gen))
+        ref_labels.append(overlap_labels(ref_at, regions.ref or []))
+        known.append(regions.ref is not None)
+    return SpanExamples(
+        ref_table, gen_table, gen_labels, ref_labels, np.array(known), pairs["label"].tolist()
+    )
+
+
+def overlap_labels(offsets: np.ndarray, regions: list[Region]) -> np.ndarray:
+    """1.0 for each wordpiece whose characters overlap a region, else 0.0."""
+    labels = np.zeros(len(offsets), dtype=np.float32)
+    for start, end in regions:
+        labels[(offsets[:, 0] < end) & (offsets[:, 1] > start)] = 1.0
+    return labels
+
+
+@dataclass
+class SpanTraining:
+    """How the tagger is trained (stored with the checkpoint)."""
+
+    dim: int = 64
+    epochs: int = 8
+    batch_size: int = 64
+    learning_rate: float = 2e-3
+    patience: int = 2
+    seed: int = 13
+
+
+def with_span_tagger(checkpoint: Checkpoint, dim: int, seed: int) -> MismatchModel:
+    """A copy of the checkpoint's model with a new, randomly initialised span tagger."""
+    torch.manual_seed(seed)
+    config = replace(checkpoint.model.config, span_dim=dim)
+    model = MismatchModel(config)
+    state = checkpoint.model.state_dict()
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or any(not name.startswith("span_tagger.") for name in missing):
+        raise ValueError(f"the checkpoint's weights do not fit: {unexpected or missing}")
+    return model
+
+
+def train_span_tagger(
+    model: MismatchModel,
+    train: SpanExamples,
+    dev: SpanExamples,
+    settings: SpanTraining,
+    log=print,
+) -> dict:
+    """Fit ``model.span_tagger`` (only it) on ``train``, keeping the epoch with the lowest
+    loss on ``dev``; the model ends with those weights. Returns the history."""
+    if model.span_tagger is None:
+        raise ValueError("the model has no span tagger")
+    torch.manual_seed(settings.seed)
+    generator = np.random.default_rng(settings.seed)
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    tagger = model.span_tagger
+    for parameter in tagger.parameters():
+        parameter.requires_grad_(True)
+    optimiser = torch.optim.AdamW(tagger.parameters(), lr=settings.learning_rate)
+    best = (float("inf"), copy.deepcopy(tagger.state_dict()), 0)
+    history = []
+    for epoch in range(1, settings.epochs + 1):
+        started = time.perf_counter()
+        tagger.train()
+        order = generator.permutation(len(train))
+        for batch in _batches(order, train, settings.batch_size):
+            loss = _loss(model, train, batch)
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(tagger.parameters(), 1.0)
+            optimiser.step()
+        tagger.eval()
+        with torch.no_grad():
+            losses = [
+                (float(_loss(model, dev, batch)), len(batch))
+                for batch in _batches(np.arange(len(dev)), dev, 256)
+            ]
+        dev_loss = sum(loss * n for loss, n in losses) / max(sum(n for _, n in losses), 1)
+        seconds = time.perf_counter() - started
+        history.append(
+            {"epoch": epoch, "dev_loss": round(dev_loss, 5), "seconds": round(seconds, 1)}
+        )
+        log(f"span tagger epoch {epoch}: dev loss {dev_loss:.4f} ({seconds:.0f} s)")
+        if dev_loss < best[0]:
+            best = (dev_loss, copy.deepcopy(tagger.state_dict()), epoch)
+        elif epoch - best[2] >= settings.patience:
+            break
+    tagger.load_state_dict(best[1])
+    tagger.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return {"epochs": history, "best_epoch": best[2], "best_dev_loss": round(best[0], 5)}
+
+
+def _batches(order: np.ndarray, examples: SpanExamples, size: int):
+    """Batches of pairs of similar gen length (less padding), in a shuffled order of batches."""
+    lengths = examples.gen.lengths.numpy()[order]
+    by_length = order[np.argsort(lengths, kind="stable")]
+    batches = [by_length[start : start + size] for start in range(0, len(by_length), size)]
+    shuffled = np.random.default_rng(len(order)).permutation(len(batches))
+    return [batches[index] for index in shuffled]
+
+
+def _loss(model: MismatchModel, examples: SpanExamples, rows: np.ndarray) -> torch.Tensor:
+    """Mean token BCE over gen tokens plus over the ref tokens of pairs whose ref side is known."""
+    tokens = pair_tokens(examples.ref, rows, examples.gen, rows)
+    gen_logits, ref_logits = model.tag(tokens)
+    gen_target = _padded([examples.gen_labels[i] for i in rows], gen_logits.shape[1])
+    ref_target = _padded([examples.ref_labels[i] for i in rows], ref_logits.shape[1])
+    ref_mask = tokens["ref_mask"] & torch.from_numpy(examples.ref_known[rows]).unsqueeze(1)
+    gen_loss = functional.binary_cross_entropy_with_logits(
+        gen_logits[tokens["gen_mask"]], gen_target[tokens["gen_mask"]]
+    )
+    if not ref_mask.any():
+        return gen_loss
+    ref_loss = functional.binary_cross_entropy_with_logits(
+        ref_logits[ref_mask], ref_target[ref_mask]
+    )
+    return gen_loss + ref_loss
+
+
+def _padded(labels: list[np.ndarray], width: int) -> torch.Tensor:
+    out = np.zeros((len(labels), width), dtype=np.float32)
+    for row, values in enumerate(labels):
+        out[row, : len(values)] = values
+    return torch.from_numpy(out)
+
+
+def copy_span_tagger(source: Checkpoint, target: Checkpoint) -> MismatchModel:
+    """The target's model with the source's trained span tagger; ValueError when the tagger
+    would read other token states (another encoder or layer) or the source has none."""
+    tagger = source.model.span_tagger
+    if tagger is None:
+        raise ValueError(f"{source.path} has no span tagger")
+    for what, mine, theirs in (
+        ("encoder", source.model.config.encoder, target.model.config.encoder),
+        ("token layer", source.num_layers, target.num_layers),
+    ):
+        if mine != theirs:
+            raise ValueError(
+                f"{target.path} reads another {what} ({theirs!r}) than {source.path} ({mine!r})"
+            )
+    model = with_span_tagger(target, source.model.config.span_dim, seed=0)
+    assert model.span_tagger is not None
+    model.span_tagger.load_state_dict(tagger.state_dict())
+    return model.eval()

@@ -1,0 +1,426 @@
+"""Error spans: gold regions of synthetic pairs, wordpieces to character spans, the span
+tagger, its training, spans in predictions, copying a tagger, and the bench's measures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from evaluator import Evaluator
+from evaluator.cli import main
+from evaluator.cli.bench.spans import char_counts, f1, word_diff_regions
+from evaluator.features import FeatureScaler, text_key
+from evaluator.features.encoder_pass import encode_distinct, token_states
+from evaluator.features.token_store import TokenStore, TokenTable
+from evaluator.hub import load, save_pretrained
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.spans import pair_spans, token_spans, wordpiece_offsets
+from evaluator.training.spans import (
+    SpanExamples,
+    SpanTraining,
+    copy_span_tagger,
+    overlap_labels,
+    train_span_tagger,
+)
+from mismatch_core.resources import DEFAULT_ENCODER, load_tokenizer
+from mismatch_core.taxonomy import CODES, INDEX
+from synth.spans import changed_regions, error_regions
+
+FEATURES = ["bleu", "chrf"]
+REF = "The company reported a 12 percent rise in profits and plans to hire 300 staff in Manchester."
+
+
+def marked(text: str, regions) -> list[str]:
+    return [text[start:end] for start, end in regions]
+
+
+# --- gold regions of synthetic pairs ------------------------------------------------------
+
+
+def test_a_substitution_marks_the_new_word_without_punctuation() -> None:
+    gen = REF.replace("Manchester", "Liverpool")
+    regions = error_regions(REF, gen, "STErr", json.dumps({"base": "ref"}))
+    assert marked(gen, regions.gen) == ["Liverpool"] and regions.ref == []
+    number = error_regions(REF, REF.replace("12", "13"), "NumErr", {})
+    assert marked(REF.replace("12", "13"), number.gen) == ["13"]  # the whole word, not "3"
+
+
+def test_the_rewording_of_the_base_is_not_part_of_the_error() -> None:
+    base = "Last year the company reported a 12 percent rise in profits; it plans to hire 300 staff in Manchester."
+    gen = base.replace("300", "30")
+    detail = json.dumps({"base": "rewrite", "base_text": base})
+    regions = error_regions(REF, gen, "NumErr", detail)
+    assert marked(gen, regions.gen) == ["30"]
+
+
+def test_scattered_edits_mark_each_place_and_a_deletion_its_neighbours() -> None:
+    base = "Two dogs run across the park to the river."
+    gen = "Two dogs dogs run across the park park to the river."
+    assert marked(gen, changed_regions(base, gen, base, omission=False).gen) == ["dogs", "park"]
+    dropped = "Two dogs run across park to the river."  # "the" dropped: GramErr
+    assert marked(dropped, changed_regions(base, dropped, base, omission=False).gen) == [
+        "across",
+        "park",
+    ]
+
+
+def test_an_omission_is_placed_in_the_reference_or_left_unknown() -> None:
+    gen = "The company reported a 12 percent rise in profits and plans to hire 300 staff."
+    on_ref = error_regions(REF, gen, "MissInfo", {"base": "ref"})
+    assert on_ref.gen == [] and marked(REF, on_ref.ref) == ["in Manchester"]
+    base = "Profits rose 12 percent, the company said; it plans to hire 300 staff in Manchester."
+    cut = "Profits rose 12 percent, the company said; it plans to hire 300 staff."
+    placed = error_regions(REF, cut, "MissInfo", {"base_text": base})
+    assert marked(REF, placed.ref) == ["in Manchester"]
+    reworded = "Profits rose 12 percent, the company said; it plans to hire 300 people in Leeds."
+    unknown = error_regions(
+        REF, "Profits rose 12 percent, the company said.", "MissInfo", {"base_text": reworded}
+    )
+    assert unknown.ref is None
+    assert error_regions(REF, REF, "NoContr", "{}").gen == []
+
+
+# --- wordpieces to spans -----------------------------------------------------------------
+
+
+def test_wordpieces_become_whole_words_merged_when_side_by_side() -> None:
+    text = "Hire 1,500,000 new staff in Manchester."
+    offsets = np.array(
+        [
+            [0, 4],
+            [5, 6],
+            [6, 7],
+            [7, 10],
+            [10, 11],
+            [11, 14],
+            [15, 18],
+            [19, 24],
+            [25, 27],
+            [28, 38],
+            [38, 39],
+        ]
+    )
+    probs = np.array([0.1, 0.2, 0.1, 0.9, 0.1, 0.1, 0.7, 0.1, 0.1, 0.95, 0.1])
+    spans = token_spans(text, offsets, probs, threshold=0.5)
+    assert [(text[s:e], round(p, 3)) for s, e, p in spans] == [
+        ("Manchester", 0.95),  # the period is left out
+        ("1,500,000 new", 0.8),  # one flagged piece marks the whole number; words merge
+    ]
+    assert token_spans(text, offsets, np.zeros(len(offsets)), threshold=0.5) == []
+    with pytest.raises(ValueError, match="offsets but"):
+        token_spans(text, offsets, probs[:3], threshold=0.5)
+
+
+def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
+    texts = ["  Zürich — 東京 hat 21 Mitarbeiter 😀 eingestellt. ", "", "naïve café's déjà-vu"]
+    tokenizer = load_tokenizer(DEFAULT_ENCODER)
+    offsets = wordpiece_offsets(tokenizer, texts, tokenizer.model_max_length)
+    encoded = encode_distinct(texts)
+    for text, at in zip(texts, offsets, strict=True):
+        assert len(at) == len(token_states(encoded[text]))
+        for start, end, _ in token_spans(text, at, np.ones(len(at)), 0.5):
+            assert text[start:end].strip() == text[start:end] and text[start:end]
+    first = texts[0]
+    pieces = [first[s:e] for s, e in offsets[0]]
+    assert "21" in pieces and "Mitarbeiter".lower() in "".join(pieces).lower().replace("##", "")
+
+
+def test_pair_spans_label_gen_spans_with_the_top_class_that_has_a_place_in_gen() -> None:
+    gen = "They hire 30 staff."
+    probs = np.zeros(len(CODES))
+    probs[INDEX["MissInfo"]], probs[INDEX["NumErr"]], probs[INDEX["NoContr"]] = 0.5, 0.3, 0.2
+    at = REF.index("Manchester")
+    spans, missing = pair_spans(
+        gen,
+        np.array([[0, 4], [5, 9], [10, 12], [13, 18], [18, 19]]),
+        np.array([0.0, 0.0, 0.9, 0.0, 0.0]),
+        REF,
+        np.array([[at - 3, at - 1], [at, at + 10]]),
+        np.array([0.1, 0.8]),
+        2,
+        probs,
+    )
+    assert spans == [{"start": 10, "end": 12, "text": "30", "label": "NumErr", "prob": 0.9}]
+    assert missing == [
+        {
+            "ref_index": 2,
+            "ref_start": at,
+            "ref_end": at + 10,
+            "text": "Manchester",
+            "label": "MissInfo",
+            "prob": 0.8,
+        }
+    ]
+
+
+# --- the tagger and its training ----------------------------------------------------------
+
+
+def test_the_tagger_reads_a_text_the_same_alone_or_padded_in_a_batch() -> None:
+    torch.manual_seed(0)
+    model = MismatchModel(
+        MismatchConfig(feature_names=FEATURES, use_text=False, span_dim=8, embedding_dim=6)
+    ).eval()
+    rng = np.random.default_rng(0)
+    texts = [rng.standard_normal((n, 6)).astype(np.float16) for n in (3, 7, 0, 5)]
+    table = TokenTable(texts, 6)
+    from evaluator.features.token_store import pair_tokens
+
+    together = model.tag(pair_tokens(table, [0, 1, 2], table, [1, 3, 0]))
+    for row, (ref, gen) in enumerate([(0, 1), (1, 3), (2, 0)]):
+        alone = model.tag(pair_tokens(table, [ref], table, [gen]))
+        gen_length, ref_length = len(texts[gen]), len(texts[ref])
+        assert torch.allclose(together[0][row, :gen_length], alone[0][0, :gen_length], atol=1e-5)
+        assert torch.allclose(together[1][row, :ref_length], alone[1][0, :ref_length], atol=1e-5)
+    assert (together[0][2, 3:] == -1e4).all() and (together[1][2] == -1e4).all()  # padding
+    with pytest.raises(ValueError, match="no span tagger"):
+        MismatchModel(MismatchConfig(feature_names=FEATURES, use_text=False)).tag({})
+
+
+def toy_examples(n: int, seed: int) -> SpanExamples:
+    """Gen = ref with one token replaced by a new one (label 1); ref labels all 0."""
+    rng = np.random.default_rng(seed)
+    refs, gens, gen_labels, ref_labels = [], [], [], []
+    for _ in range(n):
+        length = int(rng.integers(3, 9))
+        ref = rng.standard_normal((length, 6))
+        ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+        gen = ref.copy()
+        where = int(rng.integers(length))
+        gen[where] = rng.standard_normal(6)
+        gen[where] /= np.linalg.norm(gen[where])
+        labels = np.zeros(length, dtype=np.float32)
+        labels[where] = 1.0
+        refs.append(ref.astype(np.float16))
+        gens.append(gen.astype(np.float16))
+        gen_labels.append(labels)
+        ref_labels.append(np.zeros(length, dtype=np.float32))
+    return SpanExamples(
+        TokenTable(refs, 6),
+        TokenTable(gens, 6),
+        gen_labels,
+        ref_labels,
+        np.ones(n, dtype=bool),
+        ["NumErr"] * n,
+    )
+
+
+def test_training_teaches_the_tagger_the_changed_token_and_nothing_else_moves() -> None:
+    torch.manual_seed(0)
+    model = MismatchModel(
+        MismatchConfig(feature_names=FEATURES, use_text=False, span_dim=16, embedding_dim=6)
+    )
+    before = {k: v.clone() for k, v in model.state_dict().items() if not k.startswith("span_")}
+    train, dev = toy_examples(600, 0), toy_examples(100, 1)
+    from evaluator.features.token_store import pair_tokens
+
+    def hit_rate() -> float:
+        rows = np.arange(len(dev))
+        with torch.no_grad():
+            logits, _ = model.tag(pair_tokens(dev.ref, rows, dev.gen, rows))
+        return float(
+            np.mean(
+                [
+                    int(logits[i, : len(dev.gen_labels[i])].argmax())
+                    == int(dev.gen_labels[i].argmax())
+                    for i in rows
+                ]
+            )
+        )
+
+    untrained = hit_rate()
+    history = train_span_tagger(
+        model, train, dev, SpanTraining(dim=16, epochs=6, learning_rate=1e-2), log=lambda _: None
+    )
+    assert (
+        len(history["epochs"]) >= 2 and history["best_dev_loss"] < history["epochs"][0]["dev_loss"]
+    )
+    assert untrained < 0.5 < 0.8 < hit_rate()  # chance is about 1 in 6
+    after = model.state_dict()
+    assert all(torch.equal(value, after[key]) for key, value in before.items())
+
+
+def test_overlap_labels_mark_wordpieces_touching_a_region() -> None:
+    offsets = np.array([[0, 3], [4, 8], [8, 10], [11, 14]])
+    assert overlap_labels(offsets, [(5, 9)]).tolist() == [0, 1, 1, 0]
+    assert overlap_labels(offsets, []).tolist() == [0, 0, 0, 0]
+
+
+# --- spans in predictions ------------------------------------------------------------------
+
+
+def span_checkpoint(
+    directory: Path, *, flag: float, nocontr: float, span_dim: int = 8, tasks: dict | None = None
+) -> Path:
+    """A tiny lexical checkpoint whose tagger flags every token (``flag`` > 0) or none, and
+    whose head reads NoContr (``nocontr`` > 0) or NumErr."""
+    torch.manual_seed(0)
+    num_ratings = len(next(iter(tasks.values()))["criteria"]) if tasks else 0
+    model = MismatchModel(
+        MismatchConfig(
+            feature_names=FEATURES, use_text=False, span_dim=span_dim, num_ratings=num_ratings
+        )
+    ).eval()
+    with torch.no_grad():
+        model.head.weight.zero_()
+        model.head.bias.zero_()
+        model.head.bias[INDEX["NoContr"]] = nocontr
+        model.head.bias[INDEX["NumErr"]] = 5.0
+        if model.span_tagger is not None:
+            for layer in (model.span_tagger.gen_output, model.span_tagger.ref_output):
+                layer.weight.zero_()
+                layer.bias.fill_(flag)
+    rng = np.random.default_rng(0)
+    scaler = FeatureScaler.fit(pd.DataFrame(rng.random((20, 2)), columns=FEATURES))
+    return save_pretrained(model, directory, scaler=scaler, tasks=tasks)
+
+
+def test_predictions_carry_spans_only_when_asked_and_read_as_an_error(tmp_path: Path) -> None:
+    flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
+    refs = [REF, ["Kids play ball.", " Two children play football in a park."]]
+    gens = [" They hire 30 staff in Zürich 😀.", "Children play football in the park."]
+    first, second = flagged.predict(refs, gens, progress=False)
+    assert first.labels == ["NumErr"]
+    assert [s["text"] for s in first.spans] == ["They hire 30 staff in Zürich 😀"]
+    for prediction, gen in ((first, gens[0]), (second, gens[1])):
+        assert all(
+            gen[s["start"] : s["end"]] == s["text"] and s["label"] == "NumErr"
+            for s in prediction.spans
+        )
+    assert first.missing[0]["text"] == REF.rstrip(".") and first.missing[0]["ref_index"] == 0
+    chosen = second.missing[0]["ref_index"]
+    reference = refs[1][chosen]
+    assert (
+        reference[second.missing[0]["ref_start"] : second.missing[0]["ref_end"]]
+        == (second.missing[0]["text"])
+    )
+    assert all(
+        p.spans is None and p.missing is None
+        for p in flagged.predict(refs, gens, progress=False, spans=False)
+    )
+    quiet = Evaluator.from_pretrained(span_checkpoint(tmp_path / "b", flag=-10.0, nocontr=0.0))
+    assert [(p.spans, p.missing) for p in quiet.predict(refs, gens, progress=False)] == [
+        ([], [])
+    ] * 2
+    correct = Evaluator.from_pretrained(span_checkpoint(tmp_path / "c", flag=10.0, nocontr=20.0))
+    assert [
+        (p.labels, p.spans, p.missing) for p in correct.predict(refs, gens, progress=False)
+    ] == [(["NoContr"], [], [])] * 2
+    plain = Evaluator.from_pretrained(
+        span_checkpoint(tmp_path / "d", flag=0.0, nocontr=0.0, span_dim=0)
+    )
+    assert not plain.has_spans and plain.predict(refs, gens, progress=False)[0].spans is None
+
+
+def test_a_trained_tagger_is_copied_into_a_task_checkpoint(tmp_path: Path) -> None:
+    source = load(span_checkpoint(tmp_path / "base", flag=3.0, nocontr=0.0))
+    task = {
+        "summarization": {
+            "kind": "regression",
+            "criteria": [{"key": "coherence", "low": 1.0, "high": 5.0}],
+        }
+    }
+    target = load(span_checkpoint(tmp_path / "task", flag=0.0, nocontr=0.0, span_dim=0, tasks=task))
+    model = copy_span_tagger(source, target)
+    assert model.span_tagger is not None
+    for key, value in source.model.span_tagger.state_dict().items():
+        assert torch.equal(model.span_tagger.state_dict()[key], value)
+    kept = {k: v for k, v in model.state_dict().items() if not k.startswith("span_tagger.")}
+    assert all(torch.equal(v, target.model.state_dict()[k]) for k, v in kept.items())
+    with pytest.raises(ValueError, match="has no span tagger"):
+        copy_span_tagger(target, source)
+    target.config["features"]["num_layers"] = 3
+    with pytest.raises(ValueError, match="token layer"):
+        copy_span_tagger(source, target)
+
+
+def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, capsys) -> None:
+    base = span_checkpoint(tmp_path / "base", flag=0.0, nocontr=0.0, span_dim=0)
+    rows = []
+    for i in range(40):
+        ref = f"Team {i} hired {10 + i} new staff in Leeds last year."
+        gen, label = (
+            (ref.replace(f"{10 + i}", f"{90 + i}"), "NumErr") if i % 2 else (ref, "NoContr")
+        )
+        rows.append(
+            {
+                "id": f"train-{i:07d}",
+                "ref": ref,
+                "gen": gen,
+                "label": label,
+                "label_id": INDEX[label],
+                "source": "toy",
+                "group": f"g{i}",
+                "rule": f"{label}/toy",
+                "detail": json.dumps({"base": "ref"}),
+            }
+        )
+    pairs = tmp_path / "synth"
+    pairs.mkdir()
+    pd.DataFrame(rows).to_parquet(pairs / "train.parquet", index=False)
+    out = tmp_path / "with-spans"
+    code = main(
+        [
+            "spans",
+            "train",
+            "--checkpoint",
+            str(base),
+            "--pairs",
+            str(pairs),
+            "--tokens",
+            str(tmp_path / "tokens"),
+            "--out",
+            str(out),
+            "--epochs",
+            "2",
+            "--dim",
+            "8",
+        ]
+    )
+    assert code == 0
+    trained, original = load(out), load(base)
+    assert trained.model.config.span_dim == 8
+    assert (
+        trained.config["training"]["span_tagger"]["train_pairs"]
+        + trained.config["training"]["span_tagger"]["dev_pairs"]
+        == 40
+    )
+    kept = {k: v for k, v in trained.model.state_dict().items() if not k.startswith("span_tagger.")}
+    assert kept.keys() == original.model.state_dict().keys()
+    assert all(torch.equal(v, original.model.state_dict()[k]) for k, v in kept.items())
+    assert len(TokenStore(tmp_path / "tokens")) == 60  # 40 refs, 20 changed gens
+    assert text_key(rows[1]["gen"]) in TokenStore(tmp_path / "tokens").states
+    missing = main(
+        [
+            "spans",
+            "train",
+            "--checkpoint",
+            str(base),
+            "--pairs",
+            str(tmp_path / "none"),
+            "--tokens",
+            str(tmp_path / "tokens"),
+            "--out",
+            str(out),
+        ]
+    )
+    assert missing == 2 and "train.parquet" in capsys.readouterr().err
+
+
+# --- the bench's measures -----------------------------------------------------------------
+
+
+def test_character_counts_f1_and_the_word_diff_baseline() -> None:
+    assert char_counts([(0, 4)], [(2, 6)]) == (2, 2, 2)
+    assert char_counts([(0, 4), (2, 4)], []) == (0, 4, 0)  # overlapping regions count once
+    assert f1(2, 2, 2) == pytest.approx(0.5) and np.isnan(f1(0, 0, 0))
+    ref = "A man rides a horse on the beach."
+    gen = "A woman is riding a horse on the beach."
+    gen_regions, ref_regions = word_diff_regions(ref, gen)
+    assert marked(gen, gen_regions) == ["woman is riding"]
+    assert marked(ref, ref_regions) == ["man rides"]
