@@ -42,7 +42,6 @@ SECOND_OBJECT_DEPS = frozenset(("dobj", "npadvmod", "dative", "attr", "oprd", "a
 BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
 
 
-
 def _rewrite_one(doc: Doc, ctx: Context, candidates: list, rule: str) -> Change | None:
     """One of the (first token, last token, new text) candidates, drawn with ``ctx.rng``, applied."""
     if not candidates:
