@@ -8,11 +8,12 @@ training configs with it): every key is checked against the field's type before 
 
 from __future__ import annotations
 
-from argparse import ArgumentError
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from jsonargparse import ArgumentParser, Namespace
+
+from mismatch_core.config import read_config
 
 
 @dataclass
@@ -107,21 +108,14 @@ def config_parser() -> ArgumentParser:
 def load_config(path: Path | None) -> SynthConfig:
     """SynthConfig from a YAML file of its fields (defaults for the ones it leaves out), or the
     defaults without one. An unreadable file, an unknown key, a value of the wrong type or out
-    of range raises ValueError naming the file and the key."""
+    of range raises ConfigError (a ValueError) naming the file and the key."""
     if path is None:
         return SynthConfig()
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise ValueError(f"cannot read config {path}: {error}") from None
-    try:
-        values = config_parser().parse_string(text, cfg_path=str(path))
-    except ArgumentError as error:
-        raise ValueError(f"{path}: {' '.join(str(error).split())}") from None
-    try:
-        return SynthConfig(**values.as_dict())
-    except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+    return read_config(
+        path,
+        lambda file: config_parser().parse_string(file.read_text(), cfg_path=str(file)),
+        lambda values: SynthConfig(**values.as_dict()),
+    )
 
 
 def dump_config(config: SynthConfig) -> str:

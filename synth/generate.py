@@ -188,7 +188,6 @@ class GroupQueue:
         return taken
 
 
-
 def _screen(open_classes: dict[str, int], screens: dict[str, re.Pattern]) -> Callable[[Group], bool] | None:
     """Keep groups with a text that some open class's screen matches; None (keep all) while any
     open class has no screen."""
@@ -196,7 +195,6 @@ def _screen(open_classes: dict[str, int], screens: dict[str, re.Pattern]) -> Cal
     if not patterns or len(patterns) < len(open_classes):
         return None
     return lambda group: any(pattern.search(text) for pattern in patterns for text in group.texts)
-
 
 
 def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
@@ -210,7 +208,6 @@ def _chunks(groups: list[Group], texts_per_chunk: int) -> list[list[Group]]:
     if current:
         chunks.append(current)
     return chunks
-
 
 
 def generate(
@@ -301,7 +298,6 @@ def generate(
     manifest["shortfall"] = quotas.still_open()
     manifest["rule_errors"] = dict(rule_errors)
     return frames["train"], frames["val"], manifest
-
 
 
 def hash_seed(*parts: object) -> int:

@@ -3,6 +3,7 @@ and ``mismatch evaluate`` (read_fit_config) and ``scripts/finetune.py fit`` (Fin
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,10 @@ def test_the_lightning_cli_checks_the_fit_numbers_too(tmp_path: Path, capsys) ->
         lightning_main(["fit", "--config", str(path)])
     assert exit_.value.code == 2
     assert "contrast copies need model.contrast_weight" in capsys.readouterr().err
+
+
+def test_an_undecodable_config_file_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"\xff\xfe\x00data: {task: dialogue}\n")
+    with pytest.raises(ConfigError, match=re.escape(f"cannot read config {path}: 'utf-8' codec")):
+        read_fit_config(path)

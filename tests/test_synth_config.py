@@ -3,12 +3,14 @@ reads back, and a bad key stops the command with the file and the key named."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 
 import pytest
 import yaml
 
 from evaluator.cli import main
+from mismatch_core.errors import ConfigError
 from mismatch_core.resources import REPO_ROOT
 from synth.config import SynthConfig, dump_config, load_config
 
@@ -48,7 +50,7 @@ def test_print_config_prints_the_full_config_that_config_reads_back(tmp_path, ca
 def test_a_bad_key_names_the_file_and_the_key(tmp_path, capsys, text, message):
     config = tmp_path / "bad.yaml"
     config.write_text(text)
-    with pytest.raises(ValueError, match=r"bad\.yaml: ") as error:
+    with pytest.raises(ConfigError, match=r"bad\.yaml: ") as error:
         load_config(config)
     assert message in str(error.value)
     assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
@@ -66,3 +68,13 @@ def test_out_is_required_unless_printing_the_config(capsys):
 def test_a_missing_config_file_is_a_user_error(tmp_path, capsys):
     assert main(["synth", "--config", str(tmp_path / "none.yaml"), "--print_config"]) == 2
     assert f"cannot read config {tmp_path / 'none.yaml'}" in capsys.readouterr().err
+
+
+def test_an_undecodable_config_file_is_a_user_error(tmp_path, capsys):
+    config = tmp_path / "binary.yaml"
+    config.write_bytes(b"\xff\xfe\x00seed: 3\n")
+    with pytest.raises(ConfigError, match=re.escape(f"cannot read config {config}: 'utf-8' codec")):
+        load_config(config)
+    assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert f"mismatch synth: error: cannot read config {config}: " in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from evaluator.cli import CommandError
+from mismatch_core.errors import ConfigError
 from synth.config import SynthConfig, dump_config, load_config
 
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return audit(args.out, args.audit, args.seed or 0, args.audit_by)
     try:
         config = load_config(args.config)
-    except ValueError as error:
+    except ConfigError as error:
         raise CommandError(str(error)) from None
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:

@@ -11,7 +11,6 @@ config, and checks them the same way for every entry point.
 
 from __future__ import annotations
 
-from argparse import ArgumentError
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
+from mismatch_core.config import read_config
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -180,13 +180,10 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
     parser = fit_parser()
     if task is not None:
         parser.set_defaults({"data.task": task})
-    try:
-        config = parser.parse_path(path)
-    except ArgumentError as error:
-        raise ConfigError(f"{path}: {' '.join(str(error).split())}") from None
-    if task is not None and config.data.task != task:
-        raise ConfigError(f"{path}: data.task is {config.data.task!r}, not {task!r}")
-    try:
+
+    def settings(config: Namespace) -> FitSettings:
+        if task is not None and config.data.task != task:
+            raise ValueError(f"data.task is {config.data.task!r}, not {task!r}")
         return fit_settings(config)
-    except ValueError as error:
-        raise ConfigError(f"{path}: {error}") from None
+
+    return read_config(path, parser.parse_path, settings)

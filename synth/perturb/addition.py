@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span, Token
 
 from mismatch_core.resources import wordnet
 from synth.perturb import noise
-from synth.perturb.base import Change, Context, has_negation, keeps_capital, replace
+from synth.perturb.base import Change, Context, has_negation, keeps_capital, noun_lexname, replace
 
 PLACE_PREPOSITIONS = ("near", "beside", "behind", "under", "beneath", "underneath", "alongside")
 WORN_OR_HELD = ("wearing", "holding", "carrying")
@@ -46,13 +46,6 @@ CORE_DROPPED_DEPS = (
     "intj",
 )
 NOUN_DROPPED_DEPS = ("relcl", "acl", "appos", "punct", "parataxis", "dep")
-
-
-@functools.lru_cache(maxsize=16384)
-def _lexname(noun: str) -> str:
-    """WordNet lexicographer file of the noun's most frequent sense ("noun.artifact")."""
-    senses = wordnet().synsets(noun, pos="n")
-    return senses[0].lexname() if senses else ""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -144,7 +137,7 @@ def _phrases(other: Doc) -> list[Span]:
             i += 1
         last = other[i - 1]
         if last.tag_ in ("NN", "NNS") and (i == len(other) or other[i].tag_ not in NP_TAGS):
-            if _lexname(last.lemma_.lower()) in CONCRETE:
+            if noun_lexname(last.lemma_.lower()) in CONCRETE:
                 phrases.append(other[token.i : i])
     return phrases
 
@@ -173,7 +166,7 @@ def insert_other_phrase(doc: Doc, ctx: Context) -> Change | None:
     if not phrases:
         return None
     phrase, host = ctx.rng.choice(phrases), ctx.rng.choice(hosts)
-    if phrase[0].tag_ == "VBG" and _lexname(host.lemma_.lower()) != "noun.person":
+    if phrase[0].tag_ == "VBG" and noun_lexname(host.lemma_.lower()) != "noun.person":
         return None  # only a person is wearing or holding something
     text = phrase.text
     if phrase[0].pos_ != "PROPN":

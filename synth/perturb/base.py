@@ -8,6 +8,7 @@ Rules never raise on odd input: a rule that cannot apply returns ``None``.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from collections.abc import Callable
@@ -164,6 +165,16 @@ def keeps_capital(token: Token) -> bool:
         if lemma.name().lower() == token.text.lower() or lemma.name().lower() == token.lemma_.lower()
     ]
     return bool(names) and all(name[:1].isupper() for name in names)
+
+
+@functools.lru_cache(maxsize=20000)
+def noun_lexname(lemma: str) -> str:
+    """The WordNet lexicographer file of the noun's most frequent sense ("noun.artifact"), or
+    "" when WordNet has no such noun."""
+    from mismatch_core.resources import wordnet
+
+    senses = wordnet().synsets(lemma, pos="n")
+    return senses[0].lexname() if senses else ""
 
 
 def opens_sentence(token: Token) -> bool:

@@ -22,6 +22,7 @@ from synth.perturb.base import (
     Rule,
     edit_change,
     moved_text,
+    noun_lexname,
     replace,
     replace_tokens,
     swap_spans,
@@ -165,7 +166,7 @@ def before_after(doc: Doc, ctx: Context) -> Change | None:
             c.dep_ == "pcomp" and c.tag_ == "VBG" for c in token.children
         )
         event = token.dep_ == "prep" and any(
-            c.dep_ == "pobj" and not c.ent_type_ and _lexname(c.lemma_.lower()) in EVENT_LEXNAMES
+            c.dep_ == "pobj" and not c.ent_type_ and noun_lexname(c.lemma_.lower()) in EVENT_LEXNAMES
             for c in token.children
         )  # 'after the game'; 'after 1990' is a date (STErr)
         if clause or gerund or event:
@@ -181,7 +182,7 @@ def _event_object(preposition: Token) -> bool:
     """The preposition governs an event noun ('during the war'), not a time or a date ('during
     the day', 'during 1990': that is STErr) nor a gerund."""
     return any(
-        c.dep_ == "pobj" and not c.ent_type_ and _lexname(c.lemma_.lower()) in EVENT_LEXNAMES
+        c.dep_ == "pobj" and not c.ent_type_ and noun_lexname(c.lemma_.lower()) in EVENT_LEXNAMES
         for c in preposition.children
     )
 
@@ -205,14 +206,6 @@ def event_preposition(doc: Doc, ctx: Context) -> Change | None:
     if span[0].is_sent_start:
         new = new.capitalize()
     return replace(doc, span.start_char, span.end_char, new, "PredOrdErr/event_preposition")
-
-
-@functools.lru_cache(maxsize=20000)
-def _lexname(lemma: str) -> str:
-    from mismatch_core.resources import wordnet
-
-    synsets = wordnet().synsets(lemma, pos="n")
-    return synsets[0].lexname() if synsets else ""
 
 
 @functools.lru_cache(maxsize=20000)
@@ -305,7 +298,7 @@ def order_words(doc: Doc, ctx: Context) -> Change | None:
             objects = [c for c in token.children if c.dep_ == "dobj"]
             people = ("PERSON",) if token.lemma_.lower() == "succeed" else ()
             if token.tag_ != "VBN" and not any(
-                c.ent_type_ in ("DATE", "EVENT", *people) or _lexname(c.lemma_.lower()) in ORDER_OBJECTS
+                c.ent_type_ in ("DATE", "EVENT", *people) or noun_lexname(c.lemma_.lower()) in ORDER_OBJECTS
                 for c in objects
             ):
                 continue  # 'the war followed the coup', not 'forces follow a set of rules'

@@ -7,13 +7,12 @@ Route 66) are left alone.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
-from synth.perturb.base import Change, Context, Rule, replace_token, replace_tokens
+from synth.perturb.base import Change, Context, Rule, noun_lexname, replace_token, replace_tokens
 from synth.perturb.grammar import verb_lemma
 
 NUMBER_ENTS = ("", "CARDINAL", "QUANTITY", "MONEY", "PERCENT")
@@ -208,7 +207,7 @@ def singular_to_two(doc: Doc, ctx: Context) -> Change | None:
             or noun.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj")
             or any(child.dep_ == "relcl" for child in noun.children)
             or _worn_or_role(noun)
-            or _lexname(noun.lemma_.lower()) not in COUNTABLE_THINGS
+            or noun_lexname(noun.lemma_.lower()) not in COUNTABLE_THINGS
             or (noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ in ("NOUN", "PROPN"))
         ):
             continue  # a noun right after the head: the parse is wrong ('a blue shirt look')
@@ -238,15 +237,6 @@ def singular_to_two(doc: Doc, ctx: Context) -> Change | None:
 COUNTABLE_THINGS = frozenset(
     ("noun.artifact", "noun.animal", "noun.person", "noun.food", "noun.plant", "noun.object")
 )
-
-
-@functools.lru_cache(maxsize=20000)
-def _lexname(lemma: str) -> str:
-    """The WordNet lexicographer file of the noun's most frequent sense ('' if unknown)."""
-    from mismatch_core.resources import wordnet
-
-    synsets = wordnet().synsets(lemma, pos="n")
-    return synsets[0].lexname() if synsets else ""
 
 
 def _worn_or_role(noun: Token) -> bool:

@@ -11,16 +11,14 @@ carry content, every number, negation and name; it only moves them or changes fu
 
 from __future__ import annotations
 
-import functools
-
 from lemminflect import getInflection, getLemma
 from spacy.tokens import Doc, Span, Token
 
-from mismatch_core.resources import wordnet
 from synth.perturb.base import (
     Change,
     Context,
     moved_text,
+    noun_lexname,
     opens_sentence,
     replace,
     replace_span,
@@ -40,7 +38,6 @@ PLURAL_PRONOUNS = frozenset(("we", "they", "us", "them"))
 OBJECT_PATH_PREPOSITIONS = frozenset(("with", "over", "into", "onto", "across", "through", "to", "off"))
 SECOND_OBJECT_DEPS = frozenset(("dobj", "npadvmod", "dative", "attr", "oprd", "appos"))
 BLOCKING_DEPS = frozenset(("dative", "prt", "ccomp", "xcomp", "neg", "oprd", "conj", "cc", "agent", "attr", "acomp"))
-
 
 
 def _rewrite_one(doc: Doc, ctx: Context, candidates: list, rule: str) -> Change | None:
@@ -349,12 +346,6 @@ NOT_OWNERS = frozenset(("DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCEN
 OWNER_KINDS = frozenset(("noun.person", "noun.animal"))
 
 
-@functools.lru_cache(maxsize=16384)
-def _lexname(lemma: str) -> str:
-    senses = wordnet().synsets(lemma, pos="n")
-    return senses[0].lexname() if senses else ""
-
-
 def possessive_to_of(doc: Doc, ctx: Context) -> Change | None:
     """"the dog's red ball" -> "the red ball of the dog"."""
     candidates = []
@@ -403,7 +394,7 @@ def of_to_possessive(doc: Doc, ctx: Context) -> Change | None:
             continue
         if owner.right_edge.i != owner.i or owner.ent_type_ in NOT_OWNERS or owner.pos_ not in NOUN_POS:
             continue
-        if owner.pos_ == "NOUN" and _lexname(owner.lemma_.lower()) not in OWNER_KINDS:
+        if owner.pos_ == "NOUN" and noun_lexname(owner.lemma_.lower()) not in OWNER_KINDS:
             continue  # "the top of the hill" -> "the hill's top" reads oddly
         if owner.pos_ == "PROPN" and owner.ent_type_ != "PERSON":
             continue

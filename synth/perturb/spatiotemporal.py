@@ -12,7 +12,15 @@ import re
 
 from spacy.tokens import Doc, Span, Token
 
-from synth.perturb.base import Change, Context, Rule, replace, replace_tokens, replace_word
+from synth.perturb.base import (
+    Change,
+    Context,
+    Rule,
+    noun_lexname,
+    replace,
+    replace_tokens,
+    replace_word,
+)
 from synth.perturb.lexicon_places import (
     CITIES,
     COUNTRIES,
@@ -95,11 +103,6 @@ YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
 DECADE = re.compile(r"^(1[0-9]|20)\d0s$")
 CLOCK = re.compile(r"^(\d{1,2})([:.]\d\d)?$")
 CENTURY = re.compile(r"^(\d{1,2})(st|nd|rd|th)$")
-
-
-def _lexname(lemma: str) -> str:
-    synsets = _noun_synsets(lemma.lower())
-    return synsets[0].lexname() if synsets else ""
 
 
 @functools.lru_cache(maxsize=20000)
@@ -218,7 +221,7 @@ def _spatial_object(prep: Token) -> Token | None:
     senses = {s.lexname() for s in _noun_synsets(noun.lemma_.lower())[:2]}
     if senses & NON_SPATIAL_LEXNAMES:
         return None  # 'in a match', 'on a trip': an event, not a place
-    if _lexname(noun.lemma_) == "noun.person" and prep.lower_ in ("behind", "near", "beside"):
+    if noun_lexname(noun.lemma_.lower()) == "noun.person" and prep.lower_ in ("behind", "near", "beside"):
         return noun
     if not senses & PHYSICAL_LEXNAMES or _is_clothing(noun.lemma_.lower()):
         return None  # the two main senses decide: 'table' is first a data table in WordNet
@@ -236,7 +239,7 @@ def spatial_preposition(doc: Doc, ctx: Context) -> Change | None:
         return None
     token, noun = ctx.rng.choice(candidates)
     options = PREPOSITIONS[token.lower_]
-    artifact = _lexname(noun.lemma_) == "noun.artifact"
+    artifact = noun_lexname(noun.lemma_.lower()) == "noun.artifact"
     if token.lower_ == "in" and not artifact:
         options = ("near",)  # 'outside the grass', 'behind the ocean': no inside to leave
     elif token.lower_ == "on" and not artifact:

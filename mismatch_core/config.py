@@ -1,0 +1,37 @@
+"""The one way a config file becomes settings: ``read_config`` runs a parser over the file and a
+builder over what it parsed, and turns every failure into a ConfigError naming the file.
+
+The parsers are jsonargparse's (``synth.config``, ``evaluator.finetune.config``); they raise
+argparse's ArgumentError when built with ``exit_on_error=False``, so nothing here imports
+jsonargparse.
+"""
+
+from __future__ import annotations
+
+from argparse import ArgumentError
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from mismatch_core.errors import ConfigError
+
+Parsed = TypeVar("Parsed")
+Settings = TypeVar("Settings")
+
+
+def read_config(
+    path: Path, parse: Callable[[Path], Parsed], build: Callable[[Parsed], Settings]
+) -> Settings:
+    """``build(parse(path))``. ConfigError names the file: for a file that cannot be read or
+    decoded, for what the parser rejects (an unknown key, a value of the wrong type: its
+    ArgumentError, on one line) and for a setting ``build`` rejects (its ValueError)."""
+    try:
+        parsed = parse(path)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read config {path}: {error}") from None
+    except ArgumentError as error:
+        raise ConfigError(f"{path}: {' '.join(str(error).split())}") from None
+    try:
+        return build(parsed)
+    except ValueError as error:
+        raise ConfigError(f"{path}: {error}") from None
