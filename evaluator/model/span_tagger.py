@@ -4,9 +4,11 @@ A label such as NumErr says that something is wrong, not where. The tagger reads
 frozen token states as the token-level branch (``token_interaction``): every token of one
 side is softly aligned to the other side's tokens and compared with what it aligned to, so a
 reworded token whose counterpart means the same compares like a copy, while a changed
-number, name or negation, or an added clause, compares unlike anything. A bidirectional GRU
-over each side's comparisons adds the context a single token lacks (the "not" that turns a
-verb, the two halves of a swapped pair), and a linear layer gives one logit per token: on
+number, name or negation, or an added clause, compares unlike anything. Beside the comparison
+each token carries where it sits and where its counterpart sits (a swapped clause or a
+skipped word shows as a jump) and how many tokens share that counterpart (a repeated word).
+A bidirectional GRU over each side adds the context a single token lacks (the "not" that
+turns a verb, the two halves of a swapped pair), and a linear layer gives one logit per token: on
 gen, "this token is part of an error"; on ref, "gen leaves this token out" (MissInfo). It is
 trained on synthetic pairs whose rules record the characters they changed
 (``evaluator.training.spans``); ``evaluator.spans`` turns the scores into character spans.
@@ -20,7 +22,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from evaluator.model.token_interaction import compare_tokens, comparison
+from evaluator.model.token_interaction import compare_tokens, comparison, soft_alignment
 
 
 class SpanTagger(nn.Module):
@@ -34,8 +36,9 @@ class SpanTagger(nn.Module):
         self.projection = nn.Linear(embedding_dim, dim)
         self.gen_compare = comparison(dim, dropout)
         self.ref_compare = comparison(dim, dropout)
-        self.gen_context = nn.GRU(dim, dim // 2, batch_first=True, bidirectional=True)
-        self.ref_context = nn.GRU(dim, dim // 2, batch_first=True, bidirectional=True)
+        width = dim + len(PLACE_FEATURES)
+        self.gen_context = nn.GRU(width, dim // 2, batch_first=True, bidirectional=True)
+        self.ref_context = nn.GRU(width, dim // 2, batch_first=True, bidirectional=True)
         self.gen_output = nn.Linear(dim, 1)
         self.ref_output = nn.Linear(dim, 1)
 
@@ -50,23 +53,45 @@ class SpanTagger(nn.Module):
         similarity = gen @ ref.transpose(1, 2)  # (batch, gen tokens, ref tokens): cosines
         ref_projected, gen_projected = self.projection(ref), self.projection(gen)
         temperature = self.log_temperature.exp()
-        gen_compared = compare_tokens(
-            gen_projected, ref_projected, ref_mask, similarity, temperature, self.gen_compare
-        )
-        ref_compared = compare_tokens(
-            ref_projected,
-            gen_projected,
-            gen_mask,
-            similarity.transpose(1, 2),
-            temperature,
-            self.ref_compare,
-        )
-        gen_logits = self.gen_output(_in_context(self.gen_context, gen_compared, gen_mask))
-        ref_logits = self.ref_output(_in_context(self.ref_context, ref_compared, ref_mask))
-        return (
-            gen_logits.squeeze(-1).masked_fill(~gen_mask, -1e4),
-            ref_logits.squeeze(-1).masked_fill(~ref_mask, -1e4),
-        )
+        sides = []
+        for own, own_mask, other, other_mask, cosines, compare, context, output in (
+            (gen_projected, gen_mask, ref_projected, ref_mask, similarity,
+             self.gen_compare, self.gen_context, self.gen_output),
+            (ref_projected, ref_mask, gen_projected, gen_mask, similarity.transpose(1, 2),
+             self.ref_compare, self.ref_context, self.ref_output),
+        ):  # fmt: skip
+            compared = compare_tokens(own, other, other_mask, cosines, temperature, compare)
+            weights = soft_alignment(cosines, other_mask, temperature)
+            places = place_features(weights, own_mask, other_mask)
+            logits = output(_in_context(context, torch.cat([compared, places], -1), own_mask))
+            sides.append(logits.squeeze(-1).masked_fill(~own_mask, -1e4))
+        return sides[0], sides[1]
+
+
+# what each token's alignment says about its place, beside what it says about its meaning
+PLACE_FEATURES = ("own position", "aligned position", "jump from previous", "sharing")
+
+
+def place_features(weights: Tensor, own_mask: Tensor, other_mask: Tensor) -> Tensor:
+    """(batch, own tokens, 4): the token's relative position in its text, the expected relative
+    position of what it aligns to, how far that moved from the previous token's (a skipped
+    word, a swapped clause), and how many own tokens share its counterparts (a repeated word
+    aligns to what another copy aligns to)."""
+    weights = weights * own_mask.unsqueeze(-1)  # padding aligns to nothing
+    own_position = _relative_positions(own_mask)
+    aligned = (weights * _relative_positions(other_mask).unsqueeze(1)).sum(-1)
+    jump = aligned - torch.cat([aligned[:, :1], aligned[:, :-1]], dim=1)
+    usage = weights.sum(dim=1, keepdim=True)  # (batch, 1, other tokens): own tokens using each
+    sharing = (weights * usage).sum(-1)
+    features = torch.stack([own_position, aligned, jump, sharing], dim=-1)
+    return features * own_mask.unsqueeze(-1)
+
+
+def _relative_positions(mask: Tensor) -> Tensor:
+    """0 for a text's first token up to 1 for its last (0 for padding)."""
+    lengths = mask.sum(dim=1, keepdim=True).clamp(min=2) - 1
+    positions = torch.arange(mask.shape[1], device=mask.device).unsqueeze(0) / lengths
+    return positions * mask
 
 
 def _in_context(gru: nn.GRU, values: Tensor, mask: Tensor) -> Tensor:
@@ -80,7 +105,7 @@ def _in_context(gru: nn.GRU, values: Tensor, mask: Tensor) -> Tensor:
     packed = pack_padded_sequence(
         values[rows], lengths[rows].cpu(), batch_first=True, enforce_sorted=False
     )
-    context, _ = pad_packed_sequence(packed, batch_first=True, total_length=values.shape[1])
+    context, _ = pad_packed_sequence(gru(packed)[0], batch_first=True, total_length=values.shape[1])
     out = out.to(values.device)
     out[rows] = context
     return out

@@ -81,12 +81,17 @@ def compare_tokens(
     similarity: (batch, own tokens, other tokens) cosines of the encoder states; own / other:
     the projected states.
     """
+    aligned = soft_alignment(similarity, other_mask, temperature) @ other
+    best = similarity.masked_fill(~other_mask.unsqueeze(1), -1.0).max(dim=-1, keepdim=True).values
+    return compare(torch.cat([own, aligned, own - aligned, own * aligned, best], dim=-1))
+
+
+def soft_alignment(similarity: Tensor, other_mask: Tensor, temperature: Tensor) -> Tensor:
+    """(batch, own tokens, other tokens) attention of each own token over the other side's
+    tokens; a side with no tokens at all (an empty text) aligns to nothing: zero weights."""
     blocked = ~other_mask.unsqueeze(1)  # (batch, 1, other tokens)
     logits = (similarity * temperature).masked_fill(blocked, -1e4)
-    # a side with no tokens at all (an empty text) aligns to nothing: zero weights
-    aligned = (logits.softmax(dim=-1) * other_mask.unsqueeze(1)) @ other
-    best = similarity.masked_fill(blocked, -1.0).max(dim=-1, keepdim=True).values
-    return compare(torch.cat([own, aligned, own - aligned, own * aligned, best], dim=-1))
+    return logits.softmax(dim=-1) * other_mask.unsqueeze(1)
 
 
 def comparison(dim: int, dropout: float) -> nn.Module:

@@ -2,7 +2,8 @@
 
 One process, the same pairs, the same MiniLM: our `Evaluator.predict` (metric features +
 encoder pass + model, shipped base checkpoint) and `bert_score.score` with that encoder
-and layer. Both are warmed up on a few pairs first, so the times exclude one-off loading
+and layer; when the checkpoint has a span tagger, also our predict without spans
+(`--no-spans`), whose time the spans may exceed by at most 10 %. Both are warmed up on a few pairs first, so the times exclude one-off loading
 (bert-score still reloads its model inside every call, a fraction of a second).
 """
 
@@ -27,6 +28,7 @@ DEFAULT_PAIRS = 2000
 TARGET_PAIRS_PER_SECOND = 60.0
 TARGET_RATIO = 2.0
 TARGET_RSS_GB = 2.5
+TARGET_SPANS_RATIO = 1.10  # predict with spans / without
 WARMUP_PAIRS = 8
 
 
@@ -80,15 +82,21 @@ def bench_predict(args: argparse.Namespace) -> None:
     def theirs(r: list[str], g: list[str]) -> None:
         bert_score.score(g, r, model_type=model_type, num_layers=num_layers, batch_size=64)
 
+    def ours_without_spans(r: list[str], g: list[str]) -> None:
+        evaluator.predict(r, g, batch_size=64, progress=False, spans=False)
+
+    runs = [("mismatch-eval predict", ours), ("bert_score.score", theirs)]
+    if evaluator.has_spans:
+        runs.append(("predict --no-spans", ours_without_spans))
     rates = {}
-    for name, function in (("mismatch-eval predict", ours), ("bert_score.score", theirs)):
+    for name, function in runs:
         function(refs[:WARMUP_PAIRS], gens[:WARMUP_PAIRS])
         start = time.perf_counter()
         function(refs, gens)
         seconds = time.perf_counter() - start
         rates[name] = seconds
         print(f"{name:<22} {seconds:7.1f} s  {count / seconds:7.1f} pairs/s")
-    ours_seconds, theirs_seconds = rates.values()
+    ours_seconds, theirs_seconds = rates["mismatch-eval predict"], rates["bert_score.score"]
     ratio = ours_seconds / theirs_seconds
     rss = peak_rss_gb(resource.RUSAGE_SELF)
     workers = peak_rss_gb(resource.RUSAGE_CHILDREN)
@@ -100,5 +108,9 @@ def bench_predict(args: argparse.Namespace) -> None:
         f"ratio <= {TARGET_RATIO}": ratio <= TARGET_RATIO,
         f"RSS <= {TARGET_RSS_GB} GB": rss <= TARGET_RSS_GB,
     }
+    if "predict --no-spans" in rates:
+        spans_ratio = ours_seconds / rates["predict --no-spans"]
+        print(f"time ratio with spans / without: {spans_ratio:.2f}")
+        checks[f"spans ratio <= {TARGET_SPANS_RATIO}"] = spans_ratio <= TARGET_SPANS_RATIO
     print("targets: " + ", ".join(f"{k} {'met' if ok else 'MISSED'}" for k, ok in checks.items()))
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -144,10 +145,12 @@ def bench_synth(evaluator, path: Path, per_class: int, seed: int) -> dict:
     from synth.spans import error_regions
 
     pairs = read_pairs(path, labelled=True)
-    sample = (
-        pairs.groupby("label", sort=False, group_keys=False)
-        .apply(lambda frame: frame.sample(min(per_class, len(frame)), random_state=seed))
-        .reset_index(drop=True)
+    sample = pd.concat(
+        [
+            frame.sample(min(per_class, len(frame)), random_state=seed)
+            for _, frame in pairs.groupby("label", sort=False)
+        ],
+        ignore_index=True,
     )
     gold = [error_regions(r.ref, r.gen, r.label, r.detail) for r in sample.itertuples(index=False)]
     known = [g if g.ref is not None else None for g in gold]
