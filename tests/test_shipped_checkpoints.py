@@ -181,3 +181,22 @@ def test_a_task_checkpoint_keeps_the_shipped_base_unchanged(name: str) -> None:
         json.loads((d / "config.json").read_text()) for d in (base_dir, task_dir)
     )
     assert task_config["features"] == base_config["features"]
+
+
+# the words each error changed: the top span must overlap them
+CHANGED_WORDS = {"negated": "does not plan", "number": "21", "name": "Liverpool"}
+
+
+@pytest.mark.parametrize("name", CHECKPOINTS)
+def test_spans_mark_the_changed_words_and_nothing_in_a_copy(name: str) -> None:
+    """Issue #24: every shipped checkpoint has the span tagger; the most probable span of each
+    one-error copy lies on the words the error changed, and an exact copy has no span."""
+    evaluator, predictions = evaluated(name)
+    assert evaluator.has_spans
+    assert predictions["copy"].spans == [] and predictions["copy"].missing == []
+    for error, words in CHANGED_WORDS.items():
+        gen = ERRORS[error]
+        start = gen.index(words)
+        top = predictions[error].spans[0]
+        assert gen[top["start"] : top["end"]] == top["text"]
+        assert top["start"] < start + len(words) and start < top["end"], (error, top)
