@@ -2,10 +2,11 @@
 
 An Evaluator wraps a loaded checkpoint and turns the raw model outputs of
 `evaluator.inference.predict_outputs` into named results: the score P(NoContr), the task
-ratings on their human scales, every mismatch class with its probability, and the classes
-over a threshold, and, when the checkpoint has a span tagger, which words of gen are wrong
-and which reference words gen leaves out (``evaluator.spans``). Pairs are processed in chunks of similar length (identical references
-kept together, so each chunk encodes a shared reference once) and returned in input order.
+ratings on their human scales, every mismatch class with its probability, the classes over
+a threshold and, when the checkpoint has a span tagger, which words of gen are wrong and
+which reference words gen leaves out (``evaluator.spans``). Pairs are processed in chunks of
+similar length (identical references kept together, so each chunk encodes a shared reference
+once) and returned in input order.
 `predict_stream` does the same chunk by chunk for inputs too large to hold (`mismatch predict`).
 """
 
@@ -35,8 +36,11 @@ TASK_KINDS = ("regression", "classification")
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
 
 
-# (checkpoint, [(refs, gens), ...], batch_size, spans) -> the model outputs of each chunk, in order
-ChunkScorer = Callable[[Checkpoint, list[tuple[list, list[str]]], int, bool], Iterable[PairOutputs]]
+# (checkpoint, [(refs, gens), ...], batch_size, spans_below) -> the model outputs of each chunk,
+# in order; spans_below: tag the pairs whose P(NoContr) is below it (None: no spans)
+ChunkScorer = Callable[
+    [Checkpoint, list[tuple[list, list[str]]], int, float | None], Iterable[PairOutputs]
+]
 
 
 class TruncationWarning(UserWarning):
@@ -182,7 +186,7 @@ class Evaluator:
         texts = [([refs[i] for i in chunk], [gens[i] for i in chunk]) for chunk in chunks]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_ENCODER_TRUNCATION_MESSAGE)
-            outputs = scorer(self.checkpoint, texts, batch_size, spans)
+            outputs = scorer(self.checkpoint, texts, batch_size, self.threshold if spans else None)
             for chunk, output in zip(chunks, outputs, strict=True):
                 probabilities[chunk] = output.probabilities
                 if self.criteria:
@@ -200,33 +204,32 @@ class Evaluator:
         gens: Sequence[str],
         chunk: list[int],
     ) -> list[tuple[list[dict], list[dict]]]:
-        """(spans, missing) of each pair of a chunk: none when the pair reads as correct."""
-        if output.gen_token_probs is None or output.ref_token_probs is None:
+        """(spans, missing) of each pair of a chunk: none when the pair reads as correct (the
+        scorer tagged only the pairs read as errors)."""
+        gen_probs, ref_probs = output.gen_token_probs, output.ref_token_probs
+        if gen_probs is None or ref_probs is None or output.ref_index is None:
             raise ValueError("the scorer returned no span probabilities")
-        deciding = [
-            refs[i] if isinstance(refs[i], str) else refs[i][int(output.ref_index[k])]
-            for k, i in enumerate(chunk)
+        tagged = [
+            (k, gen, ref)
+            for k, gen, ref in zip(range(len(chunk)), gen_probs, ref_probs, strict=True)
+            if gen is not None and ref is not None
         ]
-        chunk_gens = [gens[i] for i in chunk]
+        gens_tagged = [gens[chunk[k]] for k, _, _ in tagged]
+        deciding = [_one_reference(refs[chunk[k]], int(output.ref_index[k])) for k, _, _ in tagged]
         tokenizer = load_tokenizer(self.checkpoint.model.config.encoder)
-        gen_offsets = wordpiece_offsets(tokenizer, chunk_gens, tokenizer.model_max_length)
+        gen_offsets = wordpiece_offsets(tokenizer, gens_tagged, tokenizer.model_max_length)
         ref_offsets = wordpiece_offsets(tokenizer, deciding, tokenizer.model_max_length)
-        found = []
-        for k in range(len(chunk)):
-            if output.probabilities[k, 0] >= self.threshold:
-                found.append(([], []))
-                continue
-            found.append(
-                pair_spans(
-                    chunk_gens[k],
-                    gen_offsets[k],
-                    output.gen_token_probs[k],
-                    deciding[k],
-                    ref_offsets[k],
-                    output.ref_token_probs[k],
-                    int(output.ref_index[k]),
-                    output.probabilities[k],
-                )
+        found: list[tuple[list[dict], list[dict]]] = [([], []) for _ in chunk]
+        for j, (k, gen, ref) in enumerate(tagged):
+            found[k] = pair_spans(
+                gens_tagged[j],
+                gen_offsets[j],
+                gen,
+                deciding[j],
+                ref_offsets[j],
+                ref,
+                int(output.ref_index[k]),
+                output.probabilities[k],
             )
         return found
 
@@ -287,11 +290,18 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
 
 
 def score_locally(
-    checkpoint: Checkpoint, chunks: list[tuple[list, list[str]]], batch_size: int, spans: bool
+    checkpoint: Checkpoint,
+    chunks: list[tuple[list, list[str]]],
+    batch_size: int,
+    spans_below: float | None,
 ) -> Iterator[PairOutputs]:
     """The model outputs of each (refs, gens) chunk, in this process."""
     for refs, gens in chunks:
-        yield predict_outputs(checkpoint, refs, gens, batch_size, spans)
+        yield predict_outputs(checkpoint, refs, gens, batch_size, spans_below)
+
+
+def _one_reference(ref: str | list[str], index: int) -> str:
+    return ref if isinstance(ref, str) else ref[index]
 
 
 def _flat(refs: list[str | list[str]]) -> list[str]:

@@ -39,9 +39,10 @@ class PairOutputs:
     # per pair, which of its references decided (0 for a single reference)
     ref_index: np.ndarray | None = None
     # per pair, the span tagger's probabilities for the wordpieces of gen (part of an error)
-    # and of the deciding reference (left out by gen); None: spans not asked for or no tagger
-    gen_token_probs: list[np.ndarray] | None = None
-    ref_token_probs: list[np.ndarray] | None = None
+    # and of the deciding reference (left out by gen), None for a pair read as correct; the
+    # lists are None when spans were not asked for or the model has no tagger
+    gen_token_probs: list[np.ndarray | None] | None = None
+    ref_token_probs: list[np.ndarray | None] | None = None
 
 
 def predict_proba(
@@ -59,15 +60,16 @@ def predict_outputs(
     refs: Sequence[str | Sequence[str]],
     gens: Sequence[str],
     batch_size: int = 64,
-    spans: bool = False,
+    spans_below: float | None = None,
 ) -> PairOutputs:
     """Class probabilities and rating outputs, each pair read against its closest reference:
     the one whose single-reference reading has the highest P(NoContr) (the first on ties).
-    ``spans``: also the span tagger's wordpiece probabilities, when the model has one."""
+    ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
+    for each pair whose P(NoContr) is below it, the pairs that will show spans."""
     model = checkpoint.model.eval()
     config = model.config
     check_pairs(refs, gens)
-    tag = spans and model.span_tagger is not None
+    tag = spans_below is not None and model.span_tagger is not None
     if not gens:
         return PairOutputs(
             np.zeros((0, config.num_classes), dtype=np.float32),
@@ -146,10 +148,15 @@ def predict_outputs(
         ref_index=best - first_row,
     )
     if tag and tokens is not None:
-        deciding = [flat_refs[row] for row in best]
-        outputs.gen_token_probs, outputs.ref_token_probs = token_probabilities(
-            model, tokens, deciding, list(gens), batch_size
+        wrong = np.flatnonzero(outputs.probabilities[:, NO_CONTRADICTION] < spans_below).tolist()
+        gen_probs, ref_probs = token_probabilities(
+            model, tokens, [flat_refs[best[i]] for i in wrong], [gens[i] for i in wrong], batch_size
         )
+        gen_side: list[np.ndarray | None] = [None] * len(gens)
+        ref_side: list[np.ndarray | None] = [None] * len(gens)
+        for k, i in enumerate(wrong):
+            gen_side[i], ref_side[i] = gen_probs[k], ref_probs[k]
+        outputs.gen_token_probs, outputs.ref_token_probs = gen_side, ref_side
     return outputs
 
 
@@ -157,16 +164,17 @@ def token_probabilities(
     model, tokens: dict[str, np.ndarray], refs: list[str], gens: list[str], batch_size: int
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The span tagger's probabilities per wordpiece of each gen and each ref (pair i: refs[i]
-    against gens[i]), from the texts' token states."""
+    against gens[i]), from the texts' token states; batches of similar gen length."""
     dim = model.config.embedding_dim
     ref_table = TokenTable([tokens[text_key(t)] for t in refs], dim)
     gen_table = TokenTable([tokens[text_key(t)] for t in gens], dim)
     device = next(model.parameters()).device
-    gen_probs: list[np.ndarray] = []
-    ref_probs: list[np.ndarray] = []
+    gen_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
+    ref_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
+    order = torch.argsort(gen_table.lengths, stable=True)
     with torch.no_grad():
         for start in range(0, len(gens), batch_size):
-            rows = torch.arange(start, min(start + batch_size, len(gens)))
+            rows = order[start : start + batch_size]
             batch = _to(pair_tokens(ref_table, rows, gen_table, rows), device)
             gen_logits, ref_logits = model.tag(batch)
             for logits, mask, out in (
@@ -175,7 +183,8 @@ def token_probabilities(
             ):
                 values = logits.float().sigmoid().cpu().numpy()
                 lengths = mask.sum(dim=1).cpu().numpy()
-                out.extend(values[row, :length].copy() for row, length in enumerate(lengths))
+                for k, row in enumerate(rows.tolist()):
+                    out[row] = values[k, : lengths[k]].copy()
     return gen_probs, ref_probs
 
 

@@ -20,16 +20,18 @@ from evaluator.inference import PairOutputs, predict_outputs
 class ChunkScoring(L.LightningModule):
     """predict_step: one (position, refs, gens) chunk -> (position, its PairOutputs)."""
 
-    def __init__(self, checkpoint: Checkpoint, batch_size: int, spans: bool) -> None:
+    def __init__(self, checkpoint: Checkpoint, batch_size: int, spans_below: float | None) -> None:
         super().__init__()
         self.checkpoint = checkpoint
         self.model = checkpoint.model  # registered, so Lightning moves it to this process's device
         self.batch_size = batch_size
-        self.spans = spans
+        self.spans_below = spans_below
 
     def predict_step(self, chunk: tuple[int, list, list[str]]) -> tuple[int, PairOutputs]:
         position, refs, gens = chunk
-        return position, predict_outputs(self.checkpoint, refs, gens, self.batch_size, self.spans)
+        return position, predict_outputs(
+            self.checkpoint, refs, gens, self.batch_size, self.spans_below
+        )
 
 
 class LightningScorer:
@@ -55,7 +57,7 @@ class LightningScorer:
         checkpoint: Checkpoint,
         chunks: list[tuple[list, list[str]]],
         batch_size: int,
-        spans: bool,
+        spans_below: float | None,
     ) -> list[PairOutputs]:
         items = [(position, refs, gens) for position, (refs, gens) in enumerate(chunks)]
         # Lightning's sampler needs a chunk for every process: empty ones fill up a short input
@@ -64,7 +66,7 @@ class LightningScorer:
         # splits the chunks between processes without repeating any (the list serves as a
         # map-style dataset, which torch's annotation does not allow for)
         loader: DataLoader = DataLoader(items, batch_size=None, collate_fn=lambda item: item)  # type: ignore[arg-type]
-        mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size, spans), loader)
+        mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size, spans_below), loader)
         shares: list[list[tuple[int, PairOutputs]]] = [[] for _ in range(self.trainer.world_size)]
         torch.distributed.all_gather_object(shares, mine)
         scored = dict(pair for share in shares for pair in share)

@@ -28,6 +28,8 @@ SPAN_CLASSES = [index for code, index in INDEX.items() if code not in ("NoContr"
 def wordpiece_offsets(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
     """Per text, (tokens, 2) character offsets of the wordpieces the token states hold, into
     the text as given (the encoder reads it stripped)."""
+    if not texts:
+        return []
     stripped = [text.strip() for text in texts]
     encoded = tokenizer(
         stripped, add_special_tokens=False, return_offsets_mapping=True, verbose=False

@@ -14,6 +14,7 @@ import pytest
 import evaluator.cli.bench.features
 import evaluator.cli.bench.predict
 import evaluator.cli.bench.realtext
+import evaluator.cli.bench.spans
 import evaluator.cli.bench.synth
 from evaluator.cli import main
 from evaluator.cli.bench import TARGETS
@@ -24,6 +25,7 @@ MODULES = {
     "features": evaluator.cli.bench.features,
     "predict": evaluator.cli.bench.predict,
     "realtext": evaluator.cli.bench.realtext,
+    "spans": evaluator.cli.bench.spans,
 }
 
 
@@ -40,7 +42,9 @@ def calls(monkeypatch) -> list[tuple[str, int | None, int]]:
 
 def test_all_runs_every_target_once_in_order_with_the_shared_settings(calls) -> None:
     assert main(["bench", "all", "--pairs", "5", "--seed", "3"]) == 0
-    assert calls == [(target, 5, 3) for target in ("synth", "features", "predict", "realtext")]
+    assert calls == [
+        (target, 5, 3) for target in ("synth", "features", "predict", "realtext", "spans")
+    ]
 
 
 def test_one_target_runs_only_that_target_with_its_defaults(calls) -> None:

@@ -423,3 +423,10 @@ def test_character_counts_f1_and_the_word_diff_baseline() -> None:
     gen_regions, ref_regions = word_diff_regions(ref, gen)
     assert marked(gen, gen_regions) == ["woman is riding"]
     assert marked(ref, ref_regions) == ["man rides"]
+
+
+def test_bench_spans_refuses_the_synthetic_part_without_its_pairs(capsys) -> None:
+    assert main(["bench", "spans", "--parts", "synth"]) == 2
+    assert "--synth-pairs" in capsys.readouterr().err
+    assert main(["bench", "spans", "--parts", "darr"]) == 2
+    assert "synth,bases" in capsys.readouterr().err

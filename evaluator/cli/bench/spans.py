@@ -2,7 +2,7 @@
 
 Two parts, measurement only:
 - synth: held-out synthetic pairs (a ``mismatch synth`` folder's val split, a seeded sample
-  per class). Character F1 of the predicted spans against the gold regions the rule changed
+  per class; run when ``--synth-pairs`` names it). Character F1 of the predicted spans against the gold regions the rule changed
   (``synth.spans.error_regions``), summed over the pairs of a class; MissInfo is scored on
   the ``missing`` reference words, where the omitted words could be placed in the reference.
   NoContr: the share of pairs given any span.
@@ -317,7 +317,10 @@ def bench_spans(args: argparse.Namespace) -> None:
     from mismatch_core.errors import CheckpointError, DataError, ResourceMissingError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
-    parts = parse_parts(args.parts, PARTS)
+    if args.parts is None:  # the synthetic part when its pairs are given
+        parts = list(PARTS) if args.synth_pairs is not None else ["bases"]
+    else:
+        parts = parse_parts(args.parts, PARTS)
     if "synth" in parts and args.synth_pairs is None:
         raise CommandError("the synth part needs --synth-pairs (a mismatch synth val.parquet)")
     if args.out and (problem := output_problem(Path(args.out))):
