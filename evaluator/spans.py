@@ -27,18 +27,22 @@ SPAN_CLASSES = [index for code, index in INDEX.items() if code not in ("NoContr"
 
 def wordpiece_offsets(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
     """Per text, (tokens, 2) character offsets of the wordpieces the token states hold, into
-    the text as given (the encoder reads it stripped)."""
+    the text as given (the encoder reads it stripped). Like the token states, a "[CLS]" or
+    "[SEP]" written in the text has none."""
     if not texts:
         return []
     stripped = [text.strip() for text in texts]
     encoded = tokenizer(
         stripped, add_special_tokens=False, return_offsets_mapping=True, verbose=False
     )
+    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
     kept = min(max_length - 2, MAX_TOKENS)  # the encoder's limit keeps CLS and SEP
     result = []
-    for text, clean, offsets in zip(texts, stripped, encoded["offset_mapping"], strict=True):
+    rows = zip(texts, stripped, encoded["input_ids"], encoded["offset_mapping"], strict=True)
+    for text, clean, ids, offsets in rows:
         shift = len(text) - len(text.lstrip()) if clean else 0
-        result.append(np.asarray(offsets[:kept], dtype=np.int64).reshape(-1, 2) + shift)
+        wordpieces = [at for token, at in zip(ids, offsets, strict=True) if token not in special]
+        result.append(np.asarray(wordpieces[:kept], dtype=np.int64).reshape(-1, 2) + shift)
     return result
 
 

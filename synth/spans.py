@@ -56,9 +56,10 @@ def changed_regions(base: str, gen: str, ref: str, omission: bool) -> ErrorRegio
             return ErrorRegions([], [word_region(ref, *region) for region in removed])
         placed = []
         for start, end in removed:
-            at = ref.find(base[start:end])
-            if at < 0:
+            words = base[start:end]
+            if ref.count(words) != 1:  # absent, or more than one place it could be
                 return ErrorRegions([], None)
+            at = ref.find(words)
             placed.append(word_region(ref, at, at + end - start))
         return ErrorRegions([], placed)
     regions: set[Region] = set()

@@ -183,6 +183,19 @@ def test_a_task_checkpoint_keeps_the_shipped_base_unchanged(name: str) -> None:
     assert task_config["features"] == base_config["features"]
 
 
+def test_missing_words_are_placed_in_the_reference_that_decided() -> None:
+    """Omitted words are reported in the deciding reference's own offsets (here the second)."""
+    evaluator, _ = evaluated("base")
+    gen = REF.replace(" in Manchester", "")
+    other = "A spokesman said the figures would be published in March."
+    (prediction,) = evaluator.predict([[other, REF]], [gen], progress=False)
+    assert prediction.missing, prediction.mismatch
+    for item in prediction.missing:
+        assert item["ref_index"] == 1
+        assert REF[item["ref_start"] : item["ref_end"]] == item["text"]
+    assert any("Manchester" in item["text"] for item in prediction.missing)
+
+
 # the words each error changed: the top span must overlap them
 CHANGED_WORDS = {"negated": "does not plan", "number": "21", "name": "Liverpool"}
 

@@ -26,6 +26,7 @@ from evaluator.training.spans import (
     copy_span_tagger,
     overlap_labels,
     train_span_tagger,
+    with_span_tagger,
 )
 from mismatch_core.resources import DEFAULT_ENCODER, load_tokenizer
 from mismatch_core.taxonomy import CODES, INDEX
@@ -82,6 +83,13 @@ def test_an_omission_is_placed_in_the_reference_or_left_unknown() -> None:
         REF, "Profits rose 12 percent, the company said.", "MissInfo", {"base_text": reworded}
     )
     assert unknown.ref is None
+    twice = "The boy went to the park. Later the girl went to the park too."
+    swapped = "Later the girl went to the park too. The boy went to the park."
+    ambiguous = error_regions(
+        twice, "Later the girl went too. The boy went to the park.", "MissInfo",
+        {"base_text": swapped},
+    )  # fmt: skip
+    assert ambiguous.ref is None  # "to the park" is in the reference twice
     assert error_regions(REF, REF, "NoContr", "{}").gen == []
 
 
@@ -117,7 +125,12 @@ def test_wordpieces_become_whole_words_merged_when_side_by_side() -> None:
 
 
 def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
-    texts = ["  Zürich — 東京 hat 21 Mitarbeiter 😀 eingestellt. ", "", "naïve café's déjà-vu"]
+    texts = [
+        "  Zürich — 東京 hat 21 Mitarbeiter 😀 eingestellt. ",
+        "",
+        "naïve café's déjà-vu",
+        "The company [SEP] sold 2,500 cars [CLS] in Paris.",  # no state, so no offset
+    ]
     tokenizer = load_tokenizer(DEFAULT_ENCODER)
     offsets = wordpiece_offsets(tokenizer, texts, tokenizer.model_max_length)
     encoded = encode_distinct(texts)
@@ -393,6 +406,10 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
     assert kept.keys() == original.model.state_dict().keys()
     assert all(torch.equal(v, original.model.state_dict()[k]) for k, v in kept.items())
     assert len(TokenStore(tmp_path / "tokens")) == 60  # 40 refs, 20 changed gens
+    fresh = with_span_tagger(trained, 8, seed=1)  # training starts from a new tagger
+    assert fresh.span_tagger is not None and not torch.equal(
+        fresh.span_tagger.gen_output.weight, trained.model.span_tagger.gen_output.weight
+    )
     assert text_key(rows[1]["gen"]) in TokenStore(tmp_path / "tokens").states
     missing = main(
         [
@@ -430,3 +447,5 @@ def test_bench_spans_refuses_the_synthetic_part_without_its_pairs(capsys) -> Non
     assert "--synth-pairs" in capsys.readouterr().err
     assert main(["bench", "spans", "--parts", "darr"]) == 2
     assert "synth,bases" in capsys.readouterr().err
+    assert main(["bench", "all", "--out", "results.json"]) == 2  # targets would share the file
+    assert "not with all" in capsys.readouterr().err

@@ -111,11 +111,16 @@ class SpanTraining:
 
 
 def with_span_tagger(checkpoint: Checkpoint, dim: int, seed: int) -> MismatchModel:
-    """A copy of the checkpoint's model with a new, randomly initialised span tagger."""
+    """A copy of the checkpoint's model with a new, randomly initialised span tagger (one the
+    checkpoint already has is not kept)."""
     torch.manual_seed(seed)
     config = replace(checkpoint.model.config, span_dim=dim)
     model = MismatchModel(config)
-    state = checkpoint.model.state_dict()
+    state = {
+        name: tensor
+        for name, tensor in checkpoint.model.state_dict().items()
+        if not name.startswith("span_tagger.")
+    }
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or any(not name.startswith("span_tagger.") for name in missing):
         raise ValueError(f"the checkpoint's weights do not fit: {unexpected or missing}")
@@ -146,8 +151,7 @@ def train_span_tagger(
     for epoch in range(1, settings.epochs + 1):
         started = time.perf_counter()
         tagger.train()
-        order = generator.permutation(len(train))
-        for batch in _batches(order, train, settings.batch_size):
+        for batch in _batches(train, settings.batch_size, generator):
             loss = _loss(model, train, batch)
             optimiser.zero_grad()
             loss.backward()
@@ -155,10 +159,7 @@ def train_span_tagger(
             optimiser.step()
         tagger.eval()
         with torch.no_grad():
-            losses = [
-                (float(_loss(model, dev, batch)), len(batch))
-                for batch in _batches(np.arange(len(dev)), dev, 256)
-            ]
+            losses = [(float(_loss(model, dev, batch)), len(batch)) for batch in _batches(dev, 256)]
         dev_loss = sum(loss * n for loss, n in losses) / max(sum(n for _, n in losses), 1)
         seconds = time.perf_counter() - started
         history.append(
@@ -176,13 +177,17 @@ def train_span_tagger(
     return {"epochs": history, "best_epoch": best[2], "best_dev_loss": round(best[0], 5)}
 
 
-def _batches(order: np.ndarray, examples: SpanExamples, size: int):
-    """Batches of pairs of similar gen length (less padding), in a shuffled order of batches."""
-    lengths = examples.gen.lengths.numpy()[order]
-    by_length = order[np.argsort(lengths, kind="stable")]
+def _batches(examples: SpanExamples, size: int, generator: np.random.Generator | None = None):
+    """Batches of pairs of similar gen length (less padding); with a generator, the pairs are
+    shuffled before the stable sort by length and the batches are drawn in a shuffled order."""
+    order = np.arange(len(examples))
+    if generator is not None:
+        order = generator.permutation(order)
+    by_length = order[np.argsort(examples.gen.lengths.numpy()[order], kind="stable")]
     batches = [by_length[start : start + size] for start in range(0, len(by_length), size)]
-    shuffled = np.random.default_rng(len(order)).permutation(len(batches))
-    return [batches[index] for index in shuffled]
+    if generator is not None:
+        batches = [batches[index] for index in generator.permutation(len(batches))]
+    return batches
 
 
 def _loss(model: MismatchModel, examples: SpanExamples, rows: np.ndarray) -> torch.Tensor:

@@ -56,6 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+
+    if args.target == "all" and (args.out or args.parts):
+        raise CommandError("--out and --parts name one target's output and parts; not with all")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")
