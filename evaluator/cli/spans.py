@@ -86,6 +86,10 @@ def _train(args: argparse.Namespace) -> int:
         pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
     except (CheckpointError, DataError) as error:
         raise CommandError(str(error)) from None
+    if args.out.exists() and not _replaceable(args.out):
+        raise CommandError(
+            f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
+        )
     if "detail" not in pairs.columns:
         raise CommandError(f"{args.pairs / 'train.parquet'}: no 'detail' column (synth output)")
     if args.max_pairs is not None and args.max_pairs < len(pairs):
@@ -93,13 +97,21 @@ def _train(args: argparse.Namespace) -> int:
     dev_mask = pairs["group"].map(_held_out).to_numpy()
     config = checkpoint.model.config
     texts = [*pairs["ref"], *pairs["gen"]]
-    added = fill_token_store(
-        str(args.tokens), texts, config.encoder, checkpoint.num_layers, settings.batch_size
-    )
-    print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
-    store = TokenStore(args.tokens)
-    train = span_examples(pairs[~dev_mask].reset_index(drop=True), store, config.encoder)
-    dev = span_examples(pairs[dev_mask].reset_index(drop=True), store, config.encoder)
+    try:
+        added = fill_token_store(
+            str(args.tokens), texts, config.encoder, checkpoint.num_layers, settings.batch_size
+        )
+        print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
+        store = TokenStore(args.tokens)
+        train = span_examples(pairs[~dev_mask].reset_index(drop=True), store, config.encoder)
+        dev = span_examples(pairs[dev_mask].reset_index(drop=True), store, config.encoder)
+    except ValueError as error:  # an unreadable store, or states of another encoder
+        raise CommandError(f"{args.tokens}: {error}") from None
+    if not len(train) or not len(dev):
+        raise CommandError(
+            f"{args.pairs / 'train.parquet'}: {len(train)} train and {len(dev)} dev pairs; "
+            "training needs both (a tenth of the groups is held out)"
+        )
     print(f"span tagger: {len(train)} train pairs, {len(dev)} dev pairs", file=sys.stderr)
     model = with_span_tagger(checkpoint, settings.dim, settings.seed)
     history = train_span_tagger(
@@ -162,6 +174,11 @@ def _save(checkpoint, model, directory: Path, training: dict) -> None:
         metrics=checkpoint.config.get("metrics"),
         tasks=checkpoint.tasks,
     )
+
+
+def _replaceable(path: Path) -> bool:
+    """Only an empty folder or an earlier checkpoint may be overwritten (as save_pretrained)."""
+    return path.is_dir() and (not any(path.iterdir()) or (path / "config.json").is_file())
 
 
 def _held_out(group: str) -> bool:
