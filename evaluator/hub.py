@@ -87,7 +87,7 @@ def save_pretrained(
             f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
         )
     target = Path(directory)
-    if target.exists() and not _is_replaceable(target):
+    if target.exists() and not is_replaceable(target):
         raise CheckpointError(
             f"{target} exists and is not a checkpoint directory; refusing to replace it"
         )
@@ -124,7 +124,7 @@ def save_pretrained(
     return target
 
 
-def _is_replaceable(path: Path) -> bool:
+def is_replaceable(path: Path) -> bool:
     """Only an empty directory or an earlier checkpoint may be overwritten."""
     return path.is_dir() and (not any(path.iterdir()) or (path / CONFIG_FILE).is_file())
 

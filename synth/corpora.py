@@ -224,7 +224,7 @@ def passages(sentences: list[tuple[int, int]]) -> list[tuple[int, ...]]:
     return out
 
 
-def split_of(group_key: str, seed: int, val_fraction: float = 0.2) -> str:
+def split_of(group_key: str, seed: int | str, val_fraction: float = 0.2) -> str:
     """'train' or 'val' for a group, stable for a seed and independent of corpus order."""
     digest = hashlib.sha256(f"{seed}:{group_key}".encode()).digest()
     return "val" if int.from_bytes(digest[:8], "big") / 2**64 < val_fraction else "train"

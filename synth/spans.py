@@ -18,6 +18,7 @@ import difflib
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 Region = tuple[int, int]  # character offsets, end exclusive
@@ -44,10 +45,9 @@ def error_regions(ref: str, gen: str, label: str, detail: str | dict) -> ErrorRe
 def changed_regions(base: str, gen: str, ref: str, omission: bool) -> ErrorRegions:
     """What an edit of ``base`` into ``gen`` changed, as gold regions; ``omission``: the edit
     left words out (MissInfo), which are placed in ``ref``."""
-    base_words, gen_words = _word_offsets(base), _word_offsets(gen)
-    changes = _word_changes(base, base_words, gen, gen_words, _bare)
+    base_words, gen_words, changes = word_changes(base, gen, _bare)
     if not changes:  # only punctuation changed (punctuation noise)
-        changes = _word_changes(base, base_words, gen, gen_words, lambda word: word)
+        base_words, gen_words, changes = word_changes(base, gen)
     if omission:
         removed = [
             (base_words[i1][0], base_words[i2 - 1][1]) for _, i1, i2, _, _ in changes if i2 > i1
@@ -71,32 +71,28 @@ def changed_regions(base: str, gen: str, ref: str, omission: bool) -> ErrorRegio
     return ErrorRegions(sorted(regions), [])
 
 
-def _word_changes(base, base_words, gen, gen_words, key) -> list[tuple]:
-    """difflib's opcodes other than "equal" between the two word lists, words compared by
-    ``key``."""
+def word_changes(
+    old: str, new: str, key: Callable[[str], str] = str
+) -> tuple[list[Region], list[Region], list[tuple]]:
+    """(old's words, new's words, difflib's opcodes other than "equal") with the texts
+    compared word by word (whitespace-delimited, each compared by ``key``), so a deleted "to"
+    before "the" is not read as "o" deleted after a shared "t"."""
+    old_words = [match.span() for match in re.finditer(r"\S+", old)]
+    new_words = [match.span() for match in re.finditer(r"\S+", new)]
     matcher = difflib.SequenceMatcher(
         None,
-        [key(base[start:end]) for start, end in base_words],
-        [key(gen[start:end]) for start, end in gen_words],
+        [key(old[start:end]) for start, end in old_words],
+        [key(new[start:end]) for start, end in new_words],
         autojunk=False,
     )
-    return [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    changes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    return old_words, new_words, changes
 
 
 def _bare(word: str) -> str:
     """A word without punctuation at its edges: "staff." and "staff" are the same word."""
-    start, end = 0, len(word)
-    while start < end and _is_punctuation(word[start]):
-        start += 1
-    while end > start and _is_punctuation(word[end - 1]):
-        end -= 1
-    return word[start:end] or word
-
-
-def _word_offsets(text: str) -> list[Region]:
-    """Character offsets of the whitespace-delimited words; the edit is compared word by
-    word, so a deleted "to" before "the" is not read as "o" deleted after a shared "t"."""
-    return [match.span() for match in re.finditer(r"\S+", text)]
+    start, end = word_region(word, 0, len(word))
+    return word[start:end]
 
 
 def word_region(text: str, start: int, end: int) -> Region:

@@ -62,16 +62,17 @@ def _train(args: argparse.Namespace) -> int:
 
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
-    from evaluator.hub import load
+    from evaluator.hub import is_replaceable, load
+    from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
-        fill_token_store,
         span_examples,
         train_span_tagger,
         with_span_tagger,
     )
     from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.pairs import read_pairs
+    from synth.corpora import split_of
 
     settings = SpanTraining(
         dim=args.dim,
@@ -86,7 +87,7 @@ def _train(args: argparse.Namespace) -> int:
         pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
     except (CheckpointError, DataError) as error:
         raise CommandError(str(error)) from None
-    if args.out.exists() and not _replaceable(args.out):
+    if args.out.exists() and not is_replaceable(args.out):
         raise CommandError(
             f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
         )
@@ -94,12 +95,14 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.pairs / 'train.parquet'}: no 'detail' column (synth output)")
     if args.max_pairs is not None and args.max_pairs < len(pairs):
         pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
-    dev_mask = pairs["group"].map(_held_out).to_numpy()
+    dev_mask = (
+        pairs["group"].map(lambda g: split_of(g, "spans-dev", DEV_FRACTION)) == "val"
+    ).to_numpy()
     config = checkpoint.model.config
     texts = [*pairs["ref"], *pairs["gen"]]
     try:
-        added = fill_token_store(
-            str(args.tokens), texts, config.encoder, checkpoint.num_layers, settings.batch_size
+        added = ensure_tokens(
+            str(args.tokens), texts, config.encoder, settings.batch_size, checkpoint.num_layers
         )
         print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
         store = TokenStore(args.tokens)
@@ -174,16 +177,6 @@ def _save(checkpoint, model, directory: Path, training: dict) -> None:
         metrics=checkpoint.config.get("metrics"),
         tasks=checkpoint.tasks,
     )
-
-
-def _replaceable(path: Path) -> bool:
-    """Only an empty folder or an earlier checkpoint may be overwritten (as save_pretrained)."""
-    return path.is_dir() and (not any(path.iterdir()) or (path / "config.json").is_file())
-
-
-def _held_out(group: str) -> bool:
-    digest = hashlib.sha256(f"spans-dev:{group}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < DEV_FRACTION
 
 
 def _sha256(path: Path) -> str:

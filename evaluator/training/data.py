@@ -33,6 +33,7 @@ from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
 
 SPLITS = ("train", "val")
+ENCODE_BLOCK = 8192  # texts per encoder call when filling a token store (one shard each)
 
 
 def feature_columns(path: str | Path) -> list[str]:
@@ -377,13 +378,18 @@ class MismatchDataModule(L.LightningDataModule):
 def ensure_tokens(
     path: str, texts: list[str], encoder: str, batch_size: int, num_layers: int | None
 ) -> int:
-    """Add the token states of the texts missing from the store at ``path``; return how many."""
+    """Add the token states of the texts missing from the store at ``path``, one shard per
+    block of ``ENCODE_BLOCK`` texts (an interrupted run keeps its finished blocks, and memory
+    holds one block's full states at a time); return how many were added."""
     store = TokenStore(path)
-    missing = [text for text in texts if text not in store]
-    if not missing:
-        return 0
-    encoded = encode_distinct(missing, encoder, batch_size, num_layers)
-    return store.add({text_key(text): token_states(state) for text, state in encoded.items()})
+    missing = list(dict.fromkeys(text for text in texts if text not in store))
+    added = 0
+    for start in range(0, len(missing), ENCODE_BLOCK):
+        encoded = encode_distinct(
+            missing[start : start + ENCODE_BLOCK], encoder, batch_size, num_layers
+        )
+        added += store.add({text_key(t): token_states(state) for t, state in encoded.items()})
+    return added
 
 
 def ensure_embeddings(path: str, texts: list[str], encoder: str, batch_size: int) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -25,11 +24,8 @@ from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
 from evaluator.spans import wordpiece_offsets
-from evaluator.training.data import ensure_tokens
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
-
-ENCODE_BLOCK = 8192  # texts per encoder call when filling the token store (one shard each)
 
 
 @dataclass
@@ -47,20 +43,6 @@ class SpanExamples:
 
     def __len__(self) -> int:
         return len(self.labels)
-
-
-def fill_token_store(
-    store_path: str, texts: Sequence[str], encoder: str, num_layers: int | None, batch_size: int
-) -> int:
-    """Encode the texts the store lacks, a block at a time (an interrupted run keeps its
-    finished blocks); how many were added."""
-    store = TokenStore(store_path)
-    missing = list(dict.fromkeys(text for text in texts if text not in store))
-    added = 0
-    for start in range(0, len(missing), ENCODE_BLOCK):
-        block = missing[start : start + ENCODE_BLOCK]
-        added += ensure_tokens(store_path, block, encoder, batch_size, num_layers)
-    return added
 
 
 def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:

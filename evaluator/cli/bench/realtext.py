@@ -379,8 +379,8 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.hub import load
     from evaluator.realtext_data import DARR, SICK_TRIAL
     from evaluator.signature import signature
-    from mismatch_core.atomic import output_problem, write_text_atomic
-    from mismatch_core.errors import CheckpointError, DataError, ResourceMissingError
+    from mismatch_core.atomic import output_problem
+    from mismatch_core.errors import CheckpointError, ResourceMissingError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
     parts = parse_parts(args.parts)
@@ -430,14 +430,35 @@ def bench_realtext(args: argparse.Namespace) -> None:
         "bases": lambda: bench_bases(scorer, root / "human", bases_limit, args.seed),
         "darr": lambda: bench_darr(scorer, paths["darr"], darr_limit, args.seed),
     }
+    run_parts(parts, runs, REPORTS, result)
+    write_result(args.out, result)
+
+
+def run_parts(
+    parts: list[str],
+    runs: dict[str, Callable[[], dict]],
+    reports: dict[str, Callable[[dict], str]],
+    result: dict,
+) -> None:
+    """Run each part in turn into ``result[part]``, its time into ``result["seconds"]``, and
+    print its report; a data problem is a CommandError."""
+    from evaluator.cli import CommandError
+    from mismatch_core.errors import DataError, ResourceMissingError
+
     for part in parts:
         start = time.perf_counter()
         try:
             result[part] = runs[part]()
-        except (DataError, ValueError, FileNotFoundError) as error:
+        except (DataError, ValueError, FileNotFoundError, ResourceMissingError) as error:
             raise CommandError(str(error)) from None
         result["seconds"][part] = round(time.perf_counter() - start, 1)
-        print(f"\n{REPORTS[part](result[part])}\n({result['seconds'][part]:.0f} s)", flush=True)
-    if args.out:
-        write_text_atomic(Path(args.out), json.dumps(result, indent=2) + "\n")
-        print(f"\nresults in {args.out}")
+        print(f"\n{reports[part](result[part])}\n({result['seconds'][part]:.0f} s)", flush=True)
+
+
+def write_result(out: str | None, result: dict) -> None:
+    """Every figure of a bench run as JSON at ``out`` (atomically), when asked."""
+    from mismatch_core.atomic import write_text_atomic
+
+    if out:
+        write_text_atomic(Path(out), json.dumps(result, indent=2) + "\n")
+        print(f"\nresults in {out}")

@@ -19,16 +19,13 @@ model reads as NoContr has none.
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
-import re
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT
+from synth.spans import word_changes
 
 PARTS = ("synth", "bases")
 DEFAULT_PER_CLASS = 150  # synthetic val pairs per class
@@ -59,15 +56,9 @@ def overlaps(region: Region, gold: list[Region]) -> bool:
 def word_diff_regions(ref: str, gen: str) -> tuple[list[Region], list[Region]]:
     """The baseline: (gen words not matched in ref, ref words not matched in gen), each run of
     unmatched words one region."""
-    ref_words = [m.span() for m in re.finditer(r"\S+", ref)]
-    gen_words = [m.span() for m in re.finditer(r"\S+", gen)]
-    matcher = difflib.SequenceMatcher(
-        None, [ref[s:e] for s, e in ref_words], [gen[s:e] for s, e in gen_words], autojunk=False
-    )
+    ref_words, gen_words, changes = word_changes(ref, gen)
     gen_regions, ref_regions = [], []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
+    for _, i1, i2, j1, j2 in changes:
         if j2 > j1:
             gen_regions.append((gen_words[j1][0], gen_words[j2 - 1][1]))
         if i2 > i1:
@@ -310,11 +301,11 @@ def bases_report(result: dict) -> str:
 
 def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
-    from evaluator.cli.bench.realtext import parse_parts
+    from evaluator.cli.bench.realtext import parse_parts, run_parts, write_result
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
-    from mismatch_core.atomic import output_problem, write_text_atomic
-    from mismatch_core.errors import CheckpointError, DataError, ResourceMissingError
+    from mismatch_core.atomic import output_problem
+    from mismatch_core.errors import CheckpointError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
     if args.parts is None:  # the synthetic part when its pairs are given
@@ -342,20 +333,9 @@ def bench_spans(args: argparse.Namespace) -> None:
         "seconds": {},
     }
     print(f"spans bench: checkpoint {name}; seed {args.seed}", flush=True)
-    for part in parts:
-        start = time.perf_counter()
-        try:
-            if part == "synth":
-                result[part] = bench_synth(evaluator, Path(args.synth_pairs), per_class, args.seed)
-                report = synth_report(result[part])
-            else:
-                root = data_dir()
-                result[part] = bench_bases(evaluator, root / "human", bases_limit, args.seed)
-                report = bases_report(result[part])
-        except (DataError, ValueError, FileNotFoundError, ResourceMissingError) as error:
-            raise CommandError(str(error)) from None
-        result["seconds"][part] = round(time.perf_counter() - start, 1)
-        print(f"\n{report}\n({result['seconds'][part]:.0f} s)", flush=True)
-    if args.out:
-        write_text_atomic(Path(args.out), json.dumps(result, indent=2) + "\n")
-        print(f"\nresults in {args.out}")
+    runs = {
+        "synth": lambda: bench_synth(evaluator, Path(args.synth_pairs), per_class, args.seed),
+        "bases": lambda: bench_bases(evaluator, data_dir() / "human", bases_limit, args.seed),
+    }
+    run_parts(parts, runs, {"synth": synth_report, "bases": bases_report}, result)
+    write_result(args.out, result)
