@@ -23,10 +23,9 @@ from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
 from evaluator.signature import Signature, signature
-from evaluator.spans import pair_spans, wordpiece_offsets
+from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
 from mismatch_core.pairs import check_pairs
-from mismatch_core.resources import load_tokenizer
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
@@ -207,29 +206,25 @@ class Evaluator:
         """(spans, missing) of each pair of a chunk: none when the pair reads as correct (the
         scorer tagged only the pairs read as errors)."""
         gen_probs, ref_probs = output.gen_token_probs, output.ref_token_probs
-        if gen_probs is None or ref_probs is None or output.ref_index is None:
+        gen_offsets, ref_offsets = output.gen_token_offsets, output.ref_token_offsets
+        if (
+            gen_probs is None
+            or ref_probs is None
+            or gen_offsets is None
+            or ref_offsets is None
+            or output.ref_index is None
+        ):
             raise ValueError("the scorer returned no span probabilities")
-        tagged = [
-            (k, gen, ref)
-            for k, gen, ref in zip(range(len(chunk)), gen_probs, ref_probs, strict=True)
-            if gen is not None and ref is not None
-        ]
-        gens_tagged = [gens[chunk[k]] for k, _, _ in tagged]
-        deciding = [_one_reference(refs[chunk[k]], int(output.ref_index[k])) for k, _, _ in tagged]
-        tokenizer = load_tokenizer(self.checkpoint.model.config.encoder)
-        gen_offsets = wordpiece_offsets(tokenizer, gens_tagged, tokenizer.model_max_length)
-        ref_offsets = wordpiece_offsets(tokenizer, deciding, tokenizer.model_max_length)
         found: list[tuple[list[dict], list[dict]]] = [([], []) for _ in chunk]
-        for j, (k, gen, ref) in enumerate(tagged):
+        for k, i in enumerate(chunk):
+            gen_at, ref_at = gen_offsets[k], ref_offsets[k]
+            gen_p, ref_p = gen_probs[k], ref_probs[k]
+            if gen_p is None or ref_p is None or gen_at is None or ref_at is None:
+                continue  # read as correct: not tagged
+            index = int(output.ref_index[k])
+            ref = _one_reference(refs[i], index)
             found[k] = pair_spans(
-                gens_tagged[j],
-                gen_offsets[j],
-                gen,
-                deciding[j],
-                ref_offsets[j],
-                ref,
-                int(output.ref_index[k]),
-                output.probabilities[k],
+                gens[i], gen_at, gen_p, ref, ref_at, ref_p, index, output.probabilities[k]
             )
         return found
 

@@ -40,9 +40,12 @@ class PairOutputs:
     ref_index: np.ndarray | None = None
     # per pair, the span tagger's probabilities for the wordpieces of gen (part of an error)
     # and of the deciding reference (left out by gen), None for a pair read as correct; the
-    # lists are None when spans were not asked for or the model has no tagger
+    # lists are None when spans were not asked for or the model has no tagger; the offsets
+    # are those wordpieces' (start, end) characters in the text (encoder_pass.Tokenized)
     gen_token_probs: list[np.ndarray | None] | None = None
     ref_token_probs: list[np.ndarray | None] | None = None
+    gen_token_offsets: list[np.ndarray | None] | None = None
+    ref_token_offsets: list[np.ndarray | None] | None = None
 
 
 def predict_proba(
@@ -77,6 +80,8 @@ def predict_outputs(
             ref_index=np.zeros(0, dtype=np.int64),
             gen_token_probs=[] if tag else None,
             ref_token_probs=[] if tag else None,
+            gen_token_offsets=[] if tag else None,
+            ref_token_offsets=[] if tag else None,
         )
     # one row per (pair, reference): every reading sees one reference only
     owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
@@ -85,6 +90,7 @@ def predict_outputs(
     embeddings: dict[str, np.ndarray] = {}
     alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None
     tokens: dict[str, np.ndarray] | None = {} if config.use_tokens or tag else None
+    offsets: dict[str, np.ndarray] | None = {} if tag else None
     features = None
     if config.use_metrics or config.use_alignment or tokens is not None:
         frame = compute_features(
@@ -97,6 +103,7 @@ def predict_outputs(
             num_layers=checkpoint.num_layers,
             alignments_out=alignments,
             tokens_out=tokens,
+            offsets_out=offsets,
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
@@ -147,16 +154,22 @@ def predict_outputs(
         frame if config.use_metrics else None,
         ref_index=best - first_row,
     )
-    if tag and tokens is not None:
+    if tag and tokens is not None and offsets is not None:
         wrong = np.flatnonzero(outputs.probabilities[:, NO_CONTRADICTION] < spans_below).tolist()
+        deciding = [flat_refs[best[i]] for i in wrong]
         gen_probs, ref_probs = token_probabilities(
-            model, tokens, [flat_refs[best[i]] for i in wrong], [gens[i] for i in wrong], batch_size
+            model, tokens, deciding, [gens[i] for i in wrong], batch_size
         )
-        gen_side: list[np.ndarray | None] = [None] * len(gens)
-        ref_side: list[np.ndarray | None] = [None] * len(gens)
+        n = len(gens)
+        gen_side: list[np.ndarray | None] = [None] * n
+        ref_side: list[np.ndarray | None] = [None] * n
+        gen_at: list[np.ndarray | None] = [None] * n
+        ref_at: list[np.ndarray | None] = [None] * n
         for k, i in enumerate(wrong):
             gen_side[i], ref_side[i] = gen_probs[k], ref_probs[k]
+            gen_at[i], ref_at[i] = offsets[text_key(gens[i])], offsets[text_key(deciding[k])]
         outputs.gen_token_probs, outputs.ref_token_probs = gen_side, ref_side
+        outputs.gen_token_offsets, outputs.ref_token_offsets = gen_at, ref_at
     return outputs
 
 

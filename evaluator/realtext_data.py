@@ -1,5 +1,6 @@
 """The real-text bench's inputs: SICK TRIAL pairs, held-out real bases with every synth error
-applied, and WMT19 DARR pairs (all measurement only; nothing here is trained or tuned on).
+applied, and WMT19 DARR pairs (all measurement only; nothing here is trained or tuned on),
+and the same kind of real bases from the complementary groups, which training may use.
 
 Held-out groups (the real bases). Fine-tuning splits a task's records by a seeded hash of
 their ``group`` (``human_data.split_by_group``); ``mismatch evaluate`` seed 0 tests on
@@ -10,6 +11,8 @@ The task checkpoints shipped before this bench were fitted on 90 % of all groups
 included, so their figures here would not be clean.
 Of them, only highly rated outputs serve: WMT15/16/17 DA with da_z >= 0.5, WebNLG 2020 with
 correctness >= 90. A multi-reference record (WebNLG) is read against its first reference.
+The other groups (``rated_bases(..., "train")``) are the ones task fine-tuning trains on; the
+span tagger trains on their highly rated outputs with the same errors applied.
 """
 
 from __future__ import annotations
@@ -76,24 +79,40 @@ def load_sick(path: Path) -> list[SickPair]:
     return pairs
 
 
+PARTS = ("train", "held_out")  # the groups training may use; the bench's, measurement only
+
+
 def held_out(records: list[HumanRecord]) -> list[HumanRecord]:
     """The records of the bench's partition of groups (see the module docstring)."""
     return split_by_group(records, BENCH_SEED, BENCH_FRACTION)[1]
 
 
-def load_bases(human_dir: Path, limit: int | None, seed: int) -> dict[str, list[HumanRecord]]:
-    """Per dataset, its highly rated held-out records (up to ``limit``, a seeded sample)."""
+def rated_bases(human_dir: Path, part: str) -> dict[str, list[HumanRecord]]:
+    """Per dataset, the highly rated records of one partition of groups (``PARTS``)."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
     bases = {}
     for source in BASE_SOURCES:
-        path = human_dir / source.file
-        records = held_out(load_records(path))
-        good = [
-            r for r in records if r.scores.get(source.criterion, float("-inf")) >= source.minimum
+        train, test = split_by_group(
+            load_records(human_dir / source.file), BENCH_SEED, BENCH_FRACTION
+        )
+        bases[source.name] = [
+            r
+            for r in (test if part == "held_out" else train)
+            if r.scores.get(source.criterion, float("-inf")) >= source.minimum
         ]
-        if limit is not None and len(good) > limit:
-            good = random.Random(seed).sample(good, limit)
-        bases[source.name] = good
     return bases
+
+
+def load_bases(human_dir: Path, limit: int | None, seed: int) -> dict[str, list[HumanRecord]]:
+    """Per dataset, its highly rated held-out records (up to ``limit``, a seeded sample)."""
+    bases = rated_bases(human_dir, "held_out")
+    if limit is None:
+        return bases
+    return {
+        name: random.Random(seed).sample(good, limit) if len(good) > limit else good
+        for name, good in bases.items()
+    }
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,18 @@
 """From per-token scores to character spans a user can read.
 
 The span tagger (``evaluator.model.span_tagger``) scores the wordpieces the encoder kept for a
-text (CLS and SEP dropped, the first ``MAX_TOKENS``; see ``encoder_pass.token_states``). Here
-each wordpiece gets its character offsets in the original text, and the flagged ones become
-spans of whole words: a flagged wordpiece marks the whitespace-delimited word around it
-("1,500,000", "café's"), words side by side merge into one span, and punctuation at a span's
-edges is left out ("Manchester." marks "Manchester"). A span's probability is the mean of its
+text (CLS and SEP dropped, the first ``MAX_TOKENS``; see ``encoder_pass.token_states``), whose
+character offsets in the text the encoder pass also gives (``encoder_pass.Tokenized``). The
+flagged ones become spans of whole words: a flagged wordpiece marks the whitespace-delimited
+word around it ("1,500,000", "café's"), words side by side merge into one span, and
+punctuation at a span's edges is left out ("Manchester." marks "Manchester"). A span's probability is the mean of its
 words' scores, a word's score the highest of its wordpieces'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from evaluator.features.token_store import MAX_TOKENS
 from mismatch_core.taxonomy import CODES, INDEX
 from synth.spans import word_region
 
@@ -23,27 +20,6 @@ SpanTuple = tuple[int, int, float]  # (start, end exclusive, probability)
 TOKEN_THRESHOLD = 0.5  # a wordpiece the tagger gives at least this is part of a span
 # error classes whose place is in gen (MissInfo's is in the reference)
 SPAN_CLASSES = [index for code, index in INDEX.items() if code not in ("NoContr", "MissInfo")]
-
-
-def wordpiece_offsets(tokenizer, texts: Sequence[str], max_length: int) -> list[np.ndarray]:
-    """Per text, (tokens, 2) character offsets of the wordpieces the token states hold, into
-    the text as given (the encoder reads it stripped). Like the token states, a "[CLS]" or
-    "[SEP]" written in the text has none."""
-    if not texts:
-        return []
-    stripped = [text.strip() for text in texts]
-    encoded = tokenizer(
-        stripped, add_special_tokens=False, return_offsets_mapping=True, verbose=False
-    )
-    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
-    kept = min(max_length - 2, MAX_TOKENS)  # the encoder's limit keeps CLS and SEP
-    result = []
-    rows = zip(texts, stripped, encoded["input_ids"], encoded["offset_mapping"], strict=True)
-    for text, clean, ids, offsets in rows:
-        shift = len(text) - len(text.lstrip()) if clean else 0
-        wordpieces = [at for token, at in zip(ids, offsets, strict=True) if token not in special]
-        result.append(np.asarray(wordpieces[:kept], dtype=np.int64).reshape(-1, 2) + shift)
-    return result
 
 
 def token_spans(

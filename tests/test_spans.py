@@ -3,6 +3,7 @@ tagger, its training, spans in predictions, copying a tagger, and the bench's me
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -15,16 +16,17 @@ from evaluator import Evaluator
 from evaluator.cli import main
 from evaluator.cli.bench.spans import char_counts, f1, word_diff_regions
 from evaluator.features import FeatureScaler, text_key
-from evaluator.features.encoder_pass import encode_distinct, token_states
+from evaluator.features.encoder_pass import encode_distinct, token_states, tokenize
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.spans import pair_spans, token_spans, wordpiece_offsets
+from evaluator.spans import pair_spans, token_spans
 from evaluator.training.spans import (
     SpanExamples,
     SpanTraining,
     copy_span_tagger,
     overlap_labels,
+    real_base_pairs,
     train_span_tagger,
     with_span_tagger,
 )
@@ -132,10 +134,11 @@ def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
         "The company [SEP] sold 2,500 cars [CLS] in Paris.",  # no state, so no offset
     ]
     tokenizer = load_tokenizer(DEFAULT_ENCODER)
-    offsets = wordpiece_offsets(tokenizer, texts, tokenizer.model_max_length)
+    offsets = tokenize(tokenizer, texts, tokenizer.model_max_length).offsets  # as training reads
     encoded = encode_distinct(texts)
     for text, at in zip(texts, offsets, strict=True):
         assert len(at) == len(token_states(encoded[text]))
+        np.testing.assert_array_equal(encoded[text].offsets, at)  # as predict reads
         for start, end, _ in token_spans(text, at, np.ones(len(at)), 0.5):
             assert text[start:end].strip() == text[start:end] and text[start:end]
     first = texts[0]
@@ -432,6 +435,56 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
                     "--tokens", str(tmp_path / "tokens"), "--out", str(tmp_path / "notes")])  # fmt: skip
     assert refused == 2 and "not a checkpoint folder" in capsys.readouterr().err
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+
+
+def write_human(root: Path, rows: dict[str, list[tuple[str, str, str, float]]]) -> None:
+    """The real-base sources as human-rating files: per dataset (group, ref, gen, rating)."""
+    from evaluator.realtext_data import BASE_SOURCES
+
+    for source in BASE_SOURCES:
+        path = root / source.file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            for i, (group, ref, gen, rating) in enumerate(rows.get(source.name, [])):
+                record = {"id": f"{source.name}:{i}", "ref": ref, "gen": gen, "group": group,
+                          "scores": {source.criterion: rating}}  # fmt: skip
+                handle.write(json.dumps(record) + "\n")
+
+
+def test_real_base_pairs_come_from_training_groups_and_mark_only_the_applied_error(
+    tmp_path: Path,
+) -> None:
+    from evaluator.human_data import HumanRecord
+    from evaluator.realtext_data import held_out
+
+    candidates = [HumanRecord(str(i), ("r",), "g", None, f"g{i}", {}) for i in range(200)]
+    test_groups = {r.group for r in held_out(candidates)}
+    train_groups = [r.group for r in candidates if r.group not in test_groups]
+    shared_ref = "The minister met 40 farmers in the village on Monday."
+    ref = "Two dogs ran across the park in the morning."
+    base = "Two dogs ran through the park in the morning."  # a correct rewording
+    write_human(
+        tmp_path,
+        {
+            "wmt16": [
+                (train_groups[0], ref, base, 0.9),
+                (train_groups[1], "A low one.", "A low output.", 0.1),  # rated too low
+                (sorted(test_groups)[0], shared_ref, "The minister met 40 farmers.", 0.9),
+                # a training group with a held-out group's reference (WMT shares them)
+                (train_groups[2], shared_ref, "On Monday the minister met 40 farmers.", 0.9),
+            ]
+        },
+    )
+    pairs = real_base_pairs(tmp_path, seed=13)
+    assert set(pairs["ref"]) == {ref} and set(pairs["group"]) == {f"wmt16:{train_groups[0]}"}
+    assert pairs[pairs["label"] == "NoContr"]["gen"].tolist() == [base]
+    errors = pairs[pairs["label"] != "NoContr"]
+    assert {"NumErr", "RepErr"} <= set(errors["label"])
+    for row in errors.itertuples(index=False):
+        assert json.loads(row.detail)["base_text"] == base
+        regions = error_regions(row.ref, row.gen, row.label, row.detail)
+        if row.label == "NumErr":  # "Two" changed: that word, not "through", is the error
+            assert marked(row.gen, regions.gen) == [row.gen.split()[0]]
 
 
 # --- the bench's measures -----------------------------------------------------------------

@@ -4,9 +4,10 @@
         --tokens data/tokens --out checkpoints/mismatch-base
     mismatch spans copy --from checkpoints/mismatch-base --to checkpoints/mismatch-translation
 
-``train`` fits the tagger on the pairs of ``PAIRS/train.parquet`` (a tenth of its groups held
-out to choose the epoch) and writes the checkpoint with it; the rest of the model is
-unchanged. ``copy`` puts a trained tagger into other checkpoints on the same encoder (the task
+``train`` fits the tagger on the pairs of ``PAIRS/train.parquet``, with ``--real-bases`` also
+on errors applied to real outputs of the human-rating groups fine-tuning trains on (a tenth of
+all groups held out to choose the epoch), and writes the checkpoint with it; the rest of the
+model is unchanged. ``copy`` puts a trained tagger into other checkpoints on the same encoder (the task
 checkpoints fitted on that base), so ``mismatch predict --task T`` gives spans too.
 """
 
@@ -39,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="token store folder (filled with the texts it lacks)",
     )
     train.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
+    train.add_argument(
+        "--real-bases",
+        type=Path,
+        default=None,
+        metavar="HUMAN_DIR",
+        help="also train on errors applied to the real outputs of the training groups of the "
+        "human-rating sets in this folder (e.g. ../shared/data/human)",
+    )
     train.add_argument("--max-pairs", type=int, default=None, help="seeded sample of train")
     train.add_argument("--dim", type=int, default=defaults.dim)
     train.add_argument("--epochs", type=int, default=defaults.epochs)
@@ -59,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    import pandas as pd
 
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
@@ -66,6 +76,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
+        real_base_pairs,
         span_examples,
         train_span_tagger,
         with_span_tagger,
@@ -95,6 +106,15 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.pairs / 'train.parquet'}: no 'detail' column (synth output)")
     if args.max_pairs is not None and args.max_pairs < len(pairs):
         pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
+    real_pairs = 0
+    if args.real_bases is not None:
+        try:
+            real = real_base_pairs(args.real_bases, settings.seed)
+        except (DataError, OSError) as error:
+            raise CommandError(f"--real-bases {args.real_bases}: {error}") from None
+        real_pairs = len(real)
+        print(f"real bases: {real_pairs} pairs", file=sys.stderr, flush=True)
+        pairs = pd.concat([pairs[list(real.columns)], real], ignore_index=True)
     dev_mask = (
         pairs["group"].map(lambda g: split_of(g, "spans-dev", DEV_FRACTION)) == "val"
     ).to_numpy()
@@ -125,6 +145,8 @@ def _train(args: argparse.Namespace) -> int:
         **asdict(settings),
         "pairs": str(args.pairs),
         "pairs_sha256": _sha256(args.pairs / "train.parquet"),
+        "real_bases": None if args.real_bases is None else str(args.real_bases),
+        "real_base_pairs": real_pairs,
         "train_pairs": len(train),
         "dev_pairs": len(dev),
         **history,

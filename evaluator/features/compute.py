@@ -88,6 +88,7 @@ def encoder_scores(
     embeddings_out: dict[str, np.ndarray] | None,
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
+    offsets_out: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Encoder metrics, one forward pass per distinct text in each block of pairs."""
     metrics = [encoder_metric(name) for name in metric_names]
@@ -107,6 +108,8 @@ def encoder_scores(
                     for text, state in encoded.items()
                 }
             )
+        if offsets_out is not None:
+            offsets_out.update({text_key(text): state.offsets for text, state in encoded.items()})
         ref_states = [encoded[text] for text in block_refs]
         gen_states = [encoded[text] for text in block_gens]
         with single_torch_thread():
@@ -157,6 +160,7 @@ def compute_features(
     num_layers: int | None = None,
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
+    offsets_out: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """One row per pair, one float64 column per feature name, all finite.
 
@@ -166,7 +170,8 @@ def compute_features(
     BERTScore layer (None: the encoder's last). `alignments_out`, if given, receives
     pair_key(ref, gen) -> alignment vector (see encoder_pass.alignment_vector) for every
     (reference, gen) pair, which runs the encoder pass even without encoder features;
-    `tokens_out`, likewise, text_key(text) -> its token states (encoder_pass.token_states).
+    `tokens_out`, likewise, text_key(text) -> its token states (encoder_pass.token_states),
+    and `offsets_out` -> their character offsets in the text (encoder_pass.Tokenized).
     """
     names = list(names)
     metric_names = metrics_for(names)
@@ -183,7 +188,8 @@ def compute_features(
     neural = [name for name in metric_names if is_encoder_metric(name)]
     columns = [column for name in cpu + neural for column in METRICS[name].columns]
     parts = [cpu_scores(cpu, flat_refs, flat_gens)]
-    if (neural or alignments_out is not None or tokens_out is not None) and flat_refs:
+    wanted = (alignments_out, tokens_out, offsets_out)
+    if (neural or any(out is not None for out in wanted)) and flat_refs:
         parts.append(
             encoder_scores(
                 neural,
@@ -195,6 +201,7 @@ def compute_features(
                 embeddings_out,
                 alignments_out,
                 tokens_out,
+                offsets_out,
             )
         )
     elif neural:

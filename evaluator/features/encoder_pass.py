@@ -34,6 +34,8 @@ class EncodedText:
     tokens: torch.Tensor | None  # (length, dim), rows divided by their norm
     weights: torch.Tensor | None  # (length,), 1 per wordpiece, 0 for CLS/SEP, summing to 1
     mean: np.ndarray  # (dim,) float32, mean-pooled last layer
+    # (kept wordpieces, 2) character offsets of the rows ``token_states`` keeps (Tokenized)
+    offsets: np.ndarray | None = None
 
     @property
     def empty(self) -> bool:
@@ -47,16 +49,38 @@ class EncodedText:
         return self.tokens, self.weights
 
 
-def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> tuple[list[list[int]], int]:
-    """Wordpiece ids as bert_score's `sent_encode` gives them, and how many were truncated."""
-    encoded = tokenizer([text.strip() for text in texts], add_special_tokens=True, verbose=False)
-    ids, truncated = [], 0
-    for row in encoded["input_ids"]:
+@dataclass(frozen=True)
+class Tokenized:
+    """Texts as the encoder reads them (bert_score's `sent_encode`)."""
+
+    ids: list[list[int]]  # wordpiece ids with CLS and SEP, cut to the encoder's limit
+    # per text, (wordpieces, 2) character offsets into the text as given of the wordpieces the
+    # token states keep (``token_states``: CLS, SEP and a literal "[CLS]"/"[SEP]" dropped, the
+    # first MAX_TOKENS): where a per-token score sits in the text
+    offsets: list[np.ndarray]
+    truncated: int  # how many texts were over the limit
+
+
+def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> Tokenized:
+    """Wordpiece ids as bert_score's `sent_encode` gives them, with the kept wordpieces' offsets."""
+    stripped = [text.strip() for text in texts]
+    encoded = tokenizer(
+        stripped, add_special_tokens=True, return_offsets_mapping=True, verbose=False
+    )
+    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
+    ids, offsets, truncated = [], [], 0
+    rows = zip(texts, stripped, encoded["input_ids"], encoded["offset_mapping"], strict=True)
+    for text, clean, row, at in rows:
         if len(row) > max_length:
             row = row[: max_length - 1] + [tokenizer.sep_token_id]
             truncated += 1
         ids.append(row)
-    return ids, truncated
+        shift = len(text) - len(text.lstrip()) if clean else 0
+        kept = [
+            place for token, place in zip(row, at[: len(row)], strict=True) if token not in special
+        ]
+        offsets.append(np.asarray(kept[:MAX_TOKENS], dtype=np.int64).reshape(-1, 2) + shift)
+    return Tokenized(ids, offsets, truncated)
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, max_tokens: int) -> list[list[int]]:
@@ -97,7 +121,8 @@ def encode_distinct(
         )
     distinct = list(dict.fromkeys(texts))
     max_length = min(tokenizer.model_max_length, model.config.max_position_embeddings)
-    ids, truncated = tokenize(tokenizer, distinct, max_length)
+    tokenized = tokenize(tokenizer, distinct, max_length)
+    ids, truncated = tokenized.ids, tokenized.truncated
     if truncated:
         warnings.warn(
             f"{truncated} text(s) longer than {max_length} tokens were truncated for {encoder!r}",
@@ -122,13 +147,16 @@ def encode_distinct(
         pooled = (last * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
         states = output.hidden_states[layer] if output.hidden_states is not None else last
         for row, index in enumerate(batch):
-            tokens = weights = None
+            tokens = weights = offsets = None
             if keep_tokens:
+                offsets = tokenized.offsets[index]
                 tokens = states[row, : lengths[row]].clone()
                 tokens.div_(torch.norm(tokens, dim=-1).unsqueeze(-1))
                 weights = (~torch.isin(input_ids[row, : lengths[row]], special)).float()
                 weights.div_(weights.sum())
-            result[distinct[index]] = EncodedText(tokens, weights, pooled[row].numpy().copy())
+            result[distinct[index]] = EncodedText(
+                tokens, weights, pooled[row].numpy().copy(), offsets
+            )
     return result
 
 

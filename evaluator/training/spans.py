@@ -7,23 +7,30 @@ reworded base teach that the rewording is no error (its tokens are 0), and NoCon
 label every token 0. Only the tagger learns; the rest of the checkpoint stays as it is, so
 its mismatch judgement and ratings do not change. The token states come from a TokenStore
 (one frozen encoder pass per text, kept on disk), as for the token-level branch.
+
+Synthetic bases are the reference or a rewrite of it; real outputs differ from their
+references far more. ``real_base_pairs`` adds such bases: the highly rated outputs of the
+human-rating groups that task fine-tuning trains on (never the bench's held-out groups), each
+with every applicable error rule applied, and each also as itself (NoContr, no span).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 from torch.nn import functional
 
+from evaluator.features.encoder_pass import tokenize
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
-from evaluator.spans import wordpiece_offsets
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
 
@@ -50,8 +57,8 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
     tokenizer = load_tokenizer(encoder)
     limit = tokenizer.model_max_length
     refs, gens = pairs["ref"].tolist(), pairs["gen"].tolist()
-    ref_offsets = wordpiece_offsets(tokenizer, refs, limit)
-    gen_offsets = wordpiece_offsets(tokenizer, gens, limit)
+    ref_offsets = tokenize(tokenizer, refs, limit).offsets
+    gen_offsets = tokenize(tokenizer, gens, limit).offsets
     ref_table, gen_table = store.table(refs), store.table(gens)
     gen_labels, ref_labels, known = [], [], []
     rows = zip(refs, gens, pairs["label"], pairs["detail"], ref_offsets, gen_offsets, strict=True)
@@ -70,6 +77,47 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
     return SpanExamples(
         ref_table, gen_table, gen_labels, ref_labels, np.array(known), pairs["label"].tolist()
     )
+
+
+def real_base_pairs(human_dir: Path, seed: int) -> pd.DataFrame:
+    """Span-training pairs on real outputs (columns ref, gen, label, detail, group): per highly
+    rated output of the training groups (``realtext_data.rated_bases``), the output itself as
+    NoContr and one pair per error rule that applies to it, its base recorded in ``detail``
+    so ``error_regions`` marks only what the rule changed. Groups carry their dataset's name.
+    WMT's language pairs into English share references, so a record whose reference or output
+    also occurs in a held-out group is left out: the bench's texts stay unseen."""
+    from evaluator.realtext_data import perturb_bases, rated_bases
+
+    held_out = {
+        text
+        for records in rated_bases(human_dir, "held_out").values()
+        for record in records
+        for text in (*record.refs, record.gen)
+    }
+    records = [
+        (name, record)
+        for name, records in rated_bases(human_dir, "train").items()
+        for record in records
+        if held_out.isdisjoint((*record.refs, record.gen))
+    ]
+    refs = [record.refs[0] for _, record in records]
+    bases = [record.gen for _, record in records]
+    groups = [f"{name}:{record.group}" for name, record in records]
+    rows = [
+        {"ref": ref, "gen": base, "label": "NoContr", "detail": "{}", "group": group}
+        for ref, base, group in zip(refs, bases, groups, strict=True)
+    ]
+    for item in perturb_bases(refs, bases, groups, seed).items:
+        rows.append(
+            {
+                "ref": refs[item.base],
+                "gen": item.text,
+                "label": item.code,
+                "detail": json.dumps({"rule": item.rule, "base_text": bases[item.base]}),
+                "group": groups[item.base],
+            }
+        )
+    return pd.DataFrame(rows, columns=["ref", "gen", "label", "detail", "group"])
 
 
 def overlap_labels(offsets: np.ndarray, regions: list[Region]) -> np.ndarray:
