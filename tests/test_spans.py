@@ -414,6 +414,20 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
         fresh.span_tagger.gen_output.weight, trained.model.span_tagger.gen_output.weight
     )
     assert text_key(rows[1]["gen"]) in TokenStore(tmp_path / "tokens").states
+    human = tmp_path / "human"
+    write_human(human, {"wmt17": [(f"t{i}", f"Ref {i} of the day.", f"Ref {i} of today.", 0.9)
+                                  for i in range(6)]})  # fmt: skip
+    with_real = main(["spans", "train", "--checkpoint", str(base), "--pairs", str(pairs),
+                      "--tokens", str(tmp_path / "tokens"), "--out", str(out), "--epochs", "1",
+                      "--dim", "8", "--real-bases", str(human)])  # fmt: skip
+    record = load(out).config["training"]["span_tagger"]
+    real = real_base_pairs(human, seed=record["seed"])
+    assert with_real == 0 and record["real_base_pairs"] == len(real) > 6
+    assert record["train_pairs"] + record["dev_pairs"] == 40 + len(real)
+    bad = main(["spans", "train", "--checkpoint", str(base), "--pairs", str(pairs),
+                "--tokens", str(tmp_path / "tokens"), "--out", str(out),
+                "--real-bases", str(tmp_path / "nowhere")])  # fmt: skip
+    assert bad == 2 and "nowhere" in capsys.readouterr().err
     missing = main(
         [
             "spans",
