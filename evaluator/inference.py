@@ -21,9 +21,14 @@ import torch
 
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
 from evaluator.features.compute import check_pairs
+from evaluator.features.encoder_pass import length_batches
 from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
+
+# span tagging batches (token_probabilities): pairs, and padded tokens a side
+TAG_BATCH_PAIRS = 256
+TAG_BATCH_TOKENS = 256 * 32
 
 
 @dataclass
@@ -158,7 +163,7 @@ def predict_outputs(
         wrong = np.flatnonzero(outputs.probabilities[:, NO_CONTRADICTION] < spans_below).tolist()
         deciding = [flat_refs[best[i]] for i in wrong]
         gen_probs, ref_probs = token_probabilities(
-            model, tokens, deciding, [gens[i] for i in wrong], batch_size
+            model, tokens, deciding, [gens[i] for i in wrong]
         )
         n = len(gens)
         gen_side: list[np.ndarray | None] = [None] * n
@@ -174,20 +179,22 @@ def predict_outputs(
 
 
 def token_probabilities(
-    model, tokens: dict[str, np.ndarray], refs: list[str], gens: list[str], batch_size: int
+    model, tokens: dict[str, np.ndarray], refs: list[str], gens: list[str]
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The span tagger's probabilities per wordpiece of each gen and each ref (pair i: refs[i]
-    against gens[i]), from the texts' token states; batches of similar gen length."""
+    against gens[i]), from the texts' token states. Pairs go in batches of similar length
+    (the longer side), up to ``TAG_BATCH_PAIRS`` pairs and ``TAG_BATCH_TOKENS`` padded tokens a
+    side: the tagger's many small steps cost less in fewer, larger batches."""
     dim = model.config.embedding_dim
     ref_table = TokenTable([tokens[text_key(t)] for t in refs], dim)
     gen_table = TokenTable([tokens[text_key(t)] for t in gens], dim)
     device = next(model.parameters()).device
     gen_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
     ref_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
-    order = torch.argsort(gen_table.lengths, stable=True)
+    longer = torch.maximum(ref_table.lengths, gen_table.lengths).tolist()
     with torch.no_grad():
-        for start in range(0, len(gens), batch_size):
-            rows = order[start : start + batch_size]
+        for batch_rows in length_batches(longer, TAG_BATCH_PAIRS, TAG_BATCH_TOKENS):
+            rows = torch.tensor(batch_rows)
             batch = _to(pair_tokens(ref_table, rows, gen_table, rows), device)
             gen_logits, ref_logits = model.tag(batch)
             for logits, mask, out in (
@@ -196,7 +203,7 @@ def token_probabilities(
             ):
                 values = logits.float().sigmoid().cpu().numpy()
                 lengths = mask.sum(dim=1).cpu().numpy()
-                for k, row in enumerate(rows.tolist()):
+                for k, row in enumerate(batch_rows):
                     out[row] = values[k, : lengths[k]].copy()
     return gen_probs, ref_probs
 
