@@ -109,7 +109,9 @@ def encoder_scores(
                 }
             )
         if offsets_out is not None:
-            offsets_out.update({text_key(text): state.offsets for text, state in encoded.items()})
+            offsets_out.update(
+                {text_key(t): encoder_pass.token_offsets(state) for t, state in encoded.items()}
+            )
         ref_states = [encoded[text] for text in block_refs]
         gen_states = [encoded[text] for text in block_gens]
         with single_torch_thread():

@@ -186,6 +186,13 @@ def token_states(text: EncodedText) -> np.ndarray:
     return kept.numpy().astype(np.float16)
 
 
+def token_offsets(text: EncodedText) -> np.ndarray:
+    """The (start, end) characters in the text of each row ``token_states`` gives."""
+    if text.offsets is None:
+        raise ValueError("token offsets need an encoding with keep_tokens=True")
+    return text.offsets
+
+
 def encode_texts(
     texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64
 ) -> np.ndarray:
