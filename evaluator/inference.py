@@ -186,15 +186,18 @@ def token_probabilities(
     (the longer side), up to ``TAG_BATCH_PAIRS`` pairs and ``TAG_BATCH_TOKENS`` padded tokens a
     side: the tagger's many small steps cost less in fewer, larger batches."""
     dim = model.config.embedding_dim
-    ref_table = TokenTable([tokens[text_key(t)] for t in refs], dim)
-    gen_table = TokenTable([tokens[text_key(t)] for t in gens], dim)
+    ref_states = [tokens[text_key(t)] for t in refs]
+    gen_states = [tokens[text_key(t)] for t in gens]
     device = next(model.parameters()).device
     gen_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
     ref_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
-    longer = torch.maximum(ref_table.lengths, gen_table.lengths).tolist()
+    longer = [max(len(r), len(g)) for r, g in zip(ref_states, gen_states, strict=True)]
     with torch.no_grad():
         for batch_rows in length_batches(longer, TAG_BATCH_PAIRS, TAG_BATCH_TOKENS):
-            rows = torch.tensor(batch_rows)
+            # tables of this batch only: one table of every text costs more than the batches
+            ref_table = TokenTable([ref_states[row] for row in batch_rows], dim)
+            gen_table = TokenTable([gen_states[row] for row in batch_rows], dim)
+            rows = torch.arange(len(batch_rows))
             batch = _to(pair_tokens(ref_table, rows, gen_table, rows), device)
             gen_logits, ref_logits = model.tag(batch)
             for logits, mask, out in (

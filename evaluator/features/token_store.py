@@ -32,11 +32,9 @@ class TokenTable:
         lengths = np.array([len(item) for item in states], dtype=np.int64)
         self.lengths = torch.from_numpy(lengths)
         self.offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(lengths)[:-1]]))
-        flat = np.concatenate(states) if len(states) else np.zeros((0, dim), np.float16)
-        # one zero row at the end: padding positions gather it
-        self.flat = torch.from_numpy(
-            np.concatenate([flat.astype(np.float16, copy=False), np.zeros((1, dim), np.float16)])
-        )
+        # one zero row at the end: padding positions gather it (one copy of the states)
+        rows = [item.astype(np.float16, copy=False) for item in states]
+        self.flat = torch.from_numpy(np.concatenate([*rows, np.zeros((1, dim), np.float16)]))
 
     def __len__(self) -> int:
         return len(self.lengths)
