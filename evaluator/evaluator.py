@@ -214,7 +214,7 @@ class Evaluator:
             or ref_offsets is None
             or output.ref_index is None
         ):
-            raise ValueError("the scorer returned no span probabilities")
+            raise ValueError("the scorer returned no span probabilities or token offsets")
         found: list[tuple[list[dict], list[dict]]] = [([], []) for _ in chunk]
         for k, i in enumerate(chunk):
             gen_at, ref_at = gen_offsets[k], ref_offsets[k]

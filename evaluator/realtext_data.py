@@ -87,21 +87,35 @@ def held_out(records: list[HumanRecord]) -> list[HumanRecord]:
     return split_by_group(records, BENCH_SEED, BENCH_FRACTION)[1]
 
 
-def rated_bases(human_dir: Path, part: str) -> dict[str, list[HumanRecord]]:
-    """Per dataset, the highly rated records of one partition of groups (``PARTS``)."""
+def partitions(human_dir: Path) -> dict[str, dict[str, list[HumanRecord]]]:
+    """Per dataset of ``BASE_SOURCES``, every record by partition of groups (``PARTS``)."""
+    out = {}
+    for source in BASE_SOURCES:
+        records = load_records(human_dir / source.file)
+        train, test = split_by_group(records, BENCH_SEED, BENCH_FRACTION)
+        out[source.name] = {"train": train, "held_out": test}
+    return out
+
+
+def highly_rated(
+    by_dataset: dict[str, dict[str, list[HumanRecord]]], part: str
+) -> dict[str, list[HumanRecord]]:
+    """Per dataset, the records of one partition rated high enough to serve as bases."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
-    bases = {}
-    for source in BASE_SOURCES:
-        train, test = split_by_group(
-            load_records(human_dir / source.file), BENCH_SEED, BENCH_FRACTION
-        )
-        bases[source.name] = [
+    return {
+        source.name: [
             r
-            for r in (test if part == "held_out" else train)
+            for r in by_dataset[source.name][part]
             if r.scores.get(source.criterion, float("-inf")) >= source.minimum
         ]
-    return bases
+        for source in BASE_SOURCES
+    }
+
+
+def rated_bases(human_dir: Path, part: str) -> dict[str, list[HumanRecord]]:
+    """Per dataset, the highly rated records of one partition of groups (``PARTS``)."""
+    return highly_rated(partitions(human_dir), part)
 
 
 def load_bases(human_dir: Path, limit: int | None, seed: int) -> dict[str, list[HumanRecord]]:

@@ -5,8 +5,8 @@ text (CLS and SEP dropped, the first ``MAX_TOKENS``; see ``encoder_pass.token_st
 character offsets in the text the encoder pass also gives (``encoder_pass.Tokenized``). The
 flagged ones become spans of whole words: a flagged wordpiece marks the whitespace-delimited
 word around it ("1,500,000", "café's"), words side by side merge into one span, and
-punctuation at a span's edges is left out ("Manchester." marks "Manchester"). A span's probability is the mean of its
-words' scores, a word's score the highest of its wordpieces'.
+punctuation at a span's edges is left out ("Manchester." marks "Manchester"). A span's
+probability is the mean of its words' scores, a word's score the highest of its wordpieces'.
 """
 
 from __future__ import annotations

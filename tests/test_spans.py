@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 import torch
 
-from evaluator import Evaluator
+from evaluator import Evaluator, inference
 from evaluator.cli import main
 from evaluator.cli.bench.spans import char_counts, f1, word_diff_regions
 from evaluator.features import FeatureScaler, text_key
 from evaluator.features.encoder_pass import encode_distinct, token_states, tokenize
-from evaluator.features.token_store import TokenStore, TokenTable
+from evaluator.features.token_store import MAX_TOKENS, TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.spans import pair_spans, token_spans
@@ -141,9 +141,42 @@ def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
         np.testing.assert_array_equal(encoded[text].offsets, at)  # as predict reads
         for start, end, _ in token_spans(text, at, np.ones(len(at)), 0.5):
             assert text[start:end].strip() == text[start:end] and text[start:end]
+    # a text over both limits: 128 kept wordpieces, literal specials dropped on either side of
+    # the cut, and the encoder's own truncation at 512
+    long = " ".join(["[SEP]", *(f"word{i} alpha" for i in range(300)), "[CLS]"])
+    long_offsets = tokenize(tokenizer, [long], 512).offsets[0]
+    encoded_long = encode_distinct([long])[long]
+    assert len(long_offsets) == len(token_states(encoded_long)) == MAX_TOKENS
+    np.testing.assert_array_equal(encoded_long.offsets, long_offsets)
+    kept = [t for t in tokenizer.tokenize(long) if t not in ("[SEP]", "[CLS]")][:MAX_TOKENS]
+    assert [long[s:e].lower() for s, e in long_offsets] == [t.removeprefix("##") for t in kept]
     first = texts[0]
     pieces = [first[s:e] for s, e in offsets[0]]
     assert "21" in pieces and "Mitarbeiter".lower() in "".join(pieces).lower().replace("##", "")
+
+
+def test_tagging_in_batches_gives_each_pair_its_own_probabilities(monkeypatch) -> None:
+    """Batched by length, in batches of two: every pair gets what it gets alone."""
+    torch.manual_seed(0)
+    config = MismatchConfig(feature_names=FEATURES, use_text=False, span_dim=8)
+    model = MismatchModel(config).eval()
+    rng = np.random.default_rng(0)
+    texts = [f"text {i}" for i in range(14)]
+    tokens = {}
+    for text, length in zip(texts, rng.integers(1, 30, len(texts)), strict=True):
+        states = rng.standard_normal((int(length), config.embedding_dim))
+        tokens[text_key(text)] = (states / np.linalg.norm(states, axis=1, keepdims=True)).astype(
+            np.float16
+        )
+    refs, gens = texts[:7], texts[7:]
+    monkeypatch.setattr(inference, "TAG_BATCH_PAIRS", 2)
+    gen_probs, ref_probs = inference.token_probabilities(model, tokens, refs, gens)
+    for i, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+        (alone_gen,), (alone_ref,) = inference.token_probabilities(model, tokens, [ref], [gen])
+        assert len(gen_probs[i]) == len(tokens[text_key(gen)])
+        assert len(ref_probs[i]) == len(tokens[text_key(ref)])
+        np.testing.assert_allclose(gen_probs[i], alone_gen, atol=1e-5)
+        np.testing.assert_allclose(ref_probs[i], alone_ref, atol=1e-5)
 
 
 def test_pair_spans_label_gen_spans_with_the_top_class_that_has_a_place_in_gen() -> None:
@@ -486,6 +519,9 @@ def test_real_base_pairs_come_from_training_groups_and_mark_only_the_applied_err
                 (sorted(test_groups)[0], shared_ref, "The minister met 40 farmers.", 0.9),
                 # a training group with a held-out group's reference (WMT shares them)
                 (train_groups[2], shared_ref, "On Monday the minister met 40 farmers.", 0.9),
+                # ... also when the held-out record is rated low, or spaced otherwise
+                (sorted(test_groups)[1], "The farmers met 40 ministers.", "Farmers met.", 0.1),
+                (train_groups[3], " The farmers met 40 ministers. ", "40 ministers met.", 0.9),
             ]
         },
     )

@@ -48,7 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also train on errors applied to the real outputs of the training groups of the "
         "human-rating sets in this folder (e.g. ../shared/data/human)",
     )
-    train.add_argument("--max-pairs", type=int, default=None, help="seeded sample of train")
+    train.add_argument(
+        "--max-pairs",
+        type=int,
+        default=None,
+        help="seeded sample of PAIRS/train.parquet (real-base pairs are all kept)",
+    )
     train.add_argument("--dim", type=int, default=defaults.dim)
     train.add_argument("--epochs", type=int, default=defaults.epochs)
     train.add_argument("--batch-size", type=int, default=defaults.batch_size)

@@ -53,7 +53,8 @@ class SpanExamples:
 
 
 def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:
-    """The labelled token tables of synthetic pairs (columns ref, gen, label, detail)."""
+    """The labelled token tables of pairs (columns ref, gen, label, detail), synthetic or
+    built on real bases (``real_base_pairs``)."""
     tokenizer = load_tokenizer(encoder)
     limit = tokenizer.model_max_length
     refs, gens = pairs["ref"].tolist(), pairs["gen"].tolist()
@@ -85,20 +86,22 @@ def real_base_pairs(human_dir: Path, seed: int) -> pd.DataFrame:
     NoContr and one pair per error rule that applies to it, its base recorded in ``detail``
     so ``error_regions`` marks only what the rule changed. Groups carry their dataset's name.
     WMT's language pairs into English share references, so a record whose reference or output
-    also occurs in a held-out group is left out: the bench's texts stay unseen."""
-    from evaluator.realtext_data import perturb_bases, rated_bases
+    also occurs (stripped) in any record of a held-out group, whatever its rating, is left out:
+    the bench's texts stay unseen."""
+    from evaluator.realtext_data import highly_rated, partitions, perturb_bases
 
+    by_dataset = partitions(human_dir)
     held_out = {
-        text
-        for records in rated_bases(human_dir, "held_out").values()
-        for record in records
+        text.strip()
+        for parts in by_dataset.values()
+        for record in parts["held_out"]
         for text in (*record.refs, record.gen)
     }
     records = [
         (name, record)
-        for name, records in rated_bases(human_dir, "train").items()
+        for name, records in highly_rated(by_dataset, "train").items()
         for record in records
-        if held_out.isdisjoint((*record.refs, record.gen))
+        if held_out.isdisjoint(text.strip() for text in (*record.refs, record.gen))
     ]
     refs = [record.refs[0] for _, record in records]
     bases = [record.gen for _, record in records]
