@@ -26,7 +26,8 @@ from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
-# span tagging batches (token_probabilities): pairs, and padded tokens a side
+# span tagging batches (token_probabilities): pairs, and padded tokens a side; independent of
+# predict's batch_size, as the tagger's inputs are small (at most MAX_TOKENS states a text)
 TAG_BATCH_PAIRS = 256
 TAG_BATCH_TOKENS = 256 * 32
 

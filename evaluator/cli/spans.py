@@ -1,14 +1,14 @@
-"""`mismatch spans`: give a checkpoint a span tagger, trained on synthetic pairs.
+"""`mismatch spans`: give a checkpoint a span tagger, trained on synthetic and real-base pairs.
 
     mismatch spans train --checkpoint checkpoints/mismatch-base --pairs data/synth \
-        --tokens data/tokens --out checkpoints/mismatch-base
+        --real-bases ../shared/data/human --tokens data/tokens --out checkpoints/mismatch-base
     mismatch spans copy --from checkpoints/mismatch-base --to checkpoints/mismatch-translation
 
 ``train`` fits the tagger on the pairs of ``PAIRS/train.parquet``, with ``--real-bases`` also
 on errors applied to real outputs of the human-rating groups fine-tuning trains on (a tenth of
 all groups held out to choose the epoch), and writes the checkpoint with it; the rest of the
-model is unchanged. ``copy`` puts a trained tagger into other checkpoints on the same encoder (the task
-checkpoints fitted on that base), so ``mismatch predict --task T`` gives spans too.
+model is unchanged. ``copy`` puts a trained tagger into other checkpoints on the same encoder
+(the task checkpoints fitted on that base), so ``mismatch predict --task T`` gives spans too.
 """
 
 from __future__ import annotations
