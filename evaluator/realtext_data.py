@@ -11,7 +11,7 @@ The task checkpoints shipped before this bench were fitted on 90 % of all groups
 included, so their figures here would not be clean.
 Of them, only highly rated outputs serve: WMT15/16/17 DA with da_z >= 0.5, WebNLG 2020 with
 correctness >= 90. A multi-reference record (WebNLG) is read against its first reference.
-The other groups (``rated_bases(..., "train")``) are the ones task fine-tuning trains on; the
+The other groups (``partitions``, part "train") are the ones task fine-tuning trains on; the
 span tagger trains on their highly rated outputs with the same errors applied.
 """
 
@@ -113,14 +113,9 @@ def highly_rated(
     }
 
 
-def rated_bases(human_dir: Path, part: str) -> dict[str, list[HumanRecord]]:
-    """Per dataset, the highly rated records of one partition of groups (``PARTS``)."""
-    return highly_rated(partitions(human_dir), part)
-
-
 def load_bases(human_dir: Path, limit: int | None, seed: int) -> dict[str, list[HumanRecord]]:
     """Per dataset, its highly rated held-out records (up to ``limit``, a seeded sample)."""
-    bases = rated_bases(human_dir, "held_out")
+    bases = highly_rated(partitions(human_dir), "held_out")
     if limit is None:
         return bases
     return {

@@ -134,8 +134,9 @@ def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
         "The company [SEP] sold 2,500 cars [CLS] in Paris.",  # no state, so no offset
     ]
     tokenizer = load_tokenizer(DEFAULT_ENCODER)
-    offsets = tokenize(tokenizer, texts, tokenizer.model_max_length).offsets  # as training reads
-    encoded = encode_distinct(texts)
+    offsets = tokenize(tokenizer, texts, tokenizer.model_max_length, offsets=True).offsets
+    assert offsets is not None  # as training reads them
+    encoded = encode_distinct(texts, keep_offsets=True)  # as predict reads them
     for text, at in zip(texts, offsets, strict=True):
         assert len(at) == len(token_states(encoded[text]))
         np.testing.assert_array_equal(encoded[text].offsets, at)  # as predict reads
@@ -144,8 +145,8 @@ def test_offsets_fit_the_token_states_and_round_trip_on_unicode() -> None:
     # a text over both limits: 128 kept wordpieces, literal specials dropped on either side of
     # the cut, and the encoder's own truncation at 512
     long = " ".join(["[SEP]", *(f"word{i} alpha" for i in range(300)), "[CLS]"])
-    long_offsets = tokenize(tokenizer, [long], 512).offsets[0]
-    encoded_long = encode_distinct([long])[long]
+    (long_offsets,) = tokenize(tokenizer, [long], 512, offsets=True).offsets or []
+    encoded_long = encode_distinct([long], keep_offsets=True)[long]
     assert len(long_offsets) == len(token_states(encoded_long)) == MAX_TOKENS
     np.testing.assert_array_equal(encoded_long.offsets, long_offsets)
     kept = [t for t in tokenizer.tokenize(long) if t not in ("[SEP]", "[CLS]")][:MAX_TOKENS]

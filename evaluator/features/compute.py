@@ -97,7 +97,11 @@ def encoder_scores(
         block_refs = refs[start : start + ENCODER_BLOCK_PAIRS]
         block_gens = gens[start : start + ENCODER_BLOCK_PAIRS]
         encoded = encoder_pass.encode_distinct(
-            block_refs + block_gens, encoder, batch_size, num_layers
+            block_refs + block_gens,
+            encoder,
+            batch_size,
+            num_layers,
+            keep_offsets=offsets_out is not None,
         )
         if embeddings_out is not None:
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})

@@ -54,33 +54,38 @@ class Tokenized:
     """Texts as the encoder reads them (bert_score's `sent_encode`)."""
 
     ids: list[list[int]]  # wordpiece ids with CLS and SEP, cut to the encoder's limit
-    # per text, (wordpieces, 2) character offsets into the text as given of the wordpieces the
-    # token states keep (``token_states``: CLS, SEP and a literal "[CLS]"/"[SEP]" dropped, the
-    # first MAX_TOKENS): where a per-token score sits in the text
-    offsets: list[np.ndarray]
     truncated: int  # how many texts were over the limit
+    # when asked for, per text, (wordpieces, 2) character offsets into the text as given of the
+    # wordpieces the token states keep (``token_states``: CLS, SEP and a literal
+    # "[CLS]"/"[SEP]" dropped, the first MAX_TOKENS): where a per-token score sits in the text
+    offsets: list[np.ndarray] | None = None
 
 
-def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> Tokenized:
-    """Wordpiece ids as bert_score's `sent_encode` gives them, with the kept wordpieces' offsets."""
+def tokenize(tokenizer, texts: Sequence[str], max_length: int, offsets: bool = False) -> Tokenized:
+    """Wordpiece ids as bert_score's `sent_encode` gives them; ``offsets``: also the kept
+    wordpieces' character offsets (error spans need them; the scores do not)."""
     stripped = [text.strip() for text in texts]
     encoded = tokenizer(
-        stripped, add_special_tokens=True, return_offsets_mapping=True, verbose=False
+        stripped, add_special_tokens=True, return_offsets_mapping=offsets, verbose=False
     )
-    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
-    ids, offsets, truncated = [], [], 0
-    rows = zip(texts, stripped, encoded["input_ids"], encoded["offset_mapping"], strict=True)
-    for text, clean, row, at in rows:
+    ids, truncated = [], 0
+    for row in encoded["input_ids"]:
         if len(row) > max_length:
             row = row[: max_length - 1] + [tokenizer.sep_token_id]
             truncated += 1
         ids.append(row)
+    if not offsets:
+        return Tokenized(ids, truncated)
+    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
+    kept_offsets = []
+    rows = zip(texts, stripped, ids, encoded["offset_mapping"], strict=True)
+    for text, clean, row, at in rows:
         shift = len(text) - len(text.lstrip()) if clean else 0
         kept = [
             place for token, place in zip(row, at[: len(row)], strict=True) if token not in special
         ]
-        offsets.append(np.asarray(kept[:MAX_TOKENS], dtype=np.int64).reshape(-1, 2) + shift)
-    return Tokenized(ids, offsets, truncated)
+        kept_offsets.append(np.asarray(kept[:MAX_TOKENS], dtype=np.int64).reshape(-1, 2) + shift)
+    return Tokenized(ids, truncated, kept_offsets)
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, max_tokens: int) -> list[list[int]]:
@@ -104,12 +109,14 @@ def encode_distinct(
     batch_size: int = 64,
     num_layers: int | None = None,
     keep_tokens: bool = True,
+    keep_offsets: bool = False,
 ) -> dict[str, EncodedText]:
     """Encode each distinct text once in length-sorted batches (``length_batches``); text ->
     EncodedText.
 
     `num_layers` picks the BERTScore layer (None: the last). Texts over the encoder limit
-    are truncated, with one warning that counts them.
+    are truncated, with one warning that counts them. ``keep_offsets`` (with ``keep_tokens``):
+    also the character offsets of the kept token states (``Tokenized.offsets``).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -121,7 +128,7 @@ def encode_distinct(
         )
     distinct = list(dict.fromkeys(texts))
     max_length = min(tokenizer.model_max_length, model.config.max_position_embeddings)
-    tokenized = tokenize(tokenizer, distinct, max_length)
+    tokenized = tokenize(tokenizer, distinct, max_length, offsets=keep_tokens and keep_offsets)
     ids, truncated = tokenized.ids, tokenized.truncated
     if truncated:
         warnings.warn(
@@ -148,8 +155,9 @@ def encode_distinct(
         states = output.hidden_states[layer] if output.hidden_states is not None else last
         for row, index in enumerate(batch):
             tokens = weights = offsets = None
-            if keep_tokens:
+            if tokenized.offsets is not None:
                 offsets = tokenized.offsets[index]
+            if keep_tokens:
                 tokens = states[row, : lengths[row]].clone()
                 tokens.div_(torch.norm(tokens, dim=-1).unsqueeze(-1))
                 weights = (~torch.isin(input_ids[row, : lengths[row]], special)).float()
@@ -189,7 +197,7 @@ def token_states(text: EncodedText) -> np.ndarray:
 def token_offsets(text: EncodedText) -> np.ndarray:
     """The (start, end) characters in the text of each row ``token_states`` gives."""
     if text.offsets is None:
-        raise ValueError("token offsets need an encoding with keep_tokens=True")
+        raise ValueError("token offsets need an encoding with keep_offsets=True")
     return text.offsets
 
 

@@ -58,8 +58,9 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
     tokenizer = load_tokenizer(encoder)
     limit = tokenizer.model_max_length
     refs, gens = pairs["ref"].tolist(), pairs["gen"].tolist()
-    ref_offsets = tokenize(tokenizer, refs, limit).offsets
-    gen_offsets = tokenize(tokenizer, gens, limit).offsets
+    ref_offsets = tokenize(tokenizer, refs, limit, offsets=True).offsets
+    gen_offsets = tokenize(tokenizer, gens, limit, offsets=True).offsets
+    assert ref_offsets is not None and gen_offsets is not None
     ref_table, gen_table = store.table(refs), store.table(gens)
     gen_labels, ref_labels, known = [], [], []
     rows = zip(refs, gens, pairs["label"], pairs["detail"], ref_offsets, gen_offsets, strict=True)
@@ -82,7 +83,7 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
 
 def real_base_pairs(human_dir: Path, seed: int) -> pd.DataFrame:
     """Span-training pairs on real outputs (columns ref, gen, label, detail, group): per highly
-    rated output of the training groups (``realtext_data.rated_bases``), the output itself as
+    rated output of the training groups (``realtext_data.highly_rated``), the output itself as
     NoContr and one pair per error rule that applies to it, its base recorded in ``detail``
     so ``error_regions`` marks only what the rule changed. Groups carry their dataset's name.
     WMT's language pairs into English share references, so a record whose reference or output
