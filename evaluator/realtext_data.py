@@ -82,17 +82,17 @@ def load_sick(path: Path) -> list[SickPair]:
 PARTS = ("train", "held_out")  # the groups training may use; the bench's, measurement only
 
 
-def held_out(records: list[HumanRecord]) -> list[HumanRecord]:
-    """The records of the bench's partition of groups (see the module docstring)."""
-    return split_by_group(records, BENCH_SEED, BENCH_FRACTION)[1]
+def bench_split(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[HumanRecord]]:
+    """(train, held_out): the records of the groups training may use, and of the bench's
+    partition of groups (see the module docstring)."""
+    return split_by_group(records, BENCH_SEED, BENCH_FRACTION)
 
 
 def partitions(human_dir: Path) -> dict[str, dict[str, list[HumanRecord]]]:
     """Per dataset of ``BASE_SOURCES``, every record by partition of groups (``PARTS``)."""
     out = {}
     for source in BASE_SOURCES:
-        records = load_records(human_dir / source.file)
-        train, test = split_by_group(records, BENCH_SEED, BENCH_FRACTION)
+        train, test = bench_split(load_records(human_dir / source.file))
         out[source.name] = {"train": train, "held_out": test}
     return out
 

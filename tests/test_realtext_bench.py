@@ -21,7 +21,7 @@ from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.realtext_data import held_out, load_darr, load_sick
+from evaluator.realtext_data import bench_split, load_darr, load_sick
 from evaluator.signature import checkpoint_sha256
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
@@ -76,7 +76,7 @@ def test_real_bases_come_from_the_test_groups_of_evaluate_seed_0() -> None:
     """Kept: exactly the groups whose seed-0 hash falls below 0.2 (evaluate seed 0 tests on
     them), every record of a kept group, and none of the others."""
     records = [record(f"g{i}", k) for i in range(2000) for k in range(2)]
-    kept = held_out(records)
+    kept = bench_split(records)[1]
     assert {r.group for r in kept} == {r.group for r in records if hashed(0, r.group) < 0.2}
     assert len(kept) == 2 * len({r.group for r in kept})
     assert 300 < len({r.group for r in kept}) < 500  # about 0.2 of 2,000 groups
@@ -93,7 +93,7 @@ def write_gz(path: Path, rows: list[dict]) -> None:
 
 def held_out_groups(prefix: str, count: int) -> list[str]:
     candidates = [record(f"{prefix}:{i}") for i in range(3000)]
-    return [r.group for r in held_out(candidates)][:count]
+    return [r.group for r in bench_split(candidates)[1]][:count]
 
 
 BASES = [

@@ -503,10 +503,10 @@ def test_real_base_pairs_come_from_training_groups_and_mark_only_the_applied_err
     tmp_path: Path,
 ) -> None:
     from evaluator.human_data import HumanRecord
-    from evaluator.realtext_data import held_out
+    from evaluator.realtext_data import bench_split
 
     candidates = [HumanRecord(str(i), ("r",), "g", None, f"g{i}", {}) for i in range(200)]
-    test_groups = {r.group for r in held_out(candidates)}
+    test_groups = {r.group for r in bench_split(candidates)[1]}
     train_groups = [r.group for r in candidates if r.group not in test_groups]
     shared_ref = "The minister met 40 farmers in the village on Monday."
     ref = "Two dogs ran across the park in the morning."
