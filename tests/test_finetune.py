@@ -29,6 +29,7 @@ from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
+from evaluator.finetune.transfer import TRANSFERS
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
@@ -222,6 +223,7 @@ def every_task_root(root: Path) -> Path:
                     rows.append({
                         "id": f"{spec.file}:{group}:{system}", "ref": refs, "gen": gen, "src": None,
                         "group": f"g:{group}", "scores": scores, "meta": {"n_ratings": 3},
+                        "dataset": Path(spec.file).name.split(".")[0].replace("_", "-"),
                     })  # fmt: skip
             write_jsonl(root / spec.file, rows)
     return root
@@ -257,6 +259,11 @@ def test_evaluate_all_tasks_writes_every_task_and_exports_nothing(
         assert json.loads((out / name / "results.json").read_text()) == result
         assert f"| {name} |" in summary_rows
         assert f"### {name}" in (out / "results.md").read_text()
+        # one row per dataset, one per transfer (fitted on one dataset, tested on another)
+        assert len(result["datasets"]) == len(task.datasets)
+        transfers = [(row["train"], row["test"]) for row in result["transfer"]]
+        assert transfers == list(TRANSFERS.get(name, ()))
+    assert "## Transfer" in (out / "results.md").read_text()
     written = {
         p for p in set(tmp_path.rglob("*")) - before if "cache" not in p.relative_to(tmp_path).parts
     }

@@ -10,7 +10,14 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from evaluator.finetune.evaluate import ABLATIONS, baseline_kendall, criterion_scores, summarise
+from evaluator.finetune.evaluate import (
+    ABLATIONS,
+    baseline_kendall,
+    criterion_scores,
+    dataset_scores,
+    results_markdown,
+    summarise,
+)
 from evaluator.tasks import SATURATION, bounded_ratings, get_task
 
 
@@ -42,14 +49,17 @@ def test_a_constant_side_gives_zero_not_nan() -> None:
 
 
 def prepared(
-    features: dict[str, list[float]], targets: list[list[float]], task: str = "captioning"
+    features: dict[str, list[float]],
+    targets: list[list[float]],
+    task: str = "captioning",
+    datasets: list[str] | None = None,
 ):
     """The parts of a PreparedTask that the result functions read (one reference per record,
     so a record's features are its one pair's)."""
     frame = pd.DataFrame(features)
     return SimpleNamespace(
         task=get_task(task),
-        records=[None] * len(targets),
+        records=[SimpleNamespace(dataset=name) for name in datasets or [""] * len(targets)],
         inputs=SimpleNamespace(
             features=frame, record_features=lambda: frame, targets=np.array(targets)
         ),
@@ -86,6 +96,7 @@ def run(ours: list[float], baselines: dict[str, list[float]], ablation: float) -
             **{name: {c: cell(ablation) for c in range(2)} for name in ABLATIONS},
         },
         "baselines": {m: dict(enumerate(taus)) for m, taus in baselines.items()},
+        "datasets": {},
     }
 
 
@@ -112,6 +123,72 @@ def test_summarise_averages_over_seeds_then_over_criteria() -> None:
     assert summary["named_baselines"] == {"bleu": pytest.approx(0.35), "chrf": pytest.approx(0.3)}
     assert summary["ablations"]["no_pretraining"] == pytest.approx(0.2)
     assert summary["records"] == 4 and summary["n_test_mean"] == 10
+
+
+NAN = float("nan")
+
+
+def test_each_dataset_is_scored_on_its_own_records_and_criteria() -> None:
+    """Captioning: the expert set rates relevance only, the CF set yes_fraction only. Ours
+    ranks the expert records right and the CF records backwards; the metric rises with the
+    rating on train, on expert test and falls on CF test."""
+    names = ["expert", "cf"] * 2 + ["expert"] * 4 + ["cf"] * 4
+    rating = [0.1, 0.1, 0.4, 0.4, 0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.3, 0.4]
+    targets = [[r, NAN] if n == "expert" else [NAN, r] for n, r in zip(names, rating, strict=True)]
+    metric = [1, 1, 4, 4, 1, 2, 3, 4, 4, 3, 2, 1]
+    task = prepared({"chrf": metric}, targets, datasets=names)
+    train, test = np.arange(0, 4), np.arange(4, 12)
+    ours = np.array([[t[0], 0.0] for t in targets[4:8]] + [[0.0, 1 - t[1]] for t in targets[8:]])
+    out = dataset_scores(task, train, test, ours)
+    assert sorted(out) == ["cf", "expert"]
+    assert out["expert"]["n_test"] == 4 and out["cf"]["n_test"] == 4
+    assert list(out["expert"]["ours"]) == [0] and list(out["cf"]["ours"]) == [1]
+    assert out["expert"]["ours"][0]["kendall"] == pytest.approx(1.0)
+    assert out["cf"]["ours"][1]["kendall"] == pytest.approx(-1.0)
+    # oriented by the whole train part (rising: +1), not flipped by the CF test records
+    assert out["expert"]["baselines"] == {"chrf": {0: pytest.approx(1.0)}}
+    assert out["cf"]["baselines"] == {"chrf": {1: pytest.approx(-1.0)}}
+
+
+def test_datasets_average_over_the_seeds_and_criteria_they_have() -> None:
+    """A dataset missing from one seed's test part is averaged over the seeds that have it; a
+    criterion rated in only some seeds is left out of its mean."""
+    task = prepared({"bleu": [0.0] * 4, "chrf": [0.0] * 4}, [[0.0, 0.0]] * 4)
+
+    def seen(n: int, ours: dict[int, float], bleu: dict[int, float], chrf: dict[int, float]):
+        return {
+            "n_test": n,
+            "ours": {
+                c: {"kendall": t, "spearman": t, "rmse": 0.0, "n": n} for c, t in ours.items()
+            },
+            "baselines": {"bleu": bleu, "chrf": chrf},
+        }
+
+    runs = [
+        run([0.2, 0.4], {"bleu": [0.1, 0.5], "chrf": [0.3, 0.2]}, 0.1),
+        run([0.4, 0.6], {"bleu": [0.3, 0.5], "chrf": [0.3, 0.4]}, 0.3),
+        run([0.4, 0.6], {"bleu": [0.3, 0.5], "chrf": [0.3, 0.4]}, 0.3),
+    ]
+    runs[0]["datasets"] = {
+        "a": seen(6, {0: 0.2, 1: 0.9}, {0: 0.1, 1: 0.0}, {0: 0.3, 1: 0.0}),
+        "b": seen(4, {1: 0.5}, {1: 0.6}, {1: 0.2}),
+    }
+    runs[1]["datasets"] = {"a": seen(10, {0: 0.4}, {0: 0.3}, {0: 0.2})}
+    runs[2]["datasets"] = {"b": seen(2, {1: 0.7}, {1: 0.4}, {1: 0.2})}
+    out = summarise(task, runs, [0, 1, 2])["datasets"]
+    a, b = out["a"], out["b"]
+    assert a["criteria"] == ["relevance"]  # yes_fraction only in seed 0: left out
+    assert a["seeds"] == 2 and a["n_test_mean"] == 8
+    assert a["ours_kendall"] == pytest.approx(0.3) and a["ours_kendall_std"] == pytest.approx(0.1)
+    assert a["best_baseline"] == "chrf" and a["best_baseline_kendall"] == pytest.approx(0.25)
+    assert a["named_baselines"] == {"bleu": pytest.approx(0.2), "chrf": pytest.approx(0.25)}
+    assert b["criteria"] == ["yes_fraction"] and b["seeds"] == 2
+    assert b["ours_kendall"] == pytest.approx(0.6)
+    assert b["best_baseline"] == "bleu" and b["best_baseline_kendall"] == pytest.approx(0.5)
+    assert b["per_criterion"]["yes_fraction"]["ours"] == pytest.approx(0.6)
+    table = results_markdown([summarise(task, runs, [0, 1, 2])], "mismatch evaluate")
+    assert "| captioning | a | relevance | 8 | 0.300 ± 0.100 | chrf 0.250 | +0.050 |" in table
+    assert "| captioning | b | yes_fraction | 3 | 0.600 ± 0.100 | bleu 0.500 | +0.100 |" in table
 
 
 def test_bounded_ratings_keep_the_order_the_model_gives_beyond_the_scale() -> None:

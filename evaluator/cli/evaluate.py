@@ -1,7 +1,8 @@
 """`mismatch evaluate --task T|all --seeds 3 --out DIR`: fine-tune per seed, compare, write results.
 
 Writes DIR/results.{md,json} (several tasks: DIR/<task>/results.{md,json} as each finishes,
-then the combined table). Only with --export-dir DIR does it also fit each task on every record
+then the combined table), with a row per dataset and, unless --no-transfer, the transfer rows
+(fitted on one dataset of a task, tested on another). Only with --export-dir DIR does it also fit each task on every record
 and write DIR/mismatch-<task>/: the shipped checkpoints are never replaced as a side effect.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from evaluator.cli.finetune import add_input_arguments, load_settings, prepare
 from evaluator.finetune.evaluate import evaluate_task, write_results
+from evaluator.finetune.transfer import evaluate_transfers
 from evaluator.signature import signature
 from evaluator.tasks import TASKS
 
@@ -40,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config-dir", default="configs/finetune", help="holds <task>.yaml fit numbers"
+    )
+    parser.add_argument(
+        "--no-transfer",
+        action="store_true",
+        help="skip the transfer rows (fit on one dataset of a task, test on another)",
     )
 
 
@@ -76,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
             None if args.export_dir is None else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
         )
+        if not args.no_transfer:
+            result["transfer"] = evaluate_transfers(
+                prepared,
+                list(range(args.seeds)),
+                settings[task],
+                checkpoint,
+                log=lambda line: print(line, flush=True),
+            )
         result["base_signature"] = signature(prepared.base).to_dict()
         results.append(result)
         write_results(out / task if len(tasks) > 1 else out, [result], command)

@@ -82,20 +82,48 @@ def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[int, dict[
 
 
 def baseline_kendall(
-    prepared: PreparedTask, train: np.ndarray, test: np.ndarray
+    prepared: PreparedTask,
+    train: np.ndarray,
+    test: np.ndarray,
+    columns: list[int] | None = None,
 ) -> dict[str, dict[int, float]]:
-    """metric -> criterion column -> test tau, the metric oriented by its train tau's sign."""
+    """metric -> criterion column -> test tau, the metric oriented by its train tau's sign;
+    ``columns``: only these criterion columns (default: all)."""
     targets = prepared.inputs.targets
     features = prepared.inputs.record_features()
     out: dict[str, dict[int, float]] = {}
     for name in features.columns:
         values = features[name].to_numpy()
         out[name] = {}
-        for column in range(targets.shape[1]):
+        for column in range(targets.shape[1]) if columns is None else columns:
             fit_rows = train[~np.isnan(targets[train, column])]
             test_rows = test[~np.isnan(targets[test, column])]
             sign = 1.0 if kendall(values[fit_rows], targets[fit_rows, column]) >= 0 else -1.0
             out[name][column] = sign * kendall(values[test_rows], targets[test_rows, column])
+    return out
+
+
+def dataset_scores(
+    prepared: PreparedTask, train: np.ndarray, test: np.ndarray, scores: np.ndarray
+) -> dict[str, dict]:
+    """Per dataset of the test part: ours (``scores``, one row per test record) and the
+    baselines on that dataset's records alone, for the criteria it rates (two or more rated
+    records). Baselines keep the orientation of the task-level table (the sign of their τ on
+    the whole train part)."""
+    names = np.array([record.dataset for record in prepared.records])
+    targets = prepared.inputs.targets
+    out: dict[str, dict] = {}
+    for name in sorted(set(names[test].tolist())):
+        mine = names[test] == name
+        rows = test[mine]
+        rated = np.count_nonzero(~np.isnan(targets[rows]), axis=0)
+        columns = [column for column in range(targets.shape[1]) if rated[column] >= 2]
+        ours = criterion_scores(scores[mine][:, columns], targets[rows][:, columns])
+        out[name] = {
+            "n_test": len(rows),
+            "ours": {column: ours[k] for k, column in enumerate(columns)},
+            "baselines": baseline_kendall(prepared, train, rows, columns),
+        }
     return out
 
 
@@ -111,9 +139,11 @@ def run_seed(
         module, _, val_loss = fit(prepared, train, settings, seed, checkpoint=checkpoint, **options)
         scores = model_scores(module, prepared, test)
         result["variants"][variant] = criterion_scores(scores, targets)
-        if variant == "ours" and prepared.task.kind == "classification":
-            predicted = scores.argmax(axis=1)
-            result["accuracy"] = float((predicted == np.nanargmax(targets, axis=1)).mean())
+        if variant == "ours":
+            result["datasets"] = dataset_scores(prepared, train, test, scores)
+            if prepared.task.kind == "classification":
+                predicted = scores.argmax(axis=1)
+                result["accuracy"] = float((predicted == np.nanargmax(targets, axis=1)).mean())
         taus = [v["kendall"] for v in result["variants"][variant].values()]
         log(
             f"{prepared.task.name} seed {seed} {variant}: val_loss {val_loss:.4f}, mean tau {np.mean(taus):.4f}"
@@ -187,6 +217,49 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
     if prepared.task.kind == "classification":
         out["summary"]["accuracy"] = float(np.mean([run["accuracy"] for run in runs]))
         out["summary"]["accuracy_std"] = float(np.std([run["accuracy"] for run in runs]))
+    out["datasets"] = summarise_datasets(prepared, runs)
+    return out
+
+
+def summarise_datasets(prepared: PreparedTask, runs: list[dict]) -> dict[str, dict]:
+    """Per dataset, over the seeds whose test part holds it and the criteria it rates in all of
+    them: ours (mean ± std over seeds of the criterion-averaged τ), the named baselines and the
+    best metric (criterion-averaged, chosen after the fact as in the task table)."""
+    criteria = [c.key for c in prepared.task.criteria]
+    metrics = list(prepared.inputs.features.columns)
+    names = sorted({name for run in runs for name in run["datasets"]})
+    out: dict[str, dict] = {}
+    for name in names:
+        seen = [run["datasets"][name] for run in runs if name in run["datasets"]]
+        columns = sorted(set.intersection(*(set(one["ours"]) for one in seen)))
+        if not columns:
+            continue
+        per_seed = [np.mean([one["ours"][c]["kendall"] for c in columns]) for one in seen]
+        baseline_means = {
+            metric: float(np.mean([one["baselines"][metric][c] for one in seen for c in columns]))
+            for metric in metrics
+        }
+        best = max(baseline_means, key=baseline_means.__getitem__)
+        out[name] = {
+            "criteria": [criteria[c] for c in columns],
+            "seeds": len(seen),
+            "n_test_mean": float(np.mean([one["n_test"] for one in seen])),
+            "ours_kendall": float(np.mean(per_seed)),
+            "ours_kendall_std": float(np.std(per_seed)),
+            "best_baseline": best,
+            "best_baseline_kendall": baseline_means[best],
+            "named_baselines": {m: baseline_means[m] for m in NAMED_BASELINES if m in metrics},
+            "per_criterion": {
+                criteria[c]: {
+                    "ours": float(np.mean([one["ours"][c]["kendall"] for one in seen])),
+                    "baselines": {
+                        metric: float(np.mean([one["baselines"][metric][c] for one in seen]))
+                        for metric in metrics
+                    },
+                }
+                for c in columns
+            },
+        }
     return out
 
 
@@ -284,6 +357,62 @@ def summary_table(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dataset_table(results: list[dict]) -> str:
+    """Markdown of every task's datasets: criterion-averaged τ of ours, the best metric and the
+    named baselines on each dataset's test records alone."""
+    header = [
+        "task",
+        "dataset",
+        "criteria",
+        "test records/seed",
+        "ours τ (mean ± std over seeds)",
+        "best metric τ",
+        "ours − best",
+        *NAMED_BASELINES,
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for result in results:
+        for name, row in result.get("datasets", {}).items():
+            named = [row["named_baselines"].get(m) for m in NAMED_BASELINES]
+            lines.append(
+                f"| {result['task']} | {name} | {', '.join(row['criteria'])} "
+                f"| {row['n_test_mean']:.0f} "
+                f"| {row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f} "
+                f"| {row['best_baseline']} {row['best_baseline_kendall']:.3f} "
+                f"| {row['ours_kendall'] - row['best_baseline_kendall']:+.3f} | "
+                + " | ".join("—" if v is None else f"{v:.3f}" for v in named)
+                + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def transfer_table(results: list[dict]) -> str:
+    """Markdown of every task's transfer rows (``evaluator.finetune.transfer``); empty when
+    no task has one."""
+    header = [
+        "task",
+        "fitted on",
+        "tested on",
+        "criteria",
+        "train / test records per seed",
+        "ours τ (mean ± std over seeds)",
+        "metric chosen on the training records: τ on test",
+        "ours − metric",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = [(result["task"], row) for result in results for row in result.get("transfer", [])]
+    for task, row in rows:
+        chosen = ", ".join(dict.fromkeys(row["metrics_chosen"]))
+        lines.append(
+            f"| {task} | {row['train']} | {row['test']} | {', '.join(row['criteria'])} "
+            f"| {row['n_train_mean']:.0f} / {row['n_test_mean']:.0f} "
+            f"| {row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f} "
+            f"| {chosen} {row['metric_kendall']:.3f} "
+            f"| {row['ours_kendall'] - row['metric_kendall']:+.3f} |"
+        )
+    return "\n".join(lines) + "\n" if rows else ""
+
+
 def results_markdown(results: list[dict], command: str) -> str:
     seeds = results[0]["seeds"] if results else []
     parts = [
@@ -294,7 +423,24 @@ def results_markdown(results: list[dict], command: str) -> str:
         "normalised scale; classification tasks (NLI) use the class probability vs the one-hot label.",
         "",
         summary_table(results),
+        "## Per dataset",
+        "",
+        "The same runs, each dataset's test records alone (criteria it rates; metric baselines",
+        "oriented as in the task tables, the best one chosen after the fact per dataset).",
+        "",
+        dataset_table(results),
     ]
+    transfers = transfer_table(results)
+    if transfers:
+        parts += [
+            "## Transfer",
+            "",
+            "Fitted on one dataset (its records in each seed's train part), tested on another",
+            "(its records whose groups were not trained on); the baseline is the single metric",
+            "with the best τ on the same training records, oriented there, applied to the test.",
+            "",
+            transfers,
+        ]
     parts += [task_table(result) for result in results]
     return "\n".join(parts)
 
