@@ -114,6 +114,9 @@ def predict_outputs(
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
+    rating_features = features
+    if features is not None and config.ratings_read_all_references:
+        rating_features = torch.from_numpy(max_over_references(features.numpy(), np.asarray(owner)))
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
     alignment = None
     if alignments is not None:
@@ -149,7 +152,8 @@ def predict_outputs(
             )
             probabilities.append(model.head(representation).float().softmax(dim=-1).cpu())
             if model.rating_head is not None:
-                ratings.append(model.rate(representation, pair_features).float().cpu())
+                rated = None if rating_features is None else rating_features[rows].to(device)
+                ratings.append(model.rate(representation, rated).float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
@@ -248,6 +252,14 @@ def _to(value, device: torch.device):
     if value is None or isinstance(value, torch.Tensor):
         return None if value is None else value.to(device)
     return {key: tensor.to(device) for key, tensor in value.items()}
+
+
+def max_over_references(features: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Per (pair, reference) row, each feature's max over the rows of its pair (``owner``: the
+    pair of each row), what a model with ``ratings_read_all_references`` rates from. The
+    scaler is non-decreasing per feature, so this is also the scaled max of the raw scores."""
+    frame = pd.DataFrame(features).groupby(np.asarray(owner)).transform("max")
+    return frame.to_numpy(dtype=features.dtype)
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

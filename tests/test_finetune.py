@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from transformers import AutoTokenizer
 
 from evaluator.cli import main
 from evaluator.cli import main as cli_main
-from evaluator.features import FeatureScaler
+from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
 from evaluator.finetune.datamodule import prepare_task, split_rows
@@ -113,6 +114,59 @@ def test_splits_keep_every_group_on_one_side(data_root: Path) -> None:
         fit_rows, val_rows = split_rows(records, np.arange(len(records)), seed + 7, 0.3)
         assert len(fit_rows) + len(val_rows) == len(records)
         assert not {records[i].group for i in fit_rows} & {records[i].group for i in val_rows}
+
+
+def test_ratings_can_read_every_references_metrics(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
+    """With ratings_read_all_references the metric map reads each metric's max over a pair's
+    references (as the metric baselines do), in predict and in the evaluation path alike;
+    without it, the closest reference's scores. The rating is set to one metric (rougeL_f,
+    within the tiny scaler's 0-1 range) to see which scores it read."""
+    prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
+    rows = np.array([i for i, r in enumerate(prepared.records) if len(r.refs) == 2][:8])
+    records = [prepared.records[i] for i in rows]
+    refs, gens = [list(r.refs) for r in records], [r.gen for r in records]
+    column = FEATURES.index("rougeL_f")
+    per_reference = [
+        [compute_features([ref], [gen], names=FEATURES).iloc[0] for ref in pair]
+        for pair, gen in zip(refs, gens, strict=True)
+    ]
+    rated = {}
+    for all_references in (True, False):
+        settings = replace(SETTINGS, ratings_read_all_references=all_references)
+        module, data, _ = fit(
+            prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+        )
+        trained = module.model
+        with torch.no_grad():  # rating := scaled rougeL_f
+            for layer in (trained.rating_head[-1], trained.mismatch_rating, trained.metric_rating):
+                layer.weight.zero_()
+                layer.bias.zero_()
+            trained.metric_rating.weight[:, column] = 1.0
+            batch = next(iter(data.train_dataloader()))  # what training reads
+            read = batch["reference_max_features" if all_references else "features"]
+            np.testing.assert_allclose(module(batch)[:, 0], read[:, column], atol=1e-6)
+        checkpoint = load(export(module, data, tmp_path / f"task-{all_references}"))
+        model = checkpoint.model
+        assert model.config.ratings_read_all_references is all_references
+        outputs = predict_outputs(checkpoint, refs, gens)
+        _, _, evaluated = closest_outputs(
+            model,
+            prepared.features[prepared.inputs.pair_rows(rows)],
+            prepared.inputs.subset(rows),
+        )
+        np.testing.assert_allclose(evaluated, outputs.ratings, atol=1e-5)
+        scaled = [
+            checkpoint.scaler.transform(pd.DataFrame(pair))[:, column] for pair in per_reference
+        ]
+        expected = [
+            values.max() if all_references else values[index]
+            for values, index in zip(scaled, outputs.ref_index, strict=True)
+        ]
+        np.testing.assert_allclose(outputs.ratings[:, 0], expected, atol=1e-5)
+        rated[all_references] = outputs.ratings[:, 0]
+    assert (rated[True] > rated[False] + 1e-6).any()  # the closest is not always the best
 
 
 @pytest.fixture(scope="module")

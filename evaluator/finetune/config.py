@@ -49,6 +49,7 @@ class FitSettings:
     contrast_margin: float = 0.05
     reference_margin: float = 0.2
     freeze_mismatch: bool = True
+    ratings_read_all_references: bool = False
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
 
     def __post_init__(self) -> None:
@@ -167,6 +168,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         contrast_margin=config.model.contrast_margin,
         reference_margin=config.model.reference_margin,
         freeze_mismatch=config.model.freeze_mismatch,
+        ratings_read_all_references=config.model.ratings_read_all_references,
         checkpoint=config.data.checkpoint,
     )
 

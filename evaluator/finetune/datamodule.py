@@ -26,6 +26,7 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
+from evaluator.inference import max_over_references
 from evaluator.tasks import Task, get_task, load_task_records
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -137,9 +138,12 @@ def split_rows(
 
 
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
-    """rows -> the model's inputs {features, ref, gen[, alignment, tokens]} for those records,
-    each with the reference of its pair in ``pairs`` (``features``: one row per pair)."""
+    """rows -> the model's inputs {features, reference_max_features, ref, gen[, alignment,
+    tokens]} for those records, each with the reference of its pair in ``pairs``
+    (``features``: one row per pair); reference_max_features: each feature's max over all
+    the record's references (``ratings_read_all_references``)."""
     pair_features = torch.from_numpy(features[pairs])
+    max_features = torch.from_numpy(max_over_references(features, inputs.pair_owner())[pairs])
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
     gens = torch.from_numpy(inputs.gen_rows)
@@ -149,6 +153,7 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
         index = torch.as_tensor(rows)
         batch: dict[str, Any] = {
             "features": pair_features[index],
+            "reference_max_features": max_features[index],
             "ref": texts[refs[index]],
             "gen": texts[gens[index]],
         }

@@ -32,6 +32,7 @@ from torch import Tensor
 
 from evaluator.finetune.contrast import ANCHOR
 from evaluator.hub import load
+from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 from evaluator.tasks import get_task
@@ -41,7 +42,11 @@ RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
 
 
 def rating_model(
-    base: MismatchModel, num_ratings: int, pretrained: bool, use_metrics: bool
+    base: MismatchModel,
+    num_ratings: int,
+    pretrained: bool,
+    use_metrics: bool,
+    ratings_read_all_references: bool = False,
 ) -> MismatchModel:
     """The base architecture with a rating head; ``pretrained`` copies every base tensor that fits."""
     config = replace(
@@ -50,6 +55,7 @@ def rating_model(
         use_metrics=use_metrics,
         rating_from_metrics=use_metrics,
         rating_from_mismatch=True,
+        ratings_read_all_references=ratings_read_all_references and use_metrics,
     )
     model = MismatchModel(config)
     if pretrained:
@@ -88,6 +94,7 @@ class RatingModule(L.LightningModule):
         contrast_margin: float = 0.05,
         reference_margin: float = 0.2,
         freeze_mismatch: bool = True,
+        ratings_read_all_references: bool = False,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
@@ -106,7 +113,9 @@ class RatingModule(L.LightningModule):
         self.save_hyperparameters()
         self.task = get_task(task)
         base = load(checkpoint).model
-        self.model = rating_model(base, len(self.task.criteria), pretrained, use_metrics)
+        self.model = rating_model(
+            base, len(self.task.criteria), pretrained, use_metrics, ratings_read_all_references
+        )
         if freeze_mismatch:
             for name, parameter in self.model.named_parameters():
                 parameter.requires_grad_(name.startswith(RATING_PARTS))
@@ -119,17 +128,24 @@ class RatingModule(L.LightningModule):
             alignment=batch.get("alignment"),
             tokens=batch.get("tokens"),
         )
+        if not self.model.config.use_metrics:
+            return self.model.rate(representation, None)
+        all_references = self.model.config.ratings_read_all_references
         return self.model.rate(
-            representation, batch["features"] if self.model.config.use_metrics else None
+            representation, batch["reference_max_features" if all_references else "features"]
         )
 
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
-        the features of the reference each record trains on."""
+        the features of the reference each record trains on (with
+        ``ratings_read_all_references``: of all its references, each feature's max)."""
         data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
         prepared, train = data.ready(), data.split["train"]
         pairs = prepared.train_pairs[train]
-        features = torch.from_numpy(prepared.features[pairs]).float()
+        table = prepared.features
+        if self.model.config.ratings_read_all_references:
+            table = max_over_references(table, prepared.inputs.pair_owner())
+        features = torch.from_numpy(table[pairs]).float()
         targets = torch.from_numpy(prepared.inputs.targets[train]).float()
         self.start_from_metric_fit(features, targets)
 

@@ -13,7 +13,7 @@ import torch
 
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
-from evaluator.inference import closest_rows
+from evaluator.inference import closest_rows, max_over_references
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
 
@@ -29,6 +29,11 @@ def closest_outputs(
     ref_rows = np.concatenate(inputs.ref_rows)
     texts = torch.from_numpy(inputs.texts)
     feature_table = torch.from_numpy(features)
+    rating_table = (
+        torch.from_numpy(max_over_references(features, owner))
+        if model.config.ratings_read_all_references
+        else feature_table
+    )
     alignments = None
     if model.config.use_alignment:
         if inputs.alignments is None:
@@ -55,7 +60,7 @@ def closest_outputs(
             )
             probabilities.append(model.head(representation).softmax(dim=-1))
             if model.rating_head is not None:
-                ratings.append(model.rate(representation, feature_table[rows]))
+                ratings.append(model.rate(representation, rating_table[rows]))
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None

@@ -47,6 +47,7 @@ def fit(
         contrast_margin=settings.contrast_margin,
         reference_margin=settings.reference_margin,
         freeze_mismatch=settings.freeze_mismatch if freeze_mismatch is None else freeze_mismatch,
+        ratings_read_all_references=settings.ratings_read_all_references,
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size

@@ -81,6 +81,11 @@ class MismatchConfig:
     # (fine-tuning starts the map at zero and, for regression, keeps its signs: see
     # evaluator.finetune.module)
     rating_from_mismatch: bool = False
+    # the metric map reads each metric's best score over all of a pair's references (the max,
+    # as the metric baselines read them) instead of the closest reference's alone: with 5 or
+    # 11 references, one reference leaves most of the metrics' evidence unused
+    # (docs/experiments/2026-11-25-ratings-all-references)
+    ratings_read_all_references: bool = False
     # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
     span_dim: int = 0
@@ -100,6 +105,8 @@ class MismatchConfig:
             raise ValueError("use_tokens needs use_text in frozen encoder mode")
         if self.rating_from_metrics and not self.use_metrics:
             raise ValueError("rating_from_metrics needs use_metrics")
+        if self.ratings_read_all_references and not self.rating_from_metrics:
+            raise ValueError("ratings_read_all_references needs rating_from_metrics")
         if self.rating_from_mismatch and not self.num_ratings:
             raise ValueError("rating_from_mismatch needs num_ratings above 0")
         if self.span_dim and self.encoder_mode != "frozen":
