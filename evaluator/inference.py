@@ -259,7 +259,7 @@ def max_over_references(features: np.ndarray, owner: np.ndarray) -> np.ndarray:
     pair of each row), what a model with ``ratings_read_all_references`` rates from. The
     scaler is non-decreasing per feature, so this is also the scaled max of the raw scores."""
     frame = pd.DataFrame(features).groupby(np.asarray(owner)).transform("max")
-    return frame.to_numpy(dtype=features.dtype)
+    return frame.to_numpy(dtype=features.dtype, copy=True)  # writable: torch.from_numpy
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

@@ -33,6 +33,7 @@ KEYS = {
     "contrast_margin": ("model", "contrast_margin"),
     "reference_margin": ("model", "reference_margin"),
     "freeze_mismatch": ("model", "freeze_mismatch"),
+    "ratings_read_all_references": ("model", "ratings_read_all_references"),
     "checkpoint": ("data", "checkpoint"),
 }
 

@@ -53,16 +53,19 @@ def xfail(reason: str):
 # (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>",
 # "rating-<error>", "paraphrase-<error>"
 KNOWN_FAILURES = {
-    # mean rating (0-1), measured on the checkpoints refitted on the shipped base (2026-11-24)
-    ("dialogue", "rating-name"): "copy 0.972 < wrong name 0.987",
-    ("dialogue", "paraphrase-name"): "paraphrase 0.979 < wrong name 0.987",
-    ("data2text", "paraphrase-number"): "paraphrase 0.808 < wrong number 0.889",
-    ("question_generation", "paraphrase-negated"): "paraphrase 0.338 < negated 0.462",
-    ("question_generation", "paraphrase-number"): "paraphrase 0.338 < wrong number 0.862",
-    ("question_generation", "paraphrase-name"): "paraphrase 0.338 < wrong name 0.742",
-    ("summarization", "paraphrase-negated"): "paraphrase 0.897 < negated 0.961",
-    ("summarization", "paraphrase-number"): "paraphrase 0.897 < wrong number 0.965",
-    ("summarization", "paraphrase-name"): "paraphrase 0.897 < wrong name 0.954",
+    # mean rating (0-1), measured on the checkpoints refitted with ratings that read every
+    # reference's metrics (2026-11-25; data2text-name and translation-number newly failing)
+    ("dialogue", "rating-name"): "copy 0.983 < wrong name 0.989",
+    ("dialogue", "paraphrase-name"): "paraphrase 0.975 < wrong name 0.989",
+    ("data2text", "paraphrase-number"): "paraphrase 0.798 < wrong number 0.872",
+    ("data2text", "paraphrase-name"): "paraphrase 0.798 < wrong name 0.853",
+    ("question_generation", "paraphrase-negated"): "paraphrase 0.243 < negated 0.447",
+    ("question_generation", "paraphrase-number"): "paraphrase 0.243 < wrong number 0.808",
+    ("question_generation", "paraphrase-name"): "paraphrase 0.243 < wrong name 0.762",
+    ("summarization", "paraphrase-negated"): "paraphrase 0.855 < negated 0.940",
+    ("summarization", "paraphrase-number"): "paraphrase 0.855 < wrong number 0.918",
+    ("summarization", "paraphrase-name"): "paraphrase 0.855 < wrong name 0.859",
+    ("translation", "paraphrase-number"): "paraphrase 0.552 < wrong number 0.557",
 }
 
 

@@ -2,20 +2,38 @@
 Ridge on raw metric features (standardised on the fit part, alpha chosen on validation
 groups) per criterion: features of the closest reference (the pair the model reads,
 prepared.train_pairs) vs max over all references (what the metric baselines read)."""
-import json, sys, numpy as np
-from evaluator.cli.finetune import prepare, load_settings
+
+import json
+import sys
+
+import numpy as np
+
+from evaluator.cli.finetune import load_settings, prepare
 from evaluator.finetune.datamodule import split_rows
 from evaluator.finetune.evaluate import kendall
+
 res = json.load(open("docs/results/results.json"))["tasks"]
-tasks = sys.argv[2:] or ["summarization", "captioning", "data2text", "translation", "dialogue", "question_generation"]
+tasks = sys.argv[2:] or [
+    "summarization",
+    "captioning",
+    "data2text",
+    "translation",
+    "dialogue",
+    "question_generation",
+]
+
+
 def ridge(Z, Y, f, v, t, c):
     best = None
     for a in (1, 10, 100, 1000, 10000):
         A = np.c_[Z[f], np.ones(len(f))]
         w = np.linalg.solve(A.T @ A + a * np.diag([1] * Z.shape[1] + [0]), A.T @ Y[f, c])
         tv = kendall(np.c_[Z[v], np.ones(len(v))] @ w, Y[v, c])
-        if best is None or tv > best[0]: best = (tv, w)
+        if best is None or tv > best[0]:
+            best = (tv, w)
     return kendall(np.c_[Z[t], np.ones(len(t))] @ best[1], Y[t, c])
+
+
 for task in tasks:
     settings = load_settings(task, f"configs/finetune/{task}.yaml")
     prep = prepare(task, "checkpoints/mismatch-base", sys.argv[1], None, settings)
@@ -28,7 +46,9 @@ for task in tasks:
         train, test = split_rows(prep.records, np.arange(len(prep.records)), seed, 0.2)
         fit, val = split_rows(prep.records, train, 1000 + seed, 0.1)
         for c, key in enumerate(crit):
-            f = fit[~np.isnan(Y[fit, c])]; v = val[~np.isnan(Y[val, c])]; t = test[~np.isnan(Y[test, c])]
+            f = fit[~np.isnan(Y[fit, c])]
+            v = val[~np.isnan(Y[val, c])]
+            t = test[~np.isnan(Y[test, c])]
             row = []
             for X in (Xclose, Xmax):
                 Z = (X - X[fit].mean(0)) / (X[fit].std(0) + 1e-9)
@@ -38,4 +58,7 @@ for task in tasks:
         row = res[task]["criteria"][key]
         bm = max(row["baselines"], key=lambda m: row["baselines"][m]["kendall"])
         r = np.mean(acc[key], axis=0)
-        print(f"{task:20s} {key:28s} ours {row['ours']['kendall']:.3f} best {bm} {row['baselines'][bm]['kendall']:.3f} | ridge closest ref {r[0]:.3f} | ridge max over refs {r[1]:.3f}", flush=True)
+        print(
+            f"{task:20s} {key:28s} ours {row['ours']['kendall']:.3f} best {bm} {row['baselines'][bm]['kendall']:.3f} | ridge closest ref {r[0]:.3f} | ridge max over refs {r[1]:.3f}",
+            flush=True,
+        )
