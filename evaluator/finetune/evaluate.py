@@ -103,6 +103,12 @@ def baseline_kendall(
     return out
 
 
+def rated_columns(targets: np.ndarray, rows: np.ndarray) -> list[int]:
+    """Criterion columns with two or more rated records among ``rows``."""
+    rated = np.count_nonzero(~np.isnan(targets[rows]), axis=0)
+    return [column for column in range(targets.shape[1]) if rated[column] >= 2]
+
+
 def dataset_scores(
     prepared: PreparedTask, train: np.ndarray, test: np.ndarray, scores: np.ndarray
 ) -> dict[str, dict]:
@@ -116,8 +122,7 @@ def dataset_scores(
     for name in sorted(set(names[test].tolist())):
         mine = names[test] == name
         rows = test[mine]
-        rated = np.count_nonzero(~np.isnan(targets[rows]), axis=0)
-        columns = [column for column in range(targets.shape[1]) if rated[column] >= 2]
+        columns = rated_columns(targets, rows)
         ours = criterion_scores(scores[mine][:, columns], targets[rows][:, columns])
         out[name] = {
             "n_test": len(rows),
@@ -295,6 +300,12 @@ def evaluate_task(
     return result
 
 
+def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """The lines of a Markdown table: header, separator, one line per row of cells."""
+    lines = ["| " + " | ".join(cells) + " |" for cells in [header, *rows]]
+    return [lines[0], "|" + "---|" * len(header), *lines[1:]]
+
+
 def task_table(result: dict) -> str:
     """Markdown of one task: per criterion ours, named baselines, best baseline, ablations."""
     named = [
@@ -309,12 +320,7 @@ def task_table(result: dict) -> str:
         "best metric",
         *ABLATIONS,
     ]
-    lines = [
-        f"### {result['task']}",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
+    rows = []
     for key, row in result["criteria"].items():
         best = max(row["baselines"], key=lambda m: row["baselines"][m]["kendall"])
         cells = [
@@ -326,7 +332,8 @@ def task_table(result: dict) -> str:
             f"{best} {row['baselines'][best]['kendall']:.3f}",
             *[f"{row['ablations'][a]['kendall']:.3f}" for a in ABLATIONS],
         ]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append(cells)
+    lines = [f"### {result['task']}", "", *markdown_table(header, rows)]
     if "accuracy" in result["summary"]:
         s = result["summary"]
         lines += ["", f"Accuracy (ours): {s['accuracy']:.3f} ± {s['accuracy_std']:.3f}"]
@@ -344,17 +351,22 @@ def summary_table(results: list[dict]) -> str:
         "paper τ",
         "test records/seed",
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = []
     for result in results:
         s = result["summary"]
         paper = "—" if s["paper_kendall"] is None else f"{s['paper_kendall']:.2f}"
-        lines.append(
-            f"| {result['task']} | {s['ours_kendall']:.3f} ± {s['ours_kendall_std']:.3f} "
-            f"| {s['best_baseline']} {s['best_baseline_kendall']:.3f} "
-            f"| {s['ablations']['no_pretraining']:.3f} | {s['ablations']['no_metrics']:.3f} "
-            f"| {paper} | {s['n_test_mean']:.0f} |"
+        rows.append(
+            [
+                result["task"],
+                f"{s['ours_kendall']:.3f} ± {s['ours_kendall_std']:.3f}",
+                f"{s['best_baseline']} {s['best_baseline_kendall']:.3f}",
+                f"{s['ablations']['no_pretraining']:.3f}",
+                f"{s['ablations']['no_metrics']:.3f}",
+                paper,
+                f"{s['n_test_mean']:.0f}",
+            ]
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(markdown_table(header, rows)) + "\n"
 
 
 def dataset_table(results: list[dict]) -> str:
@@ -370,20 +382,23 @@ def dataset_table(results: list[dict]) -> str:
         "ours − best",
         *NAMED_BASELINES,
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = []
     for result in results:
         for name, row in result.get("datasets", {}).items():
             named = [row["named_baselines"].get(m) for m in NAMED_BASELINES]
-            lines.append(
-                f"| {result['task']} | {name} | {', '.join(row['criteria'])} "
-                f"| {row['n_test_mean']:.0f} "
-                f"| {row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f} "
-                f"| {row['best_baseline']} {row['best_baseline_kendall']:.3f} "
-                f"| {row['ours_kendall'] - row['best_baseline_kendall']:+.3f} | "
-                + " | ".join("—" if v is None else f"{v:.3f}" for v in named)
-                + " |"
+            rows.append(
+                [
+                    result["task"],
+                    name,
+                    ", ".join(row["criteria"]),
+                    f"{row['n_test_mean']:.0f}",
+                    f"{row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f}",
+                    f"{row['best_baseline']} {row['best_baseline_kendall']:.3f}",
+                    f"{row['ours_kendall'] - row['best_baseline_kendall']:+.3f}",
+                    *["—" if v is None else f"{v:.3f}" for v in named],
+                ]
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join(markdown_table(header, rows)) + "\n"
 
 
 def transfer_table(results: list[dict]) -> str:
@@ -399,18 +414,21 @@ def transfer_table(results: list[dict]) -> str:
         "metric chosen on the training records: τ on test",
         "ours − metric",
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows = [(result["task"], row) for result in results for row in result.get("transfer", [])]
-    for task, row in rows:
-        chosen = ", ".join(dict.fromkeys(row["metrics_chosen"]))
-        lines.append(
-            f"| {task} | {row['train']} | {row['test']} | {', '.join(row['criteria'])} "
-            f"| {row['n_train_mean']:.0f} / {row['n_test_mean']:.0f} "
-            f"| {row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f} "
-            f"| {chosen} {row['metric_kendall']:.3f} "
-            f"| {row['ours_kendall'] - row['metric_kendall']:+.3f} |"
-        )
-    return "\n".join(lines) + "\n" if rows else ""
+    rows = [
+        [
+            result["task"],
+            row["train"],
+            row["test"],
+            ", ".join(row["criteria"]),
+            f"{row['n_train_mean']:.0f} / {row['n_test_mean']:.0f}",
+            f"{row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f}",
+            f"{', '.join(dict.fromkeys(row['metrics_chosen']))} {row['metric_kendall']:.3f}",
+            f"{row['ours_kendall'] - row['metric_kendall']:+.3f}",
+        ]
+        for result in results
+        for row in result.get("transfer", [])
+    ]
+    return "\n".join(markdown_table(header, rows)) + "\n" if rows else ""
 
 
 def results_markdown(results: list[dict], command: str) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
-from evaluator.finetune.evaluate import kendall, model_scores
+from evaluator.finetune.evaluate import kendall, model_scores, rated_columns
 from evaluator.finetune.train import fit
 
 # task -> (train dataset, test dataset), by HumanRecord.dataset; WMT -> WMT19 DARR is
@@ -57,12 +57,6 @@ def transfer_split(
             f"{seed}) has {len(train)} train and {len(test)} test records"
         )
     return train, test
-
-
-def rated_columns(targets: np.ndarray, rows: np.ndarray) -> list[int]:
-    """Criterion columns with two or more rated records among ``rows``."""
-    rated = np.count_nonzero(~np.isnan(targets[rows]), axis=0)
-    return [column for column in range(targets.shape[1]) if rated[column] >= 2]
 
 
 def transfer_scores(
