@@ -134,6 +134,15 @@ def run(args: argparse.Namespace) -> int:
     except DataError as error:
         raise CommandError(str(error)) from None
     scorer = _scorer(args)
+    try:
+        return _score(args, source, total, scorer, output_format, started)
+    finally:
+        if scorer is not None:
+            scorer.close()
+
+
+def _score(args, source, total: int, scorer, output_format: str, started: float) -> int:
+    """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
     evaluator = _load_evaluator(args)
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
