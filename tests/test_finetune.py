@@ -29,6 +29,7 @@ from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.rating_mix import best_shares, rating_parts
 from evaluator.finetune.train import export, fit
 from evaluator.finetune.transfer import TRANSFERS
 from evaluator.hub import load, save_pretrained
@@ -200,6 +201,62 @@ def test_closest_outputs_match_predict(fitted_summarization, references: int) ->
     )
     np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
     np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
+
+
+def test_best_shares_keep_the_learned_rating_only_where_it_ranks_better() -> None:
+    targets = np.array([[0.1, 0.1, 0.1, np.nan], [0.4, 0.4, 0.4, 0.2], [0.2, 0.2, 0.2, np.nan],
+                        [0.9, 0.9, 0.9, np.nan], [0.6, 0.6, 0.6, np.nan]])  # fmt: skip
+    truth = np.nan_to_num(targets)
+    wild = np.array([10.0, -10.0, 10.0, -10.0, 0.0])  # ranks wrong, even mixed in a little
+    learned = np.c_[truth[:, 0], wild, truth[:, 2], truth[:, 3]]
+    ridge = np.c_[wild, truth[:, 1], truth[:, 2], -truth[:, 3]]
+    # learned ranks right; ridge ranks right; both alike (a tie keeps the learned rating);
+    # one rated record (nothing to rank: learned)
+    assert best_shares(learned, ridge, targets).tolist() == [1.0, 0.0, 1.0, 1.0]
+    # each side wrong on one pair, the other's error in the other direction: a mix is right
+    y = np.array([[0.0], [1.0], [2.0], [3.0]])
+    half = best_shares(
+        np.array([[0.0], [2.0], [1.0], [3.0]]), np.array([[1.0], [0.0], [2.0], [3.0]]), y
+    )
+    assert half.tolist() == [0.5]
+
+
+def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
+    prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
+    settings = replace(SETTINGS, rating_mix=True, lr=0.05)  # lr: move far from the start
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+    )
+    model = module.model
+    assert model.ridge_rating is not None and not model.ridge_rating.weight.requires_grad
+    train, val = data.split["train"], data.split["val"]
+    features = torch.from_numpy(prepared.features[prepared.train_pairs[train]]).float()
+    targets = torch.from_numpy(prepared.inputs.targets[train]).float()
+    for k in range(targets.shape[1]):  # the ridge map is the metric map's start, untrained
+        weight, bias = ridge_fit(features, targets[:, k], module.hparams["ridge_alpha"])
+        torch.testing.assert_close(model.ridge_rating.weight[k], weight)
+        torch.testing.assert_close(model.ridge_rating.bias[k], bias)
+    assert not torch.allclose(model.metric_rating.weight, model.ridge_rating.weight)
+    learned, ridge = rating_parts(model, prepared, val)
+    shares = model.learned_share.numpy()
+    assert (shares < 1).any()  # on this data the learned rating does not earn it everywhere
+    np.testing.assert_array_equal(shares, best_shares(learned, ridge, prepared.inputs.targets[val]))
+    _, _, mixed = closest_outputs(
+        model, prepared.features[prepared.inputs.pair_rows(val)], prepared.inputs.subset(val)
+    )
+    np.testing.assert_allclose(mixed, shares * learned + (1 - shares) * ridge, atol=1e-5)
+    checkpoint = load(export(module, data, tmp_path / "task"))  # the shares travel with it
+    np.testing.assert_array_equal(checkpoint.model.learned_share.numpy(), shares)
+    records = [prepared.records[i] for i in val]
+    outputs = predict_outputs(checkpoint, [list(r.refs) for r in records], [r.gen for r in records])
+    np.testing.assert_allclose(outputs.ratings, mixed, atol=1e-5)
+    nli = prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root)
+    classifier, _, _ = fit(
+        nli, np.arange(len(nli.records)), settings, 0, checkpoint=str(base_checkpoint)
+    )
+    assert classifier.model.ridge_rating is None  # class logits are not mixed with a ridge fit
 
 
 @pytest.mark.parametrize("task", ["summarization", "nli"])

@@ -34,6 +34,7 @@ KEYS = {
     "reference_margin": ("model", "reference_margin"),
     "freeze_mismatch": ("model", "freeze_mismatch"),
     "ratings_read_all_references": ("model", "ratings_read_all_references"),
+    "rating_mix": ("model", "rating_mix"),
     "checkpoint": ("data", "checkpoint"),
 }
 

@@ -29,7 +29,7 @@ from evaluator.finetune.config import (
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
-from evaluator.finetune.train import export, fit
+from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
@@ -150,11 +150,7 @@ class FinetuneCLI(LightningCLI):
     def after_fit(self) -> None:
         callback = self.trainer.checkpoint_callback
         best = callback.best_model_path if isinstance(callback, ModelCheckpoint) else ""
-        if best:
-            state = torch.load(best, map_location=self.model.device, weights_only=True)[
-                "state_dict"
-            ]
-            self.model.load_state_dict(state)
+        finish_fit(self.model, self.datamodule, best)
         export_dir = self._get(self.config, "export_dir")
         if export_dir and self.trainer.is_global_zero:  # under DDP, one process exports
             out = export(

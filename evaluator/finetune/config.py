@@ -50,6 +50,7 @@ class FitSettings:
     reference_margin: float = 0.2
     freeze_mismatch: bool = True
     ratings_read_all_references: bool = False
+    rating_mix: bool = False
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
 
     def __post_init__(self) -> None:
@@ -169,6 +170,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         reference_margin=config.model.reference_margin,
         freeze_mismatch=config.model.freeze_mismatch,
         ratings_read_all_references=config.model.ratings_read_all_references,
+        rating_mix=config.model.rating_mix,
         checkpoint=config.data.checkpoint,
     )
 

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import kendalltau, spearmanr
 
+from evaluator.finetune.agreement import kendall, spearman
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.outputs import closest_outputs
@@ -40,17 +40,6 @@ PAPER_KENDALL = {
     "nli": 0.89,
 }
 NAMED_BASELINES = ("bleu", "rougeL_f", "chrf", "meteor", "bertscore_f")
-
-
-def kendall(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall tau-b, 0 where it is undefined (a constant side)."""
-    value = kendalltau(x, y).statistic
-    return 0.0 if np.isnan(value) else float(value)
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    value = spearmanr(x, y).statistic
-    return 0.0 if np.isnan(value) else float(value)
 
 
 def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray:

@@ -47,6 +47,7 @@ def rating_model(
     pretrained: bool,
     use_metrics: bool,
     ratings_read_all_references: bool = False,
+    rating_mix: bool = False,
 ) -> MismatchModel:
     """The base architecture with a rating head; ``pretrained`` copies every base tensor that fits."""
     config = replace(
@@ -56,6 +57,7 @@ def rating_model(
         rating_from_metrics=use_metrics,
         rating_from_mismatch=True,
         ratings_read_all_references=ratings_read_all_references and use_metrics,
+        rating_mix=rating_mix and use_metrics,
     )
     model = MismatchModel(config)
     if pretrained:
@@ -95,6 +97,7 @@ class RatingModule(L.LightningModule):
         reference_margin: float = 0.2,
         freeze_mismatch: bool = True,
         ratings_read_all_references: bool = False,
+        rating_mix: bool = False,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
@@ -103,7 +106,9 @@ class RatingModule(L.LightningModule):
         loss on contrast copies, when the data module serves them; reference_margin: the
         margin for a reference triple's error copy below its anchor (a wrong fact, not one
         step of a graded chain); freeze_mismatch: train the
-        rating parts only (needs the whole base: pretrained and use_metrics)."""
+        rating parts only (needs the whole base: pretrained and use_metrics); rating_mix:
+        regression ratings mix the learned rating with the metric map's starting ridge fit,
+        per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing)."""
         super().__init__()
         if freeze_mismatch and not (pretrained and use_metrics):
             raise ValueError(
@@ -114,7 +119,12 @@ class RatingModule(L.LightningModule):
         self.task = get_task(task)
         base = load(checkpoint).model
         self.model = rating_model(
-            base, len(self.task.criteria), pretrained, use_metrics, ratings_read_all_references
+            base,
+            len(self.task.criteria),
+            pretrained,
+            use_metrics,
+            ratings_read_all_references,
+            rating_mix and self.task.kind == "regression",
         )
         if freeze_mismatch:
             for name, parameter in self.model.named_parameters():
@@ -151,7 +161,8 @@ class RatingModule(L.LightningModule):
 
     def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
         """Regression: the metric map := per-criterion ridge fit (records lacking the
-        criterion skipped), the head's last layer := 0. Classification: the map starts at 0.
+        criterion skipped), and so the frozen ridge map of ``rating_mix``; the head's last
+        layer := 0. Classification: the map starts at 0.
         The map from the mismatch probabilities starts at 0 either way."""
         with torch.no_grad():
             if self.model.mismatch_rating is not None:
@@ -176,6 +187,8 @@ class RatingModule(L.LightningModule):
                 )
                 metric_rating.weight[k] = weight
                 metric_rating.bias[k] = bias
+            if self.model.ridge_rating is not None:  # kept as it starts (rating_mix)
+                self.model.ridge_rating.load_state_dict(metric_rating.state_dict())
             last = rating_head[-1]
             assert isinstance(last, torch.nn.Linear)  # rating_model's head ends in a Linear
             last.weight.zero_()

@@ -19,6 +19,7 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from evaluator.finetune.config import FitSettings, trainer_kwargs
 from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
+from evaluator.finetune.rating_mix import choose_learned_shares
 from evaluator.hub import save_pretrained
 
 
@@ -33,7 +34,8 @@ def fit(
     use_metrics: bool = True,
     freeze_mismatch: bool | None = None,
 ) -> tuple[RatingModule, RatingDataModule, float]:
-    """Train on the records at ``rows``; returns the module with its best weights, the data
+    """Train on the records at ``rows``; returns the module with its best weights (with
+    ``rating_mix``, each criterion's learned share chosen on the validation records), the data
     module and the best validation loss. ``freeze_mismatch`` None: the settings' choice."""
     L.seed_everything(seed, workers=True, verbose=False)
     module = RatingModule(
@@ -48,6 +50,7 @@ def fit(
         reference_margin=settings.reference_margin,
         freeze_mismatch=settings.freeze_mismatch if freeze_mismatch is None else freeze_mismatch,
         ratings_read_all_references=settings.ratings_read_all_references,
+        rating_mix=settings.rating_mix,
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size
@@ -66,9 +69,18 @@ def fit(
                 f"no validation ran in trainer.max_steps {settings.max_steps} "
                 f"(trainer.val_check_interval {settings.val_check_interval})"
             )
-        state = torch.load(best.best_model_path, map_location="cpu", weights_only=True)
-        module.load_state_dict(state["state_dict"])
+        finish_fit(module, data, best.best_model_path)
     return module.eval(), data, float(best.best_model_score)
+
+
+def finish_fit(module: RatingModule, data: RatingDataModule, best_path: str | None) -> None:
+    """After training: the best weights (``best_path``; None keeps the last step's) and, with
+    ``rating_mix``, each criterion's learned share chosen on the validation records."""
+    if best_path:
+        state = torch.load(best_path, map_location=module.device, weights_only=True)
+        module.load_state_dict(state["state_dict"])
+    if module.model.ridge_rating is not None:
+        choose_learned_shares(module.model, data.ready(), data.split["val"])
 
 
 def task_entry(module: RatingModule) -> dict:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluator.finetune.agreement import kendall
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
-from evaluator.finetune.evaluate import kendall, model_scores, rated_columns
+from evaluator.finetune.evaluate import model_scores, rated_columns
 from evaluator.finetune.train import fit
 
 # task -> (train dataset, test dataset), by HumanRecord.dataset; WMT -> WMT19 DARR is

@@ -86,6 +86,11 @@ class MismatchConfig:
     # 11 references, one reference leaves most of the metrics' evidence unused
     # (docs/experiments/2026-11-25-ratings-all-references)
     ratings_read_all_references: bool = False
+    # ratings are, per criterion, a mix of what fine-tuning learned and the metric map's
+    # starting ridge fit (kept unchanged as ``ridge_rating``), the learned share chosen on the
+    # validation groups: the learned part counts only as far as it ranks held-out ratings
+    # better than the metrics' linear fit (evaluator.finetune.rating_mix)
+    rating_mix: bool = False
     # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
     span_dim: int = 0
@@ -107,6 +112,8 @@ class MismatchConfig:
             raise ValueError("rating_from_metrics needs use_metrics")
         if self.ratings_read_all_references and not self.rating_from_metrics:
             raise ValueError("ratings_read_all_references needs rating_from_metrics")
+        if self.rating_mix and not self.rating_from_metrics:
+            raise ValueError("rating_mix needs rating_from_metrics")
         if self.rating_from_mismatch and not self.num_ratings:
             raise ValueError("rating_from_mismatch needs num_ratings above 0")
         if self.span_dim and self.encoder_mode != "frozen":
@@ -163,6 +170,8 @@ def encoder_from_config(encoder_config: Mapping) -> PreTrainedModel:
 
 class MismatchModel(nn.Module):
     """BERT dual encoder + Set Transformer over metric scores -> mismatch-class logits."""
+
+    learned_share: Tensor  # a buffer, with rating_mix
 
     def __init__(self, config: MismatchConfig, encoder: PreTrainedModel | None = None) -> None:
         super().__init__()
@@ -231,6 +240,12 @@ class MismatchModel(nn.Module):
         self.metric_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_metrics:
             self.metric_rating = nn.Linear(len(config.feature_names), config.num_ratings)
+        self.ridge_rating: nn.Linear | None = None
+        if config.num_ratings and config.rating_mix:
+            self.ridge_rating = nn.Linear(len(config.feature_names), config.num_ratings)
+            self.ridge_rating.requires_grad_(False)  # set once, from the training ratings
+            # per criterion, the share of the learned rating (the rest: the ridge fit)
+            self.register_buffer("learned_share", torch.ones(config.num_ratings))
         self.mismatch_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_mismatch:
             self.mismatch_rating = nn.Linear(config.num_classes, config.num_ratings)
@@ -326,6 +341,8 @@ class MismatchModel(nn.Module):
         mismatch head's log-probabilities for the same representation, floored at
         ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
         below a probability of 1e-4, so a confident head cannot swing a rating without bound.
+        With ``rating_mix`` each criterion's rating is ``learned_share`` of all that and the
+        rest the frozen ridge fit of the metrics.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -339,6 +356,10 @@ class MismatchModel(nn.Module):
         if self.mismatch_rating is not None:
             log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
             ratings = ratings + self.mismatch_rating(log_probs)
+        if self.ridge_rating is not None:
+            assert features is not None  # rating_mix needs rating_from_metrics, checked above
+            ridge = self.ridge_rating(torch.nan_to_num(features))
+            ratings = self.learned_share * ratings + (1 - self.learned_share) * ridge
         return ratings
 
     def tag(self, tokens: Mapping[str, Tensor]) -> tuple[Tensor, Tensor]:
