@@ -36,7 +36,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.model.mismatch_model import NO_CONTRADICTION
+from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
 from evaluator.tasks import TASKS, get_task
 from mismatch_core.resources import encoder_path
 
@@ -252,6 +252,17 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
     records = [prepared.records[i] for i in val]
     outputs = predict_outputs(checkpoint, [list(r.refs) for r in records], [r.gen for r in records])
     np.testing.assert_allclose(outputs.ratings, mixed, atol=1e-5)
+    with torch.no_grad():  # the mismatch map is outside the mix: with no learned share left,
+        # a rating is the ridge fit less what the named errors take off, not a share of it
+        model.learned_share.zero_()
+        batch = next(iter(data.train_dataloader()))
+        log_probs = model.head(module.model.represent(
+            features=batch["features"], ref=batch["ref"], gen=batch["gen"]
+        )).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)  # fmt: skip
+        mismatch = model.mismatch_rating(log_probs)
+        assert mismatch.abs().max() > 1e-3
+        ridge_only = model.ridge_rating(batch["features"]) + mismatch
+        torch.testing.assert_close(module(batch), ridge_only)
     nli = prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root)
     classifier, _, _ = fit(
         nli, np.arange(len(nli.records)), settings, 0, checkpoint=str(base_checkpoint)

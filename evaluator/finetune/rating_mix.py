@@ -4,8 +4,11 @@ Fine-tuning starts the metric map at the ridge fit of the training ratings and t
 from the text, the mismatch head and the contrast copies. On some criteria what it learns
 ranks held-out outputs worse than the ridge fit it started from, and then worse than a single
 metric (docs/results.md). With ``rating_mix`` each criterion's rating is
-``share * learned + (1 - share) * ridge``; the share is chosen on the validation groups (never
-on test records), so the learned part counts only as far as it earns there.
+``share * learned + (1 - share) * ridge + mismatch``: learned is the rating head plus the
+metric map, ridge the map's frozen start, mismatch the map of the mismatch head's class
+log-probabilities, kept outside the mix so that an error the model names lowers the rating
+as much whatever the share. The share is chosen on the validation groups (never on test
+records), so the learned part counts only as far as it earns there.
 """
 
 from __future__ import annotations

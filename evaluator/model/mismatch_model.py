@@ -86,10 +86,11 @@ class MismatchConfig:
     # 11 references, one reference leaves most of the metrics' evidence unused
     # (docs/experiments/2026-11-25-ratings-all-references)
     ratings_read_all_references: bool = False
-    # ratings are, per criterion, a mix of what fine-tuning learned and the metric map's
-    # starting ridge fit (kept unchanged as ``ridge_rating``), the learned share chosen on the
-    # validation groups: the learned part counts only as far as it ranks held-out ratings
-    # better than the metrics' linear fit (evaluator.finetune.rating_mix)
+    # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
+    # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
+    # learned share chosen on the validation groups: the learned part counts only as far as
+    # it ranks held-out ratings better than the metrics' linear fit; the mismatch map is added
+    # outside the mix (evaluator.finetune.rating_mix)
     rating_mix: bool = False
     # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
@@ -341,8 +342,9 @@ class MismatchModel(nn.Module):
         mismatch head's log-probabilities for the same representation, floored at
         ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
         below a probability of 1e-4, so a confident head cannot swing a rating without bound.
-        With ``rating_mix`` each criterion's rating is ``learned_share`` of all that and the
-        rest the frozen ridge fit of the metrics.
+        With ``rating_mix`` the rating head and the metric map count ``learned_share`` per
+        criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
+        the mix, so a named error lowers a rating by the same amount whatever the share.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -353,13 +355,13 @@ class MismatchModel(nn.Module):
             if features is None:
                 raise ValueError("this model's ratings also read the metric scores; pass features=")
             ratings = ratings + self.metric_rating(torch.nan_to_num(features))
-        if self.mismatch_rating is not None:
-            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
-            ratings = ratings + self.mismatch_rating(log_probs)
         if self.ridge_rating is not None:
             assert features is not None  # rating_mix needs rating_from_metrics, checked above
             ridge = self.ridge_rating(torch.nan_to_num(features))
             ratings = self.learned_share * ratings + (1 - self.learned_share) * ridge
+        if self.mismatch_rating is not None:
+            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
+            ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
 
     def tag(self, tokens: Mapping[str, Tensor]) -> tuple[Tensor, Tensor]:
