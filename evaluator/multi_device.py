@@ -15,6 +15,7 @@ from torch.utils.data import DataLoader
 
 from evaluator.hub import Checkpoint
 from evaluator.inference import PairOutputs, predict_outputs
+from evaluator.process_group import leave_process_group
 
 
 class ChunkScoring(L.LightningModule):
@@ -74,12 +75,3 @@ class LightningScorer:
 
     def close(self) -> None:
         leave_process_group()
-
-
-def leave_process_group() -> None:
-    """Leave the process group, if any, once every process is done with it. A gloo group
-    still alive at interpreter exit can abort the process ("terminate called without an
-    active exception"): one `mismatch predict --devices 2` run in five did, failing CI."""
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        torch.distributed.barrier()
-        torch.distributed.destroy_process_group()

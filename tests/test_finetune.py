@@ -29,7 +29,7 @@ from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
-from evaluator.finetune.rating_mix import best_shares, rating_parts
+from evaluator.finetune.rating_mix import Parts, best_shares, contrast_parts, rating_parts
 from evaluator.finetune.train import export, fit
 from evaluator.finetune.transfer import TRANSFERS
 from evaluator.hub import load, save_pretrained
@@ -212,13 +212,26 @@ def test_best_shares_keep_the_learned_rating_only_where_it_ranks_better() -> Non
     ridge = np.c_[wild, truth[:, 1], truth[:, 2], -truth[:, 3]]
     # learned ranks right; ridge ranks right; both alike (a tie keeps the learned rating);
     # one rated record (nothing to rank: learned)
-    assert best_shares(learned, ridge, targets).tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert best_shares(Parts(learned, ridge), targets).tolist() == [1.0, 0.0, 1.0, 1.0]
     # each side wrong on one pair, the other's error in the other direction: a mix is right
     y = np.array([[0.0], [1.0], [2.0], [3.0]])
     half = best_shares(
-        np.array([[0.0], [2.0], [1.0], [3.0]]), np.array([[1.0], [0.0], [2.0], [3.0]]), y
+        Parts(np.array([[0.0], [2.0], [1.0], [3.0]]), np.array([[1.0], [0.0], [2.0], [3.0]])), y
     )
     assert half.tolist() == [0.5]
+
+
+def test_best_shares_keep_contrast_copies_below_their_parents() -> None:
+    """The ridge fit ranks the records right and the learned rating wrong, but only the
+    learned rating puts the two contrast copies below the texts they were made from: a copy
+    stays below its parent for shares above 0.5, so the best of those ranks is chosen."""
+    targets = np.array([[0.1], [0.4], [0.2], [0.9], [0.6]])
+    wild = np.array([[10.0], [-10.0], [10.0], [-10.0], [0.0]])
+    records = Parts(wild, targets)
+    assert best_shares(records, targets).tolist() == [0.0]
+    copies = Parts(learned=np.zeros((2, 1)), ridge=np.ones((2, 1)))
+    parents = Parts(learned=np.ones((2, 1)), ridge=np.zeros((2, 1)))
+    assert best_shares(records, targets, copies, parents).tolist() == [0.75]
 
 
 def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
@@ -226,6 +239,28 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
 ) -> None:
     prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
     settings = replace(SETTINGS, rating_mix=True, lr=0.05)  # lr: move far from the start
+    with_copies = replace(settings, contrast_size=60, contrast_weight=1.0)
+    contrasted = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", data_root, contrast_size=60
+    )
+    module, data, _ = fit(
+        contrasted,
+        np.arange(len(contrasted.records)),
+        with_copies,
+        0,
+        checkpoint=str(base_checkpoint),
+    )
+    val = data.split["val"]
+    records = rating_parts(module.model, contrasted, val)
+    copies, parents = contrast_parts(module.model, contrasted, val, records)
+    owners = set(contrasted.contrast.owners[contrasted.contrast.parents != ANCHOR].tolist())
+    assert len(copies.learned) == sum(  # every copy of a validation record, none other
+        owner in set(val.tolist()) for owner in contrasted.contrast.owners.tolist()
+    ) and owners & set(val.tolist())
+    np.testing.assert_array_equal(  # the shares respect the copies made from val records
+        module.model.learned_share.numpy(),
+        best_shares(records, contrasted.inputs.targets[val], copies, parents),
+    )
     module, data, _ = fit(
         prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
     )
@@ -239,10 +274,11 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
         torch.testing.assert_close(model.ridge_rating.weight[k], weight)
         torch.testing.assert_close(model.ridge_rating.bias[k], bias)
     assert not torch.allclose(model.metric_rating.weight, model.ridge_rating.weight)
-    learned, ridge = rating_parts(model, prepared, val)
+    parts = rating_parts(model, prepared, val)
+    learned, ridge = parts.learned, parts.ridge
     shares = model.learned_share.numpy()
     assert (shares < 1).any()  # on this data the learned rating does not earn it everywhere
-    np.testing.assert_array_equal(shares, best_shares(learned, ridge, prepared.inputs.targets[val]))
+    np.testing.assert_array_equal(shares, best_shares(parts, prepared.inputs.targets[val]))
     _, _, mixed = closest_outputs(
         model, prepared.features[prepared.inputs.pair_rows(val)], prepared.inputs.subset(val)
     )

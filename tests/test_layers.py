@@ -15,7 +15,8 @@ SOURCE_PACKAGES = ("mismatch_core", "synth", "evaluator")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mismatch_core",),  # resources, taxonomy, JSONL, pairs, atomic writing, errors
     ("synth.perturb",),  # perturbation rules
-    ("synth", "evaluator.features", "evaluator.malloc"),  # the generator; features; allocator
+    # the generator; features; the process's allocator and process group
+    ("synth", "evaluator.features", "evaluator.malloc", "evaluator.process_group"),
     ("evaluator.model",),  # the network
     (
         "evaluator.hub",

@@ -13,10 +13,14 @@ records), so the learned part counts only as far as it earns there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from evaluator.finetune.agreement import kendall
+from evaluator.finetune.contrast import ANCHOR
+from evaluator.finetune.data import TaskInputs
 from evaluator.finetune.datamodule import PreparedTask
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.model import MismatchModel
@@ -24,47 +28,109 @@ from evaluator.model import MismatchModel
 SHARES = (0.0, 0.25, 0.5, 0.75, 1.0)  # coarse: a validation slice holds a few hundred records
 
 
-def best_shares(learned: np.ndarray, ridge: np.ndarray, targets: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class Parts:
+    """Rating outputs (rows, criteria) of the learned part and of the ridge fit, each with
+    the mismatch map added: the rating at share s is ``s * learned + (1 - s) * ridge``."""
+
+    learned: np.ndarray
+    ridge: np.ndarray
+
+    def at(self, share: float, column: int) -> np.ndarray:
+        return share * self.learned[:, column] + (1 - share) * self.ridge[:, column]
+
+
+def best_shares(
+    records: Parts, targets: np.ndarray, copies: Parts | None = None, parents: Parts | None = None
+) -> np.ndarray:
     """Per criterion column, the share in SHARES whose mix ranks the rated records best
     (Kendall τ-b); a tie keeps the larger share, and a column with fewer than two rated
-    records keeps the learned rating whole."""
+    records keeps the learned rating whole. With contrast copies (``copies``, each against
+    the text it was made from, ``parents``), only shares that rate as many copies below
+    their parent as the learned rating does are candidates: the mix must not give back what
+    the contrast copies taught (the stress tests' graded errors)."""
     shares = np.ones(targets.shape[1])
     for column in range(targets.shape[1]):
         present = ~np.isnan(targets[:, column])
         if present.sum() < 2:
             continue
-        taus = [
-            kendall(share * learned[present, column] + (1 - share) * ridge[present, column],
-                    targets[present, column])
-            for share in SHARES
-        ]  # fmt: skip
-        best = max(range(len(SHARES)), key=lambda k: (taus[k], SHARES[k]))
-        shares[column] = SHARES[best]
+        candidates = list(SHARES)
+        if copies is not None and parents is not None:
+            below = {
+                share: int((copies.at(share, column) < parents.at(share, column)).sum())
+                for share in SHARES
+            }
+            candidates = [share for share in SHARES if below[share] >= below[1.0]]
+        scored = [
+            (kendall(records.at(share, column)[present], targets[present, column]), share)
+            for share in candidates
+        ]
+        shares[column] = max(scored)[1]
     return shares
 
 
-def rating_parts(
-    model: MismatchModel, prepared: PreparedTask, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(learned, ridge) rating outputs of the records at ``rows``, read as predict reads them."""
-    inputs = prepared.inputs.subset(rows)
-    features = prepared.features[prepared.inputs.pair_rows(rows)]
+def output_parts(model: MismatchModel, inputs: TaskInputs, features: np.ndarray) -> Parts:
+    """The learned and ridge outputs of every record of ``inputs`` (``features``: the scaled
+    features of all its (record, reference) pairs), read as predict reads them."""
     kept = model.learned_share.clone()
-    parts = []
+    outputs = []
     try:
         for share in (1.0, 0.0):
             model.learned_share.fill_(share)
             _, _, ratings = closest_outputs(model, features, inputs)
             assert ratings is not None  # a rating_mix model has a rating head
-            parts.append(ratings)
+            outputs.append(ratings)
     finally:
         model.learned_share.copy_(kept)
-    return parts[0], parts[1]
+    return Parts(outputs[0], outputs[1])
+
+
+def rating_parts(model: MismatchModel, prepared: PreparedTask, rows: np.ndarray) -> Parts:
+    """The learned and ridge outputs of the records at ``rows``."""
+    features = prepared.features[prepared.inputs.pair_rows(rows)]
+    return output_parts(model, prepared.inputs.subset(rows), features)
+
+
+def contrast_parts(
+    model: MismatchModel, prepared: PreparedTask, rows: np.ndarray, records: Parts
+) -> tuple[Parts, Parts] | None:
+    """(copies, parents): the outputs of the contrast copies made from the records at
+    ``rows`` (whose outputs are ``records``) and of the text each must rate below; None
+    when the task has no such copies."""
+    contrast = prepared.contrast
+    if contrast is None:
+        return None
+    position = {int(row): k for k, row in enumerate(rows)}
+    chosen = np.array(
+        [c for c, owner in enumerate(contrast.owners.tolist())
+         if owner in position and contrast.parents[c] != ANCHOR],
+        dtype=np.int64,
+    )  # fmt: skip
+    if not len(chosen):
+        return None
+    copies = output_parts(
+        model,
+        contrast.inputs.subset(chosen),
+        contrast.features[contrast.inputs.pair_rows(chosen)],
+    )
+    among = {int(c): k for k, c in enumerate(chosen)}
+    parent_parts = []
+    for outputs, own in ((records.learned, copies.learned), (records.ridge, copies.ridge)):
+        parent_parts.append(np.stack([
+            outputs[position[int(contrast.owners[c])]] if contrast.parents[c] < 0
+            else own[among[int(contrast.parents[c])]]
+            for c in chosen
+        ]))  # fmt: skip
+    return copies, Parts(parent_parts[0], parent_parts[1])
 
 
 def choose_learned_shares(model: MismatchModel, prepared: PreparedTask, val: np.ndarray) -> None:
-    """Set ``model.learned_share`` from the validation records at ``val``."""
-    learned, ridge = rating_parts(model, prepared, val)
-    shares = best_shares(learned, ridge, prepared.inputs.targets[val])
+    """Set ``model.learned_share`` from the validation records at ``val`` and the contrast
+    copies made from them (never trained on: a training batch carries only the copies of
+    its own records)."""
+    records = rating_parts(model, prepared, val)
+    contrast = contrast_parts(model, prepared, val, records)
+    copies, parents = contrast if contrast is not None else (None, None)
+    shares = best_shares(records, prepared.inputs.targets[val], copies, parents)
     with torch.no_grad():
         model.learned_share.copy_(torch.from_numpy(shares).float())

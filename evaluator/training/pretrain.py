@@ -20,7 +20,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
 
 from evaluator.hub import save_pretrained
-from evaluator.multi_device import leave_process_group
+from evaluator.process_group import leave_process_group
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
