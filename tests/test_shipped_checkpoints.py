@@ -53,18 +53,19 @@ def xfail(reason: str):
 # (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>",
 # "rating-<error>", "paraphrase-<error>"
 KNOWN_FAILURES = {
-    # mean rating (0-1), measured on the checkpoints refitted with ratings that read every
-    # reference's metrics (2026-11-25; data2text-name and translation-number newly failing)
-    ("dialogue", "rating-name"): "copy 0.983 < wrong name 0.989",
-    ("dialogue", "paraphrase-name"): "paraphrase 0.975 < wrong name 0.989",
-    ("data2text", "paraphrase-number"): "paraphrase 0.798 < wrong number 0.872",
-    ("data2text", "paraphrase-name"): "paraphrase 0.798 < wrong name 0.853",
-    ("question_generation", "paraphrase-negated"): "paraphrase 0.243 < negated 0.447",
-    ("question_generation", "paraphrase-number"): "paraphrase 0.243 < wrong number 0.808",
-    ("question_generation", "paraphrase-name"): "paraphrase 0.243 < wrong name 0.762",
-    ("summarization", "paraphrase-negated"): "paraphrase 0.855 < negated 0.940",
-    ("summarization", "paraphrase-number"): "paraphrase 0.855 < wrong number 0.918",
-    ("summarization", "paraphrase-name"): "paraphrase 0.855 < wrong name 0.859",
+    # mean rating (0-1), measured on the checkpoints of 2026-11-25 whose ratings mix the
+    # learned rating with the ridge fit of the metrics (summarization, data2text, question
+    # generation, dialogue; docs/experiments/2026-11-25-rating-mix): the same checks fail
+    ("dialogue", "rating-name"): "copy 0.953 < wrong name 0.990",
+    ("dialogue", "paraphrase-name"): "paraphrase 0.980 < wrong name 0.990",
+    ("data2text", "paraphrase-number"): "paraphrase 0.828 < wrong number 0.895",
+    ("data2text", "paraphrase-name"): "paraphrase 0.828 < wrong name 0.852",
+    ("question_generation", "paraphrase-negated"): "paraphrase 0.321 < negated 0.481",
+    ("question_generation", "paraphrase-number"): "paraphrase 0.321 < wrong number 0.788",
+    ("question_generation", "paraphrase-name"): "paraphrase 0.321 < wrong name 0.748",
+    ("summarization", "paraphrase-negated"): "paraphrase 0.889 < negated 0.954",
+    ("summarization", "paraphrase-number"): "paraphrase 0.889 < wrong number 0.951",
+    ("summarization", "paraphrase-name"): "paraphrase 0.889 < wrong name 0.911",
     ("translation", "paraphrase-number"): "paraphrase 0.552 < wrong number 0.557",
 }
 

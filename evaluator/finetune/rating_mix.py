@@ -8,7 +8,11 @@ metric (docs/results.md). With ``rating_mix`` each criterion's rating is
 metric map, ridge the map's frozen start, mismatch the map of the mismatch head's class
 log-probabilities, kept outside the mix so that an error the model names lowers the rating
 as much whatever the share. The share is chosen on the validation groups (never on test
-records), so the learned part counts only as far as it earns there.
+records), so the learned part counts only as far as it earns there, and only among shares
+that keep the validation records' contrast copies below the texts they were made from as
+often as the learned rating does: ranked by τ alone, the mix gave back what the copies
+taught and failed stress tests BERTScore passes
+(docs/experiments/2026-11-25-rating-mix/README.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,30 @@
+"""Mean rating of every task checkpoint in a folder on the company example of issue #27, as
+tests/test_shipped_checkpoints.py computes it, with each criterion's learned share.
+
+Usage (from the repository root): python docs/experiments/2026-11-25-rating-mix/company_example.py DIR
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, "tests")
+from test_shipped_checkpoints import ERRORS, PARAPHRASE, REF, quality  # noqa: E402
+
+from evaluator.evaluator import Evaluator  # noqa: E402
+
+print("| task | copy | negated | wrong number | wrong name | paraphrase | shares |")
+print("|---|---|---|---|---|---|---|")
+for folder in sorted(Path(sys.argv[1]).glob("mismatch-*")):
+    evaluator = Evaluator.from_pretrained(folder)
+    if not evaluator.checkpoint.tasks:  # the base rates nothing
+        continue
+    texts = {"copy": REF, **ERRORS, "paraphrase": PARAPHRASE}
+    predictions = evaluator.predict([REF] * len(texts), list(texts.values()), progress=False)
+    by_text = dict(zip(texts, predictions, strict=True))
+    model = evaluator.checkpoint.model
+    shares = None if model.ridge_rating is None else model.learned_share.tolist()
+    means = " | ".join(
+        f"{quality(evaluator, by_text[k]):.3f}"
+        for k in ("copy", "negated", "number", "name", "paraphrase")
+    )
+    print(f"| {folder.name.removeprefix('mismatch-')} | {means} | {shares} |", flush=True)
