@@ -29,7 +29,13 @@ from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
-from evaluator.finetune.rating_mix import Parts, best_shares, contrast_parts, rating_parts
+from evaluator.finetune.rating_mix import (
+    Parts,
+    best_shares,
+    contrast_parts,
+    output_parts,
+    rating_parts,
+)
 from evaluator.finetune.train import export, fit
 from evaluator.finetune.transfer import TRANSFERS
 from evaluator.hub import load, save_pretrained
@@ -714,6 +720,38 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
         prepared.inputs.subset(owners),
     )[2]
     assert (originals.mean(axis=1) > copies.mean(axis=1)).mean() >= 0.9
+
+
+def test_rating_mix_checks_reference_triples_against_their_anchors(
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+) -> None:
+    """With reference triples, an error copy of a reference must rate below its anchor (the
+    reference copy or its paraphrase) for a share to count; the anchors rank below nothing."""
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", contrast_root,
+        contrast_size=12, reference_triples_size=96,
+    )  # fmt: skip
+    contrast = prepared.contrast
+    settings = FitSettings(
+        max_steps=20, val_check_interval=20, batch_size=8, val_fraction=0.3, lr=3e-3,
+        contrast_size=12, reference_triples_size=96, contrast_weight=1.0, rating_mix=True,
+    )  # fmt: skip
+    everything = np.arange(len(prepared.records))
+    module, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
+    val = data.split["val"]
+    records = rating_parts(module.model, prepared, val)
+    copies, parents = contrast_parts(module.model, prepared, val, records)
+    mine = [c for c, owner in enumerate(contrast.owners.tolist()) if owner in set(val.tolist())]
+    compared = [c for c in mine if contrast.parents[c] != ANCHOR]
+    triples = [k for k, c in enumerate(compared) if contrast.parents[c] >= 0]
+    assert len(copies.learned) == len(compared) and triples  # anchors are parents, not copies
+    for k in triples:
+        anchor = np.array([contrast.parents[compared[k]]])
+        alone = output_parts(
+            module.model, contrast.inputs.subset(anchor), contrast.features[contrast.inputs.pair_rows(anchor)]
+        )  # fmt: skip
+        np.testing.assert_allclose(parents.learned[k], alone.learned[0], atol=1e-5)
+        np.testing.assert_allclose(parents.ridge[k], alone.ridge[0], atol=1e-5)
 
 
 def test_contrast_copies_need_a_rated_task(

@@ -105,26 +105,27 @@ def contrast_parts(
     if contrast is None:
         return None
     position = {int(row): k for k, row in enumerate(rows)}
-    chosen = np.array(
-        [c for c, owner in enumerate(contrast.owners.tolist())
-         if owner in position and contrast.parents[c] != ANCHOR],
+    owned = np.array(
+        [c for c, owner in enumerate(contrast.owners.tolist()) if owner in position],
         dtype=np.int64,
-    )  # fmt: skip
-    if not len(chosen):
+    )  # the copies of these records, reference-triple anchors included (they are parents)
+    compared = [k for k, c in enumerate(owned.tolist()) if contrast.parents[c] != ANCHOR]
+    if not compared:
         return None
-    copies = output_parts(
+    outputs = output_parts(
         model,
-        contrast.inputs.subset(chosen),
-        contrast.features[contrast.inputs.pair_rows(chosen)],
+        contrast.inputs.subset(owned),
+        contrast.features[contrast.inputs.pair_rows(owned)],
     )
-    among = {int(c): k for k, c in enumerate(chosen)}
+    among = {int(c): k for k, c in enumerate(owned)}
     parent_parts = []
-    for outputs, own in ((records.learned, copies.learned), (records.ridge, copies.ridge)):
+    for parent_outputs, own in ((records.learned, outputs.learned), (records.ridge, outputs.ridge)):
         parent_parts.append(np.stack([
-            outputs[position[int(contrast.owners[c])]] if contrast.parents[c] < 0
+            parent_outputs[position[int(contrast.owners[c])]] if contrast.parents[c] < 0
             else own[among[int(contrast.parents[c])]]
-            for c in chosen
+            for c in owned[compared]
         ]))  # fmt: skip
+    copies = Parts(outputs.learned[compared], outputs.ridge[compared])
     return copies, Parts(parent_parts[0], parent_parts[1])
 
 
