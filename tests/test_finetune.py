@@ -754,6 +754,44 @@ def test_rating_mix_checks_reference_triples_against_their_anchors(
         np.testing.assert_allclose(parents.ridge[k], alone.ridge[0], atol=1e-5)
 
 
+def test_train_datasets_limit_training_and_copies_not_testing(
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+) -> None:
+    """With data.train_datasets a task trains, validates and makes contrast copies on the
+    named datasets only; its model still rates the others, and an unknown name is refused."""
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    root = tmp_path / "human"
+    rows = []
+    for record in records:
+        row = {
+            "id": record.id, "ref": list(record.refs), "gen": record.gen, "src": None,
+            "group": record.group, "scores": record.scores,
+            "dataset": "even" if int(record.group.split(":")[1]) % 2 == 0 else "odd",
+        }  # fmt: skip
+        rows.append(row)
+    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", root,
+        contrast_size=12, train_datasets=("even",),
+    )  # fmt: skip
+    datasets = [record.dataset for record in prepared.records]
+    assert {datasets[i] for i in prepared.contrast.owners} == {"even"}
+    settings = FitSettings(
+        max_steps=8, val_check_interval=4, batch_size=8, val_fraction=0.5, lr=3e-3,
+        contrast_size=12, contrast_weight=1.0, train_datasets=("even",),
+    )  # fmt: skip
+    everything = np.arange(len(prepared.records))
+    _, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
+    assert {datasets[i] for i in data.split["train"]} == {datasets[i] for i in data.split["val"]}
+    assert {datasets[i] for i in data.split["train"]} == {"even"}
+    assert len(data.split["train"]) + len(data.split["val"]) == datasets.count("even")
+    with pytest.raises(ValueError, match=r"data.train_datasets names 'evn'.*known: even, odd"):
+        prepare_task(
+            "summarization", str(base_checkpoint), tmp_path / "cache", root,
+            contrast_size=12, train_datasets=("evn",),
+        )  # fmt: skip
+
+
 def test_contrast_copies_need_a_rated_task(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:

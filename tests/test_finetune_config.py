@@ -29,6 +29,7 @@ KEYS = {
     "contrast_depth": ("data", "contrast_depth"),
     "contrast_class_weights": ("data", "contrast_class_weights"),
     "reference_triples_size": ("data", "reference_triples_size"),
+    "train_datasets": ("data", "train_datasets"),
     "contrast_weight": ("model", "contrast_weight"),
     "contrast_margin": ("model", "contrast_margin"),
     "reference_margin": ("model", "reference_margin"),
@@ -51,6 +52,7 @@ def test_shipped_configs_give_the_values_in_their_files(task: str) -> None:
     assert set(KEYS) == set(settings.to_dict())
     for name, (section, key) in KEYS.items():
         expected = written[section].get(key, getattr(FitSettings(), name))  # absent: the default
+        expected = tuple(expected) if isinstance(expected, list) else expected  # YAML lists
         assert getattr(settings, name) == expected, f"{path.name}: {section}.{key}"
 
 

@@ -97,6 +97,7 @@ def prepare(
             contrast_depth=settings.contrast_depth,
             contrast_class_weights=settings.contrast_class_weights,
             reference_triples_size=settings.reference_triples_size,
+            train_datasets=settings.train_datasets,
         )
     except (CheckpointError, DataError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -45,6 +45,7 @@ class FitSettings:
     contrast_depth: int = 1
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     reference_triples_size: int = 0
+    train_datasets: tuple[str, ...] = ()  # the datasets trained on (empty: all)
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
     reference_margin: float = 0.2
@@ -165,6 +166,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         contrast_depth=config.data.contrast_depth,
         contrast_class_weights=config.data.contrast_class_weights or {},
         reference_triples_size=config.data.reference_triples_size,
+        train_datasets=tuple(config.data.train_datasets or ()),
         contrast_weight=config.model.contrast_weight,
         contrast_margin=config.model.contrast_margin,
         reference_margin=config.model.reference_margin,

@@ -68,6 +68,7 @@ def prepare_task(
     contrast_depth: int = 1,
     contrast_class_weights: dict[str, float] | None = None,
     reference_triples_size: int = 0,
+    train_datasets: tuple[str, ...] = (),
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
@@ -75,7 +76,8 @@ def prepare_task(
     chains of up to contrast_depth copies with one more error each, their classes drawn with
     contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``);
     reference_triples_size: up to that many more copies built from the references the records
-    train on (``evaluator.finetune.contrast.reference_triples``)."""
+    train on (``evaluator.finetune.contrast.reference_triples``). train_datasets: the datasets
+    the task trains on (empty: all); contrast copies are made from their records only."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
@@ -95,15 +97,18 @@ def prepare_task(
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
     if contrast_size or reference_triples_size:
+        eligible = training_rows(records, np.arange(len(records)), train_datasets)
+        chosen = [records[i] for i in eligible]
         copies, owners, parents = contrast_records(
-            records, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
+            chosen, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
         )
-        ref_positions = (train_pairs - inputs.pair_starts()).tolist()
+        ref_positions = (train_pairs - inputs.pair_starts())[eligible].tolist()
         more, more_owners, more_parents = reference_triples(
-            records, ref_positions, reference_triples_size, CONTRAST_SEED
+            chosen, ref_positions, reference_triples_size, CONTRAST_SEED
         )
         parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
-        copies, owners = copies + more, owners + more_owners
+        copies = copies + more
+        owners = eligible[np.asarray(owners + more_owners, dtype=np.int64)].tolist()
         if not copies:
             raise ValueError(
                 f"task {task.name!r}: no synth rule applies to any output or reference; "
@@ -123,6 +128,26 @@ def prepare_task(
             pairs=copy_inputs.pair_starts() + offsets,
         )
     return PreparedTask(task, records, inputs, base, features, train_pairs, contrast)
+
+
+def training_rows(
+    records: list[HumanRecord], rows: np.ndarray, datasets: tuple[str, ...] | list[str]
+) -> np.ndarray:
+    """The records at ``rows`` of the named datasets (all of them when none is named): a task
+    can train on the datasets whose ratings carry signal and still be tested on all.
+    ValueError names an unknown dataset (key data.train_datasets)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not datasets:
+        return rows
+    known = sorted({record.dataset for record in records})
+    unknown = [name for name in datasets if name not in known]
+    if unknown:
+        raise ValueError(
+            f"data.train_datasets names {', '.join(map(repr, unknown))}, not a dataset of this "
+            f"task; known: {', '.join(known)}"
+        )
+    wanted = set(datasets)
+    return rows[np.array([records[i].dataset in wanted for i in rows], dtype=bool)]
 
 
 def split_rows(
@@ -182,13 +207,15 @@ class RatingDataModule(L.LightningDataModule):
         contrast_depth: int = 1,
         contrast_class_weights: dict[str, float] | None = None,
         reference_triples_size: int = 0,
+        train_datasets: list[str] | None = None,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
         val_fraction: share of the training groups held out for early stopping;
         contrast_size: contrast copies built for the task (0: none), in chains of up to
         contrast_depth copies with one more error each, of classes drawn with
         contrast_class_weights, and up to reference_triples_size copies built from the
-        references (evaluator.finetune.contrast)."""
+        references (evaluator.finetune.contrast); train_datasets: the datasets trained and
+        validated on (None or empty: all), by HumanRecord.dataset."""
         super().__init__()
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
@@ -203,9 +230,16 @@ class RatingDataModule(L.LightningDataModule):
         seed: int,
         val_fraction: float,
         batch_size: int,
+        train_datasets: tuple[str, ...] = (),
     ) -> RatingDataModule:
         """A data module over some records of an already prepared task."""
-        data = cls(prepared.task.name, seed=seed, val_fraction=val_fraction, batch_size=batch_size)
+        data = cls(
+            prepared.task.name,
+            seed=seed,
+            val_fraction=val_fraction,
+            batch_size=batch_size,
+            train_datasets=list(train_datasets),
+        )
         data.prepared, data.rows = prepared, np.asarray(rows)
         return data
 
@@ -222,8 +256,10 @@ class RatingDataModule(L.LightningDataModule):
                 contrast_depth=self.hparams["contrast_depth"],
                 contrast_class_weights=self.hparams["contrast_class_weights"],
                 reference_triples_size=self.hparams["reference_triples_size"],
+                train_datasets=tuple(self.hparams["train_datasets"] or ()),
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
+        rows = training_rows(self.prepared.records, rows, self.hparams["train_datasets"] or ())
         # another seed than the test split's, whose hash would put no train group below the fraction
         val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
         train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams["val_fraction"])

@@ -53,7 +53,7 @@ def fit(
         rating_mix=settings.rating_mix,
     )
     data = RatingDataModule.for_rows(
-        prepared, rows, seed, settings.val_fraction, settings.batch_size
+        prepared, rows, seed, settings.val_fraction, settings.batch_size, settings.train_datasets
     )
     with tempfile.TemporaryDirectory(prefix="finetune-") as directory:
         best = ModelCheckpoint(dirpath=directory, monitor="val_loss", mode="min", save_top_k=1)
