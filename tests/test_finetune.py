@@ -26,7 +26,7 @@ from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
 from evaluator.finetune.datamodule import prepare_task, split_rows
-from evaluator.finetune.evaluate import evaluate_task
+from evaluator.finetune.evaluate import evaluate_task, model_scores
 from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.rating_mix import (
@@ -757,8 +757,9 @@ def test_rating_mix_checks_reference_triples_against_their_anchors(
 def test_train_datasets_limit_training_and_copies_not_testing(
     tmp_path: Path, base_checkpoint: Path, contrast_root: Path
 ) -> None:
-    """With data.train_datasets a task trains, validates and makes contrast copies on the
-    named datasets only; its model still rates the others, and an unknown name is refused."""
+    """With data.train_datasets a task trains, validates and makes contrast copies (rule
+    copies and reference triples) on the named datasets only; its model still rates the
+    others, and an unknown name is refused before any feature is computed."""
     records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
     root = tmp_path / "human"
     rows = []
@@ -772,24 +773,34 @@ def test_train_datasets_limit_training_and_copies_not_testing(
     write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
     prepared = prepare_task(
         "summarization", str(base_checkpoint), tmp_path / "cache", root,
-        contrast_size=12, train_datasets=("even",),
+        contrast_size=12, reference_triples_size=24, train_datasets=("even",),
     )  # fmt: skip
     datasets = [record.dataset for record in prepared.records]
-    assert {datasets[i] for i in prepared.contrast.owners} == {"even"}
+    contrast = prepared.contrast
+    assert {datasets[i] for i in contrast.owners} == {"even"}
+    assert (contrast.parents >= 0).any()  # reference triples among the copies
+    for copy_id, owner in zip(contrast.inputs.ids, contrast.owners, strict=True):
+        assert copy_id.startswith(prepared.records[owner].id + "~")  # made from its owner
     settings = FitSettings(
         max_steps=8, val_check_interval=4, batch_size=8, val_fraction=0.5, lr=3e-3,
-        contrast_size=12, contrast_weight=1.0, train_datasets=("even",),
+        contrast_size=12, reference_triples_size=24, contrast_weight=1.0,
+        train_datasets=("even",),
     )  # fmt: skip
     everything = np.arange(len(prepared.records))
-    _, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
-    assert {datasets[i] for i in data.split["train"]} == {datasets[i] for i in data.split["val"]}
+    module, data, _ = fit(prepared, everything, settings, 0, checkpoint=str(base_checkpoint))
     assert {datasets[i] for i in data.split["train"]} == {"even"}
     assert len(data.split["train"]) + len(data.split["val"]) == datasets.count("even")
+    assert {datasets[i] for i in data.split["val"]} == {"even"}
+    odd = np.array([i for i, name in enumerate(datasets) if name == "odd"])
+    assert np.isfinite(model_scores(module, prepared, odd)).all()  # tested on every dataset
+    with pytest.raises(ValueError, match=r"prepared to train on \['even'\]"):
+        fit(prepared, everything, replace(settings, train_datasets=()), 0, checkpoint="x")
     with pytest.raises(ValueError, match=r"data.train_datasets names 'evn'.*known: even, odd"):
-        prepare_task(
-            "summarization", str(base_checkpoint), tmp_path / "cache", root,
-            contrast_size=12, train_datasets=("evn",),
+        prepare_task(  # no copies asked: still refused, before the features are built
+            "summarization", str(base_checkpoint), tmp_path / "no-cache", root,
+            train_datasets=("evn",),
         )  # fmt: skip
+    assert not (tmp_path / "no-cache").exists()
 
 
 def test_contrast_copies_need_a_rated_task(

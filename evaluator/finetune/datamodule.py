@@ -56,6 +56,7 @@ class PreparedTask:
     features: np.ndarray  # (pairs, features) scaled with the base's scaler, ``inputs`` order
     train_pairs: np.ndarray  # per record, the (record, reference) pair it trains on (see outputs)
     contrast: ContrastSet | None = None
+    train_datasets: tuple[str, ...] = ()  # the datasets it trains on (empty: all)
 
 
 def prepare_task(
@@ -81,6 +82,7 @@ def prepare_task(
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
+    eligible = training_rows(records, np.arange(len(records)), train_datasets)
     if (contrast_size or reference_triples_size) and task.kind != "regression":
         raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
     build = functools.partial(
@@ -97,7 +99,6 @@ def prepare_task(
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
     if contrast_size or reference_triples_size:
-        eligible = training_rows(records, np.arange(len(records)), train_datasets)
         chosen = [records[i] for i in eligible]
         copies, owners, parents = contrast_records(
             chosen, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
@@ -127,7 +128,9 @@ def prepare_task(
             depth=contrast_depth,
             pairs=copy_inputs.pair_starts() + offsets,
         )
-    return PreparedTask(task, records, inputs, base, features, train_pairs, contrast)
+    return PreparedTask(
+        task, records, inputs, base, features, train_pairs, contrast, tuple(train_datasets)
+    )
 
 
 def training_rows(
@@ -230,15 +233,15 @@ class RatingDataModule(L.LightningDataModule):
         seed: int,
         val_fraction: float,
         batch_size: int,
-        train_datasets: tuple[str, ...] = (),
     ) -> RatingDataModule:
-        """A data module over some records of an already prepared task."""
+        """A data module over some records of an already prepared task (of the datasets it
+        was prepared to train on)."""
         data = cls(
             prepared.task.name,
             seed=seed,
             val_fraction=val_fraction,
             batch_size=batch_size,
-            train_datasets=list(train_datasets),
+            train_datasets=list(prepared.train_datasets),
         )
         data.prepared, data.rows = prepared, np.asarray(rows)
         return data
@@ -259,7 +262,7 @@ class RatingDataModule(L.LightningDataModule):
                 train_datasets=tuple(self.hparams["train_datasets"] or ()),
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
-        rows = training_rows(self.prepared.records, rows, self.hparams["train_datasets"] or ())
+        rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)
         # another seed than the test split's, whose hash would put no train group below the fraction
         val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
         train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams["val_fraction"])

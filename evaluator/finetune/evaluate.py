@@ -17,7 +17,7 @@ import numpy as np
 
 from evaluator.finetune.agreement import kendall, spearman
 from evaluator.finetune.config import FitSettings
-from evaluator.finetune.datamodule import PreparedTask, split_rows
+from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
 from evaluator.tasks import bounded_ratings
@@ -128,7 +128,8 @@ def run_seed(
     everything = np.arange(len(prepared.records))
     train, test = split_rows(prepared.records, everything, seed, 0.2)
     targets = prepared.inputs.targets[test]
-    result: dict = {"n_train": len(train), "n_test": len(test), "variants": {}}
+    trained = len(training_rows(prepared.records, train, prepared.train_datasets))
+    result: dict = {"n_train": trained, "n_test": len(test), "variants": {}}
     for variant, options in {"ours": {}, **ABLATIONS}.items():
         module, _, val_loss = fit(prepared, train, settings, seed, checkpoint=checkpoint, **options)
         scores = model_scores(module, prepared, test)

@@ -37,6 +37,11 @@ def fit(
     """Train on the records at ``rows``; returns the module with its best weights (with
     ``rating_mix``, each criterion's learned share chosen on the validation records), the data
     module and the best validation loss. ``freeze_mismatch`` None: the settings' choice."""
+    if tuple(settings.train_datasets) != prepared.train_datasets:
+        raise ValueError(
+            f"the task was prepared to train on {list(prepared.train_datasets) or 'every dataset'}, "
+            f"the fit settings name {list(settings.train_datasets) or 'every dataset'}"
+        )
     L.seed_everything(seed, workers=True, verbose=False)
     module = RatingModule(
         prepared.task.name,
@@ -53,7 +58,7 @@ def fit(
         rating_mix=settings.rating_mix,
     )
     data = RatingDataModule.for_rows(
-        prepared, rows, seed, settings.val_fraction, settings.batch_size, settings.train_datasets
+        prepared, rows, seed, settings.val_fraction, settings.batch_size
     )
     with tempfile.TemporaryDirectory(prefix="finetune-") as directory:
         best = ModelCheckpoint(dirpath=directory, monitor="val_loss", mode="min", save_top_k=1)

@@ -101,10 +101,17 @@ def evaluate_transfers(
     prepared: PreparedTask, seeds: list[int], settings: FitSettings, checkpoint: str, log=print
 ) -> list[dict]:
     """Every transfer of the task (``TRANSFERS``; none for a task with one dataset), each
-    over ``seeds``: criterion-averaged τ of ours and of the chosen metric, mean ± std."""
+    over ``seeds``: criterion-averaged τ of ours and of the chosen metric, mean ± std. A
+    transfer from a dataset the task does not train on (``data.train_datasets``) is skipped."""
     out = []
     criteria = [c.key for c in prepared.task.criteria]
     for train_dataset, test_dataset in TRANSFERS.get(prepared.task.name, ()):
+        if prepared.train_datasets and train_dataset not in prepared.train_datasets:
+            log(
+                f"{prepared.task.name} transfer {train_dataset} -> {test_dataset}: skipped, "
+                "not among data.train_datasets"
+            )
+            continue
         runs = []
         for seed in seeds:
             train, test = transfer_split(prepared, train_dataset, test_dataset, seed)

@@ -89,8 +89,9 @@ class MismatchConfig:
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
     # learned share chosen on the validation groups: the learned part counts only as far as
-    # it ranks held-out ratings better than the metrics' linear fit; the mismatch map is added
-    # outside the mix (evaluator.finetune.rating_mix)
+    # it ranks held-out ratings better than the metrics' linear fit, among the shares that
+    # keep the contrast copies below their parents as often as the learned rating does; the
+    # mismatch map is added outside the mix (evaluator.finetune.rating_mix)
     rating_mix: bool = False
     # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
