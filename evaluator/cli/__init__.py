@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("evaluator.cli.synth", "build synthetic mismatch pairs from the reference corpora"),
     "features": ("evaluator.cli.features", "compute (and cache) metric features for pairs"),
     "pretrain": ("evaluator.cli.pretrain", "pretrain the mismatch evaluator (LightningCLI; see configs/pretrain.yaml)"),
+    "adapt": ("evaluator.cli.adapt", "continue a base's mismatch training on real outputs (divergent bases)"),
     "finetune": ("evaluator.cli.finetune", "fine-tune the base evaluator on a task's human ratings"),
     "evaluate": ("evaluator.cli.evaluate", "fine-tune and evaluate per task against metric baselines"),
     "predict": ("evaluator.cli.predict", "rate generated texts against references; name their errors"),

@@ -1,0 +1,175 @@
+"""`mismatch adapt`: continue a base's mismatch training on divergent real bases.
+
+    mismatch adapt pairs --out data/real_bases
+    for s in train val; do
+      mismatch features --pairs data/real_bases/$s.parquet --out data/features/real_bases/$s.parquet \
+        --embeddings data/features/real_bases/embeddings.parquet \
+        --alignments data/features/real_bases/alignments.parquet
+    done
+    (the same for the synthetic pairs, into data/features/synth)
+    mismatch adapt train --checkpoint checkpoints/mismatch-base \
+        --real data/real_bases --real-features data/features/real_bases \
+        --synth data/synth --synth-features data/features/synth --out checkpoints/mismatch-base
+
+``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
+of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself and with synth
+errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
+writes the best run's checkpoint; the span tagger and the scaler are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from evaluator.training.continued import ContinueSettings
+
+    defaults = ContinueSettings()
+    modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
+    pairs = modes.add_parser("pairs", help="write real-base pairs (train.parquet, val.parquet)")
+    pairs.add_argument("--out", required=True, type=Path, help="folder to write")
+    pairs.add_argument(
+        "--human", type=Path, default=None, help="human-rating data folder (default: <data>/human)"
+    )
+    pairs.add_argument(
+        "--sick",
+        type=Path,
+        default=None,
+        help="SICK TRAIN jsonl.gz (default: <data>/sick/sick_train.jsonl.gz)",
+    )
+    pairs.add_argument("--seed", type=int, default=23, help="seed of the applied errors")
+    pairs.add_argument("--cap-per-class", type=int, default=1500, help="error pairs per class")
+    train = modes.add_parser("train", help="continue training and write the best run")
+    train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to continue")
+    for name, what in (("real", "`mismatch adapt pairs`"), ("synth", "`mismatch synth`")):
+        train.add_argument(f"--{name}", required=True, type=Path, help=f"{what} output folder")
+        train.add_argument(
+            f"--{name}-features",
+            required=True,
+            type=Path,
+            help="what mismatch features wrote for it: train.parquet, val.parquet, "
+            "embeddings.parquet, alignments.parquet",
+        )
+    train.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
+    train.add_argument("--epochs", type=int, default=defaults.epochs)
+    train.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    train.add_argument(
+        "--nocontr-weights",
+        default=",".join(str(w) for w in defaults.nocontr_weights),
+        help="comma-separated NoContr class weights, one run each",
+    )
+    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    train.add_argument("--seed", type=int, default=defaults.seed)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mismatch_core.resources import quiet_hub_libraries
+
+    quiet_hub_libraries()
+    return _pairs(args) if args.mode == "pairs" else _train(args)
+
+
+def _pairs(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+    from evaluator.training.real_bases import real_base_pairs
+    from mismatch_core.atomic import atomic_path, output_problem
+    from mismatch_core.errors import DataError
+    from mismatch_core.resources import data_dir
+
+    problem = output_problem(args.out, "directory")
+    if problem:
+        raise CommandError(f"--out: {problem}")
+    if args.cap_per_class < 1:
+        raise CommandError(f"--cap-per-class must be positive, got {args.cap_per_class}")
+    human = args.human or data_dir() / "human"
+    sick = args.sick or data_dir() / "sick" / "sick_train.jsonl.gz"
+    try:
+        splits = real_base_pairs(human, sick, args.seed, args.cap_per_class)
+    except (DataError, OSError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    for split, frame in splits.items():
+        with atomic_path(args.out / f"{split}.parquet") as temporary:
+            frame.to_parquet(temporary, index=False)
+        counts = frame["label"].value_counts().to_dict()
+        print(f"{split}: {len(frame)} pairs {counts} -> {args.out / f'{split}.parquet'}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+    from evaluator.hub import is_replaceable, load, save_pretrained
+    from evaluator.training.continued import ContinueSettings, continue_run, load_pair_sets
+    from mismatch_core.errors import CheckpointError, DataError
+    from mismatch_core.resources import resolve_checkpoint
+
+    try:
+        weights = tuple(float(w) for w in args.nocontr_weights.split(",") if w.strip())
+    except ValueError:
+        raise CommandError(f"--nocontr-weights: not numbers: {args.nocontr_weights!r}") from None
+    if not weights or min(weights) <= 0:
+        raise CommandError(
+            f"--nocontr-weights needs positive weights, got {args.nocontr_weights!r}"
+        )
+    for value, flag in ((args.epochs, "--epochs"), (args.batch_size, "--batch-size")):
+        if value < 1:
+            raise CommandError(f"{flag} must be a positive integer, got {value}")
+    if args.out.exists() and not is_replaceable(args.out):
+        raise CommandError(
+            f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
+        )
+    settings = ContinueSettings(
+        epochs=args.epochs,
+        learning_rate=args.learning_rate,
+        nocontr_weights=weights,
+        batch_size=args.batch_size,
+        seed=args.seed,
+    )
+    path, revision = resolve_checkpoint(str(args.checkpoint))
+    try:
+        checkpoint = load(path, revision)
+        data = {
+            f"{name}_{split}": pairs
+            for name, folder, features in (
+                ("real", args.real, args.real_features),
+                ("synth", args.synth, args.synth_features),
+            )
+            for split, pairs in load_pair_sets(checkpoint, folder, features).items()
+        }
+    except (CheckpointError, DataError) as error:
+        raise CommandError(str(error)) from None
+    print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
+    runs = []
+    for weight in weights:
+        model, history, chosen = continue_run(
+            Path(path), data, settings, weight, log=lambda line: print(line, file=sys.stderr)
+        )
+        runs.append((chosen, model, history))
+    chosen, model, _ = max(runs, key=lambda run: run[0]["score"])
+    training = dict(checkpoint.config.get("training") or {})
+    training["continued"] = {
+        "from": str(args.checkpoint),
+        "real_pairs": {s: len(data[f"real_{s}"]) for s in ("train", "val")},
+        "synthetic_pairs": {s: len(data[f"synth_{s}"]) for s in ("train", "val")},
+        "settings": {**vars(settings), "nocontr_weights": list(weights)},
+        "runs": [history for _, _, history in runs],
+        "chosen": chosen,
+    }
+    metrics = {k: v for k, v in chosen.items() if k.endswith(("_acc", "_nocontr"))}
+    save_pretrained(
+        model,
+        args.out,
+        scaler=checkpoint.scaler,
+        aggregate=checkpoint.aggregate,
+        num_layers=checkpoint.num_layers,
+        training=training,
+        metrics=metrics,
+        tasks=checkpoint.tasks,
+    )
+    print(json.dumps({"chosen": chosen, "out": str(args.out)}, indent=2))
+    return 0

@@ -1,0 +1,148 @@
+"""Mismatch pairs on divergent real bases, for continuing a base's training (issue #23).
+
+Synthetic errors sit on the reference or a light rewrite of it, so a base trained only on them
+reads "any difference" as an error and real outputs, which reword their references, as wrong.
+These pairs put both labels on real rewordings:
+
+- highly rated real outputs (``realtext_data.BASE_SOURCES``) of the groups that no seed of
+  ``mismatch evaluate`` tests on (seeds 0, 1, 2 with 20 % of the groups each; seed 0's test
+  part is also the realtext bench's held-out partition), so no task checkpoint fitted on the
+  base is later tested on a text its base saw. A record sharing a reference or output
+  (stripped) with any tested record is left out too;
+- SICK TRAIN pairs that entail each other both ways, read in both directions.
+
+Each base is a pair as itself (NoContr) and one pair per synth error rule that applies to it
+(``realtext_data.perturb_bases``), capped per class. SICK TRAIN contradictions whose sentences
+differ in their count of negation words add NegErr pairs, in both directions. A tenth of the
+groups (hashed) is the val split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from evaluator.human_data import load_records, split_by_group
+from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
+from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.taxonomy import index_of
+
+EVALUATE_SEEDS = (0, 1, 2)  # `mismatch evaluate --seeds 3`
+NEGATION = re.compile(r"\b(?:no|not|nobody|none|never|nothing|nowhere)\b|n't", re.IGNORECASE)
+COLUMNS = ["id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail"]
+
+
+@dataclass(frozen=True)
+class RealBase:
+    source: str
+    group: str
+    ref: str
+    text: str
+
+
+def untested_bases(
+    human_dir: Path, seeds: tuple[int, ...] = EVALUATE_SEEDS, test_fraction: float = BENCH_FRACTION
+) -> list[RealBase]:
+    """Highly rated outputs of the groups no seed in ``seeds`` tests on, sharing no text with a
+    tested record."""
+    bases = []
+    for source in BASE_SOURCES:
+        records = load_records(human_dir / source.file)
+        tested = set()
+        for seed in seeds:
+            tested |= {record.group for record in split_by_group(records, seed, test_fraction)[1]}
+        tested_texts = {
+            text.strip()
+            for record in records
+            if record.group in tested
+            for text in (*record.refs, record.gen)
+        }
+        bases += [
+            RealBase(source.name, f"{source.name}:{record.group}", record.refs[0], record.gen)
+            for record in records
+            if record.group not in tested
+            and record.scores.get(source.criterion, float("-inf")) >= source.minimum
+            and tested_texts.isdisjoint(text.strip() for text in (*record.refs, record.gen))
+        ]
+    return bases
+
+
+def sick_rows(sick_train: Path) -> tuple[list[RealBase], list[dict]]:
+    """SICK TRAIN's two-way entailments as bases and its negation contradictions as NegErr
+    rows, each in both directions."""
+    bases, negations = [], []
+    for line, value in iter_jsonl(sick_train):
+        try:
+            a, b, pair_id = value["a"], value["b"], value["id"]
+            paraphrase, contradiction = bool(value["paraphrase"]), bool(value["contradiction"])
+        except KeyError as error:
+            raise ValueError(f"{sick_train}:{line}: missing key {error.args[0]!r}") from None
+        group = f"sick:{pair_id}"
+        if paraphrase:
+            bases += [RealBase("sick", group, a, b), RealBase("sick", group, b, a)]
+        if contradiction and len(NEGATION.findall(a)) != len(NEGATION.findall(b)):
+            negations += [
+                _row(ref, gen, "NegErr", "sick", group, "sick_contradiction")
+                for ref, gen in ((a, b), (b, a))
+            ]
+    return bases, negations
+
+
+def real_base_pairs(
+    human_dir: Path,
+    sick_train: Path,
+    seed: int = 23,
+    cap_per_class: int = 1500,
+    val_fraction: float = 0.1,
+) -> dict[str, pd.DataFrame]:
+    """``{"train": ..., "val": ...}`` pairs in the synth schema (``COLUMNS``)."""
+    bases = untested_bases(human_dir)
+    sick_bases, negations = sick_rows(sick_train)
+    bases += sick_bases
+    rows = [_row(b.ref, b.text, "NoContr", b.source, b.group, "real_base") for b in bases]
+    perturbed = perturb_bases(
+        [b.ref for b in bases], [b.text for b in bases], [b.group for b in bases], seed
+    )
+    errors = [
+        _row(bases[item.base].ref, item.text, item.code, bases[item.base].source,
+             bases[item.base].group, item.rule, base_text=bases[item.base].text)
+        for item in perturbed.items
+    ]  # fmt: skip
+    random.Random(seed).shuffle(errors)
+    taken: Counter = Counter()
+    for row in errors:
+        if taken[row["label"]] < cap_per_class:
+            taken[row["label"]] += 1
+            rows.append(row)
+    frame = pd.DataFrame(rows + negations).drop_duplicates(subset=["ref", "gen"])
+    in_val = frame["group"].map(lambda group: _hashed(group) < val_fraction)
+    splits = {}
+    for split, part in (("train", frame[~in_val]), ("val", frame[in_val])):
+        part = part.reset_index(drop=True)
+        part.insert(0, "id", [f"real-{split}-{i:07d}" for i in range(len(part))])
+        splits[split] = part[COLUMNS]
+    return splits
+
+
+def _row(ref: str, gen: str, label: str, source: str, group: str, rule: str, **detail) -> dict:
+    return {
+        "ref": ref,
+        "gen": gen,
+        "label": label,
+        "label_id": index_of(label),
+        "source": source,
+        "group": group,
+        "rule": rule,
+        "detail": json.dumps({"base": "real", **detail}),
+    }
+
+
+def _hashed(group: str) -> float:
+    return int.from_bytes(hashlib.sha256(f"val:{group}".encode()).digest()[:8], "big") / 2**64

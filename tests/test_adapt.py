@@ -1,0 +1,247 @@
+"""`mismatch adapt`: real-base pairs never come from a group any evaluate seed tests on, and
+continued training starts from the checkpoint, keeps what it must, and picks its best epoch by
+the stated rule."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from safetensors.numpy import load_file
+
+from evaluator.cli import main
+from evaluator.features import pair_key, text_key
+from evaluator.features.embeddings import EmbeddingStore
+from evaluator.features.scaling import FeatureScaler
+from evaluator.hub import load, save_pretrained
+from evaluator.human_data import HumanRecord, split_by_group
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.realtext_data import BASE_SOURCES
+from evaluator.training.continued import selection_score
+from evaluator.training.real_bases import EVALUATE_SEEDS, real_base_pairs, sick_rows
+from mismatch_core.pairs import read_pairs
+from mismatch_core.taxonomy import CODES
+
+# --- pairs ---------------------------------------------------------------------------------
+
+
+def write_gz(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+def groups_by_testing_seeds() -> tuple[list[str], str]:
+    """Groups no evaluate seed tests on, and one that seed 1 tests but seed 0 (the bench's
+    held-out partition) does not."""
+    candidates = [HumanRecord(str(i), ("r",), "g", None, f"g{i}", {}) for i in range(300)]
+    tested = {
+        seed: {r.group for r in split_by_group(candidates, seed, 0.2)[1]} for seed in EVALUATE_SEEDS
+    }
+    never = [r.group for r in candidates if not any(r.group in t for t in tested.values())]
+    only_seed_1 = next(g for g in sorted(tested[1]) if g not in tested[0] | tested[2])
+    return never, only_seed_1
+
+
+REF = "Two dogs ran across the park in the morning."
+BASE = "Two dogs ran through the park in the morning."  # a correct rewording
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    never, only_seed_1 = groups_by_testing_seeds()
+    wmt16 = [
+        (never[0], REF, BASE, 0.9),
+        (never[1], "A low one.", "A low output.", 0.1),  # rated too low
+        (only_seed_1, "The minister met 40 farmers.", "The minister met 40 farmers today.", 0.9),
+        # an untested group sharing its reference with the tested one (stripped)
+        (never[2], " The minister met 40 farmers. ", "40 farmers met the minister.", 0.9),
+    ]
+    for source in BASE_SOURCES:
+        rows = wmt16 if source.name == "wmt16" else []
+        write_gz(
+            tmp_path / "human" / source.file,
+            [{"id": f"{source.name}:{i}", "ref": ref, "gen": gen, "group": group,
+              "scores": {source.criterion: rating}}
+             for i, (group, ref, gen, rating) in enumerate(rows)],
+        )  # fmt: skip
+    write_gz(
+        tmp_path / "sick_train.jsonl.gz",
+        [{"id": "s1", "a": "A man is playing a guitar.", "b": "A guitar is being played by a man.",
+          "paraphrase": True, "contradiction": False},
+         {"id": "s2", "a": "A dog is running.", "b": "No dog is running.", "paraphrase": False,
+          "contradiction": True},
+         {"id": "s3", "a": "A man is sitting.", "b": "A man is standing.", "paraphrase": False,
+          "contradiction": True}],
+    )  # fmt: skip
+    return tmp_path
+
+
+def test_real_base_pairs_skip_every_group_an_evaluate_seed_tests_and_its_texts(
+    data: Path,
+) -> None:
+    never, _ = groups_by_testing_seeds()
+    splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", seed=13)
+    pairs = pd.concat(splits.values(), ignore_index=True)
+    correct = pairs[pairs["label"] == "NoContr"]
+    assert set(correct["group"]) == {f"wmt16:{never[0]}", "sick:s1"}
+    assert sorted(correct["gen"]) == sorted(
+        [BASE, "A guitar is being played by a man.", "A man is playing a guitar."]
+    )  # SICK paraphrases both ways
+    negated = pairs[pairs["rule"] == "sick_contradiction"]
+    assert set(negated["label"]) == {"NegErr"} and len(negated) == 2  # s2 both ways, not s3
+    errors = pairs[(pairs["label"] != "NoContr") & (pairs["source"] == "wmt16")]
+    assert len(errors) and set(errors["ref"]) == {REF}
+    assert all(json.loads(d)["base_text"] == BASE for d in errors["detail"])
+    assert (pairs["label_id"] == [CODES.index(label) for label in pairs["label"]]).all()
+    assert not set(splits["train"]["group"]) & set(splits["val"]["group"])
+
+
+def test_error_pairs_are_capped_per_class(data: Path) -> None:
+    splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", cap_per_class=1)
+    pairs = pd.concat(splits.values())
+    counts = pairs[pairs["rule"] != "sick_contradiction"]["label"].value_counts()
+    assert counts.drop("NoContr").max() == 1 and counts["NoContr"] == 3
+
+
+def test_a_sick_row_without_a_key_names_its_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "sick.jsonl.gz"
+    write_gz(path, [{"id": "1", "a": "x", "b": "y", "paraphrase": True, "contradiction": False},
+                    {"id": "2", "a": "x", "paraphrase": True, "contradiction": False}])  # fmt: skip
+    with pytest.raises(ValueError, match=rf"{path}:2: missing key 'b'"):
+        sick_rows(path)
+
+
+def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
+    out = data / "real"
+    code = main(["adapt", "pairs", "--human", str(data / "human"), "--sick",
+                 str(data / "sick_train.jsonl.gz"), "--out", str(out)])  # fmt: skip
+    assert code == 0
+    written = [read_pairs(out / f"{split}.parquet", labelled=True) for split in ("train", "val")]
+    assert sum(len(frame) for frame in written) > 5
+    assert "train:" in capsys.readouterr().out
+    (data / "file").write_text("x")
+    assert main(["adapt", "pairs", "--out", str(data / "file")]) == 2
+
+
+# --- continued training --------------------------------------------------------------------
+
+FEATURES = ["chrf", "bleu"]
+DIM = 8
+
+
+def write_pair_set(root: Path, name: str, rng: np.random.Generator) -> tuple[Path, Path]:
+    """A pairs folder and its features folder, as mismatch features leaves them: the label
+    follows chrf (high: NoContr, low: an error), which the random checkpoint does not know."""
+    pairs_dir, features_dir = root / name, root / f"{name}_features"
+    pairs_dir.mkdir()
+    features_dir.mkdir()
+    embeddings, alignments = EmbeddingStore(), EmbeddingStore()
+    for split, size in (("train", 240), ("val", 80)):
+        chrf = rng.random(size) * 100
+        labels = np.where(chrf > 50, "NoContr", "NumErr")
+        refs = [f"{name} {split} ref {i}" for i in range(size)]
+        gens = [f"{name} {split} gen {i}" for i in range(size)]
+        ids = [f"{name}-{split}-{i}" for i in range(size)]
+        pd.DataFrame({"id": ids, "ref": refs, "gen": gens, "label": labels,
+                      "label_id": [CODES.index(label) for label in labels]}).to_parquet(
+            pairs_dir / f"{split}.parquet")  # fmt: skip
+        pd.DataFrame({"id": ids, "chrf": chrf, "bleu": rng.random(size) * 100}).to_parquet(
+            features_dir / f"{split}.parquet"
+        )
+        texts = refs + gens
+        embeddings.add(texts, rng.standard_normal((len(texts), DIM)).astype(np.float32))
+        alignments.add_keyed(
+            {pair_key(r, g): rng.standard_normal(2 * DIM).astype(np.float32)
+             for r, g in zip(refs, gens, strict=True)}
+        )  # fmt: skip
+    embeddings.save(features_dir / "embeddings.parquet")
+    alignments.save(features_dir / "alignments.parquet")
+    return pairs_dir, features_dir
+
+
+@pytest.fixture
+def adapt_inputs(tmp_path: Path) -> dict[str, Path]:
+    torch.manual_seed(0)
+    config = MismatchConfig(
+        feature_names=FEATURES, embedding_dim=DIM, use_alignment=True, text_dim=8, set_dim=8,
+        num_heads=2, head_hidden=16,
+    )  # fmt: skip
+    scaler = FeatureScaler.fit(pd.DataFrame({"chrf": [0.0, 100.0], "bleu": [0.0, 100.0]}))
+    checkpoint = save_pretrained(MismatchModel(config).eval(), tmp_path / "base", scaler=scaler)
+    rng = np.random.default_rng(0)
+    real, real_features = write_pair_set(tmp_path, "real", rng)
+    synth, synth_features = write_pair_set(tmp_path, "synth", rng)
+    return {"checkpoint": checkpoint, "real": real, "real_features": real_features,
+            "synth": synth, "synth_features": synth_features, "root": tmp_path}  # fmt: skip
+
+
+def adapt_args(inputs: dict[str, Path], out: Path, *extra: str) -> list[str]:
+    return [
+        "adapt", "train", "--checkpoint", str(inputs["checkpoint"]),
+        "--real", str(inputs["real"]), "--real-features", str(inputs["real_features"]),
+        "--synth", str(inputs["synth"]), "--synth-features", str(inputs["synth_features"]),
+        "--out", str(out), "--epochs", "4", "--learning-rate", "0.01", "--batch-size", "32",
+        *extra,
+    ]  # fmt: skip
+
+
+def test_train_learns_from_the_checkpoint_and_keeps_the_best_epoch_by_the_rule(
+    adapt_inputs: dict[str, Path],
+) -> None:
+    out = adapt_inputs["root"] / "adapted"
+    assert main(adapt_args(adapt_inputs, out, "--nocontr-weights", "1,2")) == 0
+    before, after = load(adapt_inputs["checkpoint"]), load(out)
+    record = after.config["training"]["continued"]
+    runs = record["runs"]
+    assert [len(history) for history in runs] == [5, 5]  # epoch 0 (as loaded) + 4
+    start = runs[0][0]
+    figures = ("real_val_acc", "real_val_nocontr", "synth_val_acc", "synth_val_nocontr")
+    # every run starts from the checkpoint itself
+    assert [runs[1][0][k] for k in figures] == [start[k] for k in figures]
+    best = max((epoch for history in runs for epoch in history), key=lambda e: e["score"])
+    assert record["chosen"] == best
+    assert best["score"] == pytest.approx(
+        selection_score(best["real_val_acc"], best["synth_val_acc"], best["real_val_nocontr"]),
+        abs=1e-4,
+    )
+    assert best["real_val_acc"] > start["real_val_acc"] + 0.2  # it learned the chrf rule
+    assert after.scaler.to_dict() == before.scaler.to_dict()
+    assert after.config["metrics"]["real_val_acc"] == best["real_val_acc"]
+    again = adapt_inputs["root"] / "again"
+    assert main(adapt_args(adapt_inputs, again, "--nocontr-weights", "1,2")) == 0
+    first, second = (load_file(d / "model.safetensors") for d in (out, again))
+    assert all(np.array_equal(first[k], second[k]) for k in first)  # seeded: the same run
+
+
+def test_train_refuses_missing_inputs_and_a_folder_it_would_clobber(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    root = adapt_inputs["root"]
+    (adapt_inputs["real_features"] / "alignments.parquet").unlink()
+    assert main(adapt_args(adapt_inputs, root / "out")) == 2
+    assert "real_features/alignments.parquet does not exist" in capsys.readouterr().err
+    (root / "notes").mkdir()
+    (root / "notes" / "keep.txt").write_text("mine")
+    assert main(adapt_args(adapt_inputs, root / "notes")) == 2
+    assert "not a checkpoint folder" in capsys.readouterr().err
+    assert (root / "notes" / "keep.txt").read_text() == "mine"
+    assert main(adapt_args(adapt_inputs, root / "out", "--nocontr-weights", "1,x")) == 2
+    assert "--nocontr-weights" in capsys.readouterr().err
+
+
+def test_a_text_missing_from_the_embedding_store_is_named(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    store_path = adapt_inputs["synth_features"] / "embeddings.parquet"
+    store = EmbeddingStore.open(store_path)
+    missing = text_key("synth val gen 3")
+    EmbeddingStore({k: v for k, v in store.vectors.items() if k != missing}).save(store_path)
+    assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
+    err = capsys.readouterr().err
+    assert "val.parquet" in err and "synth_features" in err
