@@ -53,18 +53,21 @@ def xfail(reason: str):
 # (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>",
 # "rating-<error>", "paraphrase-<error>"
 KNOWN_FAILURES = {
-    # mean rating (0-1), measured on the checkpoints of 2026-11-25 whose ratings mix the
-    # learned rating with the ridge fit of the metrics (summarization, data2text, question
-    # generation; docs/experiments/2026-11-25-rating-mix). Dialogue and translation pass every
-    # check since they train on reference triples (2026-11-26)
-    ("data2text", "paraphrase-number"): "paraphrase 0.828 < wrong number 0.895",
-    ("data2text", "paraphrase-name"): "paraphrase 0.828 < wrong name 0.852",
-    ("question_generation", "paraphrase-negated"): "paraphrase 0.321 < negated 0.481",
-    ("question_generation", "paraphrase-number"): "paraphrase 0.321 < wrong number 0.788",
-    ("question_generation", "paraphrase-name"): "paraphrase 0.321 < wrong name 0.748",
-    ("summarization", "paraphrase-negated"): "paraphrase 0.889 < negated 0.954",
-    ("summarization", "paraphrase-number"): "paraphrase 0.889 < wrong number 0.951",
-    ("summarization", "paraphrase-name"): "paraphrase 0.889 < wrong name 0.911",
+    # mean rating (0-1), measured on the checkpoints refitted on the base continued on real
+    # outputs (2026-11-26, docs/experiments/2026-11-26-real-base-pretrain). Before that refit
+    # dialogue and translation passed every check and data2text failed only number and name
+    ("data2text", "paraphrase-negated"): "paraphrase 0.811 < negated 0.868",
+    ("data2text", "paraphrase-number"): "paraphrase 0.811 < wrong number 0.921",
+    ("data2text", "paraphrase-name"): "paraphrase 0.811 < wrong name 0.827",
+    ("dialogue", "paraphrase-number"): "paraphrase 0.987 < wrong number 0.989",
+    ("dialogue", "paraphrase-name"): "paraphrase 0.987 < wrong name 0.992",
+    ("question_generation", "paraphrase-negated"): "paraphrase 0.387 < negated 0.557",
+    ("question_generation", "paraphrase-number"): "paraphrase 0.387 < wrong number 0.792",
+    ("question_generation", "paraphrase-name"): "paraphrase 0.387 < wrong name 0.715",
+    ("summarization", "paraphrase-negated"): "paraphrase 0.887 < negated 0.977",
+    ("summarization", "paraphrase-number"): "paraphrase 0.887 < wrong number 0.969",
+    ("summarization", "paraphrase-name"): "paraphrase 0.887 < wrong name 0.915",
+    ("translation", "paraphrase-number"): "paraphrase 0.547 < wrong number 0.552",
 }
 
 
@@ -185,6 +188,12 @@ def test_a_task_checkpoint_keeps_the_shipped_base_unchanged(name: str) -> None:
     assert task_config["features"] == base_config["features"]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue #23: the base continued on real outputs gives the unrelated first reference "
+    "P(NoContr) 0.168 and the true one 0.012 (it reads the dropped place as STErr), so the "
+    "first reference decides",
+)
 def test_missing_words_are_placed_in_the_reference_that_decided() -> None:
     """Omitted words are reported in the deciding reference's own offsets (here the second)."""
     evaluator, _ = evaluated("base")
