@@ -22,7 +22,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
-from evaluator.training.continued import selection_score
+from evaluator.training.continued import load_pair_sets, val_figures
 from evaluator.training.real_bases import EVALUATE_SEEDS, real_base_pairs, sick_rows
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES
@@ -103,10 +103,14 @@ def test_real_base_pairs_skip_every_group_an_evaluate_seed_tests_and_its_texts(
 
 
 def test_error_pairs_are_capped_per_class(data: Path) -> None:
-    splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", cap_per_class=1)
-    pairs = pd.concat(splits.values())
-    counts = pairs[pairs["rule"] != "sick_contradiction"]["label"].value_counts()
-    assert counts.drop("NoContr").max() == 1 and counts["NoContr"] == 3
+    def counts(cap: int) -> pd.Series:
+        splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", cap_per_class=cap)
+        pairs = pd.concat(splits.values())
+        return pairs[pairs["rule"] != "sick_contradiction"]["label"].value_counts()
+
+    assert counts(1500).drop("NoContr").max() > 1  # the cap below has something to cut
+    capped = counts(1)
+    assert capped.drop("NoContr").max() == 1 and capped["NoContr"] == 3
 
 
 def test_a_sick_row_without_a_key_names_its_file_and_line(tmp_path: Path) -> None:
@@ -170,7 +174,7 @@ def adapt_inputs(tmp_path: Path) -> dict[str, Path]:
     torch.manual_seed(0)
     config = MismatchConfig(
         feature_names=FEATURES, embedding_dim=DIM, use_alignment=True, text_dim=8, set_dim=8,
-        num_heads=2, head_hidden=16,
+        num_heads=2, head_hidden=16, span_dim=4,
     )  # fmt: skip
     scaler = FeatureScaler.fit(pd.DataFrame({"chrf": [0.0, 100.0], "bleu": [0.0, 100.0]}))
     checkpoint = save_pretrained(MismatchModel(config).eval(), tmp_path / "base", scaler=scaler)
@@ -206,13 +210,23 @@ def test_train_learns_from_the_checkpoint_and_keeps_the_best_epoch_by_the_rule(
     assert [runs[1][0][k] for k in figures] == [start[k] for k in figures]
     best = max((epoch for history in runs for epoch in history), key=lambda e: e["score"])
     assert record["chosen"] == best
-    assert best["score"] == pytest.approx(
-        selection_score(best["real_val_acc"], best["synth_val_acc"], best["real_val_nocontr"]),
-        abs=1e-4,
-    )
+    rule = (best["real_val_acc"] + best["synth_val_acc"] + best["real_val_nocontr"]) / 3
+    assert best["score"] == pytest.approx(rule, abs=1e-4)
     assert best["real_val_acc"] > start["real_val_acc"] + 0.2  # it learned the chrf rule
+    # the written weights are the chosen epoch's
+    sets = load_pair_sets(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    accuracy, recall = val_figures(after.model, sets["val"])
+    assert (round(accuracy, 4), round(recall, 4)) == (
+        best["real_val_acc"],
+        best["real_val_nocontr"],
+    )
+    weights, start_weights = (
+        load_file(d / "model.safetensors") for d in (out, adapt_inputs["checkpoint"])
+    )
+    tagger = [k for k in weights if k.startswith("span_tagger.")]
+    assert tagger and all(np.array_equal(weights[k], start_weights[k]) for k in tagger)
     assert after.scaler.to_dict() == before.scaler.to_dict()
-    assert after.config["metrics"]["real_val_acc"] == best["real_val_acc"]
+    assert after.config["metrics"]["continued real_val_acc"] == best["real_val_acc"]
     again = adapt_inputs["root"] / "again"
     assert main(adapt_args(adapt_inputs, again, "--nocontr-weights", "1,2")) == 0
     first, second = (load_file(d / "model.safetensors") for d in (out, again))
@@ -233,6 +247,22 @@ def test_train_refuses_missing_inputs_and_a_folder_it_would_clobber(
     assert (root / "notes" / "keep.txt").read_text() == "mine"
     assert main(adapt_args(adapt_inputs, root / "out", "--nocontr-weights", "1,x")) == 2
     assert "--nocontr-weights" in capsys.readouterr().err
+
+
+def test_a_val_split_without_a_correct_pair_or_a_task_checkpoint_is_refused(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    val = adapt_inputs["real"] / "val.parquet"
+    frame = pd.read_parquet(val)
+    frame[frame["label"] != "NoContr"].to_parquet(val)
+    assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
+    assert "val.parquet holds no NoContr pair" in capsys.readouterr().err
+    frame.to_parquet(val)
+    task = load(adapt_inputs["checkpoint"])
+    config = MismatchConfig.from_dict({**task.model.config.to_dict(), "num_ratings": 2})
+    save_pretrained(MismatchModel(config), adapt_inputs["checkpoint"], scaler=task.scaler)
+    assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
+    assert "is a task checkpoint" in capsys.readouterr().err
 
 
 def test_a_text_missing_from_the_embedding_store_is_named(

@@ -7,14 +7,16 @@
         --alignments data/features/real_bases/alignments.parquet
     done
     (the same for the synthetic pairs, into data/features/synth)
-    mismatch adapt train --checkpoint checkpoints/mismatch-base \
+    mismatch adapt train --checkpoint BASE \
         --real data/real_bases --real-features data/features/real_bases \
         --synth data/synth --synth-features data/features/synth --out checkpoints/mismatch-base
 
 ``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
 of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself and with synth
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
-writes the best run's checkpoint; the span tagger and the scaler are kept.
+writes the best run's checkpoint; the span tagger and the scaler are kept. The shipped base
+was continued from the synthetic-only base (``checkpoints/mismatch-base`` at commit 313acf9);
+``--checkpoint checkpoints/mismatch-base`` today continues the continued one.
 """
 
 from __future__ import annotations
@@ -44,7 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="SICK TRAIN jsonl.gz (default: <data>/sick/sick_train.jsonl.gz)",
     )
     pairs.add_argument("--seed", type=int, default=23, help="seed of the applied errors")
-    pairs.add_argument("--cap-per-class", type=int, default=1500, help="error pairs per class")
+    pairs.add_argument(
+        "--cap-per-class",
+        type=int,
+        default=1500,
+        help="error pairs per class from the applied rules (SICK negations come on top)",
+    )
     train = modes.add_parser("train", help="continue training and write the best run")
     train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to continue")
     for name, what in (("real", "`mismatch adapt pairs`"), ("synth", "`mismatch synth`")):
@@ -119,6 +126,8 @@ def _train(args: argparse.Namespace) -> int:
     for value, flag in ((args.epochs, "--epochs"), (args.batch_size, "--batch-size")):
         if value < 1:
             raise CommandError(f"{flag} must be a positive integer, got {value}")
+    if args.learning_rate <= 0:
+        raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     if args.out.exists() and not is_replaceable(args.out):
         raise CommandError(
             f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
@@ -130,8 +139,8 @@ def _train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    path, revision = resolve_checkpoint(str(args.checkpoint))
     try:
+        path, revision = resolve_checkpoint(str(args.checkpoint))
         checkpoint = load(path, revision)
         data = {
             f"{name}_{split}": pairs
@@ -147,7 +156,7 @@ def _train(args: argparse.Namespace) -> int:
     runs = []
     for weight in weights:
         model, history, chosen = continue_run(
-            Path(path), data, settings, weight, log=lambda line: print(line, file=sys.stderr)
+            path, revision, data, settings, weight, log=lambda line: print(line, file=sys.stderr)
         )
         runs.append((chosen, model, history))
     chosen, model, _ = max(runs, key=lambda run: run[0]["score"])
@@ -160,7 +169,10 @@ def _train(args: argparse.Namespace) -> int:
         "runs": [history for _, _, history in runs],
         "chosen": chosen,
     }
-    metrics = {k: v for k, v in chosen.items() if k.endswith(("_acc", "_nocontr"))}
+    metrics = dict(checkpoint.config.get("metrics") or {})  # the start's, on its own data
+    metrics.update(
+        {f"continued {k}": v for k, v in chosen.items() if k.endswith(("_acc", "_nocontr"))}
+    )
     save_pretrained(
         model,
         args.out,

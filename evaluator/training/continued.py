@@ -80,10 +80,21 @@ def load_pair_sets(
 ) -> dict[str, PairSet]:
     """The train and val splits of a pairs folder as model inputs. ``features_dir`` holds what
     ``mismatch features`` wrote for them: ``<split>.parquet`` feature caches, and the
-    ``embeddings.parquet`` and (for a checkpoint that reads them) ``alignments.parquet``
-    stores. Features are scaled by the checkpoint's own scaler."""
-    stores = {"embeddings": features_dir / "embeddings.parquet"}
-    if checkpoint.model.config.use_alignment:
+    ``embeddings.parquet`` and ``alignments.parquet`` stores the checkpoint reads. Features are scaled by the checkpoint's own scaler.
+    Base checkpoints on a frozen encoder without the token-level branch only: the inputs cached
+    here are theirs, and a task checkpoint's ratings would not follow its moved layers."""
+    config = checkpoint.model.config
+    if (config.use_text and config.encoder_mode != "frozen") or config.use_tokens:
+        raise DataError(
+            f"{checkpoint.path}: continued training takes checkpoints on a frozen encoder "
+            "without the token-level branch"
+        )
+    if config.num_ratings:
+        raise DataError(f"{checkpoint.path} is a task checkpoint; continue its base instead")
+    stores = {}
+    if config.use_text:
+        stores["embeddings"] = features_dir / "embeddings.parquet"
+    if config.use_alignment:
         stores["alignments"] = features_dir / "alignments.parquet"
     for path in (*stores.values(), *(features_dir / f"{s}.parquet" for s in ("train", "val"))):
         if not path.is_file():
@@ -92,10 +103,18 @@ def load_pair_sets(
         EmbeddingStore.open(stores[name]) if name in stores else None
         for name in ("embeddings", "alignments")
     )
-    return {
+    sets = {
         split: _pair_set(checkpoint, pairs_dir, split, features_dir, embeddings, alignments)
         for split in ("train", "val")
     }
+    if not len(sets["train"]) or not len(sets["val"]):
+        raise DataError(
+            f"{pairs_dir}: training needs train and val pairs, found "
+            + ", ".join(f"{len(pairs)} {split}" for split, pairs in sets.items())
+        )
+    if not (sets["val"].labels == 0).any():
+        raise DataError(f"{pairs_dir}/val.parquet holds no NoContr pair: no recall to choose by")
+    return sets
 
 
 def _pair_set(
@@ -113,7 +132,10 @@ def _pair_set(
     missing = [name for name in names if name not in cached.columns]
     if missing or "id" not in cached.columns:
         raise DataError(f"feature cache {path} lacks the column(s) {missing or ['id']}")
-    raw = attach_features(frame, cached.set_index("id")[names], split)
+    try:
+        raw = attach_features(frame, cached.set_index("id")[names], split)
+    except DataError as error:
+        raise DataError(f"{path} for {pairs_dir / f'{split}.parquet'}: {error}") from None
     texts = {"ref": frame["ref"].tolist(), "gen": frame["gen"].tolist()}
     try:
         ref, gen = (
@@ -160,7 +182,8 @@ def selection_score(real_acc: float, synth_acc: float, real_nocontr: float) -> f
 
 
 def continue_run(
-    checkpoint_path: Path,
+    checkpoint_path: str,
+    revision: str | None,
     data: dict[str, PairSet],
     settings: ContinueSettings,
     nocontr_weight: float,
@@ -171,7 +194,7 @@ def continue_run(
     epoch 0 is the checkpoint as loaded. The seed is set before the checkpoint is loaded, so
     a run is the same whether or not others ran before it in the process."""
     torch.manual_seed(settings.seed)
-    model = load(checkpoint_path).model
+    model = load(checkpoint_path, revision).model
     train = PairSet.concat([data["real_train"], data["synth_train"]])
     weight = torch.ones(model.config.num_classes)
     weight[0] = nocontr_weight

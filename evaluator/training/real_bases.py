@@ -13,8 +13,8 @@ These pairs put both labels on real rewordings:
 
 Each base is a pair as itself (NoContr) and one pair per synth error rule that applies to it
 (``realtext_data.perturb_bases``), capped per class. SICK TRAIN contradictions whose sentences
-differ in their count of negation words add NegErr pairs, in both directions. A tenth of the
-groups (hashed) is the val split.
+differ in their count of negation words add NegErr pairs, in both directions (not capped). A
+tenth of the groups (hashed) is the val split.
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ def real_base_pairs(
     splits = {}
     for split, part in (("train", frame[~in_val]), ("val", frame[in_val])):
         part = part.reset_index(drop=True)
-        part.insert(0, "id", [f"real-{split}-{i:07d}" for i in range(len(part))])
+        # ids from the content, so a feature cache never attaches to other pairs
+        part.insert(0, "id", [_pair_id(r.ref, r.gen, r.label) for r in part.itertuples()])
         splits[split] = part[COLUMNS]
     return splits
 
@@ -142,6 +143,10 @@ def _row(ref: str, gen: str, label: str, source: str, group: str, rule: str, **d
         "rule": rule,
         "detail": json.dumps({"base": "real", **detail}),
     }
+
+
+def _pair_id(ref: str, gen: str, label: str) -> str:
+    return "real-" + hashlib.sha256(f"{label}\n{ref}\n{gen}".encode()).hexdigest()[:20]
 
 
 def _hashed(group: str) -> float:
