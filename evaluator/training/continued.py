@@ -23,7 +23,7 @@ from evaluator.features.compute import pair_key
 from evaluator.features.embeddings import EmbeddingStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
-from evaluator.training.data import attach_features, read_split
+from evaluator.training.data import attach_features, feature_columns, read_split
 from mismatch_core.errors import DataError
 
 
@@ -80,9 +80,10 @@ def load_pair_sets(
 ) -> dict[str, PairSet]:
     """The train and val splits of a pairs folder as model inputs. ``features_dir`` holds what
     ``mismatch features`` wrote for them: ``<split>.parquet`` feature caches, and the
-    ``embeddings.parquet`` and ``alignments.parquet`` stores the checkpoint reads. Features are scaled by the checkpoint's own scaler.
-    Base checkpoints on a frozen encoder without the token-level branch only: the inputs cached
-    here are theirs, and a task checkpoint's ratings would not follow its moved layers."""
+    ``embeddings.parquet`` and ``alignments.parquet`` stores the checkpoint reads. Features are
+    scaled by the checkpoint's own scaler. Base checkpoints on a frozen encoder without the
+    token-level branch only: the inputs cached here are theirs, and a task checkpoint's ratings
+    would not follow its moved layers."""
     config = checkpoint.model.config
     if (config.use_text and config.encoder_mode != "frozen") or config.use_tokens:
         raise DataError(
@@ -128,12 +129,12 @@ def _pair_set(
     frame = read_split(pairs_dir, split)
     path = features_dir / f"{split}.parquet"
     names = checkpoint.feature_names
-    cached = pd.read_parquet(path)
-    missing = [name for name in names if name not in cached.columns]
-    if missing or "id" not in cached.columns:
-        raise DataError(f"feature cache {path} lacks the column(s) {missing or ['id']}")
+    missing = [name for name in names if name not in feature_columns(path)]
+    if missing:
+        raise DataError(f"feature cache {path} lacks the checkpoint's feature(s) {missing}")
+    cached = pd.read_parquet(path, columns=["id", *names]).set_index("id")
     try:
-        raw = attach_features(frame, cached.set_index("id")[names], split)
+        raw = attach_features(frame, cached, split)
     except DataError as error:
         raise DataError(f"{path} for {pairs_dir / f'{split}.parquet'}: {error}") from None
     texts = {"ref": frame["ref"].tolist(), "gen": frame["gen"].tolist()}
@@ -191,8 +192,9 @@ def continue_run(
 ) -> tuple[MismatchModel, list[dict], dict]:
     """One run from the checkpoint's weights; (model at its best epoch, per-epoch figures, the
     best epoch's figures). ``data`` holds real_train, real_val, synth_train and synth_val;
-    epoch 0 is the checkpoint as loaded. The seed is set before the checkpoint is loaded, so
-    a run is the same whether or not others ran before it in the process."""
+    epoch 0 is the checkpoint as loaded. Each run loads the checkpoint itself, after setting
+    the seed: building the model draws from the generator, and the shipped base's run did it in
+    this order, so runs repeat it bit for bit whether or not others ran before them."""
     torch.manual_seed(settings.seed)
     model = load(checkpoint_path, revision).model
     train = PairSet.concat([data["real_train"], data["synth_train"]])

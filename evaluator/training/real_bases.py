@@ -8,7 +8,8 @@ These pairs put both labels on real rewordings:
   ``mismatch evaluate`` tests on (seeds 0, 1, 2 with 20 % of the groups each; seed 0's test
   part is also the realtext bench's held-out partition), so no task checkpoint fitted on the
   base is later tested on a text its base saw. A record sharing a reference or output
-  (stripped) with any tested record is left out too;
+  (stripped) with any tested record is left out too (``untested_bases``, which span training
+  shares with seed 0 alone);
 - SICK TRAIN pairs that entail each other both ways, read in both directions.
 
 Each base is a pair as itself (NoContr) and one pair per synth error rule that applies to it
@@ -50,28 +51,29 @@ class RealBase:
 def untested_bases(
     human_dir: Path, seeds: tuple[int, ...] = EVALUATE_SEEDS, test_fraction: float = BENCH_FRACTION
 ) -> list[RealBase]:
-    """Highly rated outputs of the groups no seed in ``seeds`` tests on, sharing no text with a
-    tested record."""
-    bases = []
-    for source in BASE_SOURCES:
-        records = load_records(human_dir / source.file)
-        tested = set()
-        for seed in seeds:
-            tested |= {record.group for record in split_by_group(records, seed, test_fraction)[1]}
-        tested_texts = {
-            text.strip()
-            for record in records
-            if record.group in tested
-            for text in (*record.refs, record.gen)
-        }
-        bases += [
-            RealBase(source.name, f"{source.name}:{record.group}", record.refs[0], record.gen)
-            for record in records
-            if record.group not in tested
-            and record.scores.get(source.criterion, float("-inf")) >= source.minimum
-            and tested_texts.isdisjoint(text.strip() for text in (*record.refs, record.gen))
-        ]
-    return bases
+    """Highly rated outputs of the groups no seed in ``seeds`` tests on, in file order. WMT's
+    language pairs into English share references, so a record sharing a text (stripped) with
+    a tested record of any dataset, whatever its rating, is left out too."""
+    records = {source.name: load_records(human_dir / source.file) for source in BASE_SOURCES}
+    tested = {
+        name: {r.group for seed in seeds for r in split_by_group(rows, seed, test_fraction)[1]}
+        for name, rows in records.items()
+    }
+    tested_texts = {
+        text.strip()
+        for name, rows in records.items()
+        for record in rows
+        if record.group in tested[name]
+        for text in (*record.refs, record.gen)
+    }
+    return [
+        RealBase(source.name, f"{source.name}:{record.group}", record.refs[0], record.gen)
+        for source in BASE_SOURCES
+        for record in records[source.name]
+        if record.group not in tested[source.name]
+        and record.scores.get(source.criterion, float("-inf")) >= source.minimum
+        and tested_texts.isdisjoint(text.strip() for text in (*record.refs, record.gen))
+    ]
 
 
 def sick_rows(sick_train: Path) -> tuple[list[RealBase], list[dict]]:

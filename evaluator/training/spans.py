@@ -83,30 +83,18 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
 
 def real_base_pairs(human_dir: Path, seed: int) -> pd.DataFrame:
     """Span-training pairs on real outputs (columns ref, gen, label, detail, group): per highly
-    rated output of the training groups (``realtext_data.highly_rated``), the output itself as
-    NoContr and one pair per error rule that applies to it, its base recorded in ``detail``
-    so ``error_regions`` marks only what the rule changed. Groups carry their dataset's name.
-    WMT's language pairs into English share references, so a record whose reference or output
-    also occurs (stripped) in any record of a held-out group, whatever its rating, is left out:
-    the bench's texts stay unseen."""
-    from evaluator.realtext_data import highly_rated, partitions, perturb_bases
+    rated output of the groups the bench does not hold out (``real_bases.untested_bases`` for
+    seed 0 alone, the bench's partition), the output itself as NoContr and one pair per error
+    rule that applies to it, its base recorded in ``detail`` so ``error_regions`` marks only
+    what the rule changed. Groups carry their dataset's name. A record sharing a text with a
+    held-out record of any dataset is left out, so the bench's texts stay unseen."""
+    from evaluator.realtext_data import BENCH_SEED, perturb_bases
+    from evaluator.training.real_bases import untested_bases
 
-    by_dataset = partitions(human_dir)
-    held_out = {
-        text.strip()
-        for parts in by_dataset.values()
-        for record in parts["held_out"]
-        for text in (*record.refs, record.gen)
-    }
-    records = [
-        (name, record)
-        for name, records in highly_rated(by_dataset, "train").items()
-        for record in records
-        if held_out.isdisjoint(text.strip() for text in (*record.refs, record.gen))
-    ]
-    refs = [record.refs[0] for _, record in records]
-    bases = [record.gen for _, record in records]
-    groups = [f"{name}:{record.group}" for name, record in records]
+    records = untested_bases(human_dir, seeds=(BENCH_SEED,))
+    refs = [record.ref for record in records]
+    bases = [record.text for record in records]
+    groups = [record.group for record in records]
     rows = [
         {"ref": ref, "gen": base, "label": "NoContr", "detail": "{}", "group": group}
         for ref, base, group in zip(refs, bases, groups, strict=True)
