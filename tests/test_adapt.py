@@ -5,6 +5,7 @@ the stated rule."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 
@@ -18,11 +19,12 @@ from evaluator.cli import main
 from evaluator.features import pair_key, text_key
 from evaluator.features.embeddings import EmbeddingStore
 from evaluator.features.scaling import FeatureScaler
+from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
-from evaluator.training.continued import load_pair_sets, val_figures
+from evaluator.training.continued import load_pair_sets, val_figures, with_token_branch
 from evaluator.training.real_bases import EVALUATE_SEEDS, real_base_pairs, sick_rows
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES
@@ -275,3 +277,86 @@ def test_a_text_missing_from_the_embedding_store_is_named(
     assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
     err = capsys.readouterr().err
     assert "val.parquet" in err and "synth_features" in err
+
+
+# --- the token-level branch, grafted ---------------------------------------------------------
+
+
+def write_token_states(inputs: dict[str, Path], rng: np.random.Generator) -> None:
+    """What mismatch features --tokens leaves in each features folder: unit-length states of a
+    few tokens for every ref and gen text."""
+    for name in ("real", "synth"):
+        texts = {
+            text
+            for split in ("train", "val")
+            for side in ("ref", "gen")
+            for text in pd.read_parquet(inputs[name] / f"{split}.parquet")[side]
+        }
+        states = {}
+        for text in sorted(texts):
+            rows = rng.standard_normal((int(rng.integers(1, 5)), DIM)).astype(np.float32)
+            states[text_key(text)] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        TokenStore(inputs[f"{name}_features"] / "tokens").add(states)
+
+
+def test_joined_token_tables_keep_every_texts_states() -> None:
+    rng = np.random.default_rng(1)
+    first = [rng.standard_normal((n, 3)).astype(np.float16) for n in (2, 1)]
+    second = [rng.standard_normal((n, 3)).astype(np.float16) for n in (3,)]
+    joined = TokenTable.joined([TokenTable(first, 3), TokenTable(second, 3)])
+    states, mask = joined.batch(torch.tensor([2, 0, 1]))
+    assert mask.sum(1).tolist() == [3, 2, 1]
+    for position, expected in enumerate([second[0], first[0], first[1]]):
+        assert np.array_equal(
+            states[position, : len(expected)].numpy(), expected.astype(np.float32)
+        )
+    assert not states[2, 1:].any()  # padding stays zero
+
+
+def test_a_grafted_token_branch_starts_from_the_checkpoints_predictions(
+    adapt_inputs: dict[str, Path],
+) -> None:
+    write_token_states(adapt_inputs, np.random.default_rng(2))
+    checkpoint = load(adapt_inputs["checkpoint"])
+    grafted = with_token_branch(checkpoint.model).eval()
+    assert grafted.config.use_tokens and not checkpoint.model.config.use_tokens
+    plain = load_pair_sets(checkpoint, adapt_inputs["real"], adapt_inputs["real_features"])
+    with_tokens = load_pair_sets(
+        checkpoint, adapt_inputs["real"], adapt_inputs["real_features"], add_token_branch=True
+    )
+    rows = slice(0, 40)
+    batch = with_tokens["val"].rows(rows)
+    assert batch["tokens"]["ref"].shape[-1] == DIM
+    with torch.no_grad():
+        before = checkpoint.model(**plain["val"].rows(rows))
+        after = grafted(**batch)
+    assert torch.allclose(before, after, atol=1e-6)
+    with pytest.raises(ValueError, match="already has the token-level branch"):
+        with_token_branch(grafted)
+
+
+def test_train_with_a_grafted_token_branch_writes_a_checkpoint_that_reads_tokens(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    root = adapt_inputs["root"]
+    out = root / "tokens"
+    assert main(adapt_args(adapt_inputs, out, "--add-token-branch")) == 2  # no states yet
+    assert "real_features/tokens does not exist" in capsys.readouterr().err
+    write_token_states(adapt_inputs, np.random.default_rng(3))
+    assert main(adapt_args(adapt_inputs, out, "--add-token-branch", "--nocontr-weights", "1")) == 0
+    after = load(out)
+    assert after.model.config.use_tokens
+    record = after.config["training"]["continued"]
+    assert record["settings"]["add_token_branch"] is True
+    start = (adapt_inputs["checkpoint"] / "model.safetensors").read_bytes()
+    assert record["from_sha256"] == hashlib.sha256(start).hexdigest()  # the start, named
+    assert record["chosen"]["real_val_acc"] > record["runs"][0][0]["real_val_acc"] + 0.2
+    weights = load_file(out / "model.safetensors")
+    assert np.abs(weights["head.0.weight"][:, 32:64]).sum() > 0  # the branch is read now
+    sets = load_pair_sets(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    accuracy, _ = val_figures(after.model, sets["val"])
+    assert round(accuracy, 4) == record["chosen"]["real_val_acc"]
+    # a checkpoint that already has the branch is not grafted twice
+    assert main(adapt_args(adapt_inputs, root / "twice", "--checkpoint", str(out),
+                           "--add-token-branch")) == 2  # fmt: skip
+    assert "has no token-level branch yet" in capsys.readouterr().err

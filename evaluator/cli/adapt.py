@@ -6,7 +6,8 @@
         --embeddings data/features/real_bases/embeddings.parquet \
         --alignments data/features/real_bases/alignments.parquet
     done
-    (the same for the synthetic pairs, into data/features/synth)
+    (the same for the synthetic pairs, into data/features/synth; add
+    --tokens data/features/real_bases/tokens, and the same for synth, for --add-token-branch)
     mismatch adapt train --checkpoint BASE \
         --real data/real_bases --real-features data/features/real_bases \
         --synth data/synth --synth-features data/features/synth --out checkpoints/mismatch-base
@@ -14,7 +15,9 @@
 ``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
 of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself and with synth
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
-writes the best run's checkpoint; the span tagger and the scaler are kept. The shipped base
+writes the best run's checkpoint; the span tagger and the scaler are kept. With
+``--add-token-branch`` each run first grafts the token-level comparison branch onto the
+checkpoint (``continued.with_token_branch``). The shipped base
 was continued from the synthetic-only base (``checkpoints/mismatch-base`` at commit 313acf9);
 ``--checkpoint checkpoints/mismatch-base`` today continues the continued one.
 """
@@ -61,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             required=True,
             type=Path,
             help="what mismatch features wrote for it: train.parquet, val.parquet, "
-            "embeddings.parquet, alignments.parquet",
+            "embeddings.parquet, alignments.parquet, and tokens/ for a token-level branch",
         )
     train.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
     train.add_argument("--epochs", type=int, default=defaults.epochs)
@@ -73,6 +76,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     train.add_argument("--batch-size", type=int, default=defaults.batch_size)
     train.add_argument("--seed", type=int, default=defaults.seed)
+    train.add_argument(
+        "--add-token-branch",
+        action="store_true",
+        help="graft the token-level comparison branch onto the checkpoint first "
+        "(needs tokens/ in both features folders)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,6 +117,17 @@ def _pairs(args: argparse.Namespace) -> int:
     return 0
 
 
+def weights_digest(checkpoint_dir: str) -> str | None:
+    """sha256 of a local checkpoint's model.safetensors: which start a run continued, however
+    the folder was named (None for a Hub id)."""
+    import hashlib
+
+    weights = Path(checkpoint_dir) / "model.safetensors"
+    if not weights.is_file():
+        return None
+    return hashlib.sha256(weights.read_bytes()).hexdigest()
+
+
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.hub import is_replaceable, load, save_pretrained
@@ -138,6 +158,7 @@ def _train(args: argparse.Namespace) -> int:
         nocontr_weights=weights,
         batch_size=args.batch_size,
         seed=args.seed,
+        add_token_branch=args.add_token_branch,
     )
     try:
         path, revision = resolve_checkpoint(str(args.checkpoint))
@@ -148,7 +169,9 @@ def _train(args: argparse.Namespace) -> int:
                 ("real", args.real, args.real_features),
                 ("synth", args.synth, args.synth_features),
             )
-            for split, pairs in load_pair_sets(checkpoint, folder, features).items()
+            for split, pairs in load_pair_sets(
+                checkpoint, folder, features, args.add_token_branch
+            ).items()
         }
     except (CheckpointError, DataError) as error:
         raise CommandError(str(error)) from None
@@ -163,6 +186,7 @@ def _train(args: argparse.Namespace) -> int:
     training = dict(checkpoint.config.get("training") or {})
     training["continued"] = {
         "from": str(args.checkpoint),
+        "from_sha256": weights_digest(path),
         "real_pairs": {s: len(data[f"real_{s}"]) for s in ("train", "val")},
         "synthetic_pairs": {s: len(data[f"synth_{s}"]) for s in ("train", "val")},
         "settings": {**vars(settings), "nocontr_weights": list(weights)},

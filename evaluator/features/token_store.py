@@ -39,6 +39,20 @@ class TokenTable:
     def __len__(self) -> int:
         return len(self.lengths)
 
+    @classmethod
+    def joined(cls, tables: Sequence[TokenTable]) -> TokenTable:
+        """One table holding the texts of ``tables`` in order: row r of table k becomes row
+        r + (rows of the tables before k)."""
+        joined = cls([], int(tables[0].flat.shape[1]))
+        sizes = [len(table.flat) - 1 for table in tables]  # without each padding row
+        shifts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+        joined.lengths = torch.cat([table.lengths for table in tables])
+        joined.offsets = torch.cat(
+            [table.offsets + shift for table, shift in zip(tables, shifts, strict=True)]
+        )
+        joined.flat = torch.cat([*(table.flat[:-1] for table in tables), tables[0].flat[-1:]])
+        return joined
+
     def batch(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """States (len(rows), longest, dim) float32, zero-padded, and the mask (True = token)."""
         lengths = self.lengths[rows]

@@ -6,13 +6,18 @@ synthetic train pairs together; a run per NoContr class weight, and the epoch an
 those with the best mean of three val figures: accuracy on the real-base val pairs, accuracy on
 the synthetic val pairs and NoContr recall on the real-base val pairs (correct real outputs
 must read as correct without the synthetic classes being forgotten).
+
+With ``add_token_branch`` a run first grafts the token-level comparison branch onto a base
+without one (``with_token_branch``): the head reads the branch through input weights that start
+at zero, so training starts from the checkpoint's own predictions and the branch earns its
+place.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +26,7 @@ from torch.nn import functional
 
 from evaluator.features.compute import pair_key
 from evaluator.features.embeddings import EmbeddingStore
+from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import attach_features, feature_columns, read_split
@@ -37,27 +43,57 @@ class ContinueSettings:
     batch_size: int = 256
     weight_decay: float = 0.01
     seed: int = 13
+    add_token_branch: bool = False
+
+
+@dataclass
+class PairTokens:
+    """The token states of a split's distinct texts, and each pair's ref and gen row there."""
+
+    table: TokenTable
+    ref_rows: torch.Tensor
+    gen_rows: torch.Tensor
+
+    @staticmethod
+    def concat(parts: list[PairTokens]) -> PairTokens:
+        shifts = [0]
+        for part in parts[:-1]:
+            shifts.append(shifts[-1] + len(part.table))
+        return PairTokens(
+            TokenTable.joined([part.table for part in parts]),
+            torch.cat([part.ref_rows + shift for part, shift in zip(parts, shifts, strict=True)]),
+            torch.cat([part.gen_rows + shift for part, shift in zip(parts, shifts, strict=True)]),
+        )
 
 
 @dataclass
 class PairSet:
-    """A split's model inputs: scaled features, ref/gen embeddings, alignment vectors, labels."""
+    """A split's model inputs: scaled features, ref/gen embeddings, alignment vectors, token
+    states, labels."""
 
     features: torch.Tensor
     ref: torch.Tensor | None  # None: the checkpoint reads no text
     gen: torch.Tensor | None
     alignment: torch.Tensor | None
     labels: torch.Tensor
+    tokens: PairTokens | None = None  # None: the model has no token-level branch
 
     def __len__(self) -> int:
         return len(self.labels)
 
     def rows(self, index) -> dict:
+        tokens = None
+        if self.tokens is not None:
+            table = self.tokens.table
+            tokens = pair_tokens(
+                table, self.tokens.ref_rows[index], table, self.tokens.gen_rows[index]
+            )
         return {
             "features": self.features[index],
             "ref": None if self.ref is None else self.ref[index],
             "gen": None if self.gen is None else self.gen[index],
             "alignment": None if self.alignment is None else self.alignment[index],
+            "tokens": tokens,
         }
 
     @staticmethod
@@ -66,32 +102,66 @@ class PairSet:
             present = [tensor for tensor in tensors if tensor is not None]
             return torch.cat(present) if len(present) == len(tensors) else None
 
+        tokens = [part.tokens for part in parts if part.tokens is not None]
         return PairSet(
             torch.cat([part.features for part in parts]),
             joined([part.ref for part in parts]),
             joined([part.gen for part in parts]),
             joined([part.alignment for part in parts]),
             torch.cat([part.labels for part in parts]),
+            PairTokens.concat(tokens) if len(tokens) == len(parts) else None,
         )
+
+
+def with_token_branch(model: MismatchModel) -> MismatchModel:
+    """``model`` with the token-level comparison branch added: every other weight is copied,
+    and the head reads the branch's output through new input weights set to zero, so the new
+    model's logits equal the old one's until training moves them."""
+    config = model.config
+    if config.use_tokens:
+        raise ValueError("the model already has the token-level branch")
+    grafted = MismatchModel(replace(config, use_tokens=True))
+    assert grafted.token_interaction is not None
+    state = grafted.state_dict()
+    before = 0  # head inputs that come before the token branch's (MismatchModel.represent)
+    if config.use_text:
+        before += (4 if config.text_interactions else 2) * config.text_dim
+    if config.use_alignment:
+        before += 2 * config.text_dim
+    width = grafted.token_interaction.output_dim
+    first = "head.0.weight" if config.head_hidden else "head.weight"
+    for name, value in model.state_dict().items():
+        if name == first:
+            value = torch.cat(
+                [value[:, :before], value.new_zeros(len(value), width), value[:, before:]], dim=1
+            )
+        state[name] = value
+    grafted.load_state_dict(state)
+    return grafted
 
 
 def load_pair_sets(
-    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path
+    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path, add_token_branch: bool = False
 ) -> dict[str, PairSet]:
     """The train and val splits of a pairs folder as model inputs. ``features_dir`` holds what
     ``mismatch features`` wrote for them: ``<split>.parquet`` feature caches, and the
-    ``embeddings.parquet`` and ``alignments.parquet`` stores the checkpoint reads. Features are
-    scaled by the checkpoint's own scaler. Base checkpoints on a frozen encoder without the
-    token-level branch only: the inputs cached here are theirs, and a task checkpoint's ratings
-    would not follow its moved layers."""
+    ``embeddings.parquet`` and ``alignments.parquet`` stores and the ``tokens`` folder
+    (``--tokens``) that the checkpoint reads, or reads once ``add_token_branch`` grafts the
+    token-level branch. Features are scaled by the checkpoint's own scaler. Base checkpoints
+    on a frozen encoder only: the inputs cached here are theirs, and a task checkpoint's
+    ratings would not follow its moved layers."""
     config = checkpoint.model.config
-    if (config.use_text and config.encoder_mode != "frozen") or config.use_tokens:
+    if config.use_text and config.encoder_mode != "frozen":
         raise DataError(
-            f"{checkpoint.path}: continued training takes checkpoints on a frozen encoder "
-            "without the token-level branch"
+            f"{checkpoint.path}: continued training takes checkpoints on a frozen encoder"
         )
     if config.num_ratings:
         raise DataError(f"{checkpoint.path} is a task checkpoint; continue its base instead")
+    if add_token_branch and (config.use_tokens or not config.use_text):
+        raise DataError(
+            f"{checkpoint.path}: the token-level branch is grafted onto a base that reads text "
+            "and has no token-level branch yet"
+        )
     stores = {}
     if config.use_text:
         stores["embeddings"] = features_dir / "embeddings.parquet"
@@ -104,8 +174,19 @@ def load_pair_sets(
         EmbeddingStore.open(stores[name]) if name in stores else None
         for name in ("embeddings", "alignments")
     )
+    tokens = None
+    if config.use_tokens or add_token_branch:
+        if not (features_dir / "tokens").is_dir():
+            raise DataError(
+                f"{features_dir / 'tokens'} does not exist; run mismatch features --tokens "
+                f"for {pairs_dir}"
+            )
+        try:
+            tokens = TokenStore(features_dir / "tokens")
+        except ValueError as error:
+            raise DataError(str(error)) from None
     sets = {
-        split: _pair_set(checkpoint, pairs_dir, split, features_dir, embeddings, alignments)
+        split: _pair_set(checkpoint, pairs_dir, split, features_dir, embeddings, alignments, tokens)
         for split in ("train", "val")
     }
     if not len(sets["train"]) or not len(sets["val"]):
@@ -125,6 +206,7 @@ def _pair_set(
     features_dir: Path,
     embeddings: EmbeddingStore | None,
     alignments: EmbeddingStore | None,
+    tokens: TokenStore | None,
 ) -> PairSet:
     frame = read_split(pairs_dir, split)
     path = features_dir / f"{split}.parquet"
@@ -152,12 +234,29 @@ def _pair_set(
             f"{pairs_dir / f'{split}.parquet'}: {error.args[0]} in {features_dir}; run mismatch "
             "features with --embeddings/--alignments there"
         ) from None
+    pair_states = None
+    if tokens is not None:
+        distinct = list(dict.fromkeys(texts["ref"] + texts["gen"]))
+        row = {text: position for position, text in enumerate(distinct)}
+        try:
+            table = tokens.table(distinct)
+        except KeyError as error:
+            raise DataError(
+                f"{pairs_dir / f'{split}.parquet'}: {error.args[0]} in {features_dir / 'tokens'}; "
+                "run mismatch features with --tokens there"
+            ) from None
+        pair_states = PairTokens(
+            table,
+            torch.tensor([row[text] for text in texts["ref"]]),
+            torch.tensor([row[text] for text in texts["gen"]]),
+        )
     return PairSet(
         torch.from_numpy(checkpoint.scaler.transform(raw)),
         ref,
         gen,
         alignment,
         torch.tensor(frame["label_id"].to_numpy(), dtype=torch.long),
+        pair_states,
     )
 
 
@@ -197,6 +296,8 @@ def continue_run(
     this order, so runs repeat it bit for bit whether or not others ran before them."""
     torch.manual_seed(settings.seed)
     model = load(checkpoint_path, revision).model
+    if settings.add_token_branch:
+        model = with_token_branch(model)
     train = PairSet.concat([data["real_train"], data["synth_train"]])
     weight = torch.ones(model.config.num_classes)
     weight[0] = nocontr_weight
