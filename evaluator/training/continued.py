@@ -123,13 +123,11 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
     grafted = MismatchModel(replace(config, use_tokens=True))
     assert grafted.token_interaction is not None
     state = grafted.state_dict()
-    before = 0  # head inputs that come before the token branch's (MismatchModel.represent)
-    if config.use_text:
-        before += (4 if config.text_interactions else 2) * config.text_dim
-    if config.use_alignment:
-        before += 2 * config.text_dim
-    width = grafted.token_interaction.output_dim
     first = "head.0.weight" if config.head_hidden else "head.weight"
+    # MismatchModel.represent puts the branch's output just before the metric branch's
+    width = grafted.token_interaction.output_dim
+    after = model.metric_set.output_dim if model.metric_set is not None else 0
+    before = state[first].shape[1] - width - after
     for name, value in model.state_dict().items():
         if name == first:
             value = torch.cat(
