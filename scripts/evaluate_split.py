@@ -12,14 +12,18 @@ scaler, so models trained on different synthetic sets are compared on one split:
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
-from evaluator.features import EmbeddingStore, pair_key
-from evaluator.features.token_store import TokenStore, pair_tokens
+from evaluator.features import EmbeddingStore
+from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
+from evaluator.training.data import attach_features
+from evaluator.training.pair_inputs import InputStores, pair_inputs
+from mismatch_core.pairs import read_pairs
 
 
 def main() -> None:
@@ -34,37 +38,24 @@ def main() -> None:
     args = parser.parse_args()
     checkpoint = load(args.checkpoint)
     model, config = checkpoint.model.eval(), checkpoint.model.config
-    pairs = pd.read_parquet(args.pairs)
-    raw = pd.read_parquet(args.features).set_index("id").loc[pairs["id"], checkpoint.feature_names]
-    features = torch.from_numpy(checkpoint.scaler.transform(raw.reset_index(drop=True)))
-    store = EmbeddingStore.open(args.embeddings)
-    refs, gens = list(pairs["ref"]), list(pairs["gen"])
-    ref_vectors, gen_vectors = (torch.from_numpy(store.lookup(t)) for t in (refs, gens))
-    alignment = None
-    if config.use_alignment:
-        keys = [pair_key(r, g) for r, g in zip(refs, gens, strict=True)]
-        alignment = torch.from_numpy(EmbeddingStore.open(args.alignments).lookup_keyed(keys))
-    tables = None
-    if config.use_tokens:
-        tokens = TokenStore(args.tokens)
-        tables = {"ref": tokens.table(refs), "gen": tokens.table(gens)}
-    predictions = []
+    pairs = read_pairs(Path(args.pairs), labelled=True)
+    cached = pd.read_parquet(args.features, columns=["id", *checkpoint.feature_names])
+    raw = attach_features(pairs, cached.set_index("id"), args.pairs)
+    stores = InputStores(
+        EmbeddingStore.open(args.embeddings),
+        EmbeddingStore.open(args.alignments) if config.use_alignment else None,
+        TokenStore(args.tokens) if config.use_tokens else None,
+    )
+    inputs = pair_inputs(pairs, raw, checkpoint.scaler, stores, args.pairs)
     with torch.no_grad():
-        for start in range(0, len(pairs), args.batch_size):
-            rows = torch.arange(start, min(start + args.batch_size, len(pairs)))
-            batch_tokens = None
-            if tables is not None:
-                batch_tokens = pair_tokens(tables["ref"], rows, tables["gen"], rows)
-            logits = model(
-                features=features[rows],
-                ref=ref_vectors[rows],
-                gen=gen_vectors[rows],
-                alignment=None if alignment is None else alignment[rows],
-                tokens=batch_tokens,
-            )
-            predictions.append(logits.argmax(dim=-1))
-    correct = torch.cat(predictions).numpy() == pairs["label_id"].to_numpy()
-    print(f"{args.checkpoint} on {args.pairs}: accuracy {np.mean(correct):.4f} ({len(pairs)} pairs)")
+        predicted = torch.cat(
+            [
+                model(**inputs.rows(slice(start, start + args.batch_size))).argmax(dim=-1)
+                for start in range(0, len(inputs), args.batch_size)
+            ]
+        )
+    accuracy = np.mean(predicted.numpy() == inputs.labels.numpy())
+    print(f"{args.checkpoint} on {args.pairs}: accuracy {accuracy:.4f} ({len(pairs)} pairs)")
 
 
 if __name__ == "__main__":

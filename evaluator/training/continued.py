@@ -24,12 +24,12 @@ import pandas as pd
 import torch
 from torch.nn import functional
 
-from evaluator.features.compute import pair_key
 from evaluator.features.embeddings import EmbeddingStore
-from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
+from evaluator.features.token_store import TokenStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import attach_features, feature_columns, read_split
+from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
 from mismatch_core.errors import DataError
 
 
@@ -44,73 +44,6 @@ class ContinueSettings:
     weight_decay: float = 0.01
     seed: int = 13
     add_token_branch: bool = False
-
-
-@dataclass
-class PairTokens:
-    """The token states of a split's distinct texts, and each pair's ref and gen row there."""
-
-    table: TokenTable
-    ref_rows: torch.Tensor
-    gen_rows: torch.Tensor
-
-    @staticmethod
-    def concat(parts: list[PairTokens]) -> PairTokens:
-        shifts = [0]
-        for part in parts[:-1]:
-            shifts.append(shifts[-1] + len(part.table))
-        return PairTokens(
-            TokenTable.joined([part.table for part in parts]),
-            torch.cat([part.ref_rows + shift for part, shift in zip(parts, shifts, strict=True)]),
-            torch.cat([part.gen_rows + shift for part, shift in zip(parts, shifts, strict=True)]),
-        )
-
-
-@dataclass
-class PairSet:
-    """A split's model inputs: scaled features, ref/gen embeddings, alignment vectors, token
-    states, labels."""
-
-    features: torch.Tensor
-    ref: torch.Tensor | None  # None: the checkpoint reads no text
-    gen: torch.Tensor | None
-    alignment: torch.Tensor | None
-    labels: torch.Tensor
-    tokens: PairTokens | None = None  # None: the model has no token-level branch
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def rows(self, index) -> dict:
-        tokens = None
-        if self.tokens is not None:
-            table = self.tokens.table
-            tokens = pair_tokens(
-                table, self.tokens.ref_rows[index], table, self.tokens.gen_rows[index]
-            )
-        return {
-            "features": self.features[index],
-            "ref": None if self.ref is None else self.ref[index],
-            "gen": None if self.gen is None else self.gen[index],
-            "alignment": None if self.alignment is None else self.alignment[index],
-            "tokens": tokens,
-        }
-
-    @staticmethod
-    def concat(parts: list[PairSet]) -> PairSet:
-        def joined(tensors: list[torch.Tensor | None]) -> torch.Tensor | None:
-            present = [tensor for tensor in tensors if tensor is not None]
-            return torch.cat(present) if len(present) == len(tensors) else None
-
-        tokens = [part.tokens for part in parts if part.tokens is not None]
-        return PairSet(
-            torch.cat([part.features for part in parts]),
-            joined([part.ref for part in parts]),
-            joined([part.gen for part in parts]),
-            joined([part.alignment for part in parts]),
-            torch.cat([part.labels for part in parts]),
-            PairTokens.concat(tokens) if len(tokens) == len(parts) else None,
-        )
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:
@@ -140,7 +73,7 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
 
 def load_pair_sets(
     checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path, add_token_branch: bool = False
-) -> dict[str, PairSet]:
+) -> dict[str, PairInputs]:
     """The train and val splits of a pairs folder as model inputs. ``features_dir`` holds what
     ``mismatch features`` wrote for them: ``<split>.parquet`` feature caches, and the
     ``embeddings.parquet`` and ``alignments.parquet`` stores and the ``tokens`` folder
@@ -160,19 +93,19 @@ def load_pair_sets(
             f"{checkpoint.path}: the token-level branch is grafted onto a base that reads text "
             "and has no token-level branch yet"
         )
-    stores = {}
+    paths: dict[str, Path] = {}
     if config.use_text:
-        stores["embeddings"] = features_dir / "embeddings.parquet"
+        paths["embeddings"] = features_dir / "embeddings.parquet"
     if config.use_alignment:
-        stores["alignments"] = features_dir / "alignments.parquet"
-    for path in (*stores.values(), *(features_dir / f"{s}.parquet" for s in ("train", "val"))):
+        paths["alignments"] = features_dir / "alignments.parquet"
+    for path in (*paths.values(), *(features_dir / f"{s}.parquet" for s in ("train", "val"))):
         if not path.is_file():
             raise DataError(f"{path} does not exist; run mismatch features for {pairs_dir}")
-    embeddings, alignments = (
-        EmbeddingStore.open(stores[name]) if name in stores else None
-        for name in ("embeddings", "alignments")
-    )
-    tokens = None
+    stores = InputStores(paths={**paths, "tokens": features_dir / "tokens"})
+    if "embeddings" in paths:
+        stores.embeddings = EmbeddingStore.open(paths["embeddings"])
+    if "alignments" in paths:
+        stores.alignments = EmbeddingStore.open(paths["alignments"])
     if config.use_tokens or add_token_branch:
         if not (features_dir / "tokens").is_dir():
             raise DataError(
@@ -180,11 +113,11 @@ def load_pair_sets(
                 f"for {pairs_dir}"
             )
         try:
-            tokens = TokenStore(features_dir / "tokens")
+            stores.tokens = TokenStore(features_dir / "tokens")
         except ValueError as error:
             raise DataError(str(error)) from None
     sets = {
-        split: _pair_set(checkpoint, pairs_dir, split, features_dir, embeddings, alignments, tokens)
+        split: _pair_inputs(checkpoint, pairs_dir, split, features_dir, stores)
         for split in ("train", "val")
     }
     if not len(sets["train"]) or not len(sets["val"]):
@@ -197,15 +130,9 @@ def load_pair_sets(
     return sets
 
 
-def _pair_set(
-    checkpoint: Checkpoint,
-    pairs_dir: Path,
-    split: str,
-    features_dir: Path,
-    embeddings: EmbeddingStore | None,
-    alignments: EmbeddingStore | None,
-    tokens: TokenStore | None,
-) -> PairSet:
+def _pair_inputs(
+    checkpoint: Checkpoint, pairs_dir: Path, split: str, features_dir: Path, stores: InputStores
+) -> PairInputs:
     frame = read_split(pairs_dir, split)
     path = features_dir / f"{split}.parquet"
     names = checkpoint.feature_names
@@ -217,49 +144,11 @@ def _pair_set(
         raw = attach_features(frame, cached, split)
     except DataError as error:
         raise DataError(f"{path} for {pairs_dir / f'{split}.parquet'}: {error}") from None
-    texts = {"ref": frame["ref"].tolist(), "gen": frame["gen"].tolist()}
-    try:
-        ref, gen = (
-            None if embeddings is None else torch.from_numpy(embeddings.lookup(texts[side]))
-            for side in ("ref", "gen")
-        )
-        alignment = None
-        if alignments is not None:
-            keys = [pair_key(r, g) for r, g in zip(texts["ref"], texts["gen"], strict=True)]
-            alignment = torch.from_numpy(alignments.lookup_keyed(keys))
-    except KeyError as error:
-        raise DataError(
-            f"{pairs_dir / f'{split}.parquet'}: {error.args[0]} in {features_dir}; run mismatch "
-            "features with --embeddings/--alignments there"
-        ) from None
-    pair_states = None
-    if tokens is not None:
-        distinct = list(dict.fromkeys(texts["ref"] + texts["gen"]))
-        row = {text: position for position, text in enumerate(distinct)}
-        try:
-            table = tokens.table(distinct)
-        except KeyError as error:
-            raise DataError(
-                f"{pairs_dir / f'{split}.parquet'}: {error.args[0]} in {features_dir / 'tokens'}; "
-                "run mismatch features with --tokens there"
-            ) from None
-        pair_states = PairTokens(
-            table,
-            torch.tensor([row[text] for text in texts["ref"]]),
-            torch.tensor([row[text] for text in texts["gen"]]),
-        )
-    return PairSet(
-        torch.from_numpy(checkpoint.scaler.transform(raw)),
-        ref,
-        gen,
-        alignment,
-        torch.tensor(frame["label_id"].to_numpy(), dtype=torch.long),
-        pair_states,
-    )
+    return pair_inputs(frame, raw, checkpoint.scaler, stores, str(pairs_dir / f"{split}.parquet"))
 
 
 def val_figures(
-    model: MismatchModel, pairs: PairSet, batch_size: int = 2048
+    model: MismatchModel, pairs: PairInputs, batch_size: int = 2048
 ) -> tuple[float, float]:
     """(accuracy, NoContr recall) on a val set."""
     model.eval()
@@ -282,7 +171,7 @@ def selection_score(real_acc: float, synth_acc: float, real_nocontr: float) -> f
 def continue_run(
     checkpoint_path: str,
     revision: str | None,
-    data: dict[str, PairSet],
+    data: dict[str, PairInputs],
     settings: ContinueSettings,
     nocontr_weight: float,
     log: Callable[[str], None] = print,
@@ -296,7 +185,7 @@ def continue_run(
     model = load(checkpoint_path, revision).model
     if settings.add_token_branch:
         model = with_token_branch(model)
-    train = PairSet.concat([data["real_train"], data["synth_train"]])
+    train = PairInputs.concat([data["real_train"], data["synth_train"]])
     weight = torch.ones(model.config.num_classes)
     weight[0] = nocontr_weight
     params = [p for n, p in model.named_parameters() if not n.startswith("span_tagger")]

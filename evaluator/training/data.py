@@ -14,20 +14,19 @@ encoded by ``prepare_data``). The FeatureScaler is fitted on train only and kept
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import lightning as L
 import pandas as pd
 import pyarrow.dataset as pa_dataset
 import pyarrow.types as pa_types
 import torch
-from torch import Tensor
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
-from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, pair_key, text_key
+from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
 from evaluator.features.encoder_pass import encode_distinct, token_states
-from evaluator.features.token_store import TokenStore, TokenTable
+from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
+from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
 from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
@@ -73,52 +72,32 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
 class PairBatcher:
     """collate_fn turning row indices into a model batch with vectorised gathers.
 
-    Frozen mode gathers ref/gen embeddings from a table of the split's distinct texts;
-    trainable mode tokenises the texts; without embeddings (metric-only ablation) no text
-    inputs are given.
+    Frozen mode gathers ref/gen embeddings and token states from the split's tables
+    (``PairInputs.rows``); trainable mode tokenises the texts; without embeddings (metric-only
+    ablation) no text inputs are given.
     """
 
-    def __init__(
-        self,
-        split: dict[str, Tensor],
-        texts: list[str],
-        table: Tensor | None,
-        tokenizer=None,
-        max_length: int = 128,
-        token_table: TokenTable | None = None,
-    ) -> None:
-        self.split = split
-        self.texts = texts
-        self.table = table
+    def __init__(self, inputs: PairInputs, tokenizer=None, max_length: int = 128) -> None:
+        self.inputs = inputs
         self.tokenizer = tokenizer
         self.max_length = max_length
-        self.token_table = token_table
 
     def __call__(self, rows: list[int]) -> dict:
         index = torch.as_tensor(rows)
-        batch: dict[str, Any] = {
-            "features": self.split["features"][index],
-            "labels": self.split["labels"][index],
-        }
-        if "alignment" in self.split:
-            batch["alignment"] = self.split["alignment"][index]
-        for side in ("ref", "gen"):
-            positions = self.split[f"{side}_index"][index]
-            if self.table is not None:
-                batch[side] = self.table[positions]
-            elif self.tokenizer is not None:
+        present = {k: v for k, v in self.inputs.rows(index).items() if v is not None}
+        batch = {**present, "labels": self.inputs.labels[index]}
+        if self.tokenizer is not None:
+            for side in ("ref", "gen"):
+                positions = getattr(self.inputs, f"{side}_index")[index]
                 batch[side] = dict(
                     self.tokenizer(
-                        [self.texts[i] for i in positions.tolist()],
+                        [self.inputs.texts[i] for i in positions.tolist()],
                         padding=True,
                         truncation=True,
                         max_length=self.max_length,
                         return_tensors="pt",
                     )
                 )
-            if self.token_table is not None:
-                states, mask = self.token_table.batch(positions)
-                batch.setdefault("tokens", {}).update({side: states, f"{side}_mask": mask})
         return batch
 
 
@@ -241,41 +220,21 @@ class MismatchDataModule(L.LightningDataModule):
         self.frames = {split: read_split(self.hparams["pairs_dir"], split) for split in SPLITS}
         raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
         self.scaler = FeatureScaler.fit(raw["train"])
-        store = self._open_store()
-        alignments = self._open_alignments()
-        token_store = self._open_tokens()
+        stores = InputStores(
+            self._open_store(),
+            self._open_alignments(),
+            self._open_tokens(),
+            paths={
+                n: self.hparams[n]
+                for n in ("embeddings", "alignments", "tokens")
+                if self.hparams[n]
+            },
+        )
         tokenizer = self._tokenizer()
         for split, frame in self.frames.items():
-            texts = pd.unique(pd.concat([frame["ref"], frame["gen"]])).tolist()
-            lookup = pd.Index(texts)
-            tensors = {
-                "features": torch.from_numpy(self.scaler.transform(raw[split])),
-                "labels": torch.tensor(frame["label_id"].to_numpy(), dtype=torch.long),
-                "ref_index": torch.tensor(lookup.get_indexer(frame["ref"]), dtype=torch.long),
-                "gen_index": torch.tensor(lookup.get_indexer(frame["gen"]), dtype=torch.long),
-            }
-            if alignments is not None:
-                keys = [pair_key(r, g) for r, g in zip(frame["ref"], frame["gen"], strict=True)]
-                try:
-                    tensors["alignment"] = torch.from_numpy(alignments.lookup_keyed(keys))
-                except KeyError as error:
-                    raise DataError(
-                        f"{self.hparams['alignments']}: {error.args[0]} ({split} split); run "
-                        "mismatch features --alignments for these pairs"
-                    ) from None
-            table = None if store is None else torch.from_numpy(store.lookup(texts))
-            token_table = None
-            if token_store is not None:
-                try:
-                    token_table = token_store.table(texts)
-                except KeyError as error:
-                    raise DataError(
-                        f"{self.hparams['tokens']}: {error.args[0]} ({split} split); run "
-                        "prepare_data or mismatch features --tokens for these pairs"
-                    ) from None
-            self.batchers[split] = PairBatcher(
-                tensors, texts, table, tokenizer, self.hparams["max_length"], token_table
-            )
+            where = f"{Path(self.hparams['pairs_dir']) / split}.parquet"
+            inputs = pair_inputs(frame, raw[split], self.scaler, stores, where)
+            self.batchers[split] = PairBatcher(inputs, tokenizer, self.hparams["max_length"])
 
     def _open_store(self) -> EmbeddingStore | None:
         if self.hparams["encoder_mode"] != "frozen" or self.hparams["embeddings"] is None:
@@ -324,13 +283,12 @@ class MismatchDataModule(L.LightningDataModule):
         if split not in self.batchers:
             raise RuntimeError("call setup() before asking for data loaders")
         batcher = self.batchers[split]
-        rows = range(len(batcher.split["labels"]))
-        if shuffle and batcher.token_table is not None:
+        inputs = batcher.inputs
+        rows = range(len(inputs))
+        if shuffle and inputs.tokens is not None:
             # token batches are padded to their longest text: batch texts of similar length
-            lengths = batcher.token_table.lengths
-            pair_lengths = torch.maximum(
-                lengths[batcher.split["ref_index"]], lengths[batcher.split["gen_index"]]
-            )
+            lengths = inputs.tokens.lengths
+            pair_lengths = torch.maximum(lengths[inputs.ref_index], lengths[inputs.gen_index])
             sampler = LengthBucketBatchSampler(
                 RandomSampler(rows), batch_size, False, pair_lengths.tolist()
             )
