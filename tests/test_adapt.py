@@ -25,9 +25,15 @@ from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
 from evaluator.training.continued import load_pair_sets, val_figures, with_token_branch
-from evaluator.training.real_bases import EVALUATE_SEEDS, real_base_pairs, sick_rows
+from evaluator.training.real_bases import (
+    EVALUATE_SEEDS,
+    contradiction_class,
+    real_base_pairs,
+    sick_rows,
+)
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES
+from synth.rules import parse
 
 # --- pairs ---------------------------------------------------------------------------------
 
@@ -102,6 +108,43 @@ def test_real_base_pairs_skip_every_group_an_evaluate_seed_tests_and_its_texts(
     assert all(json.loads(d)["base_text"] == BASE for d in errors["detail"])
     assert (pairs["label_id"] == [CODES.index(label) for label in pairs["label"]]).all()
     assert not set(splits["train"]["group"]) & set(splits["val"]["group"])
+
+
+def test_sick_substitutions_add_contradictions_labelled_by_the_changed_word(data: Path) -> None:
+    splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", sick_substitutions=True)
+    pairs = pd.concat(splits.values(), ignore_index=True)
+    contradictions = pairs[pairs["rule"] == "sick_contradiction"]
+    labels = {(r.ref, r.gen): r.label for r in contradictions.itertuples()}
+    assert labels == {
+        ("A dog is running.", "No dog is running."): "NegErr",
+        ("No dog is running.", "A dog is running."): "NegErr",
+        ("A man is sitting.", "A man is standing."): "PredErr",  # s3, both ways
+        ("A man is standing.", "A man is sitting."): "PredErr",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ref", "gen", "code"),
+    [
+        (
+            "The kangaroo is picking up the woman.",
+            "The woman is picking up the kangaroo.",
+            "EntErr",
+        ),
+        ("A woman is playing the trumpet.", "A man is playing the trumpet.", "EntErr"),
+        ("A man is jumping into an empty pool.", "A man is jumping into a full pool.", "AttrErr"),
+        ("They are driving ATVs in a field.", "They are driving ATVs in a street.", "STErr"),
+        ("Two men are playing with three balls.", "Two men are playing with four balls.", "NumErr"),
+        # more than one change, or a word of no one class: left out
+        ("A dog with a ball is being chased.", "A dog is chasing a ball.", None),
+        ("A man without a shirt is posing.", "A man with a shirt is posing.", None),
+        ("A man is playing a guitar.", "A man is playing a guitar.", None),
+    ],
+)
+def test_a_contradiction_is_classed_by_the_one_word_it_swaps_or_substitutes(
+    ref: str, gen: str, code: str | None
+) -> None:
+    assert contradiction_class(*parse([ref, gen])) == code
 
 
 def test_error_pairs_are_capped_per_class(data: Path) -> None:

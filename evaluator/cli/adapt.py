@@ -53,7 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cap-per-class",
         type=int,
         default=1500,
-        help="error pairs per class from the applied rules (SICK negations come on top)",
+        help="error pairs per class from the applied rules (SICK contradictions come on top)",
+    )
+    pairs.add_argument(
+        "--sick-substitutions",
+        action="store_true",
+        help="add SICK TRAIN contradictions that swap or substitute one content word, "
+        "labelled by that word's class (besides the negation ones)",
     )
     train = modes.add_parser("train", help="continue training and write the best run")
     train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to continue")
@@ -106,7 +112,9 @@ def _pairs(args: argparse.Namespace) -> int:
     human = args.human or data_dir() / "human"
     sick = args.sick or data_dir() / "sick" / "sick_train.jsonl.gz"
     try:
-        splits = real_base_pairs(human, sick, args.seed, args.cap_per_class)
+        splits = real_base_pairs(
+            human, sick, args.seed, args.cap_per_class, sick_substitutions=args.sick_substitutions
+        )
     except (DataError, OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     for split, frame in splits.items():

@@ -14,8 +14,11 @@ These pairs put both labels on real rewordings:
 
 Each base is a pair as itself (NoContr) and one pair per synth error rule that applies to it
 (``realtext_data.perturb_bases``), capped per class. SICK TRAIN contradictions whose sentences
-differ in their count of negation words add NegErr pairs, in both directions (not capped). A
-tenth of the groups (hashed) is the val split.
+differ in their count of negation words add NegErr pairs, in both directions (not capped). With
+``sick_substitutions`` the contradictions that swap two content words or substitute one
+(``contradiction_class``) add pairs of that word's error class too: real contradictions that
+reword nothing else, which the synth rules only make on near-copies. A tenth of the groups
+(hashed) is the val split.
 """
 
 from __future__ import annotations
@@ -29,14 +32,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from spacy.tokens import Doc, Token
 
 from evaluator.human_data import load_records, split_by_group
 from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
 from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.taxonomy import index_of
+from synth.rules import parse
 
 EVALUATE_SEEDS = (0, 1, 2)  # `mismatch evaluate --seeds 3`
 NEGATION = re.compile(r"\b(?:no|not|nobody|none|never|nothing|nowhere)\b|n't", re.IGNORECASE)
+# a substituted word's error class by its part of speech (a noun naming a place: STErr)
+CLASS_BY_POS = {"VERB": "PredErr", "ADJ": "AttrErr", "ADV": "AttrErr", "NUM": "NumErr",
+                "NOUN": "EntErr", "PROPN": "EntErr", "ADP": "STErr"}  # fmt: skip
+PLACE_PREPOSITIONS = frozenset(
+    "in on at into onto near by under over inside outside through across along behind beside "
+    "from to toward towards around off up down".split()
+)
 COLUMNS = ["id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail"]
 
 
@@ -76,10 +88,39 @@ def untested_bases(
     ]
 
 
-def sick_rows(sick_train: Path) -> tuple[list[RealBase], list[dict]]:
+def contradiction_class(ref: Doc, gen: Doc) -> str | None:
+    """The error class of a contradiction that swaps content words (EntErr: swapped roles) or
+    substitutes one content word for another of the same class (``CLASS_BY_POS``); None for
+    any other change, which has no one class."""
+    ref_words, gen_words = _content(ref), _content(gen)
+    ref_lemmas, gen_lemmas = ([t.lemma_.lower() for t in w] for w in (ref_words, gen_words))
+    if sorted(ref_lemmas) == sorted(gen_lemmas):
+        return "EntErr" if ref_lemmas != gen_lemmas else None
+    if len(ref_lemmas) != len(gen_lemmas):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(ref_lemmas, gen_lemmas, strict=True)) if a != b]
+    if len(changed) != 1:
+        return None
+    old, new = _word_class(ref_words[changed[0]]), _word_class(gen_words[changed[0]])
+    return old if old == new else None
+
+
+def _content(doc: Doc) -> list[Token]:
+    return [t for t in doc if t.pos_ in CLASS_BY_POS and t.dep_ != "prt"]
+
+
+def _word_class(token: Token) -> str | None:
+    if token.pos_ == "ADP":  # only a preposition of place is an STErr
+        return "STErr" if token.lemma_.lower() in PLACE_PREPOSITIONS else None
+    place = token.dep_ == "pobj" and token.head.lemma_.lower() in PLACE_PREPOSITIONS
+    return "STErr" if token.pos_ in ("NOUN", "PROPN") and place else CLASS_BY_POS[token.pos_]
+
+
+def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealBase], list[dict]]:
     """SICK TRAIN's two-way entailments as bases and its negation contradictions as NegErr
-    rows, each in both directions."""
-    bases, negations = [], []
+    rows, each in both directions; with ``substitutions``, the other contradictions that
+    ``contradiction_class`` names too."""
+    bases, contradictions, others = [], [], []
     for line, value in iter_jsonl(sick_train):
         try:
             a, b, pair_id = value["a"], value["b"], value["id"]
@@ -90,11 +131,18 @@ def sick_rows(sick_train: Path) -> tuple[list[RealBase], list[dict]]:
         if paraphrase:
             bases += [RealBase("sick", group, a, b), RealBase("sick", group, b, a)]
         if contradiction and len(NEGATION.findall(a)) != len(NEGATION.findall(b)):
-            negations += [
+            contradictions += [
                 _row(ref, gen, "NegErr", "sick", group, "sick_contradiction")
                 for ref, gen in ((a, b), (b, a))
             ]
-    return bases, negations
+        elif contradiction and substitutions:
+            others += [(group, a, b), (group, b, a)]
+    docs = parse([text for _, ref, gen in others for text in (ref, gen)]) if others else []
+    for position, (group, ref, gen) in enumerate(others):
+        code = contradiction_class(docs[2 * position], docs[2 * position + 1])
+        if code is not None:
+            contradictions.append(_row(ref, gen, code, "sick", group, "sick_contradiction"))
+    return bases, contradictions
 
 
 def real_base_pairs(
@@ -103,10 +151,11 @@ def real_base_pairs(
     seed: int = 23,
     cap_per_class: int = 1500,
     val_fraction: float = 0.1,
+    sick_substitutions: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """``{"train": ..., "val": ...}`` pairs in the synth schema (``COLUMNS``)."""
     bases = untested_bases(human_dir)
-    sick_bases, negations = sick_rows(sick_train)
+    sick_bases, contradictions = sick_rows(sick_train, sick_substitutions)
     bases += sick_bases
     rows = [_row(b.ref, b.text, "NoContr", b.source, b.group, "real_base") for b in bases]
     perturbed = perturb_bases(
@@ -123,7 +172,7 @@ def real_base_pairs(
         if taken[row["label"]] < cap_per_class:
             taken[row["label"]] += 1
             rows.append(row)
-    frame = pd.DataFrame(rows + negations).drop_duplicates(subset=["ref", "gen"])
+    frame = pd.DataFrame(rows + contradictions).drop_duplicates(subset=["ref", "gen"])
     in_val = frame["group"].map(lambda group: _hashed(group) < val_fraction)
     splits = {}
     for split, part in (("train", frame[~in_val]), ("val", frame[in_val])):
