@@ -87,8 +87,9 @@ class PairBatcher:
         present = {k: v for k, v in self.inputs.rows(index).items() if v is not None}
         batch = {**present, "labels": self.inputs.labels[index]}
         if self.tokenizer is not None:
-            for side in ("ref", "gen"):
-                positions = getattr(self.inputs, f"{side}_index")[index]
+            sides = {"ref": self.inputs.ref_index, "gen": self.inputs.gen_index}
+            for side, rows_of_side in sides.items():
+                positions = rows_of_side[index]
                 batch[side] = dict(
                     self.tokenizer(
                         [self.inputs.texts[i] for i in positions.tolist()],
