@@ -45,6 +45,7 @@ def main() -> None:
         EmbeddingStore.open(args.embeddings),
         EmbeddingStore.open(args.alignments) if config.use_alignment else None,
         TokenStore(args.tokens) if config.use_tokens else None,
+        paths={"embeddings": args.embeddings, "alignments": args.alignments, "tokens": args.tokens},
     )
     inputs = pair_inputs(pairs, raw, checkpoint.scaler, stores, args.pairs)
     with torch.no_grad():

@@ -24,7 +24,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
-from evaluator.training.continued import load_pair_sets, val_figures, with_token_branch
+from evaluator.training.continued import load_split_inputs, val_figures, with_token_branch
 from evaluator.training.real_bases import (
     EVALUATE_SEEDS,
     contradiction_class,
@@ -113,7 +113,7 @@ def test_real_base_pairs_skip_every_group_an_evaluate_seed_tests_and_its_texts(
 def test_sick_substitutions_add_contradictions_labelled_by_the_changed_word(data: Path) -> None:
     splits = real_base_pairs(data / "human", data / "sick_train.jsonl.gz", sick_substitutions=True)
     pairs = pd.concat(splits.values(), ignore_index=True)
-    contradictions = pairs[pairs["rule"] == "sick_contradiction"]
+    contradictions = pairs[pairs["rule"].isin(["sick_contradiction", "sick_substitution"])]
     labels = {(r.ref, r.gen): r.label for r in contradictions.itertuples()}
     assert labels == {
         ("A dog is running.", "No dog is running."): "NegErr",
@@ -132,6 +132,7 @@ def test_sick_substitutions_add_contradictions_labelled_by_the_changed_word(data
             "EntErr",
         ),
         ("A woman is playing the trumpet.", "A man is playing the trumpet.", "EntErr"),
+        ("The big dog is black.", "The black dog is big.", "AttrErr"),
         ("A man is jumping into an empty pool.", "A man is jumping into a full pool.", "AttrErr"),
         ("They are driving ATVs in a field.", "They are driving ATVs in a street.", "STErr"),
         ("Two men are playing with three balls.", "Two men are playing with four balls.", "NumErr"),
@@ -259,7 +260,7 @@ def test_train_learns_from_the_checkpoint_and_keeps_the_best_epoch_by_the_rule(
     assert best["score"] == pytest.approx(rule, abs=1e-4)
     assert best["real_val_acc"] > start["real_val_acc"] + 0.2  # it learned the chrf rule
     # the written weights are the chosen epoch's
-    sets = load_pair_sets(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
     accuracy, recall = val_figures(after.model, sets["val"])
     assert (round(accuracy, 4), round(recall, 4)) == (
         best["real_val_acc"],
@@ -363,8 +364,8 @@ def test_a_grafted_token_branch_starts_from_the_checkpoints_predictions(
     checkpoint = load(adapt_inputs["checkpoint"])
     grafted = with_token_branch(checkpoint.model).eval()
     assert grafted.config.use_tokens and not checkpoint.model.config.use_tokens
-    plain = load_pair_sets(checkpoint, adapt_inputs["real"], adapt_inputs["real_features"])
-    with_tokens = load_pair_sets(
+    plain = load_split_inputs(checkpoint, adapt_inputs["real"], adapt_inputs["real_features"])
+    with_tokens = load_split_inputs(
         checkpoint, adapt_inputs["real"], adapt_inputs["real_features"], add_token_branch=True
     )
     rows = slice(0, 40)
@@ -396,7 +397,7 @@ def test_train_with_a_grafted_token_branch_writes_a_checkpoint_that_reads_tokens
     assert record["chosen"]["real_val_acc"] > record["runs"][0][0]["real_val_acc"] + 0.2
     weights = load_file(out / "model.safetensors")
     assert np.abs(weights["head.0.weight"][:, 32:64]).sum() > 0  # the branch is read now
-    sets = load_pair_sets(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
     accuracy, _ = val_figures(after.model, sets["val"])
     assert round(accuracy, 4) == record["chosen"]["real_val_acc"]
     # a checkpoint that already has the branch is not grafted twice

@@ -139,7 +139,7 @@ def weights_digest(checkpoint_dir: str) -> str | None:
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.hub import is_replaceable, load, save_pretrained
-    from evaluator.training.continued import ContinueSettings, continue_run, load_pair_sets
+    from evaluator.training.continued import ContinueSettings, continue_run, load_split_inputs
     from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.resources import resolve_checkpoint
 
@@ -177,7 +177,7 @@ def _train(args: argparse.Namespace) -> int:
                 ("real", args.real, args.real_features),
                 ("synth", args.synth, args.synth_features),
             )
-            for split, pairs in load_pair_sets(
+            for split, pairs in load_split_inputs(
                 checkpoint, folder, features, args.add_token_branch
             ).items()
         }

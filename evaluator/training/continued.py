@@ -71,7 +71,7 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
     return grafted
 
 
-def load_pair_sets(
+def load_split_inputs(
     checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path, add_token_branch: bool = False
 ) -> dict[str, PairInputs]:
     """The train and val splits of a pairs folder as model inputs. ``features_dir`` holds what
@@ -117,7 +117,7 @@ def load_pair_sets(
         except ValueError as error:
             raise DataError(str(error)) from None
     sets = {
-        split: _pair_inputs(checkpoint, pairs_dir, split, features_dir, stores)
+        split: _split_inputs(checkpoint, pairs_dir, split, features_dir, stores)
         for split in ("train", "val")
     }
     if not len(sets["train"]) or not len(sets["val"]):
@@ -130,7 +130,7 @@ def load_pair_sets(
     return sets
 
 
-def _pair_inputs(
+def _split_inputs(
     checkpoint: Checkpoint, pairs_dir: Path, split: str, features_dir: Path, stores: InputStores
 ) -> PairInputs:
     frame = read_split(pairs_dir, split)

@@ -38,7 +38,7 @@ class InputStores:
 class PairInputs:
     """Scaled features and labels per pair; embeddings and token states per distinct text."""
 
-    texts: list[str]  # the split's distinct ref and gen texts, in order of first use
+    texts: list[str]  # the split's distinct texts, each once: the refs first, then the gens
     features: Tensor
     labels: Tensor
     ref_index: Tensor  # each pair's ref: its row in ``texts``
@@ -120,7 +120,9 @@ def pair_inputs(
         if stores.tokens is not None:
             inputs.tokens = stores.tokens.table(texts)
     except KeyError as error:
-        raise _missing(where, error, stores.path("tokens"), "--tokens") from None
+        raise _missing(
+            where, error, stores.path("tokens"), "--tokens (pretraining: or prepare_data)"
+        ) from None
     return inputs
 
 

@@ -30,9 +30,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from spacy.tokens import Doc, Token
 
 from evaluator.human_data import load_records, split_by_group
 from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
@@ -40,9 +40,12 @@ from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.taxonomy import index_of
 from synth.rules import parse
 
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 EVALUATE_SEEDS = (0, 1, 2)  # `mismatch evaluate --seeds 3`
 NEGATION = re.compile(r"\b(?:no|not|nobody|none|never|nothing|nowhere)\b|n't", re.IGNORECASE)
-# a substituted word's error class by its part of speech (a noun naming a place: STErr)
+# a changed word's error class by its part of speech (a noun naming a place: STErr)
 CLASS_BY_POS = {"VERB": "PredErr", "ADJ": "AttrErr", "ADV": "AttrErr", "NUM": "NumErr",
                 "NOUN": "EntErr", "PROPN": "EntErr", "ADP": "STErr"}  # fmt: skip
 PLACE_PREPOSITIONS = frozenset(
@@ -89,16 +92,20 @@ def untested_bases(
 
 
 def contradiction_class(ref: Doc, gen: Doc) -> str | None:
-    """The error class of a contradiction that swaps content words (EntErr: swapped roles) or
-    substitutes one content word for another of the same class (``CLASS_BY_POS``); None for
-    any other change, which has no one class."""
+    """The error class of a contradiction that swaps content words (nouns or verbs among them:
+    EntErr, who does what; adjectives or adverbs only: AttrErr) or substitutes one content word
+    for another of the same class (``CLASS_BY_POS``, places STErr); None for any other change,
+    which has no one class."""
     ref_words, gen_words = _content(ref), _content(gen)
     ref_lemmas, gen_lemmas = ([t.lemma_.lower() for t in w] for w in (ref_words, gen_words))
-    if sorted(ref_lemmas) == sorted(gen_lemmas):
-        return "EntErr" if ref_lemmas != gen_lemmas else None
     if len(ref_lemmas) != len(gen_lemmas):
         return None
     changed = [i for i, (a, b) in enumerate(zip(ref_lemmas, gen_lemmas, strict=True)) if a != b]
+    if sorted(ref_lemmas) == sorted(gen_lemmas):  # a swap, or no change at all (no error)
+        moved = {ref_words[i].pos_ for i in changed}
+        if moved & {"NOUN", "PROPN", "VERB"}:
+            return "EntErr"  # who does what: swapped roles
+        return "AttrErr" if moved and moved <= {"ADJ", "ADV"} else None
     if len(changed) != 1:
         return None
     old, new = _word_class(ref_words[changed[0]]), _word_class(gen_words[changed[0]])
@@ -136,12 +143,16 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
                 for ref, gen in ((a, b), (b, a))
             ]
         elif contradiction and substitutions:
-            others += [(group, a, b), (group, b, a)]
-    docs = parse([text for _, ref, gen in others for text in (ref, gen)]) if others else []
-    for position, (group, ref, gen) in enumerate(others):
-        code = contradiction_class(docs[2 * position], docs[2 * position + 1])
-        if code is not None:
-            contradictions.append(_row(ref, gen, code, "sick", group, "sick_contradiction"))
+            others.append((group, a, b))
+    docs = parse([text for _, a, b in others for text in (a, b)]) if others else []
+    for position, (group, a, b) in enumerate(others):
+        a_doc, b_doc = docs[2 * position], docs[2 * position + 1]
+        for ref, gen, code in (
+            (a, b, contradiction_class(a_doc, b_doc)),
+            (b, a, contradiction_class(b_doc, a_doc)),
+        ):
+            if code is not None:
+                contradictions.append(_row(ref, gen, code, "sick", group, "sick_substitution"))
     return bases, contradictions
 
 
