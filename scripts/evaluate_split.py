@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-import torch
 
 from evaluator.features import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
+from evaluator.training.continued import val_figures
 from evaluator.training.data import attach_features
 from evaluator.training.pair_inputs import InputStores, pair_inputs
 from mismatch_core.pairs import read_pairs
@@ -48,14 +47,7 @@ def main() -> None:
         paths={"embeddings": args.embeddings, "alignments": args.alignments, "tokens": args.tokens},
     )
     inputs = pair_inputs(pairs, raw, checkpoint.scaler, stores, args.pairs)
-    with torch.no_grad():
-        predicted = torch.cat(
-            [
-                model(**inputs.rows(slice(start, start + args.batch_size))).argmax(dim=-1)
-                for start in range(0, len(inputs), args.batch_size)
-            ]
-        )
-    accuracy = np.mean(predicted.numpy() == inputs.labels.numpy())
+    accuracy, _ = val_figures(model, inputs, args.batch_size)
     print(f"{args.checkpoint} on {args.pairs}: accuracy {accuracy:.4f} ({len(pairs)} pairs)")
 
 
