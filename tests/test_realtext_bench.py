@@ -221,6 +221,11 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     assert 0.0 <= bases["drop"]["P(NoContr)"] <= 1.0
     assert list(bases["drop"]) == BASE_METRICS
     assert all(list(row["drop"]) == BASE_METRICS for row in bases["per_class"].values())
+    for code, row in bases["per_class"].items():  # the rules of a class make up its pairs
+        rules = [r for r in bases["per_rule"].values() if r["class"] == code]
+        assert sum(r["pairs"] for r in rules) == row["pairs"]
+    assert all(rule.startswith(f"{row['class']}/") for rule, row in bases["per_rule"].items())
+    assert "rules whose errors P(NoContr) drops least" in printed
     darr = result["darr"]
     assert darr["pairs"] == {"gu-en": 3, "kk-en": 3}
     # the better output is the reference itself: every lexical metric ranks it first

@@ -7,7 +7,8 @@ on real text"). Three parts, all measurement only, never trained or tuned on:
 - bases: highly rated real outputs of held-out groups (``evaluator.realtext_data``), each
   perturbed by every synth error rule that applies. The perturbed text must score below its
   base, its top error class (NoContr excluded) must be the rule's class, and the unperturbed
-  bases must read as NoContr.
+  bases must read as NoContr. The JSON breaks the pairs down by rule as well as by class, so
+  a user sees which errors the score misses (the report names the five it drops least).
 - darr: WMT19 DARR (gu/kk/lt-en) Kendall-like tau per language pair, a metric tie counted as
   discordant (the WMT19 convention).
 Each distinct (reference, generated) pair is scored once. The baselines are the project's own
@@ -46,6 +47,8 @@ OURS = "P(NoContr)"
 # The rating that says "good" for a classification task (one probability per class).
 GOOD_CLASS = {"nli": "entailment"}
 CHUNK_PAIRS = 1024
+MIN_RULE_PAIRS = 20  # a rule's drop on fewer pairs says little; the report lists the rest in JSON
+WEAKEST_RULES = 5
 
 
 # --- pure computations -------------------------------------------------------------------
@@ -204,6 +207,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
     changed = scorer.score([refs[p.base] for p in items], [p.text for p in items])
     owner = np.array([p.base for p in items], dtype=np.int64)
     codes = np.array([p.code for p in items])
+    rules = np.array([p.rule for p in items])
     drops = {m: base_scores[m][owner] > changed[m] for m in scorer.metrics}
     top_error = np.array(CODES)[1 + changed["probabilities"][:, 1:].argmax(axis=1)]
     hits = top_error == codes
@@ -215,6 +219,16 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
             "bases": int(len(set(owner[mine].tolist()))),
             "drop": {m: share(drops[m][mine]) for m in scorer.metrics},
             "top_error_is_class": share(hits[mine]),
+        }
+    per_rule = {}
+    for rule in sorted(set(rules.tolist())):
+        mine = rules == rule
+        per_rule[rule] = {
+            "class": str(codes[mine][0]),
+            "pairs": int(mine.sum()),
+            "drop": {m: share(drops[m][mine]) for m in scorer.metrics},
+            "top_error_is_class": share(hits[mine]),
+            "read_as_nocontr": share(changed[OURS][mine] >= THRESHOLD),
         }
     present = [c for c in ERROR_CLASSES if per_class[c]["pairs"]]
     datasets = list(by_dataset)
@@ -233,6 +247,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
         if present
         else float("nan"),
         "per_class": per_class,
+        "per_rule": per_rule,
         "rule_errors": dict(perturbations.rule_errors),
     }
 
@@ -317,6 +332,13 @@ def bases_report(result: dict) -> str:
         ]
     )
     errors = ", ".join(f"{rule} {n}" for rule, n in sorted(result["rule_errors"].items())) or "none"
+    counted = [(r, row) for r, row in result["per_rule"].items() if row["pairs"] >= MIN_RULE_PAIRS]
+    weakest = sorted(counted, key=lambda item: item[1]["drop"][OURS])[:WEAKEST_RULES]
+    missed = ", ".join(
+        f"{rule} {percent(row['drop'][OURS])} ({row['pairs']} pairs, "
+        f"{percent(row['read_as_nocontr'])} read as NoContr)"
+        for rule, row in weakest
+    )
     return "\n".join(
         [
             f"Real bases (held-out groups): {counts}; {result['pairs']} perturbed pairs",
@@ -328,6 +350,8 @@ def bases_report(result: dict) -> str:
                 ["class", "pairs", "bases", *[f"drop {m}" for m in metrics], "top error = class"],
                 rows,
             ),
+            f"rules whose errors {OURS} drops least ({MIN_RULE_PAIRS}+ pairs; per rule in the "
+            f"JSON): {missed or 'none'}",
             f"rules that raised: {errors}",
         ]
     )
