@@ -31,6 +31,7 @@ import torch
 from torch import Tensor
 
 from evaluator.finetune.contrast import ANCHOR
+from evaluator.finetune.ridge import choose_alpha, ridge_fit
 from evaluator.hub import load
 from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
@@ -71,15 +72,6 @@ def rating_model(
     return model
 
 
-def ridge_fit(x: Tensor, y: Tensor, alpha: float) -> tuple[Tensor, Tensor]:
-    """Weights and intercept minimising |y - x w - b|^2 + alpha |w|^2 (closed form)."""
-    mean_x, mean_y = x.mean(dim=0), y.mean()
-    centred = x - mean_x
-    gram = centred.T @ centred + alpha * torch.eye(x.shape[1], dtype=x.dtype)
-    weight = torch.linalg.solve(gram, centred.T @ (y - mean_y))
-    return weight, mean_y - mean_x @ weight
-
-
 class RatingModule(L.LightningModule):
     """Trains the rating outputs of a MismatchModel on one task's human scores."""
 
@@ -91,7 +83,8 @@ class RatingModule(L.LightningModule):
         use_metrics: bool = True,
         lr: float = 1e-3,
         weight_decay: float = 0.01,
-        ridge_alpha: float = 10.0,
+        ridge_alphas: tuple[float, ...] = (10.0,),
+        ridge_anchor: float = 0.0,
         contrast_weight: float = 0.0,
         contrast_margin: float = 0.05,
         reference_margin: float = 0.2,
@@ -101,7 +94,11 @@ class RatingModule(L.LightningModule):
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
-        ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
+        ridge_alphas: L2 penalties of the metric map's starting fit (scaled features), each
+        criterion taking the one that ranks held-out training groups best
+        (``evaluator.finetune.ridge``; one value: that penalty); ridge_anchor: weight of the
+        squared distance of the metric map from that start, added to the training loss, so the
+        learned part corrects the ridge fit instead of replacing it;
         contrast_weight / contrast_margin: weight and margin (normalised scale) of the ranking
         loss on contrast copies, when the data module serves them; reference_margin: the
         margin for a reference triple's error copy below its anchor (a wrong fact, not one
@@ -110,6 +107,8 @@ class RatingModule(L.LightningModule):
         regression ratings mix the learned rating with the metric map's starting ridge fit,
         per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing)."""
         super().__init__()
+        if not ridge_alphas or min(ridge_alphas) < 0:
+            raise ValueError(f"ridge_alphas must be one or more penalties >= 0, got {ridge_alphas}")
         if freeze_mismatch and not (pretrained and use_metrics):
             raise ValueError(
                 "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
@@ -117,6 +116,8 @@ class RatingModule(L.LightningModule):
             )
         self.save_hyperparameters()
         self.task = get_task(task)
+        self.chosen_alphas: list[float | None] = []  # per criterion, set by the metric fit
+        self.metric_start: tuple[Tensor, Tensor] | None = None  # the map's (weight, bias) start
         base = load(checkpoint).model
         self.model = rating_model(
             base,
@@ -157,13 +158,20 @@ class RatingModule(L.LightningModule):
             table = max_over_references(table, prepared.inputs.pair_owner())
         features = torch.from_numpy(table[pairs]).float()
         targets = torch.from_numpy(prepared.inputs.targets[train]).float()
-        self.start_from_metric_fit(features, targets)
+        groups = [prepared.records[row].group for row in train.tolist()]
+        self.start_from_metric_fit(features, targets, groups)
 
-    def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
+    def start_from_metric_fit(
+        self, features: Tensor, targets: Tensor, groups: list[str] | None = None
+    ) -> None:
         """Regression: the metric map := per-criterion ridge fit (records lacking the
-        criterion skipped), and so the frozen ridge map of ``rating_mix``; the head's last
-        layer := 0. Classification: the map starts at 0.
+        criterion skipped; the penalty chosen among ``ridge_alphas`` on folds by ``groups``,
+        one per record, which several penalties need), and so the frozen ridge map of
+        ``rating_mix``; the head's last layer := 0. Classification: the map starts at 0.
         The map from the mismatch probabilities starts at 0 either way."""
+        alphas = tuple(self.hparams["ridge_alphas"])
+        if len(alphas) > 1 and groups is None:
+            raise ValueError("choosing among several ridge_alphas needs the records' groups")
         with torch.no_grad():
             if self.model.mismatch_rating is not None:
                 self.model.mismatch_rating.weight.zero_()
@@ -176,17 +184,19 @@ class RatingModule(L.LightningModule):
             metric_rating.bias.zero_()
             if self.task.kind == "classification":
                 return
+            self.chosen_alphas = [None] * targets.shape[1]  # a criterion none rates: None
             for k in range(targets.shape[1]):
                 present = ~torch.isnan(targets[:, k])
                 if present.sum() < 2:
                     continue
-                weight, bias = ridge_fit(
-                    torch.nan_to_num(features[present]),
-                    targets[present, k],
-                    self.hparams["ridge_alpha"],
-                )
+                x, y = torch.nan_to_num(features[present]), targets[present, k]
+                rated = [groups[i] for i in present.nonzero().flatten().tolist()] if groups else []
+                alpha = choose_alpha(x, y, rated, alphas)
+                self.chosen_alphas[k] = alpha
+                weight, bias = ridge_fit(x, y, alpha)
                 metric_rating.weight[k] = weight
                 metric_rating.bias[k] = bias
+            self.metric_start = (metric_rating.weight.clone(), metric_rating.bias.clone())
             if self.model.ridge_rating is not None:  # kept as it starts (rating_mix)
                 self.model.ridge_rating.load_state_dict(metric_rating.state_dict())
             last = rating_head[-1]
@@ -227,6 +237,14 @@ class RatingModule(L.LightningModule):
             ranking = self.contrast_loss(outputs, batch["contrast"])
             self.log("train_contrast_loss", ranking, batch_size=size)
             loss = loss + self.hparams["contrast_weight"] * ranking
+        if self.hparams["ridge_anchor"] and self.metric_start is not None:
+            weight, bias = self.metric_start
+            metric_rating = self.model.metric_rating
+            assert metric_rating is not None  # metric_start is set only with a metric map
+            drift = (metric_rating.weight - weight).square().sum()
+            drift = drift + (metric_rating.bias - bias).square().sum()
+            self.log("train_ridge_drift", drift, batch_size=size)
+            loss = loss + self.hparams["ridge_anchor"] * drift
         self.log("train_loss", loss, batch_size=size)
         return loss
 

@@ -9,6 +9,7 @@ numbers come from ``configs/finetune/<task>.yaml``, read by the LightningCLI's o
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def fit(
         use_metrics=use_metrics,
         lr=settings.lr,
         weight_decay=settings.weight_decay,
+        ridge_alphas=settings.ridge_alphas,
+        ridge_anchor=settings.ridge_anchor,
         contrast_weight=settings.contrast_weight,
         contrast_margin=settings.contrast_margin,
         reference_margin=settings.reference_margin,
@@ -103,8 +106,12 @@ def export(
     training: dict | None = None,
     metrics: dict | None = None,
 ) -> Path:
-    """save_pretrained the fine-tuned model with the base checkpoint's feature settings."""
+    """save_pretrained the fine-tuned model with the base checkpoint's feature settings and
+    the ridge penalty each criterion's metric map started from."""
     base = data.ready().base
+    penalties = {c.key: a for c, a in zip(module.task.criteria, module.chosen_alphas, strict=False)}
+    if penalties:
+        training = {"ridge penalty per criterion": json.dumps(penalties), **(training or {})}
     return save_pretrained(
         module.model,
         directory,
