@@ -27,7 +27,7 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task, model_scores
-from evaluator.finetune.module import RatingModule
+from evaluator.finetune.module import RatingModule, ridge_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.rating_mix import (
     Parts,
@@ -36,7 +36,6 @@ from evaluator.finetune.rating_mix import (
     output_parts,
     rating_parts,
 )
-from evaluator.finetune.ridge import choose_alpha, ridge_fit
 from evaluator.finetune.train import export, fit
 from evaluator.finetune.transfer import TRANSFERS
 from evaluator.hub import load, save_pretrained
@@ -277,7 +276,7 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
     features = torch.from_numpy(prepared.features[prepared.train_pairs[train]]).float()
     targets = torch.from_numpy(prepared.inputs.targets[train]).float()
     for k in range(targets.shape[1]):  # the ridge map is the metric map's start, untrained
-        weight, bias = ridge_fit(features, targets[:, k], module.chosen_alphas[k])
+        weight, bias = ridge_fit(features, targets[:, k], module.hparams["ridge_alpha"])
         torch.testing.assert_close(model.ridge_rating.weight[k], weight)
         torch.testing.assert_close(model.ridge_rating.bias[k], bias)
     assert not torch.allclose(model.metric_rating.weight, model.ridge_rating.weight)
@@ -536,7 +535,7 @@ def test_lightning_cli_fits_and_exports(
 
 def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:
     torch.manual_seed(0)
-    module = RatingModule("summarization", checkpoint=str(base_checkpoint), ridge_alphas=(1e-6,))
+    module = RatingModule("summarization", checkpoint=str(base_checkpoint), ridge_alpha=1e-6)
     features = torch.randn(200, len(FEATURES))
     targets = features @ torch.arange(1.0, len(FEATURES) + 1).unsqueeze(1).repeat(1, 4) / 10 + 0.5
     targets[::7, 2] = float("nan")  # a criterion some records lack
@@ -583,36 +582,41 @@ def test_a_task_checkpoint_names_errors_as_its_base_does(
     assert (np.delete(weight.detach().numpy(), NO_CONTRADICTION, axis=1) <= 0).all()
 
 
-def test_each_criterion_starts_from_the_ridge_penalty_its_training_groups_choose(
+def test_a_ridge_anchor_keeps_the_metric_map_near_its_ridge_start(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
+    """Pulled toward its start, the metric map stays near the ridge fit of the metrics;
+    without the pull a large step size moves it far. NLI has no ridge start: no pull."""
     prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
-    alphas = (1e-3, 1e4)
-    settings = replace(SETTINGS, rating_mix=True, ridge_alphas=alphas)
-    module, data, _ = fit(
-        prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+    drift = {}
+    for pull in (0.0, 100.0):
+        settings = replace(SETTINGS, lr=0.05, ridge_anchor=pull)
+        module, _, _ = fit(
+            prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+        )
+        assert module.metric_start is not None
+        with torch.no_grad():
+            drift[pull] = float(module.ridge_drift())
+    assert drift[100.0] < 0.1 * drift[0.0]
+    nli = prepare_task("nli", str(base_checkpoint), tmp_path / "cache", data_root)
+    module, _, _ = fit(
+        nli,
+        np.arange(len(nli.records)),
+        replace(SETTINGS, ridge_anchor=100.0),
+        0,
+        checkpoint=str(base_checkpoint),
     )
-    train = data.split["train"]
-    features = torch.from_numpy(prepared.features[prepared.train_pairs[train]]).float()
-    targets = torch.from_numpy(prepared.inputs.targets[train]).float()
-    groups = [prepared.records[row].group for row in train.tolist()]
-    ridge = module.model.ridge_rating
-    assert ridge is not None
-    for k in range(targets.shape[1]):  # the choice sees the training records only
-        present = ~torch.isnan(targets[:, k])
-        rated = [groups[i] for i in present.nonzero().flatten().tolist()]
-        x, y = torch.nan_to_num(features[present]), targets[present, k]
-        alpha = choose_alpha(x, y, rated, alphas)
-        assert module.chosen_alphas[k] == alpha
-        weight, bias = ridge_fit(x, y, alpha)
-        torch.testing.assert_close(ridge.weight[k], weight)
-        torch.testing.assert_close(ridge.bias[k], bias)
-    checkpoint = load(export(module, data, tmp_path / "task"))  # the choice is on record
-    recorded = json.loads(checkpoint.config["training"]["ridge penalty per criterion"])
-    assert recorded == {
-        c.key: a
-        for c, a in zip(get_task("summarization").criteria, module.chosen_alphas, strict=True)
-    }
+    assert module.metric_start is None
+
+
+def test_ridge_fit_matches_least_squares_without_penalty() -> None:
+    x = torch.randn(50, 3, dtype=torch.float64)
+    y = x @ torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64) + 3.0
+    weight, bias = ridge_fit(x, y, alpha=0.0)
+    torch.testing.assert_close(weight, torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
+    assert abs(float(bias) - 3.0) < 1e-9
+    shrunk, _ = ridge_fit(x, y, alpha=1e4)
+    assert shrunk.norm() < weight.norm()
 
 
 CONTRAST_SENTENCES = [

@@ -25,7 +25,6 @@ KEYS = {
     "val_fraction": ("data", "val_fraction"),
     "lr": ("model", "lr"),
     "weight_decay": ("model", "weight_decay"),
-    "ridge_alphas": ("model", "ridge_alphas"),
     "ridge_anchor": ("model", "ridge_anchor"),
     "contrast_size": ("data", "contrast_size"),
     "contrast_depth": ("data", "contrast_depth"),
@@ -126,14 +125,4 @@ def test_an_undecodable_config_file_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "binary.yaml"
     path.write_bytes(b"\xff\xfe\x00data: {task: dialogue}\n")
     with pytest.raises(ConfigError, match=re.escape(f"cannot read config {path}: 'utf-8' codec")):
-        read_fit_config(path)
-
-
-@pytest.mark.parametrize("alphas", [[], [10, -1]])
-def test_ridge_penalties_must_be_given_and_not_negative(tmp_path: Path, alphas: list) -> None:
-    config = yaml.safe_load((CONFIGS / "summarization.yaml").read_text(encoding="utf-8"))
-    config["model"]["ridge_alphas"] = alphas
-    path = tmp_path / "penalties.yaml"
-    path.write_text(yaml.safe_dump(config))
-    with pytest.raises(ConfigError, match="penalties.yaml: model.ridge_alphas must be one or more"):
         read_fit_config(path)

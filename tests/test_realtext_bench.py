@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from evaluator.cli import main
-from evaluator.cli.bench.realtext import Scorer, auroc, kendall_like_tau, share
+from evaluator.cli.bench.realtext import Scorer, auroc, bases_report, kendall_like_tau, share
 from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained
@@ -70,6 +70,52 @@ def hashed(seed: int, group: str) -> float:
 
 def record(group: str, index: int = 0, **scores: float) -> HumanRecord:
     return HumanRecord(f"{group}:{index}", ("ref",), "gen", None, group, scores)
+
+
+def test_the_report_names_the_rules_our_score_drops_least() -> None:
+    """Rules with 20+ pairs, lowest P(NoContr) drop first, at most five; a rule on fewer
+    pairs says too little to be named (it stays in the JSON)."""
+
+    def rule(code: str, pairs: int, drop: float) -> dict:
+        return {
+            "class": code,
+            "pairs": pairs,
+            "drop": {"P(NoContr)": drop, "chrF": 0.9},
+            "top_error_is_class": 0.5,
+            "read_as_nocontr": 0.25,
+        }
+
+    per_rule = {
+        "GramErr/article": rule("GramErr", 40, 0.60),
+        "GramErr/agreement": rule("GramErr", 20, 0.55),
+        "NumErr/ordinal": rule("NumErr", 19, 0.10),  # too few pairs
+        "NegErr/aux_not": rule("NegErr", 50, 0.97),
+        "RepErr/phrase": rule("RepErr", 30, 0.90),
+        "OutofRef/join_clause": rule("OutofRef", 30, 0.95),
+        "MissInfo/sentence": rule("MissInfo", 30, 0.96),
+    }
+    result = {
+        "bases": {"wmt15": 3},
+        "pairs": 219,
+        "base_nocontr_recall": 0.5,
+        "base_nocontr_recall_by_dataset": {"wmt15": 0.5},
+        "drop": {"P(NoContr)": 0.8, "chrF": 0.9},
+        "top_error_is_class_mean_over_classes": 0.5,
+        "per_class": {},
+        "per_rule": per_rule,
+        "rule_errors": {},
+    }
+    line = next(x for x in bases_report(result).splitlines() if x.startswith("rules whose"))
+    named = line.split(": ", 1)[1]
+    assert named.startswith("GramErr/agreement 55.0% (20 pairs, 25.0% read as NoContr), ")
+    assert [part.split(" ")[0] for part in named.split("), ")] == [
+        "GramErr/agreement",
+        "GramErr/article",
+        "RepErr/phrase",
+        "OutofRef/join_clause",
+        "MissInfo/sentence",
+    ]
+    assert "NumErr/ordinal" not in line
 
 
 def test_real_bases_come_from_the_test_groups_of_evaluate_seed_0() -> None:

@@ -53,19 +53,19 @@ def xfail(reason: str):
 # (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>",
 # "rating-<error>", "paraphrase-<error>"
 KNOWN_FAILURES = {
-    # mean rating (0-1), measured on the checkpoints refitted on the base continued with SICK
-    # contradictions labelled by the word they change (2026-11-26,
-    # docs/experiments/2026-11-26-nocontr-weight-sick-substitutions). The refit before it also
-    # failed data2text's negated and name checks and dialogue's number check
-    ("data2text", "paraphrase-number"): "paraphrase 0.860 < wrong number 0.932",
+    # mean rating (0-1), measured on the checkpoints refitted with the metric map pulled toward
+    # its ridge start (2026-11-26, docs/experiments/2026-11-26-ridge-anchor). The refit before
+    # it failed summarization's negated and name checks and translation's number check, and
+    # passed every captioning check and data2text's negated check
+    ("captioning", "paraphrase-negated"): "paraphrase 0.985 < negated 0.990",
+    ("captioning", "paraphrase-number"): "paraphrase 0.985 < wrong number 0.990",
+    ("data2text", "paraphrase-negated"): "paraphrase 0.822 < negated 0.874",
+    ("data2text", "paraphrase-number"): "paraphrase 0.822 < wrong number 0.921",
     ("dialogue", "paraphrase-name"): "paraphrase 0.988 < wrong name 0.991",
-    ("question_generation", "paraphrase-negated"): "paraphrase 0.312 < negated 0.453",
-    ("question_generation", "paraphrase-number"): "paraphrase 0.312 < wrong number 0.805",
-    ("question_generation", "paraphrase-name"): "paraphrase 0.312 < wrong name 0.744",
-    ("summarization", "paraphrase-negated"): "paraphrase 0.898 < negated 0.979",
-    ("summarization", "paraphrase-number"): "paraphrase 0.898 < wrong number 0.978",
-    ("summarization", "paraphrase-name"): "paraphrase 0.898 < wrong name 0.923",
-    ("translation", "paraphrase-number"): "paraphrase 0.544 < wrong number 0.547",
+    ("question_generation", "paraphrase-negated"): "paraphrase 0.322 < negated 0.473",
+    ("question_generation", "paraphrase-number"): "paraphrase 0.322 < wrong number 0.825",
+    ("question_generation", "paraphrase-name"): "paraphrase 0.322 < wrong name 0.741",
+    ("summarization", "paraphrase-number"): "paraphrase 0.887 < wrong number 0.921",
 }
 
 

@@ -41,8 +41,7 @@ class FitSettings:
     val_fraction: float = 0.1
     lr: float = 1e-3
     weight_decay: float = 0.01
-    ridge_alphas: tuple[float, ...] = (10.0,)  # the metric map's start (evaluator.finetune.ridge)
-    ridge_anchor: float = 0.0  # pull of the metric map toward that start
+    ridge_anchor: float = 0.0  # pull of the metric map toward its ridge start (regression)
     contrast_size: int = 0
     contrast_depth: int = 1
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
@@ -85,10 +84,6 @@ class FitSettings:
         for name, value in not_negative.items():
             if value < 0:
                 raise ValueError(f"{name} must not be negative (got {value})")
-        if not self.ridge_alphas or min(self.ridge_alphas) < 0:
-            raise ValueError(
-                f"model.ridge_alphas must be one or more penalties >= 0 (got {list(self.ridge_alphas)})"
-            )
         if not 0 < self.val_fraction < 1:
             raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
         copies = self.contrast_size + self.reference_triples_size
@@ -169,7 +164,6 @@ def fit_settings(config: Namespace) -> FitSettings:
         val_fraction=config.data.val_fraction,
         lr=config.model.lr,
         weight_decay=config.model.weight_decay,
-        ridge_alphas=tuple(config.model.ridge_alphas),
         ridge_anchor=config.model.ridge_anchor,
         contrast_size=config.data.contrast_size,
         contrast_depth=config.data.contrast_depth,

@@ -5,7 +5,8 @@ base tensor whose shape still fits is loaded (set transformer, projections, mism
 so only the rating head starts fresh. With metric features the ratings also read them
 through a linear map; for regression it starts at the ridge fit of the training ratings and
 the head's last layer at zero, so training starts from the best linear mix of the metrics
-(on few rated groups a fresh head alone ends below the best single metric). The ratings
+(on few rated groups a fresh head alone ends below the best single metric), and
+``ridge_anchor`` pulls the map back toward that fit while the rest of the rating learns. The ratings
 also read the mismatch head's class log-probabilities through a linear map started at zero.
 With ``freeze_mismatch`` (the default) everything the mismatch head reads, and the head
 itself, keeps the base's weights: only the rating head and the two maps learn, so a task
@@ -31,7 +32,6 @@ import torch
 from torch import Tensor
 
 from evaluator.finetune.contrast import ANCHOR
-from evaluator.finetune.ridge import choose_alpha, ridge_fit
 from evaluator.hub import load
 from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
@@ -72,6 +72,15 @@ def rating_model(
     return model
 
 
+def ridge_fit(x: Tensor, y: Tensor, alpha: float) -> tuple[Tensor, Tensor]:
+    """Weights and intercept minimising |y - x w - b|^2 + alpha |w|^2 (closed form)."""
+    mean_x, mean_y = x.mean(dim=0), y.mean()
+    centred = x - mean_x
+    gram = centred.T @ centred + alpha * torch.eye(x.shape[1], dtype=x.dtype)
+    weight = torch.linalg.solve(gram, centred.T @ (y - mean_y))
+    return weight, mean_y - mean_x @ weight
+
+
 class RatingModule(L.LightningModule):
     """Trains the rating outputs of a MismatchModel on one task's human scores."""
 
@@ -83,7 +92,7 @@ class RatingModule(L.LightningModule):
         use_metrics: bool = True,
         lr: float = 1e-3,
         weight_decay: float = 0.01,
-        ridge_alphas: tuple[float, ...] = (10.0,),
+        ridge_alpha: float = 10.0,
         ridge_anchor: float = 0.0,
         contrast_weight: float = 0.0,
         contrast_margin: float = 0.05,
@@ -94,11 +103,10 @@ class RatingModule(L.LightningModule):
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
-        ridge_alphas: L2 penalties of the metric map's starting fit (scaled features), each
-        criterion taking the one that ranks held-out training groups best
-        (``evaluator.finetune.ridge``; one value: that penalty); ridge_anchor: weight of the
-        squared distance of the metric map from that start, added to the training loss, so the
-        learned part corrects the ridge fit instead of replacing it;
+        ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
+        ridge_anchor: weight of the squared distance of the metric map from that start in the
+        training loss (regression), so the learned part corrects the ridge fit rather than
+        replacing it;
         contrast_weight / contrast_margin: weight and margin (normalised scale) of the ranking
         loss on contrast copies, when the data module serves them; reference_margin: the
         margin for a reference triple's error copy below its anchor (a wrong fact, not one
@@ -107,8 +115,6 @@ class RatingModule(L.LightningModule):
         regression ratings mix the learned rating with the metric map's starting ridge fit,
         per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing)."""
         super().__init__()
-        if not ridge_alphas or min(ridge_alphas) < 0:
-            raise ValueError(f"ridge_alphas must be one or more penalties >= 0, got {ridge_alphas}")
         if freeze_mismatch and not (pretrained and use_metrics):
             raise ValueError(
                 "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
@@ -116,8 +122,7 @@ class RatingModule(L.LightningModule):
             )
         self.save_hyperparameters()
         self.task = get_task(task)
-        self.chosen_alphas: list[float | None] = []  # per criterion, set by the metric fit
-        self.metric_start: tuple[Tensor, Tensor] | None = None  # the map's (weight, bias) start
+        self.metric_start: tuple[Tensor, Tensor] | None = None  # the map's ridge (weight, bias)
         base = load(checkpoint).model
         self.model = rating_model(
             base,
@@ -158,20 +163,13 @@ class RatingModule(L.LightningModule):
             table = max_over_references(table, prepared.inputs.pair_owner())
         features = torch.from_numpy(table[pairs]).float()
         targets = torch.from_numpy(prepared.inputs.targets[train]).float()
-        groups = [prepared.records[row].group for row in train.tolist()]
-        self.start_from_metric_fit(features, targets, groups)
+        self.start_from_metric_fit(features, targets)
 
-    def start_from_metric_fit(
-        self, features: Tensor, targets: Tensor, groups: list[str] | None = None
-    ) -> None:
+    def start_from_metric_fit(self, features: Tensor, targets: Tensor) -> None:
         """Regression: the metric map := per-criterion ridge fit (records lacking the
-        criterion skipped; the penalty chosen among ``ridge_alphas`` on folds by ``groups``,
-        one per record, which several penalties need), and so the frozen ridge map of
-        ``rating_mix``; the head's last layer := 0. Classification: the map starts at 0.
+        criterion skipped), and so the frozen ridge map of ``rating_mix``; the head's last
+        layer := 0. Classification: the map starts at 0.
         The map from the mismatch probabilities starts at 0 either way."""
-        alphas = tuple(self.hparams["ridge_alphas"])
-        if len(alphas) > 1 and groups is None:
-            raise ValueError("choosing among several ridge_alphas needs the records' groups")
         with torch.no_grad():
             if self.model.mismatch_rating is not None:
                 self.model.mismatch_rating.weight.zero_()
@@ -184,16 +182,15 @@ class RatingModule(L.LightningModule):
             metric_rating.bias.zero_()
             if self.task.kind == "classification":
                 return
-            self.chosen_alphas = [None] * targets.shape[1]  # a criterion none rates: None
             for k in range(targets.shape[1]):
                 present = ~torch.isnan(targets[:, k])
                 if present.sum() < 2:
                     continue
-                x, y = torch.nan_to_num(features[present]), targets[present, k]
-                rated = [groups[i] for i in present.nonzero().flatten().tolist()] if groups else []
-                alpha = choose_alpha(x, y, rated, alphas)
-                self.chosen_alphas[k] = alpha
-                weight, bias = ridge_fit(x, y, alpha)
+                weight, bias = ridge_fit(
+                    torch.nan_to_num(features[present]),
+                    targets[present, k],
+                    self.hparams["ridge_alpha"],
+                )
                 metric_rating.weight[k] = weight
                 metric_rating.bias[k] = bias
             self.metric_start = (metric_rating.weight.clone(), metric_rating.bias.clone())
@@ -238,15 +235,18 @@ class RatingModule(L.LightningModule):
             self.log("train_contrast_loss", ranking, batch_size=size)
             loss = loss + self.hparams["contrast_weight"] * ranking
         if self.hparams["ridge_anchor"] and self.metric_start is not None:
-            weight, bias = self.metric_start
-            metric_rating = self.model.metric_rating
-            assert metric_rating is not None  # metric_start is set only with a metric map
-            drift = (metric_rating.weight - weight).square().sum()
-            drift = drift + (metric_rating.bias - bias).square().sum()
-            self.log("train_ridge_drift", drift, batch_size=size)
-            loss = loss + self.hparams["ridge_anchor"] * drift
+            loss = loss + self.hparams["ridge_anchor"] * self.ridge_drift()
         self.log("train_loss", loss, batch_size=size)
         return loss
+
+    def ridge_drift(self) -> Tensor:
+        """Squared distance of the metric map's weights and biases from their ridge start."""
+        metric_rating = self.model.metric_rating
+        assert metric_rating is not None and self.metric_start is not None  # set together
+        weight, bias = self.metric_start
+        return (metric_rating.weight - weight).square().sum() + (
+            metric_rating.bias - bias
+        ).square().sum()
 
     def validation_step(self, batch: dict, batch_index: int) -> None:
         loss = self.loss(self(batch), batch["targets"])

@@ -9,7 +9,6 @@ numbers come from ``configs/finetune/<task>.yaml``, read by the LightningCLI's o
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -51,7 +50,6 @@ def fit(
         use_metrics=use_metrics,
         lr=settings.lr,
         weight_decay=settings.weight_decay,
-        ridge_alphas=settings.ridge_alphas,
         ridge_anchor=settings.ridge_anchor,
         contrast_weight=settings.contrast_weight,
         contrast_margin=settings.contrast_margin,
@@ -106,12 +104,8 @@ def export(
     training: dict | None = None,
     metrics: dict | None = None,
 ) -> Path:
-    """save_pretrained the fine-tuned model with the base checkpoint's feature settings and
-    the ridge penalty each criterion's metric map started from."""
+    """save_pretrained the fine-tuned model with the base checkpoint's feature settings."""
     base = data.ready().base
-    penalties = {c.key: a for c, a in zip(module.task.criteria, module.chosen_alphas, strict=False)}
-    if penalties:
-        training = {"ridge penalty per criterion": json.dumps(penalties), **(training or {})}
     return save_pretrained(
         module.model,
         directory,
