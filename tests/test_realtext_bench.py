@@ -116,6 +116,16 @@ def test_the_report_names_the_rules_our_score_drops_least() -> None:
         "MissInfo/sentence",
     ]
     assert "NumErr/ordinal" not in line
+    # a task checkpoint's rating gets its own line, ranked by its own drop
+    result["drop"]["rating (summarization)"] = 0.8
+    for number, row in enumerate(per_rule.values()):
+        row["drop"]["rating (summarization)"] = 1.0 - number / 10
+    lines = [x for x in bases_report(result).splitlines() if x.startswith("rules whose")]
+    assert [x.split(" drops")[0] for x in lines] == [
+        "rules whose errors P(NoContr)",
+        "rules whose errors rating (summarization)",
+    ]
+    assert lines[1].split(": ", 1)[1].startswith("MissInfo/sentence 40.0%")
 
 
 def test_real_bases_come_from_the_test_groups_of_evaluate_seed_0() -> None:

@@ -8,7 +8,8 @@ on real text"). Three parts, all measurement only, never trained or tuned on:
   perturbed by every synth error rule that applies. The perturbed text must score below its
   base, its top error class (NoContr excluded) must be the rule's class, and the unperturbed
   bases must read as NoContr. The JSON breaks the pairs down by rule as well as by class, so
-  a user sees which errors the score misses (the report names the five it drops least).
+  a user sees which errors the checkpoint misses (the report names, for P(NoContr) and a task
+  checkpoint's rating, the five rules each drops least).
 - darr: WMT19 DARR (gu/kk/lt-en) Kendall-like tau per language pair, a metric tie counted as
   discordant (the WMT19 convention).
 Each distinct (reference, generated) pair is scored once. The baselines are the project's own
@@ -333,12 +334,19 @@ def bases_report(result: dict) -> str:
     )
     errors = ", ".join(f"{rule} {n}" for rule, n in sorted(result["rule_errors"].items())) or "none"
     counted = [(r, row) for r, row in result["per_rule"].items() if row["pairs"] >= MIN_RULE_PAIRS]
-    weakest = sorted(counted, key=lambda item: item[1]["drop"][OURS])[:WEAKEST_RULES]
-    missed = ", ".join(
-        f"{rule} {percent(row['drop'][OURS])} ({row['pairs']} pairs, "
-        f"{percent(row['read_as_nocontr'])} read as NoContr)"
-        for rule, row in weakest
-    )
+    ours = [m for m in metrics if m == OURS or m.startswith("rating (")]
+    weakest_lines = []
+    for metric in ours:  # the checkpoint's own scores: P(NoContr) and a task's rating
+        weakest = sorted(counted, key=lambda item: item[1]["drop"][metric])[:WEAKEST_RULES]
+        missed = ", ".join(
+            f"{rule} {percent(row['drop'][metric])} ({row['pairs']} pairs, "
+            f"{percent(row['read_as_nocontr'])} read as NoContr)"
+            for rule, row in weakest
+        )
+        weakest_lines.append(
+            f"rules whose errors {metric} drops least ({MIN_RULE_PAIRS}+ pairs; per rule in "
+            f"the JSON): {missed or 'none'}"
+        )
     return "\n".join(
         [
             f"Real bases (held-out groups): {counts}; {result['pairs']} perturbed pairs",
@@ -350,8 +358,7 @@ def bases_report(result: dict) -> str:
                 ["class", "pairs", "bases", *[f"drop {m}" for m in metrics], "top error = class"],
                 rows,
             ),
-            f"rules whose errors {OURS} drops least ({MIN_RULE_PAIRS}+ pairs; per rule in the "
-            f"JSON): {missed or 'none'}",
+            *weakest_lines,
             f"rules that raised: {errors}",
         ]
     )
