@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import pandas as pd
-
 from evaluator.features import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
 from evaluator.training.continued import val_figures
-from evaluator.training.data import attach_features
+from evaluator.training.data import split_features
 from evaluator.training.pair_inputs import InputStores, pair_inputs
 from mismatch_core.pairs import read_pairs
 
@@ -38,8 +36,9 @@ def main() -> None:
     checkpoint = load(args.checkpoint)
     model, config = checkpoint.model.eval(), checkpoint.model.config
     pairs = read_pairs(Path(args.pairs), labelled=True)
-    cached = pd.read_parquet(args.features, columns=["id", *checkpoint.feature_names])
-    raw = attach_features(pairs, cached.set_index("id"), args.pairs)
+    raw = split_features(
+        pairs, args.features, checkpoint.feature_names, Path(args.pairs).stem, args.pairs
+    )
     stores = InputStores(
         EmbeddingStore.open(args.embeddings),
         EmbeddingStore.open(args.alignments) if config.use_alignment else None,

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import pandas as pd
 import torch
 from torch.nn import functional
 
@@ -28,7 +27,7 @@ from evaluator.features.embeddings import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
-from evaluator.training.data import attach_features, feature_columns, read_split
+from evaluator.training.data import read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
 from mismatch_core.errors import DataError
 
@@ -134,17 +133,10 @@ def _split_inputs(
     checkpoint: Checkpoint, pairs_dir: Path, split: str, features_dir: Path, stores: InputStores
 ) -> PairInputs:
     frame = read_split(pairs_dir, split)
+    where = str(pairs_dir / f"{split}.parquet")
     path = features_dir / f"{split}.parquet"
-    names = checkpoint.feature_names
-    missing = [name for name in names if name not in feature_columns(path)]
-    if missing:
-        raise DataError(f"feature cache {path} lacks the checkpoint's feature(s) {missing}")
-    cached = pd.read_parquet(path, columns=["id", *names]).set_index("id")
-    try:
-        raw = attach_features(frame, cached, split)
-    except DataError as error:
-        raise DataError(f"{path} for {pairs_dir / f'{split}.parquet'}: {error}") from None
-    return pair_inputs(frame, raw, checkpoint.scaler, stores, str(pairs_dir / f"{split}.parquet"))
+    raw = split_features(frame, path, checkpoint.feature_names, split, where)
+    return pair_inputs(frame, raw, checkpoint.scaler, stores, where)
 
 
 def val_figures(

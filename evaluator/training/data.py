@@ -69,6 +69,22 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
     return rows
 
 
+def split_features(
+    pairs: pd.DataFrame, path: str | Path, names: list[str], split: str, where: str
+) -> pd.DataFrame:
+    """The unscaled ``names`` columns of the feature cache at ``path`` for ``pairs`` (the
+    ``split`` pairs of the file ``where``), in pair order: what a checkpoint reads for a
+    split it did not fit its scaler on. A column or pair the cache lacks is a DataError."""
+    missing = [name for name in names if name not in feature_columns(path)]
+    if missing:
+        raise DataError(f"feature cache {path} lacks the checkpoint's feature(s) {missing}")
+    cached = pd.read_parquet(path, columns=["id", *names]).set_index("id")
+    try:
+        return attach_features(pairs, cached, split)
+    except DataError as error:
+        raise DataError(f"{path} for {where}: {error}") from None
+
+
 class PairBatcher:
     """collate_fn turning row indices into a model batch with vectorised gathers.
 
