@@ -404,3 +404,33 @@ def test_train_with_a_grafted_token_branch_writes_a_checkpoint_that_reads_tokens
     assert main(adapt_args(adapt_inputs, root / "twice", "--checkpoint", str(out),
                            "--add-token-branch")) == 2  # fmt: skip
     assert "has no token-level branch yet" in capsys.readouterr().err
+
+
+def test_train_adds_a_metric_column_the_checkpoint_did_not_read(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    root = adapt_inputs["root"]
+    out = root / "more"
+    assert main(adapt_args(adapt_inputs, out, "--add-features", "no_such")) == 2
+    assert "unknown feature(s) 'no_such'" in capsys.readouterr().err
+    assert main(adapt_args(adapt_inputs, out, "--add-features", "chrf")) == 2
+    assert "already reads chrf" in capsys.readouterr().err
+    assert main(adapt_args(adapt_inputs, out, "--add-features", "repeat_word")) == 2
+    assert "repeat_word" in capsys.readouterr().err  # not in the feature caches yet
+    rng = np.random.default_rng(5)
+    for name in ("real", "synth"):
+        for split in ("train", "val"):
+            path = adapt_inputs[f"{name}_features"] / f"{split}.parquet"
+            frame = pd.read_parquet(path)
+            frame["repeat_word"] = rng.integers(0, 4, len(frame)).astype(float)
+            frame.to_parquet(path)
+    args = adapt_args(adapt_inputs, out, "--add-features", "repeat_word", "--nocontr-weights", "1")
+    assert main(args) == 0
+    before, after = load(adapt_inputs["checkpoint"]), load(out)
+    assert after.feature_names == [*before.feature_names, "repeat_word"]
+    assert after.scaler.names == after.feature_names
+    assert after.scaler.to_dict()["low"][:2] == before.scaler.to_dict()["low"]
+    assert after.config["training"]["continued"]["settings"]["add_features"] == ["repeat_word"]
+    sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    accuracy, _ = val_figures(after.model, sets["val"])
+    assert round(accuracy, 4) == after.config["training"]["continued"]["chosen"]["real_val_acc"]

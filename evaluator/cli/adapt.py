@@ -17,7 +17,8 @@ of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
 writes the best run's checkpoint; the span tagger and the scaler are kept. With
 ``--add-token-branch`` each run first grafts the token-level comparison branch onto the
-checkpoint (``continued.with_token_branch``). The shipped base
+checkpoint (``continued.with_token_branch``), and ``--add-features`` adds metric columns
+(``continued.with_features``). The shipped base
 was continued from the synthetic-only base (``checkpoints/mismatch-base`` at commit 313acf9);
 ``--checkpoint checkpoints/mismatch-base`` today continues the continued one.
 """
@@ -88,6 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="graft the token-level comparison branch onto the checkpoint first "
         "(needs tokens/ in both features folders)",
     )
+    train.add_argument(
+        "--add-features",
+        default="",
+        help="comma-separated metric columns the checkpoint does not read yet, to add "
+        "(e.g. disfluency; both features folders must hold them)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,8 +145,14 @@ def weights_digest(checkpoint_dir: str) -> str | None:
 
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
+    from evaluator.features.registry import metrics_for
     from evaluator.hub import is_replaceable, load, save_pretrained
-    from evaluator.training.continued import ContinueSettings, continue_run, load_split_inputs
+    from evaluator.training.continued import (
+        ContinueSettings,
+        continue_run,
+        load_split_inputs,
+        with_features,
+    )
     from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.resources import resolve_checkpoint
 
@@ -160,6 +173,11 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(
             f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
         )
+    added = tuple(name for name in args.add_features.split(",") if name)
+    try:
+        metrics_for(added)
+    except ValueError as error:
+        raise CommandError(f"--add-features: {error}") from None
     settings = ContinueSettings(
         epochs=args.epochs,
         learning_rate=args.learning_rate,
@@ -167,10 +185,19 @@ def _train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         seed=args.seed,
         add_token_branch=args.add_token_branch,
+        add_features=added,
     )
     try:
         path, revision = resolve_checkpoint(str(args.checkpoint))
         checkpoint = load(path, revision)
+        already = sorted(set(added) & set(checkpoint.feature_names))
+        if already:
+            raise CommandError(f"--add-features: {path} already reads {', '.join(already)}")
+        checkpoint = with_features(
+            checkpoint,
+            added,
+            [(args.real, args.real_features), (args.synth, args.synth_features)],
+        )
         data = {
             f"{name}_{split}": pairs
             for name, folder, features in (

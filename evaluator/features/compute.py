@@ -102,6 +102,7 @@ def encoder_scores(
             batch_size,
             num_layers,
             keep_offsets=offsets_out is not None,
+            keep_disfluency="disfluency" in metric_names,
         )
         if embeddings_out is not None:
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})

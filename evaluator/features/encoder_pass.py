@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from evaluator.features.disfluency import load_detector
 from evaluator.features.registry import EncoderMetric, register
 from evaluator.features.token_store import MAX_TOKENS
 from mismatch_core.resources import DEFAULT_ENCODER, load_encoder
@@ -36,6 +37,8 @@ class EncodedText:
     mean: np.ndarray  # (dim,) float32, mean-pooled last layer
     # (kept wordpieces, 2) character offsets of the rows ``token_states`` keeps (Tokenized)
     offsets: np.ndarray | None = None
+    # the disfluency detector's logit for the text (``keep_disfluency``): > 0 reads as broken
+    disfluency: float | None = None
 
     @property
     def empty(self) -> bool:
@@ -110,6 +113,7 @@ def encode_distinct(
     num_layers: int | None = None,
     keep_tokens: bool = True,
     keep_offsets: bool = False,
+    keep_disfluency: bool = False,
 ) -> dict[str, EncodedText]:
     """Encode each distinct text once in length-sorted batches (``length_batches``); text ->
     EncodedText.
@@ -117,6 +121,7 @@ def encode_distinct(
     `num_layers` picks the BERTScore layer (None: the last). Texts over the encoder limit
     are truncated, with one warning that counts them. ``keep_offsets`` (with ``keep_tokens``):
     also the character offsets of the kept token states (``Tokenized.offsets``).
+    ``keep_disfluency``: also the disfluency detector's logit per text, from the same pass.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -135,6 +140,16 @@ def encode_distinct(
             f"{truncated} text(s) longer than {max_length} tokens were truncated for {encoder!r}",
             stacklevel=2,
         )
+    detector = load_detector() if keep_disfluency else None
+    if detector is not None and (
+        detector.layer > model.config.num_hidden_layers
+        or detector.norm.normalized_shape[0] != model.config.hidden_size
+    ):
+        raise ValueError(
+            f"the disfluency detector reads layer {detector.layer} of width "
+            f"{detector.norm.normalized_shape[0]}; {encoder!r} has "
+            f"{model.config.num_hidden_layers} layers of width {model.config.hidden_size}"
+        )
     special = torch.tensor([tokenizer.cls_token_id, tokenizer.sep_token_id])
     result: dict[str, EncodedText] = {}
     for batch in length_batches([len(row) for row in ids], batch_size, MAX_BATCH_TOKENS):
@@ -148,11 +163,17 @@ def encode_distinct(
             output = model(
                 input_ids=input_ids,
                 attention_mask=mask,
-                output_hidden_states=keep_tokens and layer != model.config.num_hidden_layers,
+                output_hidden_states=detector is not None
+                or (keep_tokens and layer != model.config.num_hidden_layers),
+            )
+            logits = (
+                detector(output.hidden_states[detector.layer], mask.bool()).tolist()
+                if detector is not None
+                else None
             )
         last = output.last_hidden_state
         pooled = (last * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
-        states = output.hidden_states[layer] if output.hidden_states is not None else last
+        states = output.hidden_states[layer] if keep_tokens and output.hidden_states else last
         for row, index in enumerate(batch):
             tokens = weights = offsets = None
             if tokenized.offsets is not None:
@@ -163,7 +184,11 @@ def encode_distinct(
                 weights = (~torch.isin(input_ids[row, : lengths[row]], special)).float()
                 weights.div_(weights.sum())
             result[distinct[index]] = EncodedText(
-                tokens, weights, pooled[row].numpy().copy(), offsets
+                tokens,
+                weights,
+                pooled[row].numpy().copy(),
+                offsets,
+                None if logits is None else float(logits[row]),
             )
     return result
 
@@ -248,4 +273,22 @@ class EmbedCos(EncoderMetric):
             a, b = ref.mean.astype(np.float64), gen.mean.astype(np.float64)
             norms = np.linalg.norm(a) * np.linalg.norm(b)
             scores[row, 0] = float(a @ b / norms) if norms > 0 else 0.0
+        return scores
+
+
+@register
+class Disfluency(EncoderMetric):
+    """How much more broken gen reads than the reference: the disfluency detector's logit for
+    gen minus the reference's (``evaluator.features.disfluency``)."""
+
+    name = "disfluency"
+    version = 3  # the detector's weights: retraining it bumps this, so caches recompute
+    columns = ("disfluency",)
+
+    def compute(self, refs: Sequence[EncodedText], gens: Sequence[EncodedText]) -> np.ndarray:
+        scores = np.zeros((len(refs), 1), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            if ref.disfluency is None or gen.disfluency is None:
+                raise ValueError("the disfluency feature needs an encoding with keep_disfluency")
+            scores[row, 0] = gen.disfluency - ref.disfluency
         return scores

@@ -11,6 +11,10 @@ With ``add_token_branch`` a run first grafts the token-level comparison branch o
 without one (``with_token_branch``): the head reads the branch through input weights that start
 at zero, so training starts from the checkpoint's own predictions and the branch earns its
 place.
+
+With ``add_features`` the base also reads new metric columns (``with_features``): its metric
+branch gets an id embedding per new column, and the scaler bounds for them are fitted on the
+train splits, with the quantiles and margin of the checkpoint's own scaler.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pandas as pd
 import torch
 from torch.nn import functional
 
 from evaluator.features.embeddings import EmbeddingStore
+from evaluator.features.scaling import FeatureScaler
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
@@ -43,6 +49,7 @@ class ContinueSettings:
     weight_decay: float = 0.01
     seed: int = 13
     add_token_branch: bool = False
+    add_features: tuple[str, ...] = ()
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:
@@ -68,6 +75,58 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
         state[name] = value
     grafted.load_state_dict(state)
     return grafted
+
+
+def with_metric_columns(model: MismatchModel, names: tuple[str, ...]) -> MismatchModel:
+    """``model`` reading the metric columns ``names`` after its own: every weight is copied,
+    and the metric branch's id embedding gains a row per new column, drawn as a new embedding's
+    rows are. The Set Transformer attends over the new elements at once, so the logits move
+    from the start and training settles them."""
+    config = model.config
+    if config.num_ratings or model.metric_set is None or model.metric_set.metric_embedding is None:
+        raise ValueError(
+            "new metric columns are added to a base whose metric branch has metric ids"
+        )
+    repeated = sorted(set(names) & set(config.feature_names))
+    if repeated:
+        raise ValueError(f"the model already reads {', '.join(repeated)}")
+    grafted = MismatchModel(replace(config, feature_names=[*config.feature_names, *names]))
+    state = grafted.state_dict()
+    key = "metric_set.metric_embedding.weight"
+    for name, value in model.state_dict().items():
+        state[name] = torch.cat([value, state[key][len(value) :]]) if name == key else value
+    grafted.load_state_dict(state)
+    return grafted
+
+
+def with_features(
+    checkpoint: Checkpoint, names: tuple[str, ...], folders: list[tuple[Path, Path]]
+) -> Checkpoint:
+    """The checkpoint as ``load_split_inputs`` needs it to read ``names`` as well: feature names
+    and scaler extended, the scaler's bounds for ``names`` fitted on the train splits of
+    ``folders`` ((pairs folder, features folder) each). The model itself is grafted per run
+    (``with_metric_columns``)."""
+    if not names:
+        return checkpoint
+    frames = []
+    for pairs_dir, features_dir in folders:
+        frame = read_split(pairs_dir, "train")
+        where = str(pairs_dir / "train.parquet")
+        frames.append(
+            split_features(frame, features_dir / "train.parquet", list(names), "train", where)
+        )
+    old = checkpoint.scaler
+    new = FeatureScaler.fit(pd.concat(frames, ignore_index=True), old.quantiles, old.margin)
+    scaler = FeatureScaler(
+        [*old.names, *new.names],
+        [*old.low, *new.low],
+        [*old.high, *new.high],
+        old.quantiles,
+        old.margin,
+    )
+    config = {**checkpoint.config, "features": {**checkpoint.config["features"]}}
+    config["features"]["names"] = list(scaler.names)
+    return Checkpoint(checkpoint.model, scaler, config, checkpoint.path)
 
 
 def load_split_inputs(
@@ -175,6 +234,8 @@ def continue_run(
     this order, so runs repeat it bit for bit whether or not others ran before them."""
     torch.manual_seed(settings.seed)
     model = load(checkpoint_path, revision).model
+    if settings.add_features:
+        model = with_metric_columns(model, settings.add_features)
     if settings.add_token_branch:
         model = with_token_branch(model)
     train = PairInputs.concat([data["real_train"], data["synth_train"]])

@@ -1,0 +1,96 @@
+"""A grammar-slip detector over the encoder's middle-layer token states of one text.
+
+The metric features compare gen with the reference; a one-word slip ('A man is ride a
+horse') moves them less than a harmless rewording does, and the base read most such slips on
+real outputs as correct. A text's own token states at a middle layer of MiniLM carry its
+syntax: a small convolution over them, trained to tell a clean text from the same text with a
+synth GramErr rule applied (``scripts/train_disfluency.py``), scores how broken a text reads.
+The ``disfluency`` feature (``encoder_pass.Disfluency``) is gen's score minus the reference's,
+so a reference's own oddities cancel out.
+
+The detector reads the states the shared encoder pass already computes, so it adds no encoder
+pass. Its weights ship as ``checkpoints/disfluency-detector`` (config.json + safetensors).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from mismatch_core.errors import ResourceMissingError
+from mismatch_core.resources import local_path
+
+DETECTOR_PATH = "checkpoints/disfluency-detector"
+WEIGHTS_FILE = "model.safetensors"
+CONFIG_FILE = "config.json"
+
+
+class DisfluencyDetector(nn.Module):
+    """(batch, length, dim) token states and their mask -> one logit per text (> 0: broken).
+
+    Padding positions are zeroed after the norm, the same as the convolutions' own zero
+    padding, so a text's score does not depend on how long the others in its batch are."""
+
+    def __init__(self, layer: int, dim: int = 384, hidden: int = 128, kernel: int = 3) -> None:
+        super().__init__()
+        self.layer = layer
+        self.norm = nn.LayerNorm(dim)
+        self.conv1 = nn.Conv1d(dim, hidden, kernel, padding=kernel // 2)
+        self.conv2 = nn.Conv1d(hidden, hidden, kernel, padding=kernel // 2)
+        self.out = nn.Linear(hidden, 1)
+
+    def config(self) -> dict:
+        return {
+            "layer": self.layer,
+            "dim": self.norm.normalized_shape[0],
+            "hidden": self.conv1.out_channels,
+            "kernel": self.conv1.kernel_size[0],
+        }
+
+    def forward(self, states: Tensor, mask: Tensor) -> Tensor:
+        keep = mask.unsqueeze(-1).to(states.dtype)
+        x = (self.norm(states) * keep).transpose(1, 2)
+        x = torch.relu(self.conv1(x)) * keep.transpose(1, 2)
+        x = torch.relu(self.conv2(x)).transpose(1, 2)
+        x = x.masked_fill(keep == 0, float("-inf")).max(dim=1).values
+        return self.out(x).squeeze(-1)
+
+
+def save_detector(detector: DisfluencyDetector, folder: Path, record: dict) -> None:
+    """config.json (shape, layer and ``record``: how it was trained) + model.safetensors."""
+    from safetensors.torch import save
+
+    from mismatch_core.atomic import atomic_path, write_text_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().contiguous() for k, v in detector.state_dict().items()}
+    with atomic_path(folder / WEIGHTS_FILE) as temporary:
+        temporary.write_bytes(save(state))
+    config = {**detector.config(), "training": record}
+    write_text_atomic(folder / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
+
+
+@functools.lru_cache(maxsize=2)
+def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
+    """The shipped detector in eval mode; ResourceMissingError says how to make it."""
+    from safetensors.torch import load_file
+
+    folder = local_path(path)
+    if folder is None or not (folder / WEIGHTS_FILE).is_file():
+        raise ResourceMissingError(
+            f"the disfluency detector {path}/{WEIGHTS_FILE} is missing; train it with "
+            "python scripts/train_disfluency.py (see its docstring)"
+        )
+    try:
+        config = json.loads((folder / CONFIG_FILE).read_text())
+        detector = DisfluencyDetector(
+            config["layer"], config["dim"], config["hidden"], config["kernel"]
+        )
+        detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
+    except (OSError, KeyError, ValueError, RuntimeError) as error:
+        raise ResourceMissingError(f"{folder}: unreadable disfluency detector ({error})") from None
+    return detector.eval()

@@ -1,0 +1,194 @@
+"""Train the disfluency detector behind the ``disfluency`` feature (evaluator.features.disfluency).
+
+Clean texts are the references and the NoContr outputs of training-side pair files (synthetic
+pairs, ``mismatch adapt pairs``). Each gets a broken twin from one synth GramErr rule (agreement,
+verb form, noun number, article, pronoun case, dropped function words, bare verbs, swapped
+neighbours, a rotated sentence, noisy punctuation) and, where one applies, a reworded twin from
+one synth NoContr rule (a fronted or moved adverbial, active <-> passive, possessive <-> of, a
+light verb, a synonym, a contraction, a number in words, British/American spelling). The
+detector learns, from the encoder's token states at ``--layer``, to score the broken twin high
+and the original and the reworded twin low: a moved phrase is not a rotated sentence, with or
+without the comma after a fronted phrase (half of them lose it). The
+epoch kept is the one whose val broken twins most often score above both their original and
+their reworded twin (the mean of the two shares). Never pass a measurement-only set.
+
+    python scripts/train_disfluency.py --pairs DATA/real/train.parquet DATA/synth/train.parquet \
+        --val-pairs DATA/real/val.parquet DATA/synth/val.parquet --out checkpoints/disfluency-detector
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from torch.nn import functional
+
+from evaluator.features.disfluency import DisfluencyDetector, save_detector
+from evaluator.features.encoder_pass import MAX_BATCH_TOKENS, length_batches, tokenize
+from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
+from synth.perturb import paraphrase, paraphrase_forms, paraphrase_syntax
+from synth.perturb.base import Context
+from synth.perturb.grammar import RULES
+
+REWORDINGS = [
+    *paraphrase.RULES["NoContr"],
+    *paraphrase_syntax.RULES["NoContr"],
+    *paraphrase_forms.RULES["NoContr"],
+]
+
+WORDS = (3, 60)  # clean texts of this many words: one-word labels and long documents left out
+
+
+def clean_texts(paths: list[str], limit: int, seed: int) -> list[str]:
+    """References and NoContr outputs of the pair files, distinct, shuffled, at most ``limit``."""
+    texts: list[str] = []
+    for path in paths:
+        pairs = pd.read_parquet(path, columns=["ref", "gen", "label"])
+        texts += list(pairs["ref"]) + list(pairs.loc[pairs["label"] == "NoContr", "gen"])
+    texts = [t for t in dict.fromkeys(texts) if WORDS[0] <= len(t.split()) <= WORDS[1]]
+    random.Random(seed).shuffle(texts)
+    return texts[:limit]
+
+
+def first_change(doc, rules: list, rng: random.Random):
+    """The change of the first rule (in random order) that applies to ``doc``, or None."""
+    for rule in rng.sample(rules, len(rules)):
+        change = rule(doc, Context(rng=rng, other_doc=lambda: None))
+        if change is not None and change.text.strip() and change.text != doc.text:
+            return change
+    return None
+
+
+def twins(texts: list[str], seed: int) -> list[tuple[str, str, str, str | None]]:
+    """(clean, broken, GramErr rule, reworded or None) for each text a GramErr rule applies to."""
+    out = []
+    for index, doc in enumerate(load_spacy(()).pipe(texts, batch_size=256)):
+        rng = random.Random(f"{seed}:{index}")
+        broken = first_change(doc, RULES["GramErr"], rng)
+        if broken is not None:
+            reworded = first_change(doc, REWORDINGS, rng)
+            text = reworded and reworded.text
+            if text and reworded.rule == "NoContr/front_adverbial" and rng.random() < 0.5:
+                text = text.replace(", ", " ", 1)  # a fronted phrase often goes without its comma
+            out.append((texts[index], broken.text, broken.rule, text))
+    return out
+
+
+def layer_states(texts: list[str], layer: int) -> dict[str, torch.Tensor]:
+    """text -> its token states at ``layer`` (CLS and SEP included), float16."""
+    tokenizer, model = load_encoder()
+    distinct = list(dict.fromkeys(texts))
+    max_length = min(tokenizer.model_max_length, model.config.max_position_embeddings)
+    ids = tokenize(tokenizer, distinct, max_length).ids
+    states = {}
+    for batch in length_batches([len(row) for row in ids], 64, MAX_BATCH_TOKENS):
+        lengths = [len(ids[i]) for i in batch]
+        input_ids = torch.full((len(batch), max(lengths)), tokenizer.pad_token_id)
+        mask = torch.zeros_like(input_ids)
+        for row, index in enumerate(batch):
+            input_ids[row, : lengths[row]] = torch.tensor(ids[index])
+            mask[row, : lengths[row]] = 1
+        with torch.inference_mode():
+            hidden = model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
+        for row, index in enumerate(batch):
+            states[distinct[index]] = hidden.hidden_states[layer][row, : lengths[row]].half()
+    return states
+
+
+def padded(states: dict[str, torch.Tensor], texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(states[t]) for t in texts)
+    x = torch.zeros(len(texts), width, states[texts[0]].shape[1])
+    mask = torch.zeros(len(texts), width, dtype=torch.bool)
+    for row, text in enumerate(texts):
+        x[row, : len(states[text])] = states[text].float()
+        mask[row, : len(states[text])] = True
+    return x, mask
+
+
+def logits(detector: DisfluencyDetector, states: dict, texts: list[str]) -> np.ndarray:
+    detector.eval()
+    with torch.no_grad():
+        out = [detector(*padded(states, texts[s : s + 512])) for s in range(0, len(texts), 512)]
+    detector.train()
+    return torch.cat(out).numpy()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", nargs="+", required=True, help="training-side pair files")
+    parser.add_argument("--val-pairs", nargs="+", required=True)
+    parser.add_argument("--out", type=Path, default=Path("checkpoints/disfluency-detector"))
+    parser.add_argument("--texts", type=int, default=12000, help="clean training texts")
+    parser.add_argument("--val-texts", type=int, default=3000)
+    parser.add_argument("--layer", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    configure_offline_mode()
+    torch.manual_seed(args.seed)
+    started = time.time()
+    train = twins(clean_texts(args.pairs, args.texts, args.seed), args.seed)
+    val = twins(clean_texts(args.val_pairs, args.val_texts, args.seed), args.seed + 1)
+    states = layer_states([t for twin in train + val for t in twin if t], args.layer)
+    print(f"{len(train)} train and {len(val)} val twins encoded in {time.time() - started:.0f} s")
+    reworded = [r for _, _, _, r in train if r]
+    texts = [c for c, _, _, _ in train] + reworded + [b for _, b, _, _ in train]
+    labels = torch.tensor([0.0] * (len(train) + len(reworded)) + [1.0] * len(train))
+    val_clean, val_broken = [c for c, _, _, _ in val], [b for _, b, _, _ in val]
+    has_rewording = [k for k, twin in enumerate(val) if twin[3]]
+    val_reworded = [val[k][3] for k in has_rewording]
+    detector = DisfluencyDetector(args.layer, dim=next(iter(states.values())).shape[1])
+    optimizer = torch.optim.AdamW(detector.parameters(), lr=1e-3, weight_decay=1e-2)
+    order_rng = np.random.default_rng(args.seed)
+    best, best_state, history, per_rule = -1.0, None, [], {}
+    for epoch in range(1, args.epochs + 1):
+        order = order_rng.permutation(len(texts))
+        for start in range(0, len(texts), 128):
+            rows = order[start : start + 128]
+            loss = functional.binary_cross_entropy_with_logits(
+                detector(*padded(states, [texts[i] for i in rows])), labels[rows]
+            )
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        broken = logits(detector, states, val_broken)
+        above = broken > logits(detector, states, val_clean)
+        above_reworded = broken[has_rewording] > logits(detector, states, val_reworded)
+        score = (above.mean() + above_reworded.mean()) / 2
+        history.append(
+            {
+                "epoch": epoch,
+                "val_above_original": round(float(above.mean()), 4),
+                "val_above_reworded": round(float(above_reworded.mean()), 4),
+            }
+        )
+        print(history[-1], flush=True)
+        if score > best:
+            best = float(score)
+            best_state = {k: v.clone() for k, v in detector.state_dict().items()}
+            per_rule = pd.Series(above).groupby([r for _, _, r, _ in val]).mean().round(4).to_dict()
+    assert best_state is not None
+    detector.load_state_dict(best_state)
+    record = {
+        "pairs": [f"{Path(p).parent.name}/{Path(p).name}" for p in args.pairs],
+        "val_pairs": [f"{Path(p).parent.name}/{Path(p).name}" for p in args.val_pairs],
+        "train_twins": len(train),
+        "train_reworded": len(reworded),
+        "val_twins": len(val),
+        "val_reworded": len(val_reworded),
+        "seed": args.seed,
+        "history": history,
+        "val_score": best,
+        "val_above_original_per_rule": per_rule,
+    }
+    save_detector(detector.eval(), args.out, record)
+    print(f"val score (broken above original and above reworded): {best:.4f}; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""The disfluency feature: its detector, the encoder pass that feeds it, and adding it to a base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from evaluator.features.disfluency import DisfluencyDetector, load_detector, save_detector
+from evaluator.features.encoder_pass import Disfluency, EncodedText
+from evaluator.features.scaling import FeatureScaler
+from evaluator.hub import Checkpoint
+from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.training.continued import with_features, with_metric_columns
+from mismatch_core.errors import ResourceMissingError
+
+
+def test_a_texts_score_does_not_depend_on_the_padding_of_its_batch() -> None:
+    torch.manual_seed(0)
+    detector = DisfluencyDetector(layer=1, dim=8, hidden=4).eval()
+    short, long = torch.randn(1, 3, 8), torch.randn(1, 7, 8)
+    batch = torch.zeros(2, 7, 8)
+    batch[0, :3], batch[1] = short[0], long[0]
+    mask = torch.tensor([[True] * 3 + [False] * 4, [True] * 7])
+    with torch.no_grad():
+        alone = detector(short, torch.ones(1, 3, dtype=torch.bool))
+        together = detector(batch, mask)
+    assert torch.allclose(alone[0], together[0], atol=1e-6)
+
+
+def test_the_detector_round_trips_and_a_missing_one_says_how_to_make_it(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    detector = DisfluencyDetector(layer=2, dim=8, hidden=4).eval()
+    save_detector(detector, tmp_path / "det", {"seed": 1})
+    loaded = load_detector(str(tmp_path / "det"))
+    states, mask = torch.randn(2, 5, 8), torch.ones(2, 5, dtype=torch.bool)
+    assert loaded.layer == 2
+    assert torch.equal(loaded(states, mask), detector(states, mask))
+    with pytest.raises(ResourceMissingError, match="train_disfluency.py"):
+        load_detector(str(tmp_path / "absent"))
+
+
+def encoded(score: float | None) -> EncodedText:
+    return EncodedText(None, None, np.zeros(2, np.float32), None, score)
+
+
+def test_the_feature_is_gens_score_above_the_references() -> None:
+    scores = Disfluency().compute([encoded(-2.0), encoded(1.0)], [encoded(3.0), encoded(1.0)])
+    assert scores[:, 0].tolist() == [5.0, 0.0]
+    with pytest.raises(ValueError, match="keep_disfluency"):
+        Disfluency().compute([encoded(None)], [encoded(1.0)])
+
+
+@pytest.mark.slow
+def test_the_shipped_detector_reads_a_grammar_slip_as_more_broken_than_a_rewording() -> None:
+    from evaluator.features import compute_features
+
+    ref = "A man is riding a horse along the beach."
+    rewordings = [
+        "A man rides a horse on the beach.",
+        "Along the beach a man is riding a horse.",  # a fronted phrase without its comma
+    ]
+    slips = [
+        "A man is ride a horse along the beach.",  # verb form
+        "A men is riding a horse along the beach.",  # agreement
+        "A man riding is a horse along beach the.",  # swapped neighbours
+    ]
+    texts = rewordings + slips
+    scores = compute_features([ref] * len(texts), texts, ["disfluency"])["disfluency"].tolist()
+    assert max(scores[: len(rewordings)]) < min(scores[len(rewordings) :]), scores
+
+
+def tiny_base(features: list[str]) -> MismatchModel:
+    torch.manual_seed(0)
+    return MismatchModel(
+        MismatchConfig(use_text=False, feature_names=features, set_dim=8, num_heads=2)
+    )
+
+
+def test_a_new_metric_column_keeps_every_trained_weight() -> None:
+    base = tiny_base(["bleu", "chrf"])
+    grafted = with_metric_columns(base, ("disfluency",))
+    assert grafted.config.feature_names == ["bleu", "chrf", "disfluency"]
+    old, new = base.state_dict(), grafted.state_dict()
+    assert set(old) == set(new)
+    for name, value in old.items():
+        if name == "metric_set.metric_embedding.weight":
+            assert torch.equal(new[name][:2], value) and new[name].shape[0] == 3
+        else:
+            assert torch.equal(new[name], value), name
+    values = torch.rand(4, 3)
+    assert grafted(features=values).shape == (4, base.config.num_classes)
+    with pytest.raises(ValueError, match="already reads chrf"):
+        with_metric_columns(base, ("chrf",))
+
+
+def test_the_scaler_gains_bounds_for_the_new_column_from_the_train_splits(
+    tmp_path: Path,
+) -> None:
+    folders = []
+    for name, values in (("real", [0.0, 1.0, 2.0]), ("synth", [3.0, 4.0])):
+        pairs_dir, features_dir = tmp_path / name, tmp_path / f"{name}_features"
+        pairs_dir.mkdir()
+        features_dir.mkdir()
+        ids = [f"{name}{i}" for i in range(len(values))]
+        pd.DataFrame(
+            {"id": ids, "ref": "a b", "gen": "a c", "label": "NoContr", "label_id": 0}
+        ).to_parquet(pairs_dir / "train.parquet")
+        pd.DataFrame({"id": ids, "disfluency": values}).to_parquet(features_dir / "train.parquet")
+        folders.append((pairs_dir, features_dir))
+    scaler = FeatureScaler(["bleu"], [0.0], [50.0], (0.0, 1.0), margin=2.0)
+    config = {"features": {"names": ["bleu"], "aggregate": "max"}}
+    start = Checkpoint(tiny_base(["bleu"]), scaler, config, tmp_path)
+    extended = with_features(start, ("disfluency",), folders)
+    assert extended.feature_names == ["bleu", "disfluency"]
+    assert extended.scaler.names == ["bleu", "disfluency"]
+    assert extended.scaler.low.tolist() == [0.0, 0.0]
+    assert extended.scaler.high.tolist() == [50.0, 4.0]
+    assert extended.scaler.margin == 2.0
+    assert config["features"]["names"] == ["bleu"]  # the start's config is left as it was
