@@ -134,7 +134,8 @@ def main() -> None:
     started = time.time()
     train = twins(clean_texts(args.pairs, args.texts, args.seed), args.seed)
     val = twins(clean_texts(args.val_pairs, args.val_texts, args.seed), args.seed + 1)
-    states = layer_states([t for twin in train + val for t in twin if t], args.layer)
+    texts_seen = [t for c, b, _, r in train + val for t in (c, b, r) if t]
+    states = layer_states(texts_seen, args.layer)
     print(f"{len(train)} train and {len(val)} val twins encoded in {time.time() - started:.0f} s")
     reworded = [r for _, _, _, r in train if r]
     texts = [c for c, _, _, _ in train] + reworded + [b for _, b, _, _ in train]

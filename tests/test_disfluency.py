@@ -22,7 +22,7 @@ def test_a_texts_score_does_not_depend_on_the_padding_of_its_batch() -> None:
     torch.manual_seed(0)
     detector = DisfluencyDetector(layer=1, dim=8, hidden=4).eval()
     short, long = torch.randn(1, 3, 8), torch.randn(1, 7, 8)
-    batch = torch.zeros(2, 7, 8)
+    batch = torch.randn(2, 7, 8)  # padding that is not zero must not count either
     batch[0, :3], batch[1] = short[0], long[0]
     mask = torch.tensor([[True] * 3 + [False] * 4, [True] * 7])
     with torch.no_grad():
@@ -121,3 +121,21 @@ def test_the_scaler_gains_bounds_for_the_new_column_from_the_train_splits(
     assert extended.scaler.high.tolist() == [50.0, 4.0]
     assert extended.scaler.margin == 2.0
     assert config["features"]["names"] == ["bleu"]  # the start's config is left as it was
+
+
+def test_a_new_column_with_infinite_values_names_its_cache(tmp_path: Path) -> None:
+    from mismatch_core.errors import DataError
+
+    pairs_dir, features_dir = tmp_path / "real", tmp_path / "real_features"
+    pairs_dir.mkdir()
+    features_dir.mkdir()
+    pd.DataFrame(
+        {"id": ["a", "b"], "ref": "x y", "gen": "x z", "label": "NoContr", "label_id": 0}
+    ).to_parquet(pairs_dir / "train.parquet")
+    pd.DataFrame({"id": ["a", "b"], "disfluency": [0.5, float("inf")]}).to_parquet(
+        features_dir / "train.parquet"
+    )
+    scaler = FeatureScaler(["bleu"], [0.0], [50.0])
+    start = Checkpoint(tiny_base(["bleu"]), scaler, {"features": {"names": ["bleu"]}}, tmp_path)
+    with pytest.raises(DataError, match="real_features/train.parquet: column"):
+        with_features(start, ("disfluency",), [(pairs_dir, features_dir)])

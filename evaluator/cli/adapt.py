@@ -173,7 +173,7 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(
             f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
         )
-    added = tuple(name for name in args.add_features.split(",") if name)
+    added = tuple(name.strip() for name in args.add_features.split(",") if name.strip())
     try:
         metrics_for(added)
     except ValueError as error:

@@ -77,6 +77,7 @@ def save_detector(detector: DisfluencyDetector, folder: Path, record: dict) -> N
 @functools.lru_cache(maxsize=2)
 def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
     """The shipped detector in eval mode; ResourceMissingError says how to make it."""
+    from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     folder = local_path(path)
@@ -91,6 +92,6 @@ def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
             config["layer"], config["dim"], config["hidden"], config["kernel"]
         )
         detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
-    except (OSError, KeyError, ValueError, RuntimeError) as error:
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError, SafetensorError) as error:
         raise ResourceMissingError(f"{folder}: unreadable disfluency detector ({error})") from None
     return detector.eval()

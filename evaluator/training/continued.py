@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import torch
 from torch.nn import functional
@@ -35,7 +36,7 @@ from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
-from mismatch_core.errors import DataError
+from mismatch_core.errors import CheckpointError, DataError
 
 
 @dataclass
@@ -108,13 +109,26 @@ def with_features(
     (``with_metric_columns``)."""
     if not names:
         return checkpoint
+    model = checkpoint.model
+    if (
+        model.config.num_ratings
+        or model.metric_set is None
+        or model.metric_set.metric_embedding is None
+    ):
+        raise CheckpointError(
+            f"{checkpoint.path}: metric columns are added to a base whose metric branch has "
+            "metric ids"
+        )
     frames = []
     for pairs_dir, features_dir in folders:
         frame = read_split(pairs_dir, "train")
         where = str(pairs_dir / "train.parquet")
-        frames.append(
-            split_features(frame, features_dir / "train.parquet", list(names), "train", where)
-        )
+        path = features_dir / "train.parquet"
+        raw = split_features(frame, path, list(names), "train", where)
+        bad = [name for name in names if not np.isfinite(raw[name].to_numpy(float)).all()]
+        if bad:
+            raise DataError(f"{path}: column(s) {', '.join(bad)} hold infinite values")
+        frames.append(raw)
     old = checkpoint.scaler
     new = FeatureScaler.fit(pd.concat(frames, ignore_index=True), old.quantiles, old.margin)
     scaler = FeatureScaler(
