@@ -29,7 +29,13 @@ import torch
 from torch.nn import functional
 
 from evaluator.features.disfluency import DisfluencyDetector, save_detector
-from evaluator.features.encoder_pass import MAX_BATCH_TOKENS, length_batches, tokenize
+from evaluator.features.encoder_pass import (
+    MAX_BATCH_TOKENS,
+    length_batches,
+    padded_ids,
+    tokenize,
+)
+from evaluator.features.token_store import TokenTable
 from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
 from synth.perturb import paraphrase, paraphrase_forms, paraphrase_syntax
 from synth.perturb.base import Context
@@ -79,7 +85,7 @@ def twins(texts: list[str], seed: int) -> list[tuple[str, str, str, str | None]]
     return out
 
 
-def layer_states(texts: list[str], layer: int) -> dict[str, torch.Tensor]:
+def layer_states(texts: list[str], layer: int) -> dict[str, np.ndarray]:
     """text -> its token states at ``layer`` (CLS and SEP included), float16."""
     tokenizer, model = load_encoder()
     distinct = list(dict.fromkeys(texts))
@@ -88,32 +94,23 @@ def layer_states(texts: list[str], layer: int) -> dict[str, torch.Tensor]:
     states = {}
     for batch in length_batches([len(row) for row in ids], 64, MAX_BATCH_TOKENS):
         lengths = [len(ids[i]) for i in batch]
-        input_ids = torch.full((len(batch), max(lengths)), tokenizer.pad_token_id)
-        mask = torch.zeros_like(input_ids)
-        for row, index in enumerate(batch):
-            input_ids[row, : lengths[row]] = torch.tensor(ids[index])
-            mask[row, : lengths[row]] = 1
+        input_ids, mask = padded_ids([ids[i] for i in batch], tokenizer.pad_token_id)
         with torch.inference_mode():
             hidden = model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
         for row, index in enumerate(batch):
-            states[distinct[index]] = hidden.hidden_states[layer][row, : lengths[row]].half()
+            states[distinct[index]] = (
+                hidden.hidden_states[layer][row, : lengths[row]].numpy().astype(np.float16)
+            )
     return states
 
 
-def padded(states: dict[str, torch.Tensor], texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
-    width = max(len(states[t]) for t in texts)
-    x = torch.zeros(len(texts), width, states[texts[0]].shape[1])
-    mask = torch.zeros(len(texts), width, dtype=torch.bool)
-    for row, text in enumerate(texts):
-        x[row, : len(states[text])] = states[text].float()
-        mask[row, : len(states[text])] = True
-    return x, mask
-
-
-def logits(detector: DisfluencyDetector, states: dict, texts: list[str]) -> np.ndarray:
+def logits(detector: DisfluencyDetector, table: TokenTable, rows: list[int]) -> np.ndarray:
     detector.eval()
     with torch.no_grad():
-        out = [detector(*padded(states, texts[s : s + 512])) for s in range(0, len(texts), 512)]
+        out = [
+            detector(*table.batch(torch.tensor(rows[s : s + 512])))
+            for s in range(0, len(rows), 512)
+        ]
     detector.train()
     return torch.cat(out).numpy()
 
@@ -136,14 +133,18 @@ def main() -> None:
     val = twins(clean_texts(args.val_pairs, args.val_texts, args.seed), args.seed + 1)
     texts_seen = [t for c, b, _, r in train + val for t in (c, b, r) if t]
     states = layer_states(texts_seen, args.layer)
+    dim = next(iter(states.values())).shape[1]
+    table = TokenTable(list(states.values()), dim)
+    row_of = {text: row for row, text in enumerate(states)}
     print(f"{len(train)} train and {len(val)} val twins encoded in {time.time() - started:.0f} s")
     reworded = [r for _, _, _, r in train if r]
     texts = [c for c, _, _, _ in train] + reworded + [b for _, b, _, _ in train]
     labels = torch.tensor([0.0] * (len(train) + len(reworded)) + [1.0] * len(train))
-    val_clean, val_broken = [c for c, _, _, _ in val], [b for _, b, _, _ in val]
+    text_rows = [row_of[t] for t in texts]
+    val_clean, val_broken = [row_of[c] for c, _, _, _ in val], [row_of[b] for _, b, _, _ in val]
     has_rewording = [k for k, twin in enumerate(val) if twin[3]]
-    val_reworded = [val[k][3] for k in has_rewording]
-    detector = DisfluencyDetector(args.layer, dim=next(iter(states.values())).shape[1])
+    val_reworded = [row_of[val[k][3]] for k in has_rewording]
+    detector = DisfluencyDetector(args.layer, dim=dim)
     optimizer = torch.optim.AdamW(detector.parameters(), lr=1e-3, weight_decay=1e-2)
     order_rng = np.random.default_rng(args.seed)
     best, best_state, history, per_rule = -1.0, None, [], {}
@@ -152,14 +153,14 @@ def main() -> None:
         for start in range(0, len(texts), 128):
             rows = order[start : start + 128]
             loss = functional.binary_cross_entropy_with_logits(
-                detector(*padded(states, [texts[i] for i in rows])), labels[rows]
+                detector(*table.batch(torch.tensor([text_rows[i] for i in rows]))), labels[rows]
             )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        broken = logits(detector, states, val_broken)
-        above = broken > logits(detector, states, val_clean)
-        above_reworded = broken[has_rewording] > logits(detector, states, val_reworded)
+        broken = logits(detector, table, val_broken)
+        above = broken > logits(detector, table, val_clean)
+        above_reworded = broken[has_rewording] > logits(detector, table, val_reworded)
         score = (above.mean() + above_reworded.mean()) / 2
         history.append(
             {

@@ -190,9 +190,6 @@ def _train(args: argparse.Namespace) -> int:
     try:
         path, revision = resolve_checkpoint(str(args.checkpoint))
         checkpoint = load(path, revision)
-        already = sorted(set(added) & set(checkpoint.feature_names))
-        if already:
-            raise CommandError(f"--add-features: {path} already reads {', '.join(already)}")
         checkpoint = with_features(
             checkpoint,
             added,

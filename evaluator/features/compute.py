@@ -92,6 +92,7 @@ def encoder_scores(
 ) -> np.ndarray:
     """Encoder metrics, one forward pass per distinct text in each block of pairs."""
     metrics = [encoder_metric(name) for name in metric_names]
+    keep_disfluency = any(metric.needs_disfluency for metric in metrics)
     blocks = []
     for start in range(0, len(refs), ENCODER_BLOCK_PAIRS):
         block_refs = refs[start : start + ENCODER_BLOCK_PAIRS]
@@ -102,7 +103,7 @@ def encoder_scores(
             batch_size,
             num_layers,
             keep_offsets=offsets_out is not None,
-            keep_disfluency="disfluency" in metric_names,
+            keep_disfluency=keep_disfluency,
         )
         if embeddings_out is not None:
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})

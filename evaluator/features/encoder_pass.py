@@ -106,6 +106,17 @@ def length_batches(lengths: Sequence[int], batch_size: int, max_tokens: int) -> 
     return batches
 
 
+def padded_ids(rows: Sequence[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Wordpiece id rows as one (rows, longest) batch padded with ``pad_id``, and its attention
+    mask (1 = a wordpiece)."""
+    input_ids = torch.full((len(rows), max(len(row) for row in rows)), pad_id)
+    mask = torch.zeros_like(input_ids)
+    for index, row in enumerate(rows):
+        input_ids[index, : len(row)] = torch.tensor(row)
+        mask[index, : len(row)] = 1
+    return input_ids, mask
+
+
 def encode_distinct(
     texts: Sequence[str],
     encoder: str = DEFAULT_ENCODER,
@@ -154,11 +165,7 @@ def encode_distinct(
     result: dict[str, EncodedText] = {}
     for batch in length_batches([len(row) for row in ids], batch_size, MAX_BATCH_TOKENS):
         lengths = [len(ids[index]) for index in batch]
-        input_ids = torch.full((len(batch), max(lengths)), tokenizer.pad_token_id)
-        mask = torch.zeros_like(input_ids)
-        for row, index in enumerate(batch):
-            input_ids[row, : lengths[row]] = torch.tensor(ids[index])
-            mask[row, : lengths[row]] = 1
+        input_ids, mask = padded_ids([ids[index] for index in batch], tokenizer.pad_token_id)
         with torch.inference_mode():
             output = model(
                 input_ids=input_ids,
@@ -282,6 +289,7 @@ class Disfluency(EncoderMetric):
     gen minus the reference's (``evaluator.features.disfluency``)."""
 
     name = "disfluency"
+    needs_disfluency = True
     version = 3  # the detector's weights: retraining it bumps this, so caches recompute
     columns = ("disfluency",)
 

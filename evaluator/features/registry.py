@@ -49,6 +49,8 @@ class EncoderMetric(ABC):
     name: ClassVar[str]
     version: ClassVar[int]
     columns: ClassVar[tuple[str, ...]]
+    # the pass also runs the disfluency detector for it (EncodedText.disfluency)
+    needs_disfluency: ClassVar[bool] = False
 
     @abstractmethod
     def compute(self, refs: Sequence, gens: Sequence) -> np.ndarray:

@@ -78,19 +78,29 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
     return grafted
 
 
+def metric_columns_problem(model: MismatchModel, names: tuple[str, ...]) -> str | None:
+    """Why ``model`` cannot take the metric columns ``names``, or None."""
+    if (
+        model.config.num_ratings
+        or model.metric_set is None
+        or model.metric_set.metric_embedding is None
+    ):
+        return "metric columns are added to a base whose metric branch has metric ids"
+    repeated = sorted(set(names) & set(model.config.feature_names))
+    if repeated:
+        return f"the model already reads {', '.join(repeated)}"
+    return None
+
+
 def with_metric_columns(model: MismatchModel, names: tuple[str, ...]) -> MismatchModel:
     """``model`` reading the metric columns ``names`` after its own: every weight is copied,
     and the metric branch's id embedding gains a row per new column, drawn as a new embedding's
     rows are. The Set Transformer attends over the new elements at once, so the logits move
     from the start and training settles them."""
+    problem = metric_columns_problem(model, names)
+    if problem:
+        raise ValueError(problem)
     config = model.config
-    if config.num_ratings or model.metric_set is None or model.metric_set.metric_embedding is None:
-        raise ValueError(
-            "new metric columns are added to a base whose metric branch has metric ids"
-        )
-    repeated = sorted(set(names) & set(config.feature_names))
-    if repeated:
-        raise ValueError(f"the model already reads {', '.join(repeated)}")
     grafted = MismatchModel(replace(config, feature_names=[*config.feature_names, *names]))
     state = grafted.state_dict()
     key = "metric_set.metric_embedding.weight"
@@ -109,16 +119,9 @@ def with_features(
     (``with_metric_columns``)."""
     if not names:
         return checkpoint
-    model = checkpoint.model
-    if (
-        model.config.num_ratings
-        or model.metric_set is None
-        or model.metric_set.metric_embedding is None
-    ):
-        raise CheckpointError(
-            f"{checkpoint.path}: metric columns are added to a base whose metric branch has "
-            "metric ids"
-        )
+    problem = metric_columns_problem(checkpoint.model, names)
+    if problem:
+        raise CheckpointError(f"{checkpoint.path}: {problem}")
     frames = []
     for pairs_dir, features_dir in folders:
         frame = read_split(pairs_dir, "train")
