@@ -12,9 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +21,7 @@ from safetensors.torch import load_file, save_file
 
 from evaluator.features import FeatureScaler
 from evaluator.model import MismatchConfig, MismatchModel
+from mismatch_core.atomic import atomic_directory
 from mismatch_core.errors import CheckpointError
 from mismatch_core.taxonomy import CODES, TAXONOMY
 
@@ -109,34 +107,17 @@ def save_pretrained(
     weights = {
         name: tensor.detach().cpu().contiguous() for name, tensor in model.state_dict().items()
     }
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        os.chmod(staging, 0o755)
+    with atomic_directory(target) as staging:
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
         os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it
         (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
-        _replace_directory(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return target
 
 
 def is_replaceable(path: Path) -> bool:
     """Only an empty directory or an earlier checkpoint may be overwritten."""
     return path.is_dir() and (not any(path.iterdir()) or (path / CONFIG_FILE).is_file())
-
-
-def _replace_directory(staging: Path, target: Path) -> None:
-    if not target.exists():
-        staging.rename(target)
-        return
-    old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
-    target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old)
 
 
 def model_card(config: Mapping) -> str:

@@ -1,10 +1,13 @@
 """Write files through a temporary file beside them and one rename, so a failed or interrupted
-write never leaves a half-written file where the old one was; and check an output path before
-a long run, so it does not fail at its last step."""
+write never leaves a half-written file where the old one was; write a folder of files the same
+way; and check an output path before a long run, so it does not fail at its last step."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +26,29 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_directory(target: Path) -> Iterator[Path]:
+    """A new staging folder beside ``target``; when the block succeeds it takes ``target``'s
+    place (the old folder renamed aside, then removed), so its files change together; when the
+    block fails it is removed and ``target`` is left as it was."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        os.chmod(staging, 0o755)  # mkdtemp makes it 0700; others read what we ship
+        yield staging
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old)
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def write_text_atomic(path: Path, text: str) -> None:

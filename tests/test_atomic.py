@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mismatch_core.atomic import atomic_path, output_problem, write_text_atomic
+from mismatch_core.atomic import atomic_directory, atomic_path, output_problem, write_text_atomic
 
 
 @pytest.fixture
@@ -35,6 +35,22 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) ->
         raise RuntimeError("disk full")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
+
+
+def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> None:
+    target = tmp_path / "detector"
+    target.mkdir()
+    (target / "weights").write_text("old")
+    (target / "config").write_text("old")
+    with pytest.raises(RuntimeError), atomic_directory(target) as staging:
+        (staging / "weights").write_text("new")
+        raise RuntimeError("disk full")
+    assert {p.name: p.read_text() for p in target.iterdir()} == {"weights": "old", "config": "old"}
+    with atomic_directory(target) as staging:
+        (staging / "weights").write_text("new")
+    assert {p.name: p.read_text() for p in target.iterdir()} == {"weights": "new"}
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755  # not mkdtemp's 0700
+    assert [p.name for p in tmp_path.iterdir()] == ["detector"]
 
 
 def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:

@@ -9,7 +9,14 @@ import pandas as pd
 import pytest
 import torch
 
-from evaluator.features.disfluency import DisfluencyDetector, load_detector, save_detector
+from evaluator.features import encoder_pass
+from evaluator.features.compute import feature_versions
+from evaluator.features.disfluency import (
+    DisfluencyDetector,
+    detector_digest,
+    load_detector,
+    save_detector,
+)
 from evaluator.features.encoder_pass import Disfluency, EncodedText
 from evaluator.features.scaling import FeatureScaler
 from evaluator.hub import Checkpoint
@@ -37,10 +44,33 @@ def test_the_detector_round_trips_and_a_missing_one_says_how_to_make_it(tmp_path
     save_detector(detector, tmp_path / "det", {"seed": 1})
     loaded = load_detector(str(tmp_path / "det"))
     states, mask = torch.randn(2, 5, 8), torch.ones(2, 5, dtype=torch.bool)
-    assert loaded.layer == 2
+    assert (loaded.layer, loaded.encoder) == (2, "all-MiniLM-L6-v2")
     assert torch.equal(loaded(states, mask), detector(states, mask))
     with pytest.raises(ResourceMissingError, match="train_disfluency.py"):
         load_detector(str(tmp_path / "absent"))
+
+
+def test_saving_a_detector_never_replaces_a_folder_of_other_files(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("keep")
+    with pytest.raises(ValueError, match="refusing to replace it"):
+        save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path, {})
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_the_cache_key_changes_with_the_detectors_files(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path / "a", {})
+    save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path / "b", {})
+    assert detector_digest(str(tmp_path / "a")) != detector_digest(str(tmp_path / "b"))
+    assert feature_versions(["disfluency"])["disfluency"].endswith(f"|detector={detector_digest()}")
+    assert "detector=" not in feature_versions(["bertscore_f"])["bertscore_f"]
+
+
+def test_a_detector_trained_on_another_encoder_is_refused(monkeypatch) -> None:
+    other = DisfluencyDetector(layer=1, dim=8, hidden=4, encoder="bert-base-uncased")
+    monkeypatch.setattr(encoder_pass, "load_detector", lambda: other)
+    with pytest.raises(ValueError, match="trained on 'bert-base-uncased' token states"):
+        encoder_pass.encode_distinct(["A text."], keep_disfluency=True)
 
 
 def encoded(score: float | None) -> EncodedText:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evaluator.features import encoder_pass, lexical, relations  # noqa: F401  (registers the metrics)
+from evaluator.features.disfluency import detector_digest
 from evaluator.features.embeddings import text_key
 from evaluator.features.registry import (
     COLUMN_TO_METRIC,
@@ -38,7 +39,8 @@ ENCODER_BLOCK_PAIRS = 4096  # pairs whose token states are held in memory at onc
 def feature_versions(
     names: Sequence[str], encoder: str = DEFAULT_ENCODER, num_layers: int | None = None
 ) -> dict[str, str]:
-    """Cache key per feature: metric version, plus encoder name and layer for encoder metrics."""
+    """Cache key per feature: metric version, plus encoder name and layer for encoder metrics,
+    plus the digest of the disfluency detector's files for a metric that reads it."""
     metrics_for(names)
     versions = {}
     for name in names:
@@ -46,6 +48,8 @@ def feature_versions(
         version = f"v{METRICS[metric].version}"
         if is_encoder_metric(metric):
             version += f"|{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+            if encoder_metric(metric).needs_disfluency:
+                version += f"|detector={detector_digest()}"
         versions[name] = version
     return versions
 

@@ -9,20 +9,23 @@ The ``disfluency`` feature (``encoder_pass.Disfluency``) is gen's score minus th
 so a reference's own oddities cancel out.
 
 The detector reads the states the shared encoder pass already computes, so it adds no encoder
-pass. Its weights ship as ``checkpoints/disfluency-detector`` (config.json + safetensors).
+pass. Its weights ship as ``checkpoints/disfluency-detector`` (config.json, naming the encoder
+it reads, + safetensors); a digest of the two files keys the feature's cache.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
+from mismatch_core.atomic import atomic_directory
 from mismatch_core.errors import ResourceMissingError
-from mismatch_core.resources import local_path
+from mismatch_core.resources import DEFAULT_ENCODER, local_path
 
 DETECTOR_PATH = "checkpoints/disfluency-detector"
 WEIGHTS_FILE = "model.safetensors"
@@ -35,8 +38,16 @@ class DisfluencyDetector(nn.Module):
     Padding positions are zeroed after the norm, the same as the convolutions' own zero
     padding, so a text's score does not depend on how long the others in its batch are."""
 
-    def __init__(self, layer: int, dim: int = 384, hidden: int = 128, kernel: int = 3) -> None:
+    def __init__(
+        self,
+        layer: int,
+        dim: int = 384,
+        hidden: int = 128,
+        kernel: int = 3,
+        encoder: str = DEFAULT_ENCODER,
+    ) -> None:
         super().__init__()
+        self.encoder = encoder  # whose token states it was trained on
         self.layer = layer
         self.norm = nn.LayerNorm(dim)
         self.conv1 = nn.Conv1d(dim, hidden, kernel, padding=kernel // 2)
@@ -45,6 +56,7 @@ class DisfluencyDetector(nn.Module):
 
     def config(self) -> dict:
         return {
+            "encoder": self.encoder,
             "layer": self.layer,
             "dim": self.norm.normalized_shape[0],
             "hidden": self.conv1.out_channels,
@@ -61,17 +73,46 @@ class DisfluencyDetector(nn.Module):
 
 
 def save_detector(detector: DisfluencyDetector, folder: Path, record: dict) -> None:
-    """config.json (shape, layer and ``record``: how it was trained) + model.safetensors."""
-    from safetensors.torch import save
+    """config.json (shape, encoder, layer and ``record``: how it was trained) + model.safetensors,
+    replacing ``folder`` as a whole; ValueError if ``folder`` holds anything else."""
+    from safetensors.torch import save_file
 
-    from mismatch_core.atomic import atomic_path, write_text_atomic
-
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(folder)
+    if folder.exists() and (
+        not folder.is_dir() or {p.name for p in folder.iterdir()} - {CONFIG_FILE, WEIGHTS_FILE}
+    ):
+        raise ValueError(
+            f"{folder} holds more than a disfluency detector ({CONFIG_FILE}, {WEIGHTS_FILE}); "
+            "refusing to replace it"
+        )
     state = {k: v.detach().contiguous() for k, v in detector.state_dict().items()}
-    with atomic_path(folder / WEIGHTS_FILE) as temporary:
-        temporary.write_bytes(save(state))
     config = {**detector.config(), "training": record}
-    write_text_atomic(folder / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
+    with atomic_directory(folder) as staging:
+        save_file(state, str(staging / WEIGHTS_FILE))
+        (staging / WEIGHTS_FILE).chmod(0o644)  # safetensors writes it 0600; others read it
+        (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+
+def detector_folder(path: str = DETECTOR_PATH) -> Path:
+    """The detector's folder; ResourceMissingError says how to make a missing one."""
+    folder = local_path(path)
+    if folder is None or not (folder / WEIGHTS_FILE).is_file():
+        raise ResourceMissingError(
+            f"the disfluency detector {path}/{WEIGHTS_FILE} is missing; train it with "
+            "python scripts/train_disfluency.py (see its docstring)"
+        )
+    return folder
+
+
+@functools.lru_cache(maxsize=2)
+def detector_digest(path: str = DETECTOR_PATH) -> str:
+    """The first 12 hex digits of the SHA-256 of the detector's weights and config: part of the
+    feature's cache key and signature, so a retrained detector never reads stale scores."""
+    folder = detector_folder(path)
+    digest = hashlib.sha256()
+    for name in (WEIGHTS_FILE, CONFIG_FILE):
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 @functools.lru_cache(maxsize=2)
@@ -80,16 +121,11 @@ def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
-    folder = local_path(path)
-    if folder is None or not (folder / WEIGHTS_FILE).is_file():
-        raise ResourceMissingError(
-            f"the disfluency detector {path}/{WEIGHTS_FILE} is missing; train it with "
-            "python scripts/train_disfluency.py (see its docstring)"
-        )
+    folder = detector_folder(path)
     try:
         config = json.loads((folder / CONFIG_FILE).read_text())
         detector = DisfluencyDetector(
-            config["layer"], config["dim"], config["hidden"], config["kernel"]
+            config["layer"], config["dim"], config["hidden"], config["kernel"], config["encoder"]
         )
         detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
     except (OSError, KeyError, TypeError, ValueError, RuntimeError, SafetensorError) as error:

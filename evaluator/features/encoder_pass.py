@@ -136,6 +136,12 @@ def encode_distinct(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
+    detector = load_detector() if keep_disfluency else None
+    if detector is not None and detector.encoder != encoder:
+        raise ValueError(
+            f"the disfluency detector was trained on {detector.encoder!r} token states; "
+            f"this pass runs {encoder!r}"
+        )
     tokenizer, model = load_encoder(encoder)
     layer = model.config.num_hidden_layers if num_layers is None else num_layers
     if not 0 <= layer <= model.config.num_hidden_layers:
@@ -151,7 +157,6 @@ def encode_distinct(
             f"{truncated} text(s) longer than {max_length} tokens were truncated for {encoder!r}",
             stacklevel=2,
         )
-    detector = load_detector() if keep_disfluency else None
     if detector is not None and (
         detector.layer > model.config.num_hidden_layers
         or detector.norm.normalized_shape[0] != model.config.hidden_size
@@ -290,7 +295,7 @@ class Disfluency(EncoderMetric):
 
     name = "disfluency"
     needs_disfluency = True
-    version = 3  # the detector's weights: retraining it bumps this, so caches recompute
+    version = 3  # the cache key also holds the detector's digest (compute.feature_versions)
     columns = ("disfluency",)
 
     def compute(self, refs: Sequence[EncodedText], gens: Sequence[EncodedText]) -> np.ndarray:

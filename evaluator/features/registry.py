@@ -105,8 +105,3 @@ def encoder_metric(metric_name: str) -> EncoderMetric:
     if not issubclass(metric, EncoderMetric):
         raise ValueError(f"{metric_name!r} is not an encoder metric")
     return metric()
-
-
-def feature_version(column: str) -> int:
-    """The version of the metric that computes `column`."""
-    return METRICS[COLUMN_TO_METRIC[column]].version
