@@ -367,6 +367,34 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     )
 
 
+def test_both_commands_record_their_fit_settings_as_json(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
+    config = tmp_path / "configs" / "summarization.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        "data: {batch_size: 16, val_fraction: 0.3}\ntrainer: {max_steps: 4, val_check_interval: 2}\n"
+    )
+    common = [
+        "--task", "summarization", "--checkpoint", str(base_checkpoint),
+        "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
+    ]  # fmt: skip
+    assert main(["finetune", *common, "--config", str(config), "--out", str(tmp_path / "one")]) == 0
+    assert (
+        main([
+            "evaluate", *common, "--seeds", "1", "--config-dir", str(config.parent),
+            "--out", str(tmp_path / "results"), "--export-dir", str(tmp_path / "ckpts"),
+        ])
+        == 0
+    )  # fmt: skip
+    recorded = [
+        json.loads(load(folder).config["training"]["fit settings"])
+        for folder in (tmp_path / "one", tmp_path / "ckpts" / "mismatch-summarization")
+    ]
+    assert recorded[0] == recorded[1]
+    assert (recorded[0]["max_steps"], recorded[0]["batch_size"]) == (4, 16)
+
+
 def every_task_root(root: Path) -> Path:
     """A few rated records in every file of every task; seed 0 holds out groups 7 and 14."""
     rng = np.random.default_rng(2)

@@ -10,6 +10,7 @@ schema (``evaluator.finetune.config``), and export the best weights to the folde
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         module,
         data,
         args.out,
-        training={"fit settings": str(settings.to_dict())},
+        training={"fit settings": json.dumps(settings.to_dict())},
         metrics={"val_loss": val_loss},
     )
     print(f"{args.task}: val loss {val_loss:.4f}; exported to {out}")
