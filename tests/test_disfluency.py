@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +49,19 @@ def test_the_detector_round_trips_and_a_missing_one_says_how_to_make_it(tmp_path
     assert torch.equal(loaded(states, mask), detector(states, mask))
     with pytest.raises(ResourceMissingError, match="train_disfluency.py"):
         load_detector(str(tmp_path / "absent"))
+    config = json.loads((tmp_path / "det" / "config.json").read_text())
+    del config["encoder"]  # a detector saved before the config named its encoder
+    (tmp_path / "det" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ResourceMissingError, match="config.json: .* no key 'encoder'"):
+        load_detector.__wrapped__(str(tmp_path / "det"))
 
 
 def test_saving_a_detector_never_replaces_a_folder_of_other_files(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep")
     with pytest.raises(ValueError, match="refusing to replace it"):
         save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path, {})
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path / "notes.txt", {})
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 

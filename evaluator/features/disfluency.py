@@ -78,9 +78,9 @@ def save_detector(detector: DisfluencyDetector, folder: Path, record: dict) -> N
     from safetensors.torch import save_file
 
     folder = Path(folder)
-    if folder.exists() and (
-        not folder.is_dir() or {p.name for p in folder.iterdir()} - {CONFIG_FILE, WEIGHTS_FILE}
-    ):
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file, not a folder for the disfluency detector")
+    if folder.exists() and {p.name for p in folder.iterdir()} - {CONFIG_FILE, WEIGHTS_FILE}:
         raise ValueError(
             f"{folder} holds more than a disfluency detector ({CONFIG_FILE}, {WEIGHTS_FILE}); "
             "refusing to replace it"
@@ -128,6 +128,10 @@ def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
             config["layer"], config["dim"], config["hidden"], config["kernel"], config["encoder"]
         )
         detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
-    except (OSError, KeyError, TypeError, ValueError, RuntimeError, SafetensorError) as error:
+    except KeyError as error:
+        raise ResourceMissingError(
+            f"{folder / CONFIG_FILE}: unreadable disfluency detector, no key {error}"
+        ) from None
+    except (OSError, TypeError, ValueError, RuntimeError, SafetensorError) as error:
         raise ResourceMissingError(f"{folder}: unreadable disfluency detector ({error})") from None
     return detector.eval()
