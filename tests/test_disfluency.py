@@ -175,5 +175,7 @@ def test_a_new_column_with_infinite_values_names_its_cache(tmp_path: Path) -> No
     )
     scaler = FeatureScaler(["bleu"], [0.0], [50.0])
     start = Checkpoint(tiny_base(["bleu"]), scaler, {"features": {"names": ["bleu"]}}, tmp_path)
-    with pytest.raises(DataError, match="real_features/train.parquet: column"):
+    with pytest.raises(
+        DataError, match="real_features/train.parquet: feature 'disfluency' has 1 NaN or infinite"
+    ):
         with_features(start, ("disfluency",), [(pairs_dir, features_dir)])

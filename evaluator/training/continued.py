@@ -24,13 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 from torch.nn import functional
 
 from evaluator.features.embeddings import EmbeddingStore
-from evaluator.features.scaling import FeatureScaler
+from evaluator.features.scaling import FeatureScaler, checked_values
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
@@ -128,9 +127,10 @@ def with_features(
         where = str(pairs_dir / "train.parquet")
         path = features_dir / "train.parquet"
         raw = split_features(frame, path, list(names), "train", where)
-        bad = [name for name in names if not np.isfinite(raw[name].to_numpy(float)).all()]
-        if bad:
-            raise DataError(f"{path}: column(s) {', '.join(bad)} hold infinite values")
+        try:
+            checked_values(raw, list(names))
+        except ValueError as error:
+            raise DataError(f"{path}: {error}") from None
         frames.append(raw)
     old = checkpoint.scaler
     new = FeatureScaler.fit(pd.concat(frames, ignore_index=True), old.quantiles, old.margin)
