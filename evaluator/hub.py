@@ -165,6 +165,14 @@ def model_card(config: Mapping) -> str:
             if architecture.get("span_dim")
             else []
         ),
+        *(
+            [
+                f"- read by the mismatch head alone: {', '.join(architecture['head_only_features'])}"
+                " (one linear term per class; the metric set and the ratings skip them)"
+            ]
+            if architecture.get("head_only_features")
+            else []
+        ),
         "",
         "## Training data",
         "",

@@ -434,3 +434,36 @@ def test_train_adds_a_metric_column_the_checkpoint_did_not_read(
     sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
     accuracy, _ = val_figures(after.model, sets["val"])
     assert round(accuracy, 4) == after.config["training"]["continued"]["chosen"]["real_val_acc"]
+
+
+def test_train_head_only_learns_a_new_column_and_leaves_the_base_as_it_was(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    root = adapt_inputs["root"]
+    out = root / "head-only"
+    assert main(adapt_args(adapt_inputs, out, "--head-only")) == 2
+    assert "--head-only needs --add-features" in capsys.readouterr().err
+    rng = np.random.default_rng(6)
+    for name in ("real", "synth"):
+        for split in ("train", "val"):
+            labels = pd.read_parquet(adapt_inputs[name] / f"{split}.parquet")["label"]
+            path = adapt_inputs[f"{name}_features"] / f"{split}.parquet"
+            frame = pd.read_parquet(path)  # the column tells the error apart, with noise
+            frame["repeat_word"] = (labels != "NoContr") * 3.0 + rng.random(len(frame))
+            frame.to_parquet(path)
+    args = [*adapt_args(adapt_inputs, out, "--add-features", "repeat_word", "--head-only"),
+            "--nocontr-weights", "1", "--learning-rate", "0.1"]  # fmt: skip
+    assert main(args) == 0
+    before, after = load(adapt_inputs["checkpoint"]), load(out)
+    assert after.feature_names == [*before.feature_names, "repeat_word"]
+    assert after.model.config.head_only_features == ["repeat_word"]
+    kept = before.model.state_dict()
+    for name, tensor in after.model.state_dict().items():
+        if not name.startswith("feature_logits."):
+            assert torch.equal(tensor, kept[name]), name
+    chosen = after.config["training"]["continued"]["chosen"]
+    assert chosen["epoch"] > 0  # the column earned its place
+    assert after.config["training"]["continued"]["settings"]["head_only"] is True
+    sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
+    accuracy, _ = val_figures(after.model, sets["val"])
+    assert round(accuracy, 4) == chosen["real_val_acc"]

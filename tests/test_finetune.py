@@ -573,7 +573,7 @@ def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) ->
         representation = model.represent(
             features=features, ref=torch.randn(200, 16), gen=torch.randn(200, 16)
         )
-        ratings = model.rate(representation, features)
+        ratings = model.rate(representation, features, model.logits(representation, features))
     present = ~torch.isnan(targets)
     torch.testing.assert_close(ratings[present], targets[present], atol=1e-3, rtol=0)
     with pytest.raises(ValueError, match="pass features="):
@@ -608,6 +608,36 @@ def test_a_task_checkpoint_names_errors_as_its_base_does(
     # more belief in NoContr never lowers a rating; more belief in an error never raises one
     assert (weight[:, NO_CONTRADICTION] >= 0).all()
     assert (np.delete(weight.detach().numpy(), NO_CONTRADICTION, axis=1) <= 0).all()
+
+
+def test_a_task_on_a_base_with_a_head_only_column_keeps_its_term_and_skips_it_in_ratings(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
+    """The head-only term stays frozen in the task checkpoint (its errors are the base's), and
+    the metric maps and their ridge start read the other columns only."""
+    base = load(base_checkpoint)
+    config = replace(base.model.config, head_only_features=["chrf"])
+    model = MismatchModel(config)
+    model.load_state_dict(
+        {k: v for k, v in base.model.state_dict().items() if not k.startswith("metric_set.")},
+        strict=False,
+    )
+    assert model.feature_logits is not None
+    with torch.no_grad():
+        model.feature_logits.weight[:, 0] = torch.linspace(-2.0, 2.0, config.num_classes)
+    head_only = save_pretrained(model.eval(), tmp_path / "base", scaler=base.scaler)
+    prepared = prepare_task("summarization", str(head_only), tmp_path / "cache", data_root)
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), SETTINGS, 0, checkpoint=str(head_only)
+    )
+    task = load(export(module, data, tmp_path / "task"))
+    assert task.model.metric_rating is not None
+    assert task.model.metric_rating.in_features == len(FEATURES) - 1
+    refs = [list(r.refs) for r in prepared.records[:12]]
+    gens = [r.gen for r in prepared.records[:12]]
+    ours = predict_outputs(task, refs, gens).probabilities
+    assert np.allclose(ours, predict_outputs(load(head_only), refs, gens).probabilities, atol=1e-6)
+    assert not np.allclose(ours, predict_outputs(base, refs, gens).probabilities, atol=1e-3)
 
 
 def test_a_ridge_anchor_keeps_the_metric_map_near_its_ridge_start(

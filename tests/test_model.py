@@ -188,7 +188,62 @@ def test_a_certain_mismatch_head_moves_ratings_by_a_bounded_amount() -> None:
             if isinstance(module, torch.nn.Linear):
                 module.weight.mul_(1e4)
         unbounded = model.head(representation).log_softmax(-1).sum(-1)
-        from_mismatch = model.rate(representation) - model.rating_head(representation)
+        logits = model.logits(representation)
+        from_mismatch = model.rate(representation, logits=logits) - model.rating_head(
+            representation
+        )
     floor = NUM_CLASSES * torch.log(torch.tensor(1e-4))
     assert (unbounded < 10 * floor).all()  # the head is that certain
     assert (from_mismatch.squeeze(-1) >= floor - 1e-3).all()
+
+
+def test_a_head_only_column_moves_the_logits_alone() -> None:
+    """A head-only column reaches the mismatch head through its own linear term: the metric
+    set and the ratings' metric maps never read it, and at its zero start it adds nothing."""
+    model = frozen_model(
+        head_only_features=["chrf"], num_ratings=1, rating_from_metrics=True,
+        rating_from_mismatch=True,
+    )  # fmt: skip
+    assert model.metric_set is not None and model.metric_set.num_metrics == len(FEATURES) - 1
+    assert model.metric_rating is not None and model.metric_rating.in_features == len(FEATURES) - 1
+    assert model.feature_logits is not None
+    inputs = batch()
+    changed = {**inputs, "features": inputs["features"].clone()}
+    changed["features"][:, FEATURES.index("chrf")] += 1.0
+    with torch.no_grad():
+        representation = model.represent(**inputs)
+        assert torch.equal(model.represent(**changed), representation)
+        assert torch.equal(model(**changed), model.head(representation))  # zero start
+        per_class = torch.linspace(-1.0, 1.0, NUM_CLASSES)
+        model.feature_logits.weight[:, 0] = per_class
+        logits = model.logits(representation, inputs["features"])
+        moved = model.logits(representation, changed["features"])
+        torch.testing.assert_close(moved - logits, per_class.expand_as(logits))
+        # the ratings hear of the column through the mismatch map alone
+        before = model.rate(representation, inputs["features"], logits)
+        assert not torch.allclose(before, model.rate(representation, changed["features"], moved))
+        assert model.mismatch_rating is not None
+        model.mismatch_rating.weight.zero_()
+        torch.testing.assert_close(
+            model.rate(representation, changed["features"], moved),
+            model.rate(representation, inputs["features"], logits),
+        )
+    with pytest.raises(ValueError, match="pass features="):
+        model.logits(representation)
+    with pytest.raises(ValueError, match="metric_ids"):
+        model(**inputs, metric_ids=torch.arange(len(FEATURES)))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"head_only_features": ["meteor"]}, "not in feature_names: meteor"),
+        ({"head_only_features": FEATURES}, "needs a column that is not in head_only_features"),
+        ({"head_only_features": ["chrf"], "use_metrics": False}, "needs use_metrics"),
+    ],
+)
+def test_head_only_features_must_name_metric_columns_the_set_can_spare(
+    overrides: dict, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        frozen_model(**overrides)

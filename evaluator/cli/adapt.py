@@ -18,7 +18,8 @@ errors applied). ``train`` runs ``evaluator.training.continued`` once per NoCont
 writes the best run's checkpoint; the span tagger and the scaler are kept. With
 ``--add-token-branch`` each run first grafts the token-level comparison branch onto the
 checkpoint (``continued.with_token_branch``), and ``--add-features`` adds metric columns
-(``continued.with_features``). The shipped base
+(``continued.with_features``), with ``--head-only`` read by the mismatch head alone. The
+shipped base
 was continued from the synthetic-only base (``checkpoints/mismatch-base`` at commit 313acf9);
 ``--checkpoint checkpoints/mismatch-base`` today continues the continued one.
 """
@@ -94,6 +95,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma-separated metric columns the checkpoint does not read yet, to add "
         "(e.g. disfluency; both features folders must hold them)",
+    )
+    train.add_argument(
+        "--head-only",
+        action="store_true",
+        help="the added columns are read by the mismatch head alone, through one linear "
+        "term per class, and only that term trains (the rest of the checkpoint stays as it "
+        "is; it has few weights: raise --learning-rate, e.g. to 0.03)",
     )
 
 
@@ -178,6 +186,10 @@ def _train(args: argparse.Namespace) -> int:
         metrics_for(added)
     except ValueError as error:
         raise CommandError(f"--add-features: {error}") from None
+    if args.head_only and not added:
+        raise CommandError("--head-only needs --add-features")
+    if args.head_only and args.add_token_branch:
+        raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
     settings = ContinueSettings(
         epochs=args.epochs,
         learning_rate=args.learning_rate,
@@ -186,6 +198,7 @@ def _train(args: argparse.Namespace) -> int:
         seed=args.seed,
         add_token_branch=args.add_token_branch,
         add_features=added,
+        head_only=args.head_only,
     )
     try:
         path, revision = resolve_checkpoint(str(args.checkpoint))
@@ -194,6 +207,7 @@ def _train(args: argparse.Namespace) -> int:
             checkpoint,
             added,
             [(args.real, args.real_features), (args.synth, args.synth_features)],
+            args.head_only,
         )
         data = {
             f"{name}_{split}": pairs

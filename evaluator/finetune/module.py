@@ -59,6 +59,7 @@ def rating_model(
         rating_from_mismatch=True,
         ratings_read_all_references=ratings_read_all_references and use_metrics,
         rating_mix=rating_mix and use_metrics,
+        head_only_features=base.config.head_only_features if use_metrics else [],
     )
     model = MismatchModel(config)
     if pretrained:
@@ -137,19 +138,18 @@ class RatingModule(L.LightningModule):
                 parameter.requires_grad_(name.startswith(RATING_PARTS))
 
     def forward(self, batch: dict) -> Tensor:
+        features = batch["features"] if self.model.config.use_metrics else None
         representation = self.model.represent(
-            features=batch["features"] if self.model.config.use_metrics else None,
+            features=features,
             ref=batch["ref"],
             gen=batch["gen"],
             alignment=batch.get("alignment"),
             tokens=batch.get("tokens"),
         )
-        if not self.model.config.use_metrics:
-            return self.model.rate(representation, None)
-        all_references = self.model.config.ratings_read_all_references
-        return self.model.rate(
-            representation, batch["reference_max_features" if all_references else "features"]
-        )
+        logits = self.model.logits(representation, features)
+        if self.model.config.ratings_read_all_references:
+            return self.model.rate(representation, batch["reference_max_features"], logits)
+        return self.model.rate(representation, features, logits)
 
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
@@ -161,7 +161,7 @@ class RatingModule(L.LightningModule):
         table = prepared.features
         if self.model.config.ratings_read_all_references:
             table = max_over_references(table, prepared.inputs.pair_owner())
-        features = torch.from_numpy(table[pairs]).float()
+        features = self.model.rating_columns(torch.from_numpy(table[pairs]).float())
         targets = torch.from_numpy(prepared.inputs.targets[train]).float()
         self.start_from_metric_fit(features, targets)
 

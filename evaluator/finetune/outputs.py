@@ -47,8 +47,9 @@ def closest_outputs(
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
             pair = owner[rows]
+            pair_features = feature_table[rows] if model.config.use_metrics else None
             representation = model.represent(
-                features=feature_table[rows] if model.config.use_metrics else None,
+                features=pair_features,
                 ref=texts[ref_rows[rows]] if model.config.use_text else None,
                 gen=texts[inputs.gen_rows[pair]] if model.config.use_text else None,
                 alignment=None if alignments is None else alignments[rows],
@@ -58,9 +59,10 @@ def closest_outputs(
                     inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]
                 ),
             )
-            probabilities.append(model.head(representation).softmax(dim=-1))
+            logits = model.logits(representation, pair_features)
+            probabilities.append(logits.softmax(dim=-1))
             if model.rating_head is not None:
-                ratings.append(model.rate(representation, rating_table[rows]))
+                ratings.append(model.rate(representation, rating_table[rows], logits))
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None

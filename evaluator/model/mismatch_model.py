@@ -8,7 +8,7 @@ a token-level comparison of the two texts' token states (``token_interaction``).
 Transformer over the scaled metric scores. Both are concatenated and mapped to the classes of
 ``mismatch_core.taxonomy``; ``score`` is P(NoContr). Either branch can be switched off for ablations.
 Optionally a span tagger (``span_tagger``) says which tokens of gen are wrong and which of ref
-gen leaves out.
+gen leaves out, and metric columns read by the mismatch head alone (``head_only_features``).
 """
 
 from __future__ import annotations
@@ -96,6 +96,11 @@ class MismatchConfig:
     # width of the span tagger (0: none): per-token scores of which gen tokens are wrong and
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
     span_dim: int = 0
+    # columns of feature_names that the mismatch head alone reads, through one linear term per
+    # class added to its logits (``feature_logits``); the metric set and the ratings' metric
+    # maps skip them, so a base gains such a column without its representation moving
+    # (docs/experiments/2026-11-26-disfluency-bypass-probe)
+    head_only_features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -124,6 +129,22 @@ class MismatchConfig:
             raise ValueError("use_metrics needs feature_names (the metric columns, in order)")
         if len(set(self.feature_names)) != len(self.feature_names):
             raise ValueError(f"feature_names has duplicates: {self.feature_names}")
+        unknown = sorted(set(self.head_only_features) - set(self.feature_names))
+        if unknown:
+            raise ValueError(f"head_only_features not in feature_names: {', '.join(unknown)}")
+        if self.head_only_features and not self.use_metrics:
+            raise ValueError("head_only_features needs use_metrics")
+        if self.use_metrics and set(self.feature_names) <= set(self.head_only_features):
+            raise ValueError("the metric set needs a column that is not in head_only_features")
+
+    def set_columns(self) -> list[int]:
+        """Positions in ``feature_names`` of the columns the metric set and the metric maps read."""
+        head_only = set(self.head_only_features)
+        return [i for i, name in enumerate(self.feature_names) if name not in head_only]
+
+    def head_only_columns(self) -> list[int]:
+        """Positions in ``feature_names`` of ``head_only_features``, in their order."""
+        return [self.feature_names.index(name) for name in self.head_only_features]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -209,9 +230,13 @@ class MismatchModel(nn.Module):
             )
             head_inputs += self.token_interaction.output_dim
         self.metric_set: MetricSetEncoder | None = None
+        set_columns = config.set_columns()
+        # None: the metric set reads every column
+        self.set_columns = set_columns if config.head_only_features else None
+        self.head_only_columns = config.head_only_columns()
         if config.use_metrics:
             self.metric_set = MetricSetEncoder(
-                num_metrics=len(config.feature_names),
+                num_metrics=len(set_columns),
                 dim=config.set_dim,
                 num_heads=config.num_heads,
                 num_blocks=config.num_blocks,
@@ -231,6 +256,11 @@ class MismatchModel(nn.Module):
             )
         else:
             self.head = nn.Linear(head_inputs, config.num_classes)
+        self.feature_logits: nn.Linear | None = None
+        if config.head_only_features:
+            self.feature_logits = nn.Linear(len(config.head_only_features), config.num_classes)
+            nn.init.zeros_(self.feature_logits.weight)  # adds nothing until trained
+            nn.init.zeros_(self.feature_logits.bias)
         self.rating_head: nn.Sequential | None = None
         if config.num_ratings:
             self.rating_head = nn.Sequential(
@@ -241,10 +271,10 @@ class MismatchModel(nn.Module):
             )
         self.metric_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_metrics:
-            self.metric_rating = nn.Linear(len(config.feature_names), config.num_ratings)
+            self.metric_rating = nn.Linear(len(set_columns), config.num_ratings)
         self.ridge_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_mix:
-            self.ridge_rating = nn.Linear(len(config.feature_names), config.num_ratings)
+            self.ridge_rating = nn.Linear(len(set_columns), config.num_ratings)
             self.ridge_rating.requires_grad_(False)  # set once, from the training ratings
             # per criterion, the share of the learned rating (the rest: the ridge fit)
             self.register_buffer("learned_share", torch.ones(config.num_ratings))
@@ -327,22 +357,50 @@ class MismatchModel(nn.Module):
         if self.metric_set is not None:
             if features is None:
                 raise ValueError("the metric branch needs features")
+            if self.set_columns is not None:
+                if metric_ids is not None:
+                    raise ValueError("metric_ids cannot be combined with head_only_features")
+                features = features[:, self.set_columns]
+                if feature_mask is not None:
+                    feature_mask = feature_mask[:, self.set_columns]
             parts.append(self.metric_set(features, feature_mask, metric_ids))
         return self.dropout(torch.cat(parts, dim=-1))
 
-    def forward(self, *args, **kwargs) -> Tensor:
+    def forward(self, features: Tensor | None = None, **kwargs) -> Tensor:
         """Mismatch-class logits (batch, num_classes); arguments as for ``represent``."""
-        return self.head(self.represent(*args, **kwargs))
+        return self.logits(self.represent(features, **kwargs), features)
 
-    def rate(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
+    def logits(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
+        """Mismatch-class logits from ``represent``'s output; features: the scaled metric
+        scores given to ``represent``, needed with ``head_only_features`` (a missing value
+        adds nothing)."""
+        logits = self.head(representation)
+        if self.feature_logits is not None:
+            if features is None:
+                raise ValueError("this model's head also reads metric columns; pass features=")
+            head_only = features[:, self.head_only_columns]
+            logits = logits + self.feature_logits(torch.nan_to_num(head_only))
+        return logits
+
+    def rating_columns(self, features: Tensor) -> Tensor:
+        """The columns of scaled metric scores that the ratings' metric maps read."""
+        return features if self.set_columns is None else features[..., self.set_columns]
+
+    def rate(
+        self,
+        representation: Tensor,
+        features: Tensor | None = None,
+        logits: Tensor | None = None,
+    ) -> Tensor:
         """Task rating outputs (batch, num_ratings) from ``represent``'s output.
 
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
-        features: the scaled metric scores given to ``represent``, needed when
-        ``rating_from_metrics``. With ``rating_from_mismatch`` the ratings also read the
-        mismatch head's log-probabilities for the same representation, floored at
-        ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
-        below a probability of 1e-4, so a confident head cannot swing a rating without bound.
+        features: the scaled metric scores the ratings read, needed when
+        ``rating_from_metrics``; logits: ``logits``' output for the same pairs, needed when
+        ``rating_from_mismatch``. The ratings then also read the mismatch head's
+        log-probabilities, floored at ``MISMATCH_LOG_FLOOR``: how sure the head is that a
+        class is absent stops mattering below a probability of 1e-4, so a confident head
+        cannot swing a rating without bound.
         With ``rating_mix`` the rating head and the metric map count ``learned_share`` per
         criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
         the mix, so a named error lowers a rating by the same amount whatever the share.
@@ -355,13 +413,16 @@ class MismatchModel(nn.Module):
         if self.metric_rating is not None:
             if features is None:
                 raise ValueError("this model's ratings also read the metric scores; pass features=")
-            ratings = ratings + self.metric_rating(torch.nan_to_num(features))
+            features = torch.nan_to_num(self.rating_columns(features))
+            ratings = ratings + self.metric_rating(features)
         if self.ridge_rating is not None:
             assert features is not None  # rating_mix needs rating_from_metrics, checked above
-            ridge = self.ridge_rating(torch.nan_to_num(features))
+            ridge = self.ridge_rating(features)
             ratings = self.learned_share * ratings + (1 - self.learned_share) * ridge
         if self.mismatch_rating is not None:
-            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
+            if logits is None:
+                raise ValueError("this model's ratings also read the mismatch logits; pass logits=")
+            log_probs = logits.log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
             ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
 

@@ -14,7 +14,10 @@ place.
 
 With ``add_features`` the base also reads new metric columns (``with_features``): its metric
 branch gets an id embedding per new column, and the scaler bounds for them are fitted on the
-train splits, with the quantiles and margin of the checkpoint's own scaler.
+train splits, with the quantiles and margin of the checkpoint's own scaler. With ``head_only``
+as well, the columns are read by the mismatch head alone (``with_head_only_features``) and
+only that linear term trains: the base's representation, and so what a task checkpoint's
+ratings read, stays as it was.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class ContinueSettings:
     seed: int = 13
     add_token_branch: bool = False
     add_features: tuple[str, ...] = ()
+    head_only: bool = False  # add_features read by the head alone; nothing else trains
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:
@@ -77,13 +81,14 @@ def with_token_branch(model: MismatchModel) -> MismatchModel:
     return grafted
 
 
-def metric_columns_problem(model: MismatchModel, names: tuple[str, ...]) -> str | None:
-    """Why ``model`` cannot take the metric columns ``names``, or None."""
-    if (
-        model.config.num_ratings
-        or model.metric_set is None
-        or model.metric_set.metric_embedding is None
-    ):
+def metric_columns_problem(
+    model: MismatchModel, names: tuple[str, ...], head_only: bool = False
+) -> str | None:
+    """Why ``model`` cannot take the metric columns ``names`` (``head_only``: read by its head
+    alone), or None."""
+    if model.config.num_ratings or model.metric_set is None:
+        return "metric columns are added to a base with a metric branch"
+    if not head_only and model.metric_set.metric_embedding is None:
         return "metric columns are added to a base whose metric branch has metric ids"
     repeated = sorted(set(names) & set(model.config.feature_names))
     if repeated:
@@ -109,16 +114,43 @@ def with_metric_columns(model: MismatchModel, names: tuple[str, ...]) -> Mismatc
     return grafted
 
 
+def with_head_only_features(model: MismatchModel, names: tuple[str, ...]) -> MismatchModel:
+    """``model`` whose mismatch head also reads the metric columns ``names`` through a linear
+    term per class (``head_only_features``) that starts at zero: every weight is copied, so
+    the logits equal the old model's until training moves the term."""
+    problem = metric_columns_problem(model, names, head_only=True)
+    if problem:
+        raise ValueError(problem)
+    config = model.config
+    grafted = MismatchModel(
+        replace(
+            config,
+            feature_names=[*config.feature_names, *names],
+            head_only_features=[*config.head_only_features, *names],
+        )
+    )
+    state = grafted.state_dict()
+    for name, value in model.state_dict().items():
+        if name == "feature_logits.weight":  # the new columns' weights stay zero
+            value = torch.cat([value, state[name][:, value.shape[1] :]], dim=1)
+        state[name] = value
+    grafted.load_state_dict(state)
+    return grafted
+
+
 def with_features(
-    checkpoint: Checkpoint, names: tuple[str, ...], folders: list[tuple[Path, Path]]
+    checkpoint: Checkpoint,
+    names: tuple[str, ...],
+    folders: list[tuple[Path, Path]],
+    head_only: bool = False,
 ) -> Checkpoint:
     """The checkpoint as ``load_split_inputs`` needs it to read ``names`` as well: feature names
     and scaler extended, the scaler's bounds for ``names`` fitted on the train splits of
     ``folders`` ((pairs folder, features folder) each). The model itself is grafted per run
-    (``with_metric_columns``)."""
+    (``with_metric_columns``, or ``with_head_only_features`` with ``head_only``)."""
     if not names:
         return checkpoint
-    problem = metric_columns_problem(checkpoint.model, names)
+    problem = metric_columns_problem(checkpoint.model, names, head_only)
     if problem:
         raise CheckpointError(f"{checkpoint.path}: {problem}")
     frames = []
@@ -252,13 +284,19 @@ def continue_run(
     torch.manual_seed(settings.seed)
     model = load(checkpoint_path, revision).model
     if settings.add_features:
-        model = with_metric_columns(model, settings.add_features)
+        graft = with_head_only_features if settings.head_only else with_metric_columns
+        model = graft(model, settings.add_features)
     if settings.add_token_branch:
         model = with_token_branch(model)
     train = PairInputs.concat([data["real_train"], data["synth_train"]])
     weight = torch.ones(model.config.num_classes)
     weight[0] = nocontr_weight
-    params = [p for n, p in model.named_parameters() if not n.startswith("span_tagger")]
+    trained = "feature_logits." if settings.head_only else ""
+    params = [
+        p
+        for n, p in model.named_parameters()
+        if n.startswith(trained) and not n.startswith("span_tagger")
+    ]
     optimizer = torch.optim.AdamW(
         params, lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
@@ -269,7 +307,7 @@ def continue_run(
     for epoch in range(settings.epochs + 1):
         started = time.time()
         if epoch:
-            model.train()
+            model.train(not settings.head_only)  # a frozen base keeps its dropout off
             order = torch.randperm(len(train))
             for start in range(0, len(order), settings.batch_size):
                 rows = order[start : start + settings.batch_size]
