@@ -154,7 +154,7 @@ def predict_outputs(
             probabilities.append(logits.float().softmax(dim=-1).cpu())
             if model.rating_head is not None:
                 rated = None if rating_features is None else rating_features[rows].to(device)
-                ratings.append(model.rate(representation, rated, logits).float().cpu())
+                ratings.append(model.rate(representation, rated).float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features

@@ -44,6 +44,7 @@ from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
 from evaluator.tasks import TASKS, get_task
+from evaluator.training.continued import with_head_only_features
 from mismatch_core.resources import encoder_path
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
@@ -573,7 +574,7 @@ def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) ->
         representation = model.represent(
             features=features, ref=torch.randn(200, 16), gen=torch.randn(200, 16)
         )
-        ratings = model.rate(representation, features, model.logits(representation, features))
+        ratings = model.rate(representation, features)
     present = ~torch.isnan(targets)
     torch.testing.assert_close(ratings[present], targets[present], atol=1e-3, rtol=0)
     with pytest.raises(ValueError, match="pass features="):
@@ -610,34 +611,43 @@ def test_a_task_checkpoint_names_errors_as_its_base_does(
     assert (np.delete(weight.detach().numpy(), NO_CONTRADICTION, axis=1) <= 0).all()
 
 
-def test_a_task_on_a_base_with_a_head_only_column_keeps_its_term_and_skips_it_in_ratings(
+def test_a_head_only_column_changes_the_named_errors_and_leaves_the_ratings_as_they_were(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
-    """The head-only term stays frozen in the task checkpoint (its errors are the base's), and
-    the metric maps and their ridge start read the other columns only."""
+    """A task fitted on a base with a head-only column: the term stays frozen, so it names
+    errors as that base does, and its ratings are those of the same fit on the base without
+    the column, weight for weight, where each record has one reference (with several, the
+    term can change which reference reads closest)."""
     base = load(base_checkpoint)
-    config = replace(base.model.config, head_only_features=["chrf"])
-    model = MismatchModel(config)
-    model.load_state_dict(
-        {k: v for k, v in base.model.state_dict().items() if not k.startswith("metric_set.")},
-        strict=False,
-    )
+    model = with_head_only_features(base.model, ("ter",))
     assert model.feature_logits is not None
     with torch.no_grad():
-        model.feature_logits.weight[:, 0] = torch.linspace(-2.0, 2.0, config.num_classes)
-    head_only = save_pretrained(model.eval(), tmp_path / "base", scaler=base.scaler)
-    prepared = prepare_task("summarization", str(head_only), tmp_path / "cache", data_root)
-    module, data, _ = fit(
-        prepared, np.arange(len(prepared.records)), SETTINGS, 0, checkpoint=str(head_only)
+        model.feature_logits.weight[:, 0] = torch.linspace(-2.0, 2.0, model.config.num_classes)
+    old = base.scaler
+    scaler = FeatureScaler(
+        [*old.names, "ter"], [*old.low, 0.0], [*old.high, 100.0], old.quantiles, old.margin
     )
-    task = load(export(module, data, tmp_path / "task"))
-    assert task.model.metric_rating is not None
-    assert task.model.metric_rating.in_features == len(FEATURES) - 1
-    refs = [list(r.refs) for r in prepared.records[:12]]
-    gens = [r.gen for r in prepared.records[:12]]
-    ours = predict_outputs(task, refs, gens).probabilities
-    assert np.allclose(ours, predict_outputs(load(head_only), refs, gens).probabilities, atol=1e-6)
-    assert not np.allclose(ours, predict_outputs(base, refs, gens).probabilities, atol=1e-3)
+    head_only = save_pretrained(model.eval(), tmp_path / "base", scaler=scaler)
+    with gzip.open(data_root / "summarization" / "summeval.jsonl.gz", "rt") as handle:
+        rows = [json.loads(line) for line in handle]
+    single = tmp_path / "single"
+    write_jsonl(single / "summarization" / "summeval.jsonl.gz",
+                [row for row in rows if len(row["ref"]) == 1])  # fmt: skip
+    records = load_records(single / "summarization" / "summeval.jsonl.gz")[:12]
+    refs, gens = [list(r.refs) for r in records], [r.gen for r in records]
+    tasks = {}
+    for name, start in (("plain", base_checkpoint), ("head_only", head_only)):
+        prepared = prepare_task("summarization", str(start), tmp_path / name / "cache", single)
+        module, data, _ = fit(
+            prepared, np.arange(len(prepared.records)), SETTINGS, 0, checkpoint=str(start)
+        )
+        task = load(export(module, data, tmp_path / name / "task"))
+        tasks[name] = predict_outputs(task, refs, gens)
+    with_column = predict_outputs(load(head_only), refs, gens).probabilities
+    assert np.allclose(tasks["head_only"].probabilities, with_column, atol=1e-6)
+    assert not np.allclose(tasks["head_only"].probabilities, tasks["plain"].probabilities)
+    assert tasks["plain"].ratings is not None and tasks["head_only"].ratings is not None
+    assert np.array_equal(tasks["head_only"].ratings, tasks["plain"].ratings)
 
 
 def test_a_ridge_anchor_keeps_the_metric_map_near_its_ridge_start(

@@ -146,10 +146,9 @@ class RatingModule(L.LightningModule):
             alignment=batch.get("alignment"),
             tokens=batch.get("tokens"),
         )
-        logits = self.model.logits(representation, features)
         if self.model.config.ratings_read_all_references:
-            return self.model.rate(representation, batch["reference_max_features"], logits)
-        return self.model.rate(representation, features, logits)
+            return self.model.rate(representation, batch["reference_max_features"])
+        return self.model.rate(representation, features)
 
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on

@@ -62,7 +62,7 @@ def closest_outputs(
             logits = model.logits(representation, pair_features)
             probabilities.append(logits.softmax(dim=-1))
             if model.rating_head is not None:
-                ratings.append(model.rate(representation, rating_table[rows], logits))
+                ratings.append(model.rate(representation, rating_table[rows]))
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None

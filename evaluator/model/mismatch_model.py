@@ -97,9 +97,9 @@ class MismatchConfig:
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
     span_dim: int = 0
     # columns of feature_names that the mismatch head alone reads, through one linear term per
-    # class added to its logits (``feature_logits``); the metric set and the ratings' metric
-    # maps skip them, so a base gains such a column without its representation moving
-    # (docs/experiments/2026-11-26-disfluency-bypass-probe)
+    # class added to its logits (``feature_logits``); the metric set and the ratings skip
+    # them, so a base gains such a column without its representation or a task's ratings
+    # moving (docs/experiments/2026-11-26-head-only-disfluency)
     head_only_features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -191,6 +191,21 @@ def encoder_from_config(encoder_config: Mapping) -> PreTrainedModel:
     return AutoModel.from_config(AutoConfig.for_model(**encoder_config))
 
 
+class ColumnLogits(nn.Module):
+    """A linear term per class in a few scaled metric columns, added to the mismatch logits.
+    It starts at zero without drawing random numbers, so a model that has it initialises
+    every other layer exactly as one without it (a task fitted on a base with head-only
+    columns repeats the fit on the same base without them)."""
+
+    def __init__(self, columns: int, classes: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(classes, columns))
+        self.bias = nn.Parameter(torch.zeros(classes))
+
+    def forward(self, values: Tensor) -> Tensor:
+        return nn.functional.linear(values, self.weight, self.bias)
+
+
 class MismatchModel(nn.Module):
     """BERT dual encoder + Set Transformer over metric scores -> mismatch-class logits."""
 
@@ -256,11 +271,9 @@ class MismatchModel(nn.Module):
             )
         else:
             self.head = nn.Linear(head_inputs, config.num_classes)
-        self.feature_logits: nn.Linear | None = None
+        self.feature_logits: ColumnLogits | None = None
         if config.head_only_features:
-            self.feature_logits = nn.Linear(len(config.head_only_features), config.num_classes)
-            nn.init.zeros_(self.feature_logits.weight)  # adds nothing until trained
-            nn.init.zeros_(self.feature_logits.bias)
+            self.feature_logits = ColumnLogits(len(config.head_only_features), config.num_classes)
         self.rating_head: nn.Sequential | None = None
         if config.num_ratings:
             self.rating_head = nn.Sequential(
@@ -386,21 +399,19 @@ class MismatchModel(nn.Module):
         """The columns of scaled metric scores that the ratings' metric maps read."""
         return features if self.set_columns is None else features[..., self.set_columns]
 
-    def rate(
-        self,
-        representation: Tensor,
-        features: Tensor | None = None,
-        logits: Tensor | None = None,
-    ) -> Tensor:
+    def rate(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
         """Task rating outputs (batch, num_ratings) from ``represent``'s output.
 
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
         features: the scaled metric scores the ratings read, needed when
-        ``rating_from_metrics``; logits: ``logits``' output for the same pairs, needed when
-        ``rating_from_mismatch``. The ratings then also read the mismatch head's
-        log-probabilities, floored at ``MISMATCH_LOG_FLOOR``: how sure the head is that a
-        class is absent stops mattering below a probability of 1e-4, so a confident head
-        cannot swing a rating without bound.
+        ``rating_from_metrics``. With ``rating_from_mismatch`` the ratings also read the
+        mismatch head's log-probabilities for the same representation, floored at
+        ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
+        below a probability of 1e-4, so a confident head cannot swing a rating without bound.
+        They read the head without its ``head_only_features`` term: those columns refine the
+        errors the model names and nothing else (through the ratings they made one
+        summarization stress test fail in every fit seed,
+        docs/experiments/2026-11-26-head-only-disfluency).
         With ``rating_mix`` the rating head and the metric map count ``learned_share`` per
         criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
         the mix, so a named error lowers a rating by the same amount whatever the share.
@@ -420,9 +431,7 @@ class MismatchModel(nn.Module):
             ridge = self.ridge_rating(features)
             ratings = self.learned_share * ratings + (1 - self.learned_share) * ridge
         if self.mismatch_rating is not None:
-            if logits is None:
-                raise ValueError("this model's ratings also read the mismatch logits; pass logits=")
-            log_probs = logits.log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
+            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
             ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
 
