@@ -463,7 +463,14 @@ def test_train_head_only_learns_a_new_column_and_leaves_the_base_as_it_was(
             assert torch.equal(tensor, kept[name]), name
     chosen = after.config["training"]["continued"]["chosen"]
     assert chosen["epoch"] > 0  # the column earned its place
+    assert after.config["training"]["continued"]["before"] is None  # the start was not continued
     assert after.config["training"]["continued"]["settings"]["head_only"] is True
     sets = load_split_inputs(after, adapt_inputs["real"], adapt_inputs["real_features"])
     accuracy, _ = val_figures(after.model, sets["val"])
     assert round(accuracy, 4) == chosen["real_val_acc"]
+    # continued once more, the card keeps the record of the run that made its start
+    again = [*adapt_args(adapt_inputs, root / "again", "--checkpoint", str(out)),
+             "--nocontr-weights", "1", "--epochs", "1"]  # fmt: skip
+    assert main(again) == 0
+    record = load(root / "again").config["training"]["continued"]
+    assert record["before"] == after.config["training"]["continued"]

@@ -238,6 +238,8 @@ def _train(args: argparse.Namespace) -> int:
         "settings": {**vars(settings), "nocontr_weights": list(weights)},
         "runs": [history for _, _, history in runs],
         "chosen": chosen,
+        # the record of the run that made the start, when the start was itself continued
+        "before": training.get("continued"),
     }
     metrics = dict(checkpoint.config.get("metrics") or {})  # the start's, on its own data
     metrics.update(
