@@ -2,7 +2,10 @@
 
 Several references per pair: the pair is read against each reference on its own (that
 reference's metric features, text, alignment and tokens), and the reference whose reading
-gives the highest P(NoContr), the score, decides every output of the pair. Aggregating the
+gives the highest P(NoContr), the score, decides every output of the pair. The closeness is
+the head's reading alone, without the term of ``head_only_features``: those columns refine the
+errors named against the deciding reference, not which reference decides, so a task's
+ratings stay what they were fitted as. Aggregating the
 features over all references first would let a far reference's values enter the closest
 one's reading (an exact copy next to a negated reference read as an error). A pair with one
 reference costs exactly one reading. A model with a span tagger also scores every wordpiece
@@ -73,7 +76,8 @@ def predict_outputs(
     spans_below: float | None = None,
 ) -> PairOutputs:
     """Class probabilities and rating outputs, each pair read against its closest reference:
-    the one whose single-reference reading has the highest P(NoContr) (the first on ties).
+    the one whose single-reference reading has the highest P(NoContr) by the head alone (the
+    first on ties).
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
     for each pair whose P(NoContr) is below it, the pairs that will show spans."""
     model = checkpoint.model.eval()
@@ -130,7 +134,7 @@ def predict_outputs(
         }
     pair_rows = torch.arange(len(owner))  # row i of both token tables is flat pair i
     device = next(model.parameters()).device
-    probabilities, ratings = [], []
+    probabilities, closeness, ratings = [], [], []
     with torch.no_grad():
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
@@ -150,13 +154,15 @@ def predict_outputs(
                     device,
                 ),
             )
-            logits = model.logits(representation, pair_features)
+            head_logits = model.head(representation)
+            logits = model.add_head_only_term(head_logits, pair_features)
             probabilities.append(logits.float().softmax(dim=-1).cpu())
+            closeness.append(head_logits.float().softmax(dim=-1)[:, NO_CONTRADICTION].cpu())
             if model.rating_head is not None:
                 rated = None if rating_features is None else rating_features[rows].to(device)
                 ratings.append(model.rate(representation, rated).float().cpu())
     flat = torch.cat(probabilities).numpy()
-    best = closest_rows(flat[:, NO_CONTRADICTION], np.asarray(owner), len(gens))
+    best = closest_rows(torch.cat(closeness).numpy(), np.asarray(owner), len(gens))
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
         frame = frame.iloc[best].reset_index(drop=True)
     first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))

@@ -1,7 +1,7 @@
 """Model outputs over cached task inputs, read against the closest reference as predict does.
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
-reference with the highest P(NoContr). The same rule here, over cached features and
+reference with the highest P(NoContr) by the head alone (``closest_rows``). The same rule here, over cached features and
 embeddings, picks the reference a model trains on and gives the test predictions, so the
 evaluation measures exactly what ``mismatch predict`` reports.
 """
@@ -42,7 +42,7 @@ def closest_outputs(
     if model.config.use_tokens and inputs.tokens is None:
         raise ValueError("the model compares token states; build the inputs with tokens")
     model = model.eval()
-    probabilities, ratings = [], []
+    probabilities, closeness, ratings = [], [], []
     with torch.no_grad():
         for start in range(0, len(owner), batch_size):
             rows = slice(start, start + batch_size)
@@ -59,11 +59,13 @@ def closest_outputs(
                     inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]
                 ),
             )
-            logits = model.logits(representation, pair_features)
+            head_logits = model.head(representation)
+            logits = model.add_head_only_term(head_logits, pair_features)
             probabilities.append(logits.softmax(dim=-1))
+            closeness.append(head_logits.softmax(dim=-1)[:, NO_CONTRADICTION])
             if model.rating_head is not None:
                 ratings.append(model.rate(representation, rating_table[rows]))
     flat = torch.cat(probabilities).numpy()
-    best = closest_rows(flat[:, NO_CONTRADICTION], owner, len(inputs))
+    best = closest_rows(torch.cat(closeness).numpy(), owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
     return best, flat[best], flat_ratings

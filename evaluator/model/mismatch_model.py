@@ -97,9 +97,10 @@ class MismatchConfig:
     # which ref tokens gen leaves out (see span_tagger); reads the frozen token states
     span_dim: int = 0
     # columns of feature_names that the mismatch head alone reads, through one linear term per
-    # class added to its logits (``feature_logits``); the metric set and the ratings skip
-    # them, so a base gains such a column without its representation or a task's ratings
-    # moving (docs/experiments/2026-11-26-head-only-disfluency)
+    # class added to its logits (``feature_logits``); the metric set, the ratings and the
+    # choice of the closest reference skip them, so a base gains such a column without its
+    # representation or a task's ratings moving
+    # (docs/experiments/2026-11-26-head-only-disfluency)
     head_only_features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -385,15 +386,18 @@ class MismatchModel(nn.Module):
 
     def logits(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
         """Mismatch-class logits from ``represent``'s output; features: the scaled metric
-        scores given to ``represent``, needed with ``head_only_features`` (a missing value
-        adds nothing)."""
-        logits = self.head(representation)
-        if self.feature_logits is not None:
-            if features is None:
-                raise ValueError("this model's head also reads metric columns; pass features=")
-            head_only = features[:, self.head_only_columns]
-            logits = logits + self.feature_logits(torch.nan_to_num(head_only))
-        return logits
+        scores given to ``represent``, needed with ``head_only_features``."""
+        return self.add_head_only_term(self.head(representation), features)
+
+    def add_head_only_term(self, head_logits: Tensor, features: Tensor | None) -> Tensor:
+        """The head's logits plus the term of ``head_only_features`` (a missing value adds
+        nothing); unchanged for a model without such columns."""
+        if self.feature_logits is None:
+            return head_logits
+        if features is None:
+            raise ValueError("this model's head also reads metric columns; pass features=")
+        head_only = features[:, self.head_only_columns]
+        return head_logits + self.feature_logits(torch.nan_to_num(head_only))
 
     def rating_columns(self, features: Tensor) -> Tensor:
         """The columns of scaled metric scores that the ratings' metric maps read."""
@@ -409,9 +413,10 @@ class MismatchModel(nn.Module):
         ``MISMATCH_LOG_FLOOR``: how sure the head is that a class is absent stops mattering
         below a probability of 1e-4, so a confident head cannot swing a rating without bound.
         They read the head without its ``head_only_features`` term: those columns refine the
-        errors the model names and nothing else (through the ratings they made one
-        summarization stress test fail in every fit seed,
-        docs/experiments/2026-11-26-head-only-disfluency).
+        errors the model names and nothing else (read by the ratings, the disfluency column
+        made one summarization stress test fail in every fit seed,
+        docs/experiments/2026-11-26-head-only-disfluency); nor do they choose the closest
+        reference (``evaluator.inference``).
         With ``rating_mix`` the rating head and the metric map count ``learned_share`` per
         criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
         the mix, so a named error lowers a rating by the same amount whatever the share.
