@@ -616,7 +616,7 @@ def test_a_head_only_column_changes_the_named_errors_and_leaves_the_ratings_as_t
 ) -> None:
     """A task fitted on a base with a head-only column: the term stays frozen, so it names
     errors as that base does, and its ratings are those of the same fit on the base without
-    the column, weight for weight (the term does not choose the closest reference either)."""
+    the column (the term does not choose the closest reference either)."""
     base = load(base_checkpoint)
     model = with_head_only_features(base.model, ("ter",))
     assert model.feature_logits is not None
@@ -642,7 +642,8 @@ def test_a_head_only_column_changes_the_named_errors_and_leaves_the_ratings_as_t
     assert np.allclose(tasks["head_only"].probabilities, with_column, atol=1e-6)
     assert not np.allclose(tasks["head_only"].probabilities, tasks["plain"].probabilities)
     assert tasks["plain"].ratings is not None and tasks["head_only"].ratings is not None
-    assert np.array_equal(tasks["head_only"].ratings, tasks["plain"].ratings)
+    # equal up to float rounding (a sliced feature table can take another summation path)
+    assert np.allclose(tasks["head_only"].ratings, tasks["plain"].ratings, atol=1e-5, rtol=0)
 
 
 def test_a_ridge_anchor_keeps_the_metric_map_near_its_ridge_start(

@@ -228,7 +228,8 @@ def test_a_head_only_column_moves_the_logits_alone() -> None:
 
 def test_a_head_only_column_leaves_every_other_layers_initialisation_as_it_was() -> None:
     """Its term draws no random numbers: a task fitted on a base with a head-only column
-    repeats, weight for weight, the fit on the same base without it."""
+    starts from the weights of the fit on the same base without it, and draws the same
+    batches."""
     others = [name for name in FEATURES if name != "chrf"]
     settings = {"embedding_dim": EMBEDDING_DIM, "num_ratings": 2, "rating_from_metrics": True}
     torch.manual_seed(0)

@@ -196,7 +196,7 @@ class ColumnLogits(nn.Module):
     """A linear term per class in a few scaled metric columns, added to the mismatch logits.
     It starts at zero without drawing random numbers, so a model that has it initialises
     every other layer exactly as one without it (a task fitted on a base with head-only
-    columns repeats the fit on the same base without them)."""
+    columns repeats the fit on the same base without them, up to float rounding)."""
 
     def __init__(self, columns: int, classes: int) -> None:
         super().__init__()
