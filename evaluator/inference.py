@@ -5,9 +5,9 @@ reference's metric features, text, alignment and tokens), and the reference whos
 gives the highest P(NoContr), the score, decides every output of the pair. The closeness is
 the head's reading alone, without the term of ``head_only_features``: those columns refine the
 errors named against the deciding reference, not which reference decides, so a task's
-ratings stay what they were fitted as. Aggregating the
-features over all references first would let a far reference's values enter the closest
-one's reading (an exact copy next to a negated reference read as an error). A pair with one
+ratings stay what they were fitted as. Aggregating the features over all references first
+would let a far reference's values enter the closest one's reading (an exact copy next to a
+negated reference read as an error). A pair with one
 reference costs exactly one reading. A model with a span tagger also scores every wordpiece
 of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans).
 """

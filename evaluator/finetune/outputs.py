@@ -1,9 +1,9 @@
 """Model outputs over cached task inputs, read against the closest reference as predict does.
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
-reference with the highest P(NoContr) by the head alone (``closest_rows``). The same rule here, over cached features and
-embeddings, picks the reference a model trains on and gives the test predictions, so the
-evaluation measures exactly what ``mismatch predict`` reports.
+reference with the highest P(NoContr) by the head alone (``closest_rows``). The same rule
+here, over cached features and embeddings, picks the reference a model trains on and gives
+the test predictions, so the evaluation measures exactly what ``mismatch predict`` reports.
 """
 
 from __future__ import annotations
