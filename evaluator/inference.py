@@ -154,10 +154,9 @@ def predict_outputs(
                     device,
                 ),
             )
-            head_logits = model.head(representation)
-            logits = model.add_head_only_term(head_logits, pair_features)
+            logits, closer = model.logits_and_closeness(representation, pair_features)
             probabilities.append(logits.float().softmax(dim=-1).cpu())
-            closeness.append(head_logits.float().softmax(dim=-1)[:, NO_CONTRADICTION].cpu())
+            closeness.append(closer.cpu())
             if model.rating_head is not None:
                 rated = None if rating_features is None else rating_features[rows].to(device)
                 ratings.append(model.rate(representation, rated).float().cpu())

@@ -15,7 +15,6 @@ from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
 from evaluator.inference import closest_rows, max_over_references
 from evaluator.model import MismatchModel
-from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
 def closest_outputs(
@@ -59,10 +58,9 @@ def closest_outputs(
                     inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]
                 ),
             )
-            head_logits = model.head(representation)
-            logits = model.add_head_only_term(head_logits, pair_features)
+            logits, closer = model.logits_and_closeness(representation, pair_features)
             probabilities.append(logits.softmax(dim=-1))
-            closeness.append(head_logits.softmax(dim=-1)[:, NO_CONTRADICTION])
+            closeness.append(closer)
             if model.rating_head is not None:
                 ratings.append(model.rate(representation, rating_table[rows]))
     flat = torch.cat(probabilities).numpy()

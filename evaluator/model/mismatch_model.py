@@ -389,6 +389,16 @@ class MismatchModel(nn.Module):
         scores given to ``represent``, needed with ``head_only_features``."""
         return self.add_head_only_term(self.head(representation), features)
 
+    def logits_and_closeness(
+        self, representation: Tensor, features: Tensor | None
+    ) -> tuple[Tensor, Tensor]:
+        """The mismatch-class logits (``logits``) and the closeness that picks the closest of
+        several references: the head's own P(NoContr), without the ``head_only_features``
+        term (``evaluator.inference``)."""
+        head_logits = self.head(representation)
+        closeness = score_from_logits(head_logits.float())
+        return self.add_head_only_term(head_logits, features), closeness
+
     def add_head_only_term(self, head_logits: Tensor, features: Tensor | None) -> Tensor:
         """The head's logits plus the term of ``head_only_features`` (a missing value adds
         nothing); unchanged for a model without such columns."""

@@ -291,12 +291,11 @@ def continue_run(
     train = PairInputs.concat([data["real_train"], data["synth_train"]])
     weight = torch.ones(model.config.num_classes)
     weight[0] = nocontr_weight
-    trained = "feature_logits." if settings.head_only else ""
-    params = [
-        p
-        for n, p in model.named_parameters()
-        if n.startswith(trained) and not n.startswith("span_tagger")
-    ]
+    if settings.head_only:  # the term alone trains
+        assert model.feature_logits is not None  # grafted above: head_only needs add_features
+        params = list(model.feature_logits.parameters())
+    else:  # every weight but the span tagger's
+        params = [p for n, p in model.named_parameters() if not n.startswith("span_tagger")]
     optimizer = torch.optim.AdamW(
         params, lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
