@@ -8,9 +8,13 @@ import pytest
 from evaluator.features import compute_features
 from evaluator.features.relations import (
     ChangedKind,
+    OrderWords,
+    QuestionForm,
     Repetition,
+    VerbContrast,
     WordRelations,
     changed_words,
+    question_forms,
     relation,
 )
 
@@ -109,7 +113,79 @@ def test_repetition_the_reference_already_has_is_not_counted():
 
 @pytest.mark.parametrize(("ref", "gen"), [("", ""), ("word", ""), ("", "Ünïcödé 東京 😀")])
 def test_empty_and_unicode_texts_give_zeros(ref, gen):
-    names = [*RELATION_COLUMNS, *ChangedKind.columns, *Repetition.columns]
+    names = [
+        *RELATION_COLUMNS, *ChangedKind.columns, *Repetition.columns,
+        *QuestionForm.columns, *OrderWords.columns, *VerbContrast.columns,
+    ]  # fmt: skip
     frame = compute_features([ref], [gen], names)
     assert np.isfinite(frame.to_numpy()).all()
     assert frame.drop(columns="wordnet_changed").to_numpy().sum() == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "forms"),
+    [
+        ("So how does it work?", {"how": 1}),
+        ("How many teams play? Which team won?", {"how many": 1, "what": 1}),
+        ("Is it known who founded the club?", {"yes/no": 1}),
+        ("You went there? He left. Why?", {"other": 1, "why": 1}),
+        ("He left.", {}),
+    ],
+)
+def test_question_forms_name_what_each_question_asks_for(text, forms):
+    assert question_forms(text) == forms
+
+
+def test_question_changed_counts_questions_that_ask_for_something_else():
+    ref = "When did the club start?"
+    gens = [
+        "Where did the club start?",  # another wh-word
+        "Did the club start?",  # a yes/no question
+        "Is it known when the club started?",  # whether the answer is known
+        "When did the club begin?",  # reworded, the same question
+        "The club started in 1990.",  # no question to compare
+        "When did the club start? Why?",  # one question of three unmatched
+    ]
+    rows = QuestionForm().compute([ref] * len(gens), gens)
+    assert rows[:, 0].tolist() == pytest.approx([1.0, 1.0, 1.0, 0.0, 0.0, 1 / 3])
+
+
+def test_order_flipped_counts_order_words_that_point_the_other_way():
+    refs = [
+        "After the war, he retired.",
+        "Earlier this year, the club won.",
+        "The album was followed by a tour.",
+        "He sang during the storm.",
+        "After the war, he retired.",
+        "After the war, he retired.",
+        "He retired.",
+    ]
+    gens = [
+        "Before the war, he retired.",
+        "Later this year, the club won.",
+        "The album was preceded by a tour.",
+        "He sang after the storm.",
+        "Following the war, he retired.",  # reworded, the same way
+        "He retired.",  # dropped: nothing points the other way
+        "He retired, later.",  # added: nothing of the reference turned
+    ]
+    rows = OrderWords().compute(refs, gens)
+    assert rows[:, 0].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_verb_antonym_finds_opposite_events_through_their_inflections():
+    refs = ["Prices rose last year.", "She accepted the offer.", "He loved the film."]
+    gens = [
+        "Prices fell last year.",  # rise -> fall, both inflected
+        "She refused the offer.",
+        "He hated the movie.",  # one of the two changed pairs (loved -> hated, film -> movie)
+    ]
+    rows = VerbContrast().compute(refs, gens)
+    assert rows[:, 0].tolist() == [1.0, 1.0, 0.25]
+    assert compute_features(refs[:1], gens[:1], ["wordnet_antonym"]).iloc[0, 0] == 0.0
+
+
+def test_verb_antonym_ignores_other_changes():
+    refs = ["Prices rose last year.", "The dog ran home.", "She accepted the offer."]
+    gens = ["Prices increased last year.", "The cat ran home.", "She accepted the offer."]
+    assert VerbContrast().compute(refs, gens)[:, 0].tolist() == [0.0, 0.0, 0.0]

@@ -7,12 +7,16 @@ same thing) move BERTScore alike. The relation between the removed and the added
 which it is, and WordNet's file of a changed word says whether a time, a place or a person
 changed ('summer' -> 'winter' is STErr). Likewise a doubled word ('the the', a disfluency)
 and a repeated phrase (repeated information) are both "more tokens" to overlap metrics; the
-repetition counts tell them apart.
+repetition counts tell them apart. And 'When did X start?' -> 'Where did X start?' (another
+question, QuestErr) or 'two years earlier' -> 'two years later' (another order of events,
+PredOrdErr) change one short word that sentence vectors barely feel; what the question asks
+for and which way an order word points say it.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -80,6 +84,29 @@ def antonyms(word: str) -> frozenset[str]:
     )
 
 
+def verb_lemmas(word: str) -> tuple[str, ...]:
+    """The verbs the word can be a form of ('fell' -> fall, fell)."""
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas(word, upos="VERB").get("VERB", ())
+
+
+@functools.lru_cache(maxsize=200_000)
+def verb_antonyms(word: str) -> frozenset[str]:
+    """WordNet's antonyms of every verb the word can be a form of ('rose' -> rise -> fall,
+    set, ...): wordnet_antonym compares the word itself, so it misses inflected verbs."""
+    from mismatch_core.resources import wordnet
+
+    reader = wordnet()
+    return frozenset(
+        antonym.name().lower()
+        for lemma in verb_lemmas(word)
+        for synset in reader.synsets(lemma, pos="v")
+        for name in synset.lemmas()
+        for antonym in name.antonyms()
+    )
+
+
 def relation(removed: str, added: str) -> str | None:
     """How the added word relates to the removed one, the closest relation first."""
     old, new = synsets(removed), synsets(added)
@@ -127,6 +154,32 @@ class WordRelations(Metric):
             total = len(removed) * len(added)
             for column, kind in enumerate(self.relations):
                 scores[row, column] = found[kind] / total
+        return scores
+
+
+@register
+class VerbContrast(Metric):
+    """verb_antonym: the share of the changed content-word pairs (removed -> added, as in
+    wordnet_relations) whose verbs WordNet lists as antonyms: 'prices rose' -> 'prices fell',
+    'she accepted' -> 'she refused' (another event, PredErr), which wordnet_antonym misses
+    once the verbs are inflected.
+    """
+
+    name = "verb_contrast"
+    version = 1
+    columns = ("verb_antonym",)
+
+    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+        scores = np.zeros((len(refs), 1), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            removed, added = changed_words(content_words(ref), content_words(gen))
+            if removed and added:
+                contrasts = sum(
+                    any(verb in verb_antonyms(old) for verb in verb_lemmas(new))
+                    for old in removed
+                    for new in added
+                )
+                scores[row, 0] = contrasts / (len(removed) * len(added))
         return scores
 
 
@@ -211,4 +264,103 @@ class Repetition(Metric):
             )
             trigram = repeated_trigrams(gen_words) - repeated_trigrams(ref_words)
             scores[row] = max(word, 0) / size, max(phrase, 0) / size, sum(trigram.values()) / size
+        return scores
+
+
+QUESTION_PATTERN = re.compile(r"[^.!?]*\?")
+# What a wh-word asks for; 'which' asks what 'what' asks ('which book' = 'what book').
+WH_FORMS = {"who": "who", "whom": "who", "whose": "whose", "what": "what", "which": "what",
+            "when": "when", "where": "where", "why": "why", "how": "how"}  # fmt: skip
+AUXILIARIES = frozenset(
+    "am is are was were do does did have has had can could will would shall should may might "
+    "must".split()
+)
+
+
+def question_forms(text: str) -> Counter:
+    """What each question of the text asks for: its first wh-word ('how many' and 'how much'
+    apart from 'how'), 'yes/no' when an auxiliary comes first ('Is it known who ...?'), else
+    'other'."""
+    forms: Counter = Counter()
+    for question in QUESTION_PATTERN.findall(text):
+        words = [w for w in word_tokens(question) if w.isalpha()]
+        form = "other"
+        for i, word in enumerate(words):
+            if word in WH_FORMS:
+                form = WH_FORMS[word]
+                if form == "how" and words[i + 1 : i + 2] in (["many"], ["much"]):
+                    form = "how many"
+                break
+            if word in AUXILIARIES:
+                form = "yes/no"
+                break
+        forms[form] += 1
+    return forms
+
+
+@register
+class QuestionForm(Metric):
+    """question_changed: the share of the questions, on both sides, whose form (what they ask
+    for, ``question_forms``) has no match on the other side; 0 unless both texts ask.
+
+    'When did X start?' -> 'Where did X start?', 'Did X start?' or 'Is it known when X
+    started?' all change it; 'When did X begin?' does not.
+    """
+
+    name = "question_form"
+    version = 1
+    columns = ("question_changed",)
+
+    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+        scores = np.zeros((len(refs), 1), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            ref_forms, gen_forms = question_forms(ref), question_forms(gen)
+            asked = ref_forms.total() + gen_forms.total()
+            if ref_forms and gen_forms:
+                unmatched = (ref_forms - gen_forms).total() + (gen_forms - ref_forms).total()
+                scores[row, 0] = unmatched / asked
+        return scores
+
+
+# Which way a word orders events: the words the PredOrdErr rules turn around
+# (synth.perturb.event_order), by direction.
+ORDER_DIRECTIONS = {
+    **dict.fromkeys(
+        "before earlier previously beforehand formerly prior precede precedes preceded "
+        "preceding predecessor predecessors".split(),
+        "earlier",
+    ),
+    **dict.fromkeys(
+        "after later subsequently afterwards afterward follow follows followed following "
+        "succeeded successor successors".split(),
+        "later",
+    ),
+    **dict.fromkeys("during while meanwhile simultaneously".split(), "together"),
+}
+
+
+def order_directions(text: str) -> Counter:
+    """How many of the text's words order events each way (``ORDER_DIRECTIONS``)."""
+    return Counter(ORDER_DIRECTIONS[w] for w in word_tokens(text) if w in ORDER_DIRECTIONS)
+
+
+@register
+class OrderWords(Metric):
+    """order_flipped: how many order words of the reference point another way in the
+    generated text ('after' -> 'before', 'during' -> 'after', 'followed by' -> 'preceded
+    by'). A reworded one ('after' -> 'following') keeps its direction and a dropped one
+    flips nothing: the removed and the added directions pair up, at most one each.
+    """
+
+    name = "order_words"
+    version = 1
+    columns = ("order_flipped",)
+
+    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+        scores = np.zeros((len(refs), 1), dtype=np.float64)
+        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
+            ref_directions, gen_directions = order_directions(ref), order_directions(gen)
+            removed = (ref_directions - gen_directions).total()
+            added = (gen_directions - ref_directions).total()
+            scores[row, 0] = min(removed, added)
         return scores
