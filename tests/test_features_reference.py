@@ -106,6 +106,24 @@ def test_two_worker_processes_match_one(real_pairs):
     np.testing.assert_array_equal(parallel, run_cpu_metrics(metrics, refs, gens))
 
 
+def test_worker_processes_read_wordnet_right_without_meteor(real_pairs):
+    """Metrics that read WordNet files, computed without METEOR (a cache filling only a new
+    column) after this process has opened those files: each worker must read its own."""
+    from evaluator.features import relations
+    from mismatch_core.resources import wordnet
+
+    refs, gens = real_pairs
+    refs, gens = refs + refs[:60], gens + gens[:60]  # over the parallel threshold
+    for cached in (relations.synsets, relations.verb_antonyms, relations.main_lexname):
+        cached.cache_clear()
+    reader = wordnet()
+    reader._synset_offset_cache.clear()
+    reader.synsets("run", pos="v")  # opens the verb data file here
+    metrics = ["verb_contrast", "wordnet_relations", "changed_kind"]
+    parallel = cpu_scores(metrics, refs, gens)
+    np.testing.assert_array_equal(parallel, run_cpu_metrics(metrics, refs, gens))
+
+
 @pytest.fixture(scope="module")
 def bert_pairs(real_pairs) -> tuple[list[str], list[str]]:
     refs, gens = real_pairs
