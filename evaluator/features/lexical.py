@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaluator.features.registry import Metric, register
+from evaluator.features.registry import Metric, PairMetric, register
 
 TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
 
@@ -161,35 +161,29 @@ class Meteor(Metric):
 
 
 @register
-class LengthRatio(Metric):
+class LengthRatio(PairMetric):
     """Generated / reference length in whitespace tokens; an empty reference counts as length 1."""
 
     name = "length_ratio"
     version = 1
     columns = ("length_ratio",)
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
-        ratios = [
-            len(gen.split()) / max(len(ref.split()), 1) for ref, gen in zip(refs, gens, strict=True)
-        ]
-        return np.asarray(ratios, dtype=np.float64).reshape(-1, 1)
+    def score(self, ref: str, gen: str) -> float:
+        return len(gen.split()) / max(len(ref.split()), 1)
 
 
 @register
-class EditDistance(Metric):
+class EditDistance(PairMetric):
     """Character Levenshtein distance / length of the longer text (rapidfuzz), 0 = identical."""
 
     name = "edit_distance"
     version = 1
     columns = ("edit_distance",)
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+    def score(self, ref: str, gen: str) -> float:
         from rapidfuzz.distance import Levenshtein
 
-        distances = [
-            Levenshtein.normalized_distance(ref, gen) for ref, gen in zip(refs, gens, strict=True)
-        ]
-        return np.asarray(distances, dtype=np.float64).reshape(-1, 1)
+        return Levenshtein.normalized_distance(ref, gen)
 
 
 def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:

@@ -43,6 +43,18 @@ class Metric(ABC):
         """float64 array (len(refs), len(columns)) of finite values."""
 
 
+class PairMetric(Metric):
+    """A one-column CPU metric scored one pair at a time."""
+
+    @abstractmethod
+    def score(self, ref: str, gen: str) -> float:
+        """The finite value of the pair."""
+
+    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
+        scores = [self.score(ref, gen) for ref, gen in zip(refs, gens, strict=True)]
+        return np.asarray(scores, dtype=np.float64).reshape(-1, 1)
+
+
 class EncoderMetric(ABC):
     """A metric over the shared encoder pass: it reads each text's encoded states."""
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaluator.features.lexical import multiset_f1, stop_words, word_tokens
-from evaluator.features.registry import Metric, register
+from evaluator.features.registry import Metric, PairMetric, register
 
 MAX_CHANGED_WORDS = 8  # per side: a rewrite changes many words and the pairs grow quadratically
 SIBLING_DEPTH = 2  # two words are siblings when they share a hypernym this close above both
@@ -158,7 +158,7 @@ class WordRelations(Metric):
 
 
 @register
-class VerbContrast(Metric):
+class VerbContrast(PairMetric):
     """verb_antonym: the share of the changed content-word pairs (removed -> added, as in
     wordnet_relations) whose verbs WordNet lists as antonyms: 'prices rose' -> 'prices fell',
     'she accepted' -> 'she refused' (another event, PredErr), which wordnet_antonym misses
@@ -169,18 +169,16 @@ class VerbContrast(Metric):
     version = 1
     columns = ("verb_antonym",)
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
-        scores = np.zeros((len(refs), 1), dtype=np.float64)
-        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
-            removed, added = changed_words(content_words(ref), content_words(gen))
-            if removed and added:
-                contrasts = sum(
-                    any(verb in verb_antonyms(old) for verb in verb_lemmas(new))
-                    for old in removed
-                    for new in added
-                )
-                scores[row, 0] = contrasts / (len(removed) * len(added))
-        return scores
+    def score(self, ref: str, gen: str) -> float:
+        removed, added = changed_words(content_words(ref), content_words(gen))
+        if not removed or not added:
+            return 0.0
+        contrasts = sum(
+            any(verb in verb_antonyms(old) for verb in verb_lemmas(new))
+            for old in removed
+            for new in added
+        )
+        return contrasts / (len(removed) * len(added))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -299,7 +297,7 @@ def question_forms(text: str) -> Counter:
 
 
 @register
-class QuestionForm(Metric):
+class QuestionForm(PairMetric):
     """question_changed: the share of the questions, on both sides, whose form (what they ask
     for, ``question_forms``) has no match on the other side; 0 unless both texts ask.
 
@@ -311,15 +309,12 @@ class QuestionForm(Metric):
     version = 1
     columns = ("question_changed",)
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
-        scores = np.zeros((len(refs), 1), dtype=np.float64)
-        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
-            ref_forms, gen_forms = question_forms(ref), question_forms(gen)
-            asked = ref_forms.total() + gen_forms.total()
-            if ref_forms and gen_forms:
-                unmatched = (ref_forms - gen_forms).total() + (gen_forms - ref_forms).total()
-                scores[row, 0] = unmatched / asked
-        return scores
+    def score(self, ref: str, gen: str) -> float:
+        ref_forms, gen_forms = question_forms(ref), question_forms(gen)
+        if not ref_forms or not gen_forms:
+            return 0.0
+        unmatched = (ref_forms - gen_forms).total() + (gen_forms - ref_forms).total()
+        return unmatched / (ref_forms.total() + gen_forms.total())
 
 
 # Which way a word orders events: the words the PredOrdErr rules turn around
@@ -345,7 +340,7 @@ def order_directions(text: str) -> Counter:
 
 
 @register
-class OrderWords(Metric):
+class OrderWords(PairMetric):
     """order_flipped: how many order words of the reference point another way in the
     generated text ('after' -> 'before', 'during' -> 'after', 'followed by' -> 'preceded
     by'). A reworded one ('after' -> 'following') keeps its direction and a dropped one
@@ -356,11 +351,8 @@ class OrderWords(Metric):
     version = 1
     columns = ("order_flipped",)
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
-        scores = np.zeros((len(refs), 1), dtype=np.float64)
-        for row, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
-            ref_directions, gen_directions = order_directions(ref), order_directions(gen)
-            removed = (ref_directions - gen_directions).total()
-            added = (gen_directions - ref_directions).total()
-            scores[row, 0] = min(removed, added)
-        return scores
+    def score(self, ref: str, gen: str) -> float:
+        ref_directions, gen_directions = order_directions(ref), order_directions(gen)
+        removed = (ref_directions - gen_directions).total()
+        added = (gen_directions - ref_directions).total()
+        return min(removed, added)
