@@ -160,6 +160,29 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
         assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
 
 
+# A reworded output with one order word or one question turned: sentence vectors barely
+# feel the change, the head's order and question terms name it (issue #23).
+REWORDED_ERRORS = {
+    "PredOrdErr": (
+        "The rise in profits was followed by a plan to hire 300 staff.",
+        "A plan to take on 300 employees was preceded by the increase in profits.",
+    ),
+    "QuestErr": (
+        "Why did the company hire 300 new staff?",
+        "Did the firm take on 300 new employees?",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CHECKPOINTS)
+def test_a_reworded_output_with_a_turned_order_or_question_names_it(name: str) -> None:
+    evaluator, _ = evaluated(name)
+    refs, gens = zip(*REWORDED_ERRORS.values(), strict=True)
+    predictions = evaluator.predict(list(refs), list(gens), progress=False)
+    for code, prediction in zip(REWORDED_ERRORS, predictions, strict=True):
+        assert prediction.labels == [code], (code, prediction.mismatch)
+
+
 @pytest.mark.parametrize(("name", "check"), cases(list(TASKS), [f"paraphrase-{e}" for e in ERRORS]))
 def test_a_correct_paraphrase_is_rated_above_a_copy_with_a_key_error(name: str, check: str) -> None:
     """The company example of issue #27: a rewording that keeps every fact must rate above a
