@@ -232,21 +232,18 @@ def use_nltk_data() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def wordnet():
-    """The NLTK WordNet reader over the repo's data folder, loaded once."""
+    """The NLTK WordNet reader over the repo's data folder, loaded once.
+
+    A forked child drops the data files it inherits: a forked file object shares its offset
+    with the parent and the other children, so concurrent seek+read would return another
+    process's line. The reader reopens them lazily.
+    """
     use_nltk_data()
     from nltk.corpus import wordnet as wn
 
     wn.ensure_loaded()
+    os.register_at_fork(after_in_child=wn._data_file_map.clear)
     return wn
-
-
-def own_wordnet_files() -> None:
-    """Pool initializer for forked workers: drop the WordNet data files inherited from the parent.
-
-    A forked file object shares its offset with the parent and the other workers, so
-    concurrent seek+read would return another process's line; the reader reopens lazily.
-    """
-    wordnet()._data_file_map.clear()
 
 
 @functools.lru_cache(maxsize=1)

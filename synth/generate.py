@@ -28,7 +28,7 @@ from collections.abc import Callable
 import pandas as pd
 from spacy.tokens import Doc
 
-from mismatch_core.resources import load_spacy, own_wordnet_files
+from mismatch_core.resources import load_spacy
 from mismatch_core.taxonomy import CODES
 from synth.chains import build_chains
 from synth.config import SynthConfig
@@ -243,7 +243,7 @@ def generate(
 
     _preload()
     context = multiprocessing.get_context("fork")
-    with context.Pool(config.processes, initializer=own_wordnet_files) as pool:
+    with context.Pool(config.processes) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
             tasks: list[Task] = []

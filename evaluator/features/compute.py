@@ -28,7 +28,7 @@ from evaluator.features.registry import (
     metrics_for,
 )
 from mismatch_core.pairs import check_pairs
-from mismatch_core.resources import DEFAULT_ENCODER, own_wordnet_files, wordnet
+from mismatch_core.resources import DEFAULT_ENCODER, wordnet
 
 AGGREGATES = ("max", "min", "mean")
 PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
@@ -69,14 +69,14 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     workers = min(WORKERS, os.cpu_count() or 1)
     if len(refs) < PARALLEL_MIN_PAIRS or workers < 2 or not metric_names:
         return run_cpu_metrics(metric_names, refs, gens)
-    # Several metrics read WordNet (METEOR, the word relations): load it once here so forked
-    # workers inherit it, and let each worker open its own data files (own_wordnet_files).
+    # Several metrics read WordNet (METEOR, the word relations): load it once here so that
+    # forked workers inherit it (each reopens its data files, mismatch_core.resources.wordnet).
     wordnet()
     pieces = np.array_split(np.arange(len(refs)), workers * 4)  # small pieces balance slow pairs
     tasks = [
         (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
     ]
-    with multiprocessing.get_context("fork").Pool(workers, initializer=own_wordnet_files) as pool:
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
         return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
 
 

@@ -48,7 +48,7 @@ class Rouge(Metric):
         return np.asarray(rows, dtype=np.float64).reshape(len(refs), len(self.columns))
 
 
-class SacrebleuMetric(Metric):
+class SacrebleuMetric(PairMetric):
     """A sacrebleu sentence-level metric against one reference; the score on its own scale."""
 
     @abstractmethod
@@ -58,12 +58,8 @@ class SacrebleuMetric(Metric):
     def __init__(self) -> None:
         self.metric = self.make()
 
-    def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
-        scores = [
-            self.metric.sentence_score(gen, [ref]).score
-            for ref, gen in zip(refs, gens, strict=True)
-        ]
-        return np.asarray(scores, dtype=np.float64).reshape(-1, 1)
+    def score(self, ref: str, gen: str) -> float:
+        return self.metric.sentence_score(gen, [ref]).score
 
 
 @register

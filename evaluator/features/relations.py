@@ -160,9 +160,10 @@ class WordRelations(Metric):
 @register
 class VerbContrast(PairMetric):
     """verb_antonym: the share of the changed content-word pairs (removed -> added, as in
-    wordnet_relations) whose verbs WordNet lists as antonyms: 'prices rose' -> 'prices fell',
-    'she accepted' -> 'she refused' (another event, PredErr), which wordnet_antonym misses
-    once the verbs are inflected.
+    wordnet_relations) where a verb the added word can be a form of is a WordNet antonym of a
+    verb the removed word can be a form of: 'prices rose' -> 'prices fell', 'she accepted' ->
+    'she refused' (another event, PredErr), which wordnet_antonym misses once the verbs are
+    inflected. The words are read out of context, so 'a rise' -> 'a fall' counts too.
     """
 
     name = "verb_contrast"
@@ -173,10 +174,11 @@ class VerbContrast(PairMetric):
         removed, added = changed_words(content_words(ref), content_words(gen))
         if not removed or not added:
             return 0.0
+        added_verbs = [verb_lemmas(new) for new in added]
         contrasts = sum(
-            any(verb in verb_antonyms(old) for verb in verb_lemmas(new))
+            any(verb in verb_antonyms(old) for verb in verbs)
             for old in removed
-            for new in added
+            for verbs in added_verbs
         )
         return contrasts / (len(removed) * len(added))
 
@@ -276,9 +278,10 @@ AUXILIARIES = frozenset(
 
 
 def question_forms(text: str) -> Counter:
-    """What each question of the text asks for: its first wh-word ('how many' and 'how much'
-    apart from 'how'), 'yes/no' when an auxiliary comes first ('Is it known who ...?'), else
-    'other'."""
+    """What each question of the text asks for, by the first of its words that is a wh-word
+    or an auxiliary: the wh-word's form ('how many' and 'how much' apart from 'how'), or
+    'yes/no' for an auxiliary ('Is it known who ...?'); 'other' when it has neither. A
+    question is the text from the last '.', '!' or '?' up to the next '?'."""
     forms: Counter = Counter()
     for question in QUESTION_PATTERN.findall(text):
         words = [w for w in word_tokens(question) if w.isalpha()]
