@@ -129,6 +129,9 @@ def test_empty_and_unicode_texts_give_zeros(ref, gen):
         ("How many teams play? Which team won?", {"how many": 1, "what": 1}),
         ("Is it known who founded the club?", {"yes/no": 1}),
         ("You went there? He left. Why?", {"other": 1, "why": 1}),
+        ("Didn't he leave?", {"yes/no": 1}),  # a contracted auxiliary
+        ("Did Mr. Smith go? Really??", {"yes/no": 1, "other": 1}),  # a title, a doubled '?'
+        ("It cost 3.5 dollars. Why?", {"why": 1}),
         ("He left.", {}),
     ],
 )
@@ -159,6 +162,7 @@ def test_order_flipped_counts_order_words_that_point_the_other_way():
         "After the war, he retired.",
         "After the war, he retired.",
         "He retired.",
+        "The war succeeds the coup.",
     ]
     gens = [
         "Before the war, he retired.",
@@ -168,9 +172,10 @@ def test_order_flipped_counts_order_words_that_point_the_other_way():
         "Following the war, he retired.",  # reworded, the same way
         "He retired.",  # dropped: nothing points the other way
         "He retired, later.",  # added: nothing of the reference turned
+        "The war precedes the coup.",
     ]
     rows = OrderWords().compute(refs, gens)
-    assert rows[:, 0].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    assert rows[:, 0].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]
 
 
 def test_verb_antonym_finds_opposite_events_through_their_inflections():

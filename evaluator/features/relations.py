@@ -267,23 +267,41 @@ class Repetition(Metric):
         return scores
 
 
-QUESTION_PATTERN = re.compile(r"[^.!?]*\?")
+# A sentence ends at '.', '!' or '?' (repeated: 'Really??') before a space or the end of the
+# text, unless the word before it is a title ('Did Mr. Smith go?' is one question).
+SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+TITLES = frozenset("mr mrs ms dr prof st jr sr mt".split())
 # What a wh-word asks for; 'which' asks what 'what' asks ('which book' = 'what book').
 WH_FORMS = {"who": "who", "whom": "who", "whose": "whose", "what": "what", "which": "what",
             "when": "when", "where": "where", "why": "why", "how": "how"}  # fmt: skip
+# Auxiliaries, with the stems word_tokens leaves of their contractions ('didn't' -> 'didn').
 AUXILIARIES = frozenset(
     "am is are was were do does did have has had can could will would shall should may might "
-    "must".split()
+    "must isn aren wasn weren don doesn didn haven hasn hadn couldn wouldn shouldn won mustn "
+    "ain".split()
 )
+
+
+def questions(text: str) -> list[str]:
+    """The sentences of the text that end with '?'."""
+    found, start = [], 0
+    for end in SENTENCE_END.finditer(text):
+        before = text[start : end.start()].split()
+        if end.group() == "." and before and before[-1].lower() in TITLES:
+            continue
+        if "?" in end.group():
+            found.append(text[start : end.end()])
+        start = end.end()
+    return found
 
 
 def question_forms(text: str) -> Counter:
     """What each question of the text asks for, by the first of its words that is a wh-word
     or an auxiliary: the wh-word's form ('how many' and 'how much' apart from 'how'), or
-    'yes/no' for an auxiliary ('Is it known who ...?'); 'other' when it has neither. A
-    question is the text from the last '.', '!' or '?' up to the next '?'."""
+    'yes/no' for an auxiliary ('Is it known who ...?', 'Didn't he ...?'); 'other' when it
+    has neither."""
     forms: Counter = Counter()
-    for question in QUESTION_PATTERN.findall(text):
+    for question in questions(text):
         words = [w for w in word_tokens(question) if w.isalpha()]
         form = "other"
         for i, word in enumerate(words):
@@ -309,7 +327,7 @@ class QuestionForm(PairMetric):
     """
 
     name = "question_form"
-    version = 1
+    version = 2  # 2: contracted auxiliaries, titles, '??'
     columns = ("question_changed",)
 
     def score(self, ref: str, gen: str) -> float:
@@ -330,7 +348,7 @@ ORDER_DIRECTIONS = {
     ),
     **dict.fromkeys(
         "after later subsequently afterwards afterward follow follows followed following "
-        "succeeded successor successors".split(),
+        "succeed succeeds succeeded succeeding successor successors".split(),
         "later",
     ),
     **dict.fromkeys("during while meanwhile simultaneously".split(), "together"),
@@ -351,7 +369,7 @@ class OrderWords(PairMetric):
     """
 
     name = "order_words"
-    version = 1
+    version = 2  # 2: 'succeed', 'succeeds', 'succeeding'
     columns = ("order_flipped",)
 
     def score(self, ref: str, gen: str) -> float:
