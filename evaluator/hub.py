@@ -120,6 +120,24 @@ def is_replaceable(path: Path) -> bool:
     return path.is_dir() and (not any(path.iterdir()) or (path / CONFIG_FILE).is_file())
 
 
+def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:
+    """A training record as card bullets: values inline, nested records as nested bullets, and
+    a list of records (per-epoch or per-run logs) by its length and its key in config.json, so
+    the card stays readable however deep a continued base's history goes."""
+    lines = []
+    for key, value in record.items():
+        if isinstance(value, Mapping):
+            lines.append(f"{indent}- {key}:")
+            lines += record_lines(value, f"{where}.{key}", indent + "  ")
+        elif isinstance(value, (list, tuple)) and any(
+            isinstance(item, (Mapping, list, tuple)) for item in value
+        ):
+            lines.append(f"{indent}- {key}: {len(value)} entries, `{where}.{key}` in {CONFIG_FILE}")
+        else:
+            lines.append(f"{indent}- {key}: {value}")
+    return lines
+
+
 def model_card(config: Mapping) -> str:
     """The README.md shipped with a checkpoint: what it is, what it was trained on, how well it does."""
     architecture = config["architecture"]
@@ -177,7 +195,7 @@ def model_card(config: Mapping) -> str:
         "## Training data",
         "",
     ]
-    lines += [f"- {key}: {value}" for key, value in training.items()] or ["- not recorded"]
+    lines += record_lines(training, "training") or ["- not recorded"]
     lines += ["", "## Metrics", ""]
     if metrics:
         lines += ["| metric | value |", "|---|---|"]

@@ -154,12 +154,12 @@ def predict_outputs(
                     device,
                 ),
             )
-            logits, closer = model.logits_and_closeness(representation, pair_features)
+            rating_rows = None if rating_features is None else rating_features[rows].to(device)
+            logits, closer, rated = model.read_heads(representation, pair_features, rating_rows)
             probabilities.append(logits.float().softmax(dim=-1).cpu())
             closeness.append(closer.cpu())
-            if model.rating_head is not None:
-                rated = None if rating_features is None else rating_features[rows].to(device)
-                ratings.append(model.rate(representation, rated).float().cpu())
+            if rated is not None:
+                ratings.append(rated.float().cpu())
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(torch.cat(closeness).numpy(), np.asarray(owner), len(gens))
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features

@@ -106,6 +106,19 @@ def test_config_and_card_describe_the_checkpoint(saved: Path) -> None:
     assert "Intended use" in card
 
 
+def test_card_shows_a_nested_training_record_as_bullets(tmp_path: Path) -> None:
+    runs = [[{"epoch": e, "val_acc": 0.5} for e in range(40)] for _ in range(3)]
+    continued = {"from": "old-base", "settings": {"epochs": 8, "head_only": True}, "runs": runs}
+    training = {"train pairs": 10, "continued": {**continued, "before": dict(continued)}}
+    saved = save_pretrained(frozen_model(), tmp_path / "ckpt", scaler=scaler(), training=training)
+    lines = (saved / "README.md").read_text().splitlines()
+    assert "- continued:" in lines
+    assert "  - settings:" in lines and "    - epochs: 8" in lines
+    assert "    - from: old-base" in lines  # the record the continued start carried
+    assert "  - runs: 3 entries, `training.continued.runs` in config.json" in lines
+    assert max(len(line) for line in lines) < 200
+
+
 def test_saving_replaces_a_checkpoint_but_not_other_folders(saved: Path, tmp_path: Path) -> None:
     save_pretrained(frozen_model(use_text=False), saved, scaler=scaler())
     assert load(saved).model.config.use_text is False

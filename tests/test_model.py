@@ -226,6 +226,28 @@ def test_a_head_only_column_moves_the_logits_alone() -> None:
         model(**inputs, metric_ids=torch.arange(len(FEATURES)))
 
 
+def test_read_heads_gives_what_logits_and_rate_give_alone() -> None:
+    """Inference reads both heads from one pass; the closeness that picks a reference is the
+    head's own P(NoContr), without the head-only term."""
+    model = frozen_model(
+        head_only_features=["chrf"], num_ratings=2, rating_from_metrics=True,
+        rating_from_mismatch=True,
+    )  # fmt: skip
+    assert model.feature_logits is not None
+    inputs = batch()
+    with torch.no_grad():
+        model.feature_logits.weight[:, 0] = torch.linspace(-1.0, 1.0, NUM_CLASSES)
+        representation = model.represent(**inputs)
+        logits, closeness, ratings = model.read_heads(
+            representation, inputs["features"], inputs["features"]
+        )
+        torch.testing.assert_close(logits, model.logits(representation, inputs["features"]))
+        torch.testing.assert_close(closeness, score_from_logits(model.head(representation)))
+        assert ratings is not None
+        torch.testing.assert_close(ratings, model.rate(representation, inputs["features"]))
+    assert frozen_model().read_heads(representation, inputs["features"], None)[2] is None
+
+
 def test_a_head_only_column_leaves_every_other_layers_initialisation_as_it_was() -> None:
     """Its term draws no random numbers: a task fitted on a base with a head-only column
     starts from the weights of the fit on the same base without it, and draws the same

@@ -58,11 +58,13 @@ def closest_outputs(
                     inputs.tokens, ref_rows[rows], inputs.tokens, inputs.gen_rows[pair]
                 ),
             )
-            logits, closer = model.logits_and_closeness(representation, pair_features)
+            logits, closer, rated = model.read_heads(
+                representation, pair_features, rating_table[rows]
+            )
             probabilities.append(logits.softmax(dim=-1))
             closeness.append(closer)
-            if model.rating_head is not None:
-                ratings.append(model.rate(representation, rating_table[rows]))
+            if rated is not None:
+                ratings.append(rated)
     flat = torch.cat(probabilities).numpy()
     best = closest_rows(torch.cat(closeness).numpy(), owner, len(inputs))
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None

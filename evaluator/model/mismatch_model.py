@@ -389,15 +389,21 @@ class MismatchModel(nn.Module):
         scores given to ``represent``, needed with ``head_only_features``."""
         return self.add_head_only_term(self.head(representation), features)
 
-    def logits_and_closeness(
-        self, representation: Tensor, features: Tensor | None
-    ) -> tuple[Tensor, Tensor]:
-        """The mismatch-class logits (``logits``) and the closeness that picks the closest of
-        several references: the head's own P(NoContr), without the ``head_only_features``
-        term (``evaluator.inference``)."""
+    def read_heads(
+        self, representation: Tensor, features: Tensor | None, rating_features: Tensor | None
+    ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """What inference reads from one pass of the heads (``evaluator.inference``): the
+        mismatch-class logits (``logits``), the closeness that picks the closest of several
+        references (the head's own P(NoContr), without the ``head_only_features`` term) and
+        the ratings (``rate`` on ``rating_features``; None without a rating head)."""
         head_logits = self.head(representation)
         closeness = score_from_logits(head_logits.float())
-        return self.add_head_only_term(head_logits, features), closeness
+        ratings = (
+            None
+            if self.rating_head is None
+            else self.rate(representation, rating_features, head_logits=head_logits)
+        )
+        return self.add_head_only_term(head_logits, features), closeness, ratings
 
     def add_head_only_term(self, head_logits: Tensor, features: Tensor | None) -> Tensor:
         """The head's logits plus the term of ``head_only_features`` (a missing value adds
@@ -413,7 +419,12 @@ class MismatchModel(nn.Module):
         """The columns of scaled metric scores that the ratings' metric maps read."""
         return features if self.set_columns is None else features[..., self.set_columns]
 
-    def rate(self, representation: Tensor, features: Tensor | None = None) -> Tensor:
+    def rate(
+        self,
+        representation: Tensor,
+        features: Tensor | None = None,
+        head_logits: Tensor | None = None,
+    ) -> Tensor:
         """Task rating outputs (batch, num_ratings) from ``represent``'s output.
 
         Regression tasks: criteria on the normalised [0, 1] scale; classification tasks: logits.
@@ -430,6 +441,7 @@ class MismatchModel(nn.Module):
         With ``rating_mix`` the rating head and the metric map count ``learned_share`` per
         criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
         the mix, so a named error lowers a rating by the same amount whatever the share.
+        head_logits: ``head(representation)`` when the caller has computed it already.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -446,7 +458,9 @@ class MismatchModel(nn.Module):
             ridge = self.ridge_rating(features)
             ratings = self.learned_share * ratings + (1 - self.learned_share) * ridge
         if self.mismatch_rating is not None:
-            log_probs = self.head(representation).log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
+            if head_logits is None:
+                head_logits = self.head(representation)
+            log_probs = head_logits.log_softmax(-1).clamp(min=MISMATCH_LOG_FLOOR)
             ratings = ratings + self.mismatch_rating(log_probs)
         return ratings
 
