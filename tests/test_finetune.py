@@ -368,9 +368,11 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     )
 
 
-def test_both_commands_record_their_fit_settings_as_json(
+def test_finetune_refits_the_checkpoint_evaluate_exports(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
+    """One task's shipped checkpoint can be refitted alone: both commands record the same fit
+    settings, and with its default seed ``mismatch finetune`` gives the same weights."""
     config = tmp_path / "configs" / "summarization.yaml"
     config.parent.mkdir()
     config.write_text(
@@ -394,6 +396,11 @@ def test_both_commands_record_their_fit_settings_as_json(
     ]
     assert recorded[0] == recorded[1]
     assert (recorded[0]["max_steps"], recorded[0]["batch_size"]) == (4, 16)
+    alone, exported = (
+        load(folder).model.state_dict()
+        for folder in (tmp_path / "one", tmp_path / "ckpts" / "mismatch-summarization")
+    )
+    assert all(torch.equal(alone[name], exported[name]) for name in exported)
 
 
 def every_task_root(root: Path) -> Path:

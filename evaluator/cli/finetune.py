@@ -29,6 +29,7 @@ from evaluator.finetune.config import (
 )
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
+from evaluator.finetune.evaluate import EXPORT_SEED
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
@@ -61,7 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", default=None, help="fit numbers (default configs/finetune/<task>.yaml)"
     )
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=EXPORT_SEED,
+        help=f"fit seed (default {EXPORT_SEED}: the seed the shipped checkpoints were fitted with "
+        "by `mismatch evaluate --export-dir`)",
+    )
 
 
 def load_settings(task: str, config: str | None) -> FitSettings:
