@@ -53,18 +53,14 @@ def xfail(reason: str):
 # (checkpoint, check) -> measured value when marked; checks: "copy", "score-<error>",
 # "rating-<error>", "paraphrase-<error>"
 KNOWN_FAILURES = {
-    # mean rating (0-1), measured on the checkpoints refitted with the metric map pulled toward
-    # its ridge start (2026-11-26, docs/experiments/2026-11-26-ridge-anchor). The refit before
-    # it failed summarization's negated and name checks and translation's number check, and
-    # passed every captioning check and data2text's negated check
+    # mean rating (0-1), measured on the checkpoints refitted 2026-11-27, data2text and question
+    # generation with 2,000 reference triples and dialogue with 4,000
+    # (docs/experiments/2026-11-27-triples-current-base); before it data2text failed the
+    # negated and number checks, dialogue the name check and question generation all three
     ("captioning", "paraphrase-negated"): "paraphrase 0.985 < negated 0.990",
     ("captioning", "paraphrase-number"): "paraphrase 0.985 < wrong number 0.990",
-    ("data2text", "paraphrase-negated"): "paraphrase 0.822 < negated 0.874",
-    ("data2text", "paraphrase-number"): "paraphrase 0.822 < wrong number 0.921",
-    ("dialogue", "paraphrase-name"): "paraphrase 0.988 < wrong name 0.991",
-    ("question_generation", "paraphrase-negated"): "paraphrase 0.322 < negated 0.473",
-    ("question_generation", "paraphrase-number"): "paraphrase 0.322 < wrong number 0.825",
-    ("question_generation", "paraphrase-name"): "paraphrase 0.322 < wrong name 0.741",
+    ("question_generation", "paraphrase-number"): "paraphrase 0.265 < wrong number 0.741",
+    ("question_generation", "paraphrase-name"): "paraphrase 0.265 < wrong name 0.602",
     ("summarization", "paraphrase-number"): "paraphrase 0.887 < wrong number 0.921",
 }
 
