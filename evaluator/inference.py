@@ -118,9 +118,11 @@ def predict_outputs(
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
-    rating_features = features
-    if features is not None and config.ratings_read_all_references:
-        rating_features = torch.from_numpy(max_over_references(features.numpy(), np.asarray(owner)))
+    rating_features = None if model.rating_head is None else features
+    if rating_features is not None and config.ratings_read_all_references:
+        rating_features = torch.from_numpy(
+            max_over_references(rating_features.numpy(), np.asarray(owner))
+        )
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
     alignment = None
     if alignments is not None:

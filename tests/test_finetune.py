@@ -371,18 +371,23 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
 def test_finetune_refits_the_checkpoint_evaluate_exports(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
-    """One task's shipped checkpoint can be refitted alone: both commands record the same fit
-    settings, and with its default seed ``mismatch finetune`` gives the same weights."""
+    """One task's shipped checkpoint can be refitted alone: both commands fit with the
+    config's seed_everything and record it with the other fit settings, so ``mismatch
+    finetune`` gives the weights ``mismatch evaluate --export-dir`` ships; ``--seed`` is
+    another fit, and recorded as such."""
     config = tmp_path / "configs" / "summarization.yaml"
     config.parent.mkdir()
     config.write_text(
-        "data: {batch_size: 16, val_fraction: 0.3}\ntrainer: {max_steps: 4, val_check_interval: 2}\n"
+        "seed_everything: 3\ndata: {batch_size: 16, val_fraction: 0.3}\n"
+        "trainer: {max_steps: 4, val_check_interval: 2}\n"
     )
     common = [
         "--task", "summarization", "--checkpoint", str(base_checkpoint),
         "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
     ]  # fmt: skip
-    assert main(["finetune", *common, "--config", str(config), "--out", str(tmp_path / "one")]) == 0
+    for out, seed in (("one", []), ("other", ["--seed", "5"])):
+        args = ["finetune", *common, "--config", str(config), "--out", str(tmp_path / out), *seed]
+        assert main(args) == 0
     assert (
         main([
             "evaluate", *common, "--seeds", "1", "--config-dir", str(config.parent),
@@ -390,17 +395,17 @@ def test_finetune_refits_the_checkpoint_evaluate_exports(
         ])
         == 0
     )  # fmt: skip
-    recorded = [
-        json.loads(load(folder).config["training"]["fit settings"])
-        for folder in (tmp_path / "one", tmp_path / "ckpts" / "mismatch-summarization")
-    ]
-    assert recorded[0] == recorded[1]
-    assert (recorded[0]["max_steps"], recorded[0]["batch_size"]) == (4, 16)
-    alone, exported = (
-        load(folder).model.state_dict()
-        for folder in (tmp_path / "one", tmp_path / "ckpts" / "mismatch-summarization")
-    )
-    assert all(torch.equal(alone[name], exported[name]) for name in exported)
+    alone, other, exported = (
+        load(folder)
+        for folder in (tmp_path / "one", tmp_path / "other", tmp_path / "ckpts" / "mismatch-summarization")
+    )  # fmt: skip
+    recorded = [json.loads(c.config["training"]["fit settings"]) for c in (alone, other, exported)]
+    assert recorded[0] == recorded[2]
+    assert (recorded[0]["max_steps"], recorded[0]["batch_size"], recorded[0]["seed"]) == (4, 16, 3)
+    assert recorded[1] == {**recorded[0], "seed": 5}
+    weights = [c.model.state_dict() for c in (alone, other, exported)]
+    assert all(torch.equal(weights[0][name], weights[2][name]) for name in weights[2])
+    assert not all(torch.equal(weights[0][name], weights[1][name]) for name in weights[1])
 
 
 def every_task_root(root: Path) -> Path:
@@ -521,6 +526,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"trainer": 7}, "section 'trainer' must be a mapping, got int"),
         ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
         ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
+        ({"seed_everything": True}, "seed_everything must be a whole number (got True)"),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump(config))

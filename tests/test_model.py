@@ -235,12 +235,15 @@ def test_read_heads_gives_what_logits_and_rate_give_alone() -> None:
     )  # fmt: skip
     assert model.feature_logits is not None
     inputs = batch()
+    calls = []
+    model.head.register_forward_hook(lambda *_: calls.append(1))
     with torch.no_grad():
         model.feature_logits.weight[:, 0] = torch.linspace(-1.0, 1.0, NUM_CLASSES)
         representation = model.represent(**inputs)
         logits, closeness, ratings = model.read_heads(
             representation, inputs["features"], inputs["features"]
         )
+        assert len(calls) == 1  # the head runs once for all three
         torch.testing.assert_close(logits, model.logits(representation, inputs["features"]))
         torch.testing.assert_close(closeness, score_from_logits(model.head(representation)))
         assert ratings is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,6 @@ from evaluator.finetune.config import (
 )
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
-from evaluator.finetune.evaluate import EXPORT_SEED
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
@@ -65,9 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
         type=int,
-        default=EXPORT_SEED,
-        help=f"fit seed (default {EXPORT_SEED}: the seed the shipped checkpoints were fitted with "
-        "by `mismatch evaluate --export-dir`)",
+        default=None,
+        help="fit seed (default: the config's seed_everything, the seed of the shipped checkpoint)",
     )
 
 
@@ -113,10 +112,12 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.task, args.config)
+    if args.seed is not None:
+        settings = replace(settings, seed=args.seed)
     checkpoint = args.checkpoint or settings.checkpoint
     prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings)
     module, data, val_loss = fit(
-        prepared, np.arange(len(prepared.records)), settings, args.seed, checkpoint=checkpoint
+        prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint
     )
     out = export(
         module,

@@ -54,8 +54,13 @@ class FitSettings:
     ratings_read_all_references: bool = False
     rating_mix: bool = False
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
+    # seed_everything: the fit on every record that ships (`mismatch finetune`, `mismatch
+    # evaluate --export-dir`); evaluate's seeded splits fit with their own seeds 0..N-1
+    seed: int = SEED
 
     def __post_init__(self) -> None:
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ValueError(f"seed_everything must be a whole number (got {self.seed!r})")
         steps = {
             "trainer.max_steps": self.max_steps,
             "trainer.val_check_interval": self.val_check_interval,
@@ -177,6 +182,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         ratings_read_all_references=config.model.ratings_read_all_references,
         rating_mix=config.model.rating_mix,
         checkpoint=config.data.checkpoint,
+        seed=config.seed_everything,
     )
 
 

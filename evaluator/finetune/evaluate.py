@@ -40,9 +40,6 @@ PAPER_KENDALL = {
     "nli": 0.89,
 }
 NAMED_BASELINES = ("bleu", "rougeL_f", "chrf", "meteor", "bertscore_f")
-# The seed of the fit on every record that ``--export-dir`` ships; ``mismatch finetune``
-# defaults to it, so the shipped task checkpoints can be refitted one at a time.
-EXPORT_SEED = 0
 
 
 def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray:
@@ -274,7 +271,11 @@ def evaluate_task(
     result = summarise(prepared, runs, seeds)
     if export_dir is not None:
         module, data, val_loss = fit(
-            prepared, np.arange(len(prepared.records)), settings, EXPORT_SEED, checkpoint=checkpoint
+            prepared,
+            np.arange(len(prepared.records)),
+            settings,
+            settings.seed,
+            checkpoint=checkpoint,
         )
         summary = result["summary"]
         target = export(

@@ -392,10 +392,11 @@ class MismatchModel(nn.Module):
     def read_heads(
         self, representation: Tensor, features: Tensor | None, rating_features: Tensor | None
     ) -> tuple[Tensor, Tensor, Tensor | None]:
-        """What inference reads from one pass of the heads (``evaluator.inference``): the
-        mismatch-class logits (``logits``), the closeness that picks the closest of several
-        references (the head's own P(NoContr), without the ``head_only_features`` term) and
-        the ratings (``rate`` on ``rating_features``; None without a rating head)."""
+        """What prediction reads from one pass of the heads (``evaluator.inference``,
+        ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the closeness
+        that picks the closest of several references (the head's own P(NoContr), without the
+        ``head_only_features`` term) and the ratings (``rate`` on ``rating_features``; None
+        without a rating head)."""
         head_logits = self.head(representation)
         closeness = score_from_logits(head_logits.float())
         ratings = (
