@@ -170,6 +170,28 @@ def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int
     return out
 
 
+@dataclass(frozen=True)
+class RealBaseSet:
+    """The real-bases set of ``mismatch bench realtext`` and ``mismatch bench spans``: per
+    dataset its bases (``load_bases``), each output read against its first reference, and
+    every error rule that applies to each output (``perturb_bases``)."""
+
+    by_dataset: dict[str, list[HumanRecord]]
+    refs: list[str]
+    gens: list[str]
+    perturbations: Perturbations
+
+
+def real_base_set(human_dir: Path, limit: int | None, seed: int) -> RealBaseSet:
+    """The benches' real-bases set (``RealBaseSet``); same arguments -> same set."""
+    by_dataset = load_bases(human_dir, limit, seed)
+    records = [r for records in by_dataset.values() for r in records]
+    refs = [r.refs[0] for r in records]
+    gens = [r.gen for r in records]
+    perturbations = perturb_bases(refs, gens, [r.group for r in records], seed)
+    return RealBaseSet(by_dataset, refs, gens, perturbations)
+
+
 def _other_doc_picker(docs: list, groups: list[str], index: int, rng: random.Random):
     """Context.other_doc: a parsed base of another group (OutofRef adds its content)."""
 

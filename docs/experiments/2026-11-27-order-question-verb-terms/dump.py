@@ -6,18 +6,15 @@ import sys
 
 from evaluator.cli.bench.realtext import DEFAULT_BASES_LIMIT, Scorer
 from evaluator.hub import load
-from evaluator.realtext_data import load_bases, perturb_bases
+from evaluator.realtext_data import real_base_set
 from mismatch_core.resources import data_dir
 
 SEED = 13  # the bench's default
 
 checkpoint, out = sys.argv[1:3]
 scorer = Scorer(load(checkpoint))
-records = [
-    r for rs in load_bases(data_dir() / "human", DEFAULT_BASES_LIMIT, SEED).values() for r in rs
-]
-refs, gens = [r.refs[0] for r in records], [r.gen for r in records]
-items = perturb_bases(refs, gens, [r.group for r in records], SEED).items
+base_set = real_base_set(data_dir() / "human", DEFAULT_BASES_LIMIT, SEED)
+refs, gens, items = base_set.refs, base_set.gens, base_set.perturbations.items
 bases = scorer.score(refs, gens)
 changed = scorer.score([refs[p.base] for p in items], [p.text for p in items])
 with open(out, "wb") as handle:

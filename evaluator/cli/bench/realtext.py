@@ -196,13 +196,11 @@ def bench_sick(scorer: Scorer, path: Path) -> dict:
 
 def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -> dict:
     from evaluator.finetune.contrast import ERROR_CLASSES
-    from evaluator.realtext_data import load_bases, perturb_bases
+    from evaluator.realtext_data import real_base_set
 
-    by_dataset = load_bases(human_dir, limit, seed)
-    records = [r for records in by_dataset.values() for r in records]
-    refs = [r.refs[0] for r in records]
-    gens = [r.gen for r in records]
-    perturbations = perturb_bases(refs, gens, [r.group for r in records], seed)
+    bases = real_base_set(human_dir, limit, seed)
+    by_dataset, refs, gens = bases.by_dataset, bases.refs, bases.gens
+    perturbations = bases.perturbations
     items = perturbations.items
     base_scores = scorer.score(refs, gens)
     changed = scorer.score([refs[p.base] for p in items], [p.text for p in items])

@@ -163,14 +163,12 @@ def bench_synth(evaluator, path: Path, per_class: int, seed: int) -> dict:
 
 
 def bench_bases(evaluator, human_dir: Path, limit: int | None, seed: int) -> dict:
-    from evaluator.realtext_data import load_bases, perturb_bases
+    from evaluator.realtext_data import real_base_set
     from synth.spans import changed_regions
 
-    by_dataset = load_bases(human_dir, limit, seed)
-    records = [r for records in by_dataset.values() for r in records]
-    refs = [r.refs[0] for r in records]
-    bases = [r.gen for r in records]
-    items = perturb_bases(refs, bases, [r.group for r in records], seed).items
+    base_set = real_base_set(human_dir, limit, seed)
+    by_dataset, refs, bases = base_set.by_dataset, base_set.refs, base_set.gens
+    items = base_set.perturbations.items
     gold = []
     for item in items:
         regions = changed_regions(
