@@ -35,11 +35,10 @@ TASK_KINDS = ("regression", "classification")
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
 
 
-# (checkpoint, [(refs, gens), ...], batch_size, spans_below) -> the model outputs of each chunk,
-# in order; spans_below: tag the pairs whose P(NoContr) is below it (None: no spans)
-ChunkScorer = Callable[
-    [Checkpoint, list[tuple[list, list[str]]], int, float | None], Iterable[PairOutputs]
-]
+# (checkpoint, [(refs, gens, srcs), ...], batch_size, spans_below) -> the model outputs of each
+# chunk, in order; spans_below: tag the pairs whose P(NoContr) is below it (None: no spans)
+Chunk = tuple[list, list[str], list[str | None]]
+ChunkScorer = Callable[[Checkpoint, list[Chunk], int, float | None], Iterable[PairOutputs]]
 
 
 class TruncationWarning(UserWarning):
@@ -97,8 +96,9 @@ class Evaluator:
         """One Prediction per pair, in input order.
 
         refs[i] is a reference or a list of references: the pair is read against each one
-        alone, and the closest, whose reading has the highest score, gives all its outputs. srcs
-        is checked to line up with the pairs; the current checkpoints read only ref and gen.
+        alone, and the closest, whose reading has the highest score, gives all its outputs.
+        srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
+        every pair (ValueError naming the first id without), the others ignore them.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
         TruncationWarning. ``spans``: fill each Prediction's spans and missing words (when the
@@ -113,7 +113,7 @@ class Evaluator:
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=3)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
-            return self._score(ids, refs, gens, batch_size, score_locally, bar.update, spans)
+            return self._score(ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans)
 
     def predict_stream(
         self,
@@ -142,6 +142,7 @@ class Evaluator:
                     chunk.ids,
                     refs,
                     chunk.gens,
+                    chunk.srcs,
                     batch_size,
                     scorer or score_locally,
                     bar.update,
@@ -161,6 +162,16 @@ class Evaluator:
         check_pairs(refs, gens)
         if srcs is not None and not all(src is None or isinstance(src, str) for src in srcs):
             raise ValueError("every src must be a string or None")
+        names = self.checkpoint.model.config.source_features
+        if names:
+            lacking = next(
+                (i for i in range(n) if srcs is None or not (srcs[i] and srcs[i].strip())), None
+            )
+            if lacking is not None:
+                raise ValueError(
+                    f"pair {ids[lacking]!r} has no src: this checkpoint's ratings read each "
+                    f"output against its source ({', '.join(names)}); give src on every pair"
+                )
         return [ref if isinstance(ref, str) else list(ref) for ref in refs]
 
     def _score(
@@ -168,6 +179,7 @@ class Evaluator:
         ids: Sequence[str],
         refs: list[str | list[str]],
         gens: Sequence[str],
+        srcs: Sequence[str | None] | None,
         batch_size: int,
         scorer: ChunkScorer,
         advance: Callable[[int], object],
@@ -182,7 +194,14 @@ class Evaluator:
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
         found: list[tuple[list[dict], list[dict]] | None] = [None] * n
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
-        texts = [([refs[i] for i in chunk], [gens[i] for i in chunk]) for chunk in chunks]
+        texts: list[Chunk] = [
+            (
+                [refs[i] for i in chunk],
+                [gens[i] for i in chunk],
+                [None if srcs is None else srcs[i] for i in chunk],
+            )
+            for chunk in chunks
+        ]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_ENCODER_TRUNCATION_MESSAGE)
             outputs = scorer(self.checkpoint, texts, batch_size, self.threshold if spans else None)
@@ -286,13 +305,13 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
 
 def score_locally(
     checkpoint: Checkpoint,
-    chunks: list[tuple[list, list[str]]],
+    chunks: list[Chunk],
     batch_size: int,
     spans_below: float | None,
 ) -> Iterator[PairOutputs]:
-    """The model outputs of each (refs, gens) chunk, in this process."""
-    for refs, gens in chunks:
-        yield predict_outputs(checkpoint, refs, gens, batch_size, spans_below)
+    """The model outputs of each (refs, gens, srcs) chunk, in this process."""
+    for refs, gens, srcs in chunks:
+        yield predict_outputs(checkpoint, refs, gens, batch_size, spans_below, srcs)
 
 
 def _one_reference(ref: str | list[str], index: int) -> str:

@@ -9,7 +9,9 @@ ratings stay what they were fitted as. Aggregating the features over all referen
 would let a far reference's values enter the closest one's reading (an exact copy next to a
 negated reference read as an error). A pair with one
 reference costs exactly one reading. A model with a span tagger also scores every wordpiece
-of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans).
+of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans). A
+task model whose ratings read the source (``MismatchConfig.source_features``) also scores gen
+against each pair's source with those metrics; every pair then needs one.
 """
 
 from __future__ import annotations
@@ -74,15 +76,19 @@ def predict_outputs(
     gens: Sequence[str],
     batch_size: int = 64,
     spans_below: float | None = None,
+    srcs: Sequence[str | None] | None = None,
 ) -> PairOutputs:
     """Class probabilities and rating outputs, each pair read against its closest reference:
     the one whose single-reference reading has the highest P(NoContr) by the head alone (the
     first on ties).
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
-    for each pair whose P(NoContr) is below it, the pairs that will show spans."""
+    for each pair whose P(NoContr) is below it, the pairs that will show spans.
+    ``srcs``: each pair's source, read when the ratings read it (ValueError naming the first
+    pair without one)."""
     model = checkpoint.model.eval()
     config = model.config
     check_pairs(refs, gens)
+    source = source_scores(checkpoint, gens, srcs)
     tag = spans_below is not None and model.span_tagger is not None
     if not gens:
         return PairOutputs(
@@ -157,7 +163,10 @@ def predict_outputs(
                 ),
             )
             rating_rows = None if rating_features is None else rating_features[rows].to(device)
-            logits, closer, rated = model.read_heads(representation, pair_features, rating_rows)
+            source_rows = None if source is None else source[owner[rows]].to(device)
+            logits, closer, rated = model.read_heads(
+                representation, pair_features, rating_rows, source_rows
+            )
             probabilities.append(logits.float().softmax(dim=-1).cpu())
             closeness.append(closer.cpu())
             if rated is not None:
@@ -190,6 +199,27 @@ def predict_outputs(
         outputs.gen_token_probs, outputs.ref_token_probs = gen_side, ref_side
         outputs.gen_token_offsets, outputs.ref_token_offsets = gen_at, ref_at
     return outputs
+
+
+def source_scores(
+    checkpoint: Checkpoint, gens: Sequence[str], srcs: Sequence[str | None] | None
+) -> torch.Tensor | None:
+    """The raw source metric scores (pairs, len(source_features)) of a model whose ratings read
+    them, else None; ValueError names the first pair without a source."""
+    names = checkpoint.model.config.source_features
+    if not names or not gens:
+        return None
+    given = [src for src in (srcs or []) if src and src.strip()]
+    if len(given) < len(gens):
+        present = [bool(src and src.strip()) for src in (srcs or [None] * len(gens))]
+        raise ValueError(
+            f"pair {present.index(False)} has no src: this checkpoint's ratings read each "
+            f"output against its source ({', '.join(names)})"
+        )
+    frame = compute_features(
+        given, list(gens), names=names, encoder=checkpoint.model.config.encoder
+    )
+    return torch.tensor(frame[names].to_numpy(dtype=np.float32))
 
 
 def token_probabilities(

@@ -13,13 +13,14 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader
 
+from evaluator.evaluator import Chunk
 from evaluator.hub import Checkpoint
 from evaluator.inference import PairOutputs, predict_outputs
 from evaluator.process_group import leave_process_group
 
 
 class ChunkScoring(L.LightningModule):
-    """predict_step: one (position, refs, gens) chunk -> (position, its PairOutputs)."""
+    """predict_step: one (position, refs, gens, srcs) chunk -> (position, its PairOutputs)."""
 
     def __init__(self, checkpoint: Checkpoint, batch_size: int, spans_below: float | None) -> None:
         super().__init__()
@@ -28,10 +29,12 @@ class ChunkScoring(L.LightningModule):
         self.batch_size = batch_size
         self.spans_below = spans_below
 
-    def predict_step(self, chunk: tuple[int, list, list[str]]) -> tuple[int, PairOutputs]:
-        position, refs, gens = chunk
+    def predict_step(
+        self, chunk: tuple[int, list, list[str], list[str | None]]
+    ) -> tuple[int, PairOutputs]:
+        position, refs, gens, srcs = chunk
         return position, predict_outputs(
-            self.checkpoint, refs, gens, self.batch_size, self.spans_below
+            self.checkpoint, refs, gens, self.batch_size, self.spans_below, srcs
         )
 
 
@@ -56,13 +59,13 @@ class LightningScorer:
     def __call__(
         self,
         checkpoint: Checkpoint,
-        chunks: list[tuple[list, list[str]]],
+        chunks: list[Chunk],
         batch_size: int,
         spans_below: float | None,
     ) -> list[PairOutputs]:
-        items = [(position, refs, gens) for position, (refs, gens) in enumerate(chunks)]
+        items = [(position, *chunk) for position, chunk in enumerate(chunks)]
         # Lightning's sampler needs a chunk for every process: empty ones fill up a short input
-        items += [(len(items) + k, [], []) for k in range(self.trainer.world_size - len(items))]
+        items += [(len(items) + k, [], [], []) for k in range(self.trainer.world_size - len(items))]
         # batch_size=None: each chunk is one step; Lightning adds a distributed sampler that
         # splits the chunks between processes without repeating any (the list serves as a
         # map-style dataset, which torch's annotation does not allow for)

@@ -517,6 +517,8 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"batch_size": 0}, "data.batch_size must be above 0"),
         ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
         ({"checkpoint": " "}, "data.checkpoint must name a base checkpoint"),
+        ({"source_features": ["rouge1_p", "nope"]}, "data.source_features: unknown feature(s) 'nope'"),
+        ({"source_features": ["bertscore_p"]}, "data.source_features: bertscore read the encoder"),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump({"data": data}))

@@ -105,6 +105,7 @@ def prepare(
             contrast_class_weights=settings.contrast_class_weights,
             reference_triples_size=settings.reference_triples_size,
             train_datasets=settings.train_datasets,
+            source_features=settings.source_features,
         )
     except (CheckpointError, DataError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -20,6 +20,7 @@ from jsonargparse import ActionConfigFile, Namespace
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 
+from evaluator.features.registry import is_encoder_metric, metrics_for
 from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
@@ -47,6 +48,8 @@ class FitSettings:
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     reference_triples_size: int = 0
     train_datasets: tuple[str, ...] = ()  # the datasets trained on (empty: all)
+    # features the ratings also read against each record's source (data.source_features)
+    source_features: tuple[str, ...] = ()
     contrast_weight: float = 0.0
     contrast_margin: float = 0.05
     reference_margin: float = 0.2
@@ -101,11 +104,28 @@ class FitSettings:
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
         check_class_weights(self.contrast_class_weights)
+        check_source_features(self.source_features)
         if not self.checkpoint.strip():
             raise ValueError("data.checkpoint must name a base checkpoint (a folder or Hub id)")
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def check_source_features(names: tuple[str, ...]) -> None:
+    """ValueError naming data.source_features when it names an unknown or repeated feature or
+    one of the encoder's: a source (a whole document) is read by the lexical metrics only,
+    which need no truncation to the encoder's length."""
+    try:
+        metrics = metrics_for(list(names))
+    except ValueError as error:
+        raise ValueError(f"data.source_features: {error}") from None
+    encoder = [name for name in metrics if is_encoder_metric(name)]
+    if encoder:
+        raise ValueError(
+            f"data.source_features: {', '.join(encoder)} read the encoder; a source is read "
+            "by the lexical metrics only"
+        )
 
 
 def trainer_kwargs(settings: FitSettings) -> dict[str, Any]:
@@ -137,6 +157,7 @@ def add_fit_arguments(parser: LightningArgumentParser) -> None:
     )
     parser.link_arguments("data.task", "model.task")
     parser.link_arguments("data.checkpoint", "model.checkpoint")
+    parser.link_arguments("data.source_features", "model.source_features")
 
 
 def fit_parser() -> LightningArgumentParser:
@@ -175,6 +196,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         contrast_class_weights=config.data.contrast_class_weights or {},
         reference_triples_size=config.data.reference_triples_size,
         train_datasets=tuple(config.data.train_datasets or ()),
+        source_features=tuple(config.data.source_features or ()),
         contrast_weight=config.model.contrast_weight,
         contrast_margin=config.model.contrast_margin,
         reference_margin=config.model.reference_margin,

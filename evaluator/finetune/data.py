@@ -3,7 +3,9 @@
 The metric features (the checkpoint's names) of every (reference, generated) pair, as predict
 reads a pair against each of its references alone, and the frozen encoder's mean embeddings
 of every reference and generated text (and, for a base model that reads them, the alignment
-vector of every pair and the token states of every text) are computed once per task with the
+vector of every pair and the token states of every text; for ratings that read the source,
+the source metric features of every record, its source in place of a reference) are
+computed once per task with the
 resumable feature cache (``evaluator.features.cache``, keyed by pair id and feature version)
 under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the targets
 normalised to [0, 1] (NaN where a record lacks a criterion).
@@ -42,6 +44,8 @@ class TaskInputs:
     # per (record, reference) pair in ``ref_rows`` order: its alignment vector, or None
     alignments: np.ndarray | None = None
     tokens: TokenTable | None = None  # token states of ``texts``' rows, for a token-level base
+    # per record, the raw source metric features (``MismatchConfig.source_features``), or None
+    source: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -63,8 +67,12 @@ class TaskInputs:
 
     def record_features(self) -> pd.DataFrame:
         """One row per record: each feature's maximum over the record's references (the usual
-        multi-reference reading of a single metric, used for the metric baselines)."""
-        return self.features.groupby(self.pair_owner()).max().reset_index(drop=True)
+        multi-reference reading of a single metric, used for the metric baselines), then, with
+        source features, each one against the source as ``source_<name>``."""
+        features = self.features.groupby(self.pair_owner()).max().reset_index(drop=True)
+        if self.source is None:
+            return features
+        return pd.concat([features, self.source.add_prefix("source_")], axis=1)
 
     def subset(self, rows: np.ndarray) -> TaskInputs:
         """The records at ``rows`` (positions), sharing the text table."""
@@ -79,6 +87,7 @@ class TaskInputs:
             targets=self.targets[rows],
             alignments=None if self.alignments is None else self.alignments[pairs],
             tokens=self.tokens,
+            source=None if self.source is None else self.source.iloc[rows].reset_index(drop=True),
         )
 
 
@@ -108,6 +117,28 @@ def write_pairs(records: list[HumanRecord], path: Path) -> None:
             "gen": [r.gen for r in records for _ in r.refs],
         }
     )
+    write_frame(frame, path)
+
+
+def source_pairs(records: list[HumanRecord]) -> pd.DataFrame:
+    """The id/ref/gen frame of every record read against its source (the source in the place
+    of the reference); ValueError names the first record without one (key src)."""
+    missing = next((r.id for r in records if not (r.src and r.src.strip())), None)
+    if missing is not None:
+        raise ValueError(
+            f"record {missing!r} has no src; ratings that read the source need it on every record"
+        )
+    return pd.DataFrame(
+        {
+            "id": [r.id for r in records],
+            "ref": [[r.src] for r in records],
+            "gen": [r.gen for r in records],
+        }
+    )
+
+
+def write_frame(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` as parquet (atomic; rewritten only when it changes)."""
     if path.is_file() and pd.read_parquet(path).equals(frame):
         return
     with atomic_path(path) as temporary:
@@ -126,13 +157,15 @@ def build_inputs(
     alignments: bool = False,
     tokens: bool = False,
     name: str | None = None,
+    source_features: list[str] | None = None,
 ) -> TaskInputs:
     """Fill the task's feature and embedding cache as needed, then read it in record order.
 
     alignments: also cache and read the per-pair alignment vectors (for a base model that uses
     them); tokens: also cache and read every text's token states (likewise); name: the cache
     files' stem (default the task's name; contrast copies have their
-    own)."""
+    own); source_features: also cache and read these features of every record against its
+    source (ValueError for a record without one)."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
     stem = name or task.name
@@ -153,6 +186,21 @@ def build_inputs(
         alignments_path=alignments_path,
         tokens_path=tokens_path,
     )
+    source = None
+    if source_features:
+        source_path = cache_dir / f"{stem}.source.parquet"
+        frame = source_pairs(records)
+        write_frame(frame, cache_dir / f"{stem}.source.pairs.parquet")
+        update_feature_cache(
+            cache_dir / f"{stem}.source.pairs.parquet",
+            source_path,
+            source_features,
+            encoder=encoder,
+            num_layers=num_layers,
+            progress=progress,
+        )
+        read = pd.read_parquet(source_path, columns=["id", *source_features]).set_index("id")
+        source = read.loc[frame["id"]].reset_index(drop=True).astype(np.float64)
     cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
     features = cached.loc[pair_ids(records)].reset_index(drop=True).astype(np.float64)
     store = EmbeddingStore.open(embeddings_path)
@@ -172,4 +220,5 @@ def build_inputs(
             [pair_key(ref, r.gen) for r in records for ref in r.refs]
         ),
         tokens=None if tokens_path is None else TokenStore(tokens_path).table(distinct),
+        source=source,
     )

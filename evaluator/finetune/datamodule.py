@@ -57,6 +57,8 @@ class PreparedTask:
     train_pairs: np.ndarray  # per record, the (record, reference) pair it trains on (see outputs)
     contrast: ContrastSet | None = None
     train_datasets: tuple[str, ...] = ()  # the datasets it trains on (empty: all)
+    # the features read against each record's source (``inputs.source``; empty: none)
+    source_features: tuple[str, ...] = ()
 
 
 def prepare_task(
@@ -70,6 +72,7 @@ def prepare_task(
     contrast_class_weights: dict[str, float] | None = None,
     reference_triples_size: int = 0,
     train_datasets: tuple[str, ...] = (),
+    source_features: tuple[str, ...] = (),
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
@@ -78,7 +81,9 @@ def prepare_task(
     contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``);
     reference_triples_size: up to that many more copies built from the references the records
     train on (``evaluator.finetune.contrast.reference_triples``). train_datasets: the datasets
-    the task trains on (empty: all); contrast copies are made from their records only."""
+    the task trains on (empty: all); contrast copies are made from their records only.
+    source_features: features also read against every record's source, for ratings that
+    read it (``MismatchConfig.source_features``; copies keep their record's source)."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
@@ -93,6 +98,7 @@ def prepare_task(
         progress=progress,
         alignments=base.model.config.use_alignment,
         tokens=base.model.config.use_tokens,
+        source_features=list(source_features),
     )
     inputs = build(task, records, base.feature_names)
     features = base.scaler.transform(inputs.features)
@@ -129,7 +135,15 @@ def prepare_task(
             pairs=copy_inputs.pair_starts() + offsets,
         )
     return PreparedTask(
-        task, records, inputs, base, features, train_pairs, contrast, tuple(train_datasets)
+        task,
+        records,
+        inputs,
+        base,
+        features,
+        train_pairs,
+        contrast,
+        tuple(train_datasets),
+        tuple(source_features),
     )
 
 
@@ -167,15 +181,17 @@ def split_rows(
 
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
     """rows -> the model's inputs {features, reference_max_features, ref, gen[, alignment,
-    tokens]} for those records, each with the reference of its pair in ``pairs``
+    tokens, source]} for those records, each with the reference of its pair in ``pairs``
     (``features``: one row per pair); reference_max_features: each feature's max over all
-    the record's references (``ratings_read_all_references``)."""
+    the record's references (``ratings_read_all_references``); source: the record's raw
+    source features (``inputs.source``)."""
     pair_features = torch.from_numpy(features[pairs])
     max_features = torch.from_numpy(max_over_references(features, inputs.pair_owner())[pairs])
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
     gens = torch.from_numpy(inputs.gen_rows)
     alignments = None if inputs.alignments is None else torch.from_numpy(inputs.alignments[pairs])
+    source = None if inputs.source is None else torch.tensor(inputs.source.to_numpy()).float()
 
     def select(rows: list[int]) -> dict:
         index = torch.as_tensor(rows)
@@ -189,6 +205,8 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
             batch["alignment"] = alignments[index]
         if inputs.tokens is not None:
             batch["tokens"] = pair_tokens(inputs.tokens, refs[index], inputs.tokens, gens[index])
+        if source is not None:
+            batch["source"] = source[index]
         return batch
 
     return select
@@ -211,6 +229,7 @@ class RatingDataModule(L.LightningDataModule):
         contrast_class_weights: dict[str, float] | None = None,
         reference_triples_size: int = 0,
         train_datasets: list[str] | None = None,
+        source_features: list[str] | None = None,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
         val_fraction: share of the training groups held out for early stopping;
@@ -218,7 +237,9 @@ class RatingDataModule(L.LightningDataModule):
         contrast_depth copies with one more error each, of classes drawn with
         contrast_class_weights, and up to reference_triples_size copies built from the
         references (evaluator.finetune.contrast); train_datasets: the datasets trained and
-        validated on (None or empty: all), by HumanRecord.dataset."""
+        validated on (None or empty: all), by HumanRecord.dataset; source_features: features
+        also read against each record's source, for ratings that read it (the model's
+        source_features, linked in the config)."""
         super().__init__()
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
@@ -242,6 +263,7 @@ class RatingDataModule(L.LightningDataModule):
             val_fraction=val_fraction,
             batch_size=batch_size,
             train_datasets=list(prepared.train_datasets),
+            source_features=list(prepared.source_features),
         )
         data.prepared, data.rows = prepared, np.asarray(rows)
         return data
@@ -260,6 +282,7 @@ class RatingDataModule(L.LightningDataModule):
                 contrast_class_weights=self.hparams["contrast_class_weights"],
                 reference_triples_size=self.hparams["reference_triples_size"],
                 train_datasets=tuple(self.hparams["train_datasets"] or ()),
+                source_features=tuple(self.hparams["source_features"] or ()),
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)

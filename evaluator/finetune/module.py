@@ -31,6 +31,7 @@ import lightning as L
 import torch
 from torch import Tensor
 
+from evaluator.features.scaling import FeatureScaler
 from evaluator.finetune.contrast import ANCHOR
 from evaluator.hub import load
 from evaluator.inference import max_over_references
@@ -49,6 +50,7 @@ def rating_model(
     use_metrics: bool,
     ratings_read_all_references: bool = False,
     rating_mix: bool = False,
+    source_features: list[str] | None = None,
 ) -> MismatchModel:
     """The base architecture with a rating head; ``pretrained`` copies every base tensor that fits."""
     config = replace(
@@ -60,6 +62,7 @@ def rating_model(
         ratings_read_all_references=ratings_read_all_references and use_metrics,
         rating_mix=rating_mix and use_metrics,
         head_only_features=base.config.head_only_features if use_metrics else [],
+        source_features=list(source_features or []) if use_metrics else [],
     )
     model = MismatchModel(config)
     if pretrained:
@@ -101,6 +104,7 @@ class RatingModule(L.LightningModule):
         freeze_mismatch: bool = True,
         ratings_read_all_references: bool = False,
         rating_mix: bool = False,
+        source_features: list[str] | None = None,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
@@ -114,7 +118,9 @@ class RatingModule(L.LightningModule):
         step of a graded chain); freeze_mismatch: train the
         rating parts only (needs the whole base: pretrained and use_metrics); rating_mix:
         regression ratings mix the learned rating with the metric map's starting ridge fit,
-        per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing)."""
+        per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing);
+        source_features: metric columns the ratings also read against each record's source
+        (``MismatchConfig.source_features``; without metrics none)."""
         super().__init__()
         if freeze_mismatch and not (pretrained and use_metrics):
             raise ValueError(
@@ -132,6 +138,7 @@ class RatingModule(L.LightningModule):
             use_metrics,
             ratings_read_all_references,
             rating_mix and self.task.kind == "regression",
+            source_features,
         )
         if freeze_mismatch:
             for name, parameter in self.model.named_parameters():
@@ -147,20 +154,33 @@ class RatingModule(L.LightningModule):
             tokens=batch.get("tokens"),
         )
         if self.model.config.ratings_read_all_references:
-            return self.model.rate(representation, batch["reference_max_features"])
-        return self.model.rate(representation, features)
+            features = batch["reference_max_features"]
+        return self.model.rate(representation, features, source=batch.get("source"))
 
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
         the features of the reference each record trains on (with
-        ``ratings_read_all_references``: of all its references, each feature's max)."""
+        ``ratings_read_all_references``: of all its references, each feature's max), and the
+        source scores' scaling at the bounds of the training records' (``FeatureScaler.fit``)."""
         data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
         prepared, train = data.ready(), data.split["train"]
         pairs = prepared.train_pairs[train]
         table = prepared.features
         if self.model.config.ratings_read_all_references:
             table = max_over_references(table, prepared.inputs.pair_owner())
-        features = self.model.rating_columns(torch.from_numpy(table[pairs]).float())
+        source = None
+        if self.model.source_scaling is not None:
+            if prepared.inputs.source is None:
+                raise ValueError(
+                    "the ratings read the source; prepare the task with source_features"
+                )
+            raw = prepared.inputs.source.iloc[train]
+            scaler = FeatureScaler.fit(raw)
+            self.model.source_scaling.set_bounds(
+                torch.from_numpy(scaler.low).float(), torch.from_numpy(scaler.high).float()
+            )
+            source = torch.tensor(raw.to_numpy()).float()
+        features = self.model.rating_columns(torch.from_numpy(table[pairs]).float(), source)
         targets = torch.from_numpy(prepared.inputs.targets[train]).float()
         self.start_from_metric_fit(features, targets)
 

@@ -40,6 +40,11 @@ def closest_outputs(
         alignments = torch.from_numpy(inputs.alignments)
     if model.config.use_tokens and inputs.tokens is None:
         raise ValueError("the model compares token states; build the inputs with tokens")
+    source = None
+    if model.config.source_features:
+        if inputs.source is None:
+            raise ValueError("the model's ratings read the source; build the inputs with it")
+        source = torch.tensor(inputs.source.to_numpy()).float()
     model = model.eval()
     probabilities, closeness, ratings = [], [], []
     with torch.no_grad():
@@ -59,7 +64,10 @@ def closest_outputs(
                 ),
             )
             logits, closer, rated = model.read_heads(
-                representation, pair_features, rating_table[rows]
+                representation,
+                pair_features,
+                rating_table[rows],
+                None if source is None else source[pair],
             )
             probabilities.append(logits.softmax(dim=-1))
             closeness.append(closer)

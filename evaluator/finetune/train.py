@@ -37,6 +37,11 @@ def fit(
     """Train on the records at ``rows``; returns the module with its best weights (with
     ``rating_mix``, each criterion's learned share chosen on the validation records), the data
     module and the best validation loss. ``freeze_mismatch`` None: the settings' choice."""
+    if tuple(settings.source_features) != prepared.source_features:
+        raise ValueError(
+            f"the task was prepared with source features {list(prepared.source_features)}, "
+            f"the fit settings name {list(settings.source_features)}"
+        )
     if tuple(settings.train_datasets) != prepared.train_datasets:
         raise ValueError(
             f"the task was prepared to train on {list(prepared.train_datasets) or 'every dataset'}, "
@@ -57,6 +62,7 @@ def fit(
         freeze_mismatch=settings.freeze_mismatch if freeze_mismatch is None else freeze_mismatch,
         ratings_read_all_references=settings.ratings_read_all_references,
         rating_mix=settings.rating_mix,
+        source_features=list(settings.source_features),
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size

@@ -35,6 +35,7 @@ EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
+SOURCE_MARGIN = 3.0  # source scores clip this many spans beyond their bounds (as features.scaling)
 
 
 @dataclass
@@ -102,6 +103,12 @@ class MismatchConfig:
     # representation or a task's ratings moving
     # (docs/experiments/2026-11-26-head-only-disfluency)
     head_only_features: list[str] = field(default_factory=list)
+    # metric columns computed between the source (a summary's document, the triples, the
+    # dialogue history) and gen, which the ratings' metric maps read after the reference
+    # columns, scaled by bounds fitted on the training records (``SourceScaling``): a
+    # summary's faithfulness shows against its document, not against other summaries
+    # (docs/experiments/2026-11-27-source-metrics)
+    source_features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.encoder_mode not in ENCODER_MODES:
@@ -137,6 +144,10 @@ class MismatchConfig:
             raise ValueError("head_only_features needs use_metrics")
         if self.use_metrics and set(self.feature_names) <= set(self.head_only_features):
             raise ValueError("the metric set needs a column that is not in head_only_features")
+        if self.source_features and not (self.num_ratings and self.rating_from_metrics):
+            raise ValueError("source_features needs a rating head that reads the metrics")
+        if len(set(self.source_features)) != len(self.source_features):
+            raise ValueError(f"source_features has duplicates: {self.source_features}")
 
     def set_columns(self) -> list[int]:
         """Positions in ``feature_names`` of the columns the metric set and the metric maps read."""
@@ -205,6 +216,34 @@ class ColumnLogits(nn.Module):
 
     def forward(self, values: Tensor) -> Tensor:
         return nn.functional.linear(values, self.weight, self.bias)
+
+
+class SourceScaling(nn.Module):
+    """Raw source metric scores -> the ratings' scale, as ``FeatureScaler.transform`` maps the
+    reference columns: each column's fitted (low, high) to (0, 1), clipped ``SOURCE_MARGIN``
+    spans beyond. The bounds are buffers, fitted on the training records by fine-tuning
+    (``set_bounds``) and saved with the weights."""
+
+    low: Tensor
+    high: Tensor
+
+    def __init__(self, columns: int) -> None:
+        super().__init__()
+        self.register_buffer("low", torch.zeros(columns))
+        self.register_buffer("high", torch.ones(columns))
+
+    def set_bounds(self, low: Tensor, high: Tensor) -> None:
+        self.low.copy_(low)
+        self.high.copy_(high)
+
+    def forward(self, values: Tensor) -> Tensor:
+        span = self.high - self.low
+        scaled = torch.where(
+            span > 0,
+            (values - self.low) / torch.where(span > 0, span, torch.ones_like(span)),
+            (values > self.low).to(values.dtype),
+        )
+        return scaled.clamp(-SOURCE_MARGIN, 1 + SOURCE_MARGIN)
 
 
 class MismatchModel(nn.Module):
@@ -283,12 +322,16 @@ class MismatchModel(nn.Module):
                 nn.Dropout(config.dropout),
                 nn.Linear(max(config.head_hidden, 64), config.num_ratings),
             )
+        rating_inputs = len(set_columns) + len(config.source_features)
+        self.source_scaling: SourceScaling | None = None
+        if config.source_features:
+            self.source_scaling = SourceScaling(len(config.source_features))
         self.metric_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_from_metrics:
-            self.metric_rating = nn.Linear(len(set_columns), config.num_ratings)
+            self.metric_rating = nn.Linear(rating_inputs, config.num_ratings)
         self.ridge_rating: nn.Linear | None = None
         if config.num_ratings and config.rating_mix:
-            self.ridge_rating = nn.Linear(len(set_columns), config.num_ratings)
+            self.ridge_rating = nn.Linear(rating_inputs, config.num_ratings)
             self.ridge_rating.requires_grad_(False)  # set once, from the training ratings
             # per criterion, the share of the learned rating (the rest: the ridge fit)
             self.register_buffer("learned_share", torch.ones(config.num_ratings))
@@ -390,19 +433,23 @@ class MismatchModel(nn.Module):
         return self.add_head_only_term(self.head(representation), features)
 
     def read_heads(
-        self, representation: Tensor, features: Tensor | None, rating_features: Tensor | None
+        self,
+        representation: Tensor,
+        features: Tensor | None,
+        rating_features: Tensor | None,
+        source: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """What prediction reads from one pass of the heads (``evaluator.inference``,
         ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the closeness
         that picks the closest of several references (the head's own P(NoContr), without the
         ``head_only_features`` term) and the ratings (``rate`` on ``rating_features``; None
-        without a rating head)."""
+        without a rating head; ``source`` as for ``rate``)."""
         head_logits = self.head(representation)
         closeness = score_from_logits(head_logits.float())
         ratings = (
             None
             if self.rating_head is None
-            else self.rate(representation, rating_features, head_logits=head_logits)
+            else self.rate(representation, rating_features, head_logits=head_logits, source=source)
         )
         return self.add_head_only_term(head_logits, features), closeness, ratings
 
@@ -416,15 +463,23 @@ class MismatchModel(nn.Module):
         head_only = features[:, self.head_only_columns]
         return head_logits + self.feature_logits(torch.nan_to_num(head_only))
 
-    def rating_columns(self, features: Tensor) -> Tensor:
-        """The columns of scaled metric scores that the ratings' metric maps read."""
-        return features if self.set_columns is None else features[..., self.set_columns]
+    def rating_columns(self, features: Tensor, source: Tensor | None = None) -> Tensor:
+        """What the ratings' metric maps read: the columns of scaled metric scores they read,
+        then, with ``source_features``, the scaled source scores (``source``: the raw ones,
+        (batch, len(source_features)), required then)."""
+        columns = features if self.set_columns is None else features[..., self.set_columns]
+        if self.source_scaling is None:
+            return columns
+        if source is None:
+            raise ValueError("this model's ratings also read the source; pass source=")
+        return torch.cat([columns, self.source_scaling(source.to(columns.dtype))], dim=-1)
 
     def rate(
         self,
         representation: Tensor,
         features: Tensor | None = None,
         head_logits: Tensor | None = None,
+        source: Tensor | None = None,
     ) -> Tensor:
         """Task rating outputs (batch, num_ratings) from ``represent``'s output.
 
@@ -443,6 +498,7 @@ class MismatchModel(nn.Module):
         criterion, the frozen ridge fit of the metrics the rest; the mismatch map is outside
         the mix, so a named error lowers a rating by the same amount whatever the share.
         head_logits: ``head(representation)`` when the caller has computed it already.
+        source: the raw source metric scores, needed with ``source_features``.
         """
         if self.rating_head is None:
             raise ValueError(
@@ -452,7 +508,7 @@ class MismatchModel(nn.Module):
         if self.metric_rating is not None:
             if features is None:
                 raise ValueError("this model's ratings also read the metric scores; pass features=")
-            features = torch.nan_to_num(self.rating_columns(features))
+            features = torch.nan_to_num(self.rating_columns(features, source))
             ratings = ratings + self.metric_rating(features)
         if self.ridge_rating is not None:
             assert features is not None  # rating_mix needs rating_from_metrics, checked above

@@ -75,7 +75,9 @@ def mismatch_metric(
             )
 
     def score(refs, gens, srcs) -> np.ndarray:
-        predictions = evaluator.predict([list(r) for r in refs], list(gens), progress=False)
+        predictions = evaluator.predict(
+            [list(r) for r in refs], list(gens), list(srcs), progress=False
+        )
         if rating is None:
             return np.array([p.score for p in predictions])
         if rating == RATINGS:

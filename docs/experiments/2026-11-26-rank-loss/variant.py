@@ -39,9 +39,9 @@ for task in sys.argv[2:]:
                     test.setdefault(key, []).append(t)
             if sink == "val":
                 val_taus.append(np.mean(taus))
-        if seed == 0:
-            base = {m: {} for m in p.inputs.features.columns}
         b = baseline_kendall(p, train, held)
+        if seed == 0:
+            base = {m: {} for m in b}  # the metric columns, and the source ones if read
         for m in b:
             for k, key in enumerate(crit):
                 base[m].setdefault(key, []).append(b[m][k])

@@ -1,0 +1,143 @@
+"""Ratings that read the source: a task model also scores gen against each record's source
+(a summary against its document) with lexical metrics, in training, evaluation and predict
+alike. Tiny task and encoder as in test_finetune."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from test_finetune import (  # noqa: F401  (fixtures)
+    SETTINGS,
+    base_checkpoint,
+    encoder_dir,
+    sentence,
+    write_jsonl,
+)
+
+from evaluator.evaluator import Evaluator
+from evaluator.features import FeatureScaler, compute_features
+from evaluator.finetune.datamodule import prepare_task
+from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.train import export, fit
+from evaluator.hub import load
+from evaluator.inference import predict_outputs
+
+SOURCE = ["rouge1_p", "novel_2gram"]
+
+
+@pytest.fixture(scope="module")
+def source_root(tmp_path_factory) -> Path:
+    """SummEval-shaped records whose scores follow how much of gen its document holds."""
+    root = tmp_path_factory.mktemp("human-src")
+    rng = np.random.default_rng(3)
+    rows = []
+    for group in range(24):
+        document = " ".join(sentence(rng, 8) for _ in range(4))
+        ref = sentence(rng)
+        for system in range(3):
+            words = document.split()
+            start = int(rng.integers(0, len(words) - 6))
+            gen = " ".join(words[start : start + 6]) if system < 2 else sentence(rng)
+            score = 4.0 if system < 2 else 2.0
+            rows.append({
+                "id": f"s:{group}:{system}", "ref": [ref], "gen": gen, "src": document,
+                "group": f"s:{group}",
+                "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
+            })  # fmt: skip
+    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    return root
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory, base_checkpoint: Path, source_root: Path):  # noqa: F811
+    """(prepared task, data module, exported checkpoint) fitted with source features."""
+    tmp_path = tmp_path_factory.mktemp("source-fit")
+    prepared = prepare_task(
+        "summarization",
+        str(base_checkpoint),
+        tmp_path / "cache",
+        source_root,
+        source_features=tuple(SOURCE),
+    )
+    settings = replace(SETTINGS, source_features=tuple(SOURCE))
+    rows = np.arange(len(prepared.records))
+    module, data, _ = fit(prepared, rows, settings, 0, checkpoint=str(base_checkpoint))
+    return prepared, data, load(export(module, data, tmp_path / "task"))
+
+
+def test_source_scores_are_scaled_at_the_training_records_bounds(fitted) -> None:
+    prepared, data, checkpoint = fitted
+    records = prepared.records
+    expected = compute_features([r.src for r in records], [r.gen for r in records], names=SOURCE)
+    np.testing.assert_allclose(prepared.inputs.source.to_numpy(), expected[SOURCE].to_numpy())
+    # the metric baselines see the source columns too
+    assert list(prepared.inputs.record_features().columns[-2:]) == [f"source_{n}" for n in SOURCE]
+    train = data.split["train"]
+    bounds = FeatureScaler.fit(expected.iloc[train][SOURCE])
+    scaling = checkpoint.model.source_scaling
+    assert checkpoint.model.config.source_features == SOURCE
+    np.testing.assert_allclose(scaling.low.numpy(), bounds.low, atol=1e-6)
+    np.testing.assert_allclose(scaling.high.numpy(), bounds.high, atol=1e-6)
+
+
+def test_predict_reads_the_source_as_evaluation_does(fitted) -> None:
+    """predict gives the evaluation path's ratings; with the rating set to the scaled source
+    column, it is exactly that column, and another source changes it."""
+    prepared, _, checkpoint = fitted
+    rows = np.arange(12)
+    records = [prepared.records[i] for i in rows]
+    refs, gens, srcs = (
+        [list(r.refs) for r in records],
+        [r.gen for r in records],
+        [r.src for r in records],
+    )
+    outputs = predict_outputs(checkpoint, refs, gens, srcs=srcs)
+    _, _, evaluated = closest_outputs(
+        checkpoint.model,
+        prepared.features[prepared.inputs.pair_rows(rows)],
+        prepared.inputs.subset(rows),
+    )
+    np.testing.assert_allclose(evaluated, outputs.ratings, atol=1e-5)
+    model = checkpoint.model
+    with torch.no_grad():  # rating := the scaled rouge1_p against the source
+        for layer in (model.rating_head[-1], model.mismatch_rating, model.metric_rating):
+            layer.weight.zero_()
+            layer.bias.zero_()
+        model.metric_rating.weight[:, len(model.config.set_columns())] = 1.0
+    raw = compute_features(srcs, gens, names=["rouge1_p"])["rouge1_p"].to_numpy()
+    scaling = model.source_scaling
+    scaled = np.clip(
+        (raw - scaling.low[0].item()) / (scaling.high[0] - scaling.low[0]).item(), -3, 4
+    )
+    rated = predict_outputs(checkpoint, refs, gens, srcs=srcs).ratings[:, 0]
+    np.testing.assert_allclose(rated, scaled, atol=1e-5)
+    elsewhere = predict_outputs(checkpoint, refs, gens, srcs=["an unrelated text"] * len(gens))
+    assert (elsewhere.ratings[:, 0] < rated - 1e-3).any()
+
+
+def test_a_pair_without_a_source_is_refused_by_name(fitted, source_root: Path, tmp_path) -> None:
+    prepared, _, checkpoint = fitted
+    records = prepared.records[:3]
+    refs, gens = [list(r.refs) for r in records], [r.gen for r in records]
+    with pytest.raises(ValueError, match="pair 1 has no src"):
+        predict_outputs(checkpoint, refs, gens, srcs=[records[0].src, None, records[2].src])
+    evaluator = Evaluator(checkpoint)
+    with pytest.raises(ValueError, match="pair 'b' has no src"):
+        evaluator.predict(refs, gens, srcs=["doc", " ", "doc"], ids=["a", "b", "c"])
+    with pytest.raises(ValueError, match="pair 'a' has no src"):
+        evaluator.predict(refs, gens, ids=["a", "b", "c"])
+    no_source = [{"id": "x:0", "ref": ["a b"], "gen": "a", "src": None, "group": "x",
+                  "scores": {"coherence": 3.0}}]  # fmt: skip
+    write_jsonl(tmp_path / "human" / "summarization" / "summeval.jsonl.gz", no_source)
+    with pytest.raises(ValueError, match="record 'x:0' has no src"):
+        prepare_task(
+            "summarization",
+            str(checkpoint.path),
+            tmp_path / "cache",
+            tmp_path / "human",
+            source_features=tuple(SOURCE),
+        )
