@@ -27,11 +27,11 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
 from evaluator.finetune.datamodule import prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task, model_scores
-from evaluator.finetune.module import RatingModule, ridge_fit
+from evaluator.finetune.module import RatingModule, ridge_fit, single_metric_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.rating_mix import (
     Parts,
-    best_shares,
+    best_mixes,
     contrast_parts,
     output_parts,
     rating_parts,
@@ -219,13 +219,34 @@ def test_best_shares_keep_the_learned_rating_only_where_it_ranks_better() -> Non
     ridge = np.c_[wild, truth[:, 1], truth[:, 2], -truth[:, 3]]
     # learned ranks right; ridge ranks right; both alike (a tie keeps the learned rating);
     # one rated record (nothing to rank: learned)
-    assert best_shares(Parts(learned, ridge), targets).tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert best_mixes([Parts(learned, ridge)], targets)[1].tolist() == [1.0, 0.0, 1.0, 1.0]
     # each side wrong on one pair, the other's error in the other direction: a mix is right
     y = np.array([[0.0], [1.0], [2.0], [3.0]])
-    half = best_shares(
-        Parts(np.array([[0.0], [2.0], [1.0], [3.0]]), np.array([[1.0], [0.0], [2.0], [3.0]])), y
+    _, half = best_mixes(
+        [Parts(np.array([[0.0], [2.0], [1.0], [3.0]]), np.array([[1.0], [0.0], [2.0], [3.0]]))], y
     )
     assert half.tolist() == [0.5]
+
+
+def test_best_mixes_choose_the_anchor_that_ranks_better_and_keeps_copies_below() -> None:
+    """Two anchors share the learned rating: the second ranks the records right, the first
+    wrong, so it is chosen with no learned share; a tie keeps the first; and an anchor that
+    lets a contrast copy rise above its parent is passed over."""
+    targets = np.array([[0.1], [0.4], [0.2], [0.9], [0.6]])
+    wild = np.array([[10.0], [-10.0], [10.0], [-10.0], [0.0]])
+    ridge, single = Parts(wild, wild), Parts(wild, targets)
+    anchors, shares = best_mixes([ridge, single], targets)
+    assert (anchors.tolist(), shares.tolist()) == ([1], [0.0])
+    assert best_mixes([single, single], targets)[0].tolist() == [0]
+    # the second anchor rates the copy far above its parent: only its share 1 is left, which
+    # ranks as the first anchor does (a tie: the first, wholly learned)
+    copies = [
+        Parts(np.zeros((1, 1)), np.zeros((1, 1))),
+        Parts(np.zeros((1, 1)), np.full((1, 1), 100.0)),
+    ]
+    parents = [Parts(np.ones((1, 1)), np.ones((1, 1)))] * 2
+    anchors, shares = best_mixes([ridge, single], targets, copies, parents)
+    assert (anchors.tolist(), shares.tolist()) == ([0], [1.0])
 
 
 def test_best_shares_keep_contrast_copies_below_their_parents() -> None:
@@ -235,10 +256,10 @@ def test_best_shares_keep_contrast_copies_below_their_parents() -> None:
     targets = np.array([[0.1], [0.4], [0.2], [0.9], [0.6]])
     wild = np.array([[10.0], [-10.0], [10.0], [-10.0], [0.0]])
     records = Parts(wild, targets)
-    assert best_shares(records, targets).tolist() == [0.0]
+    assert best_mixes([records], targets)[1].tolist() == [0.0]
     copies = Parts(learned=np.zeros((2, 1)), ridge=np.ones((2, 1)))
     parents = Parts(learned=np.ones((2, 1)), ridge=np.zeros((2, 1)))
-    assert best_shares(records, targets, copies, parents).tolist() == [0.75]
+    assert best_mixes([records], targets, [copies], [parents])[1].tolist() == [0.75]
 
 
 def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
@@ -266,7 +287,7 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
     ) and owners & set(val.tolist())
     np.testing.assert_array_equal(  # the shares respect the copies made from val records
         module.model.learned_share.numpy(),
-        best_shares(records, contrasted.inputs.targets[val], copies, parents),
+        best_mixes([records], contrasted.inputs.targets[val], [copies], [parents])[1],
     )
     module, data, _ = fit(
         prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
@@ -285,7 +306,7 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
     learned, ridge = parts.learned, parts.ridge
     shares = model.learned_share.numpy()
     assert (shares < 1).any()  # on this data the learned rating does not earn it everywhere
-    np.testing.assert_array_equal(shares, best_shares(parts, prepared.inputs.targets[val]))
+    np.testing.assert_array_equal(shares, best_mixes([parts], prepared.inputs.targets[val])[1])
     _, _, mixed = closest_outputs(
         model, prepared.features[prepared.inputs.pair_rows(val)], prepared.inputs.subset(val)
     )
@@ -517,7 +538,10 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"batch_size": 0}, "data.batch_size must be above 0"),
         ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
         ({"checkpoint": " "}, "data.checkpoint must name a base checkpoint"),
-        ({"source_features": ["rouge1_p", "nope"]}, "data.source_features: unknown feature(s) 'nope'"),
+        (
+            {"source_features": ["rouge1_p", "nope"]},
+            "data.source_features: unknown feature(s) 'nope'",
+        ),
         ({"source_features": ["bertscore_p"]}, "data.source_features: bertscore read the encoder"),
     ):
         bad = tmp_path / "bad.yaml"
@@ -982,3 +1006,15 @@ def test_a_single_reference_is_paraphrased_by_meaning_preserving_rules() -> None
         if p == ANCHOR and "ref-paraphrase" in c.id
     ]
     assert paraphrases and all(text != ref for text in paraphrases)
+
+
+def test_single_metric_fit_is_the_line_of_the_best_ranking_column() -> None:
+    rng = np.random.default_rng(0)
+    y = torch.from_numpy(rng.random(40))
+    noise = torch.from_numpy(rng.random((40, 2)))
+    ranked = 3.0 - 2.0 * y**2  # ranks y perfectly (downward), but not on a line
+    x = torch.stack([noise[:, 0], ranked, noise[:, 1]], dim=1)
+    weight, bias = single_metric_fit(x, y)
+    slope, intercept = np.polyfit(ranked.numpy(), y.numpy(), 1)
+    assert weight[0] == 0 and weight[2] == 0
+    assert weight[1].item() == pytest.approx(slope) and bias.item() == pytest.approx(intercept)

@@ -141,3 +141,36 @@ def test_a_pair_without_a_source_is_refused_by_name(fitted, source_root: Path, t
             tmp_path / "human",
             source_features=tuple(SOURCE),
         )
+
+
+def test_each_criterion_mixes_with_the_ridge_fit_or_its_best_metric_line(
+    tmp_path: Path,
+    base_checkpoint: Path,  # noqa: F811
+    source_root: Path,
+) -> None:
+    """With single_metric_anchor, the frozen fit a criterion's rating mixes with is its ridge
+    fit or the line of its best single metric column (here the source's rouge1_p, which
+    follows the scores), whichever the validation records choose; either way it travels with
+    the checkpoint."""
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", source_root,
+        source_features=tuple(SOURCE),
+    )  # fmt: skip
+    settings = replace(
+        SETTINGS, source_features=tuple(SOURCE), rating_mix=True, single_metric_anchor=True
+    )
+    rows = np.arange(len(prepared.records))
+    module, data, _ = fit(prepared, rows, settings, 0, checkpoint=str(base_checkpoint))
+    assert module.metric_start is not None and module.single_start is not None
+    fits = (module.metric_start, module.single_start)
+    single_weight = module.single_start[0]
+    assert ((single_weight != 0).sum(dim=1) <= 1).all()
+    ridge = module.model.ridge_rating
+    chosen = [
+        next(a for a, (w, b) in enumerate(fits) if torch.equal(ridge.weight[k], w[k]))
+        for k in range(len(ridge.weight))
+    ]
+    for k, anchor in enumerate(chosen):
+        assert ridge.bias[k] == fits[anchor][1][k]
+    checkpoint = load(export(module, data, tmp_path / "task"))
+    torch.testing.assert_close(checkpoint.model.ridge_rating.weight, ridge.weight)

@@ -56,6 +56,7 @@ class FitSettings:
     freeze_mismatch: bool = True
     ratings_read_all_references: bool = False
     rating_mix: bool = False
+    single_metric_anchor: bool = False  # the mix may anchor on the best single metric's line
     checkpoint: str = DEFAULT_CHECKPOINT  # the pretrained base (data.checkpoint)
     # seed_everything: the fit on every record that ships (`mismatch finetune`, `mismatch
     # evaluate --export-dir`); evaluate's seeded splits fit with their own seeds 0..N-1
@@ -203,6 +204,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         freeze_mismatch=config.model.freeze_mismatch,
         ratings_read_all_references=config.model.ratings_read_all_references,
         rating_mix=config.model.rating_mix,
+        single_metric_anchor=config.model.single_metric_anchor,
         checkpoint=config.data.checkpoint,
         seed=config.seed_everything,
     )

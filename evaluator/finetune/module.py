@@ -28,10 +28,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import lightning as L
+import numpy as np
 import torch
 from torch import Tensor
 
 from evaluator.features.scaling import FeatureScaler
+from evaluator.finetune.agreement import kendall
 from evaluator.finetune.contrast import ANCHOR
 from evaluator.hub import load
 from evaluator.inference import max_over_references
@@ -76,6 +78,23 @@ def rating_model(
     return model
 
 
+def single_metric_fit(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Weights (one non-zero, on the column of ``x`` whose Kendall τ-b with ``y`` is largest in
+    size) and intercept of the least-squares line of ``y`` on that column: the best single
+    metric as a rating, chosen on the records it is fitted to."""
+    taus = [abs(kendall(x[:, j].numpy(), y.numpy())) for j in range(x.shape[1])]
+    column = int(np.argmax(taus))
+    values = x[:, column]
+    centred = values - values.mean()
+    spread = centred.square().sum()
+    slope = (
+        (centred * (y - y.mean())).sum() / spread if spread > 0 else torch.zeros((), dtype=x.dtype)
+    )
+    weight = torch.zeros(x.shape[1], dtype=x.dtype)
+    weight[column] = slope
+    return weight, y.mean() - values.mean() * slope
+
+
 def ridge_fit(x: Tensor, y: Tensor, alpha: float) -> tuple[Tensor, Tensor]:
     """Weights and intercept minimising |y - x w - b|^2 + alpha |w|^2 (closed form)."""
     mean_x, mean_y = x.mean(dim=0), y.mean()
@@ -105,6 +124,7 @@ class RatingModule(L.LightningModule):
         ratings_read_all_references: bool = False,
         rating_mix: bool = False,
         source_features: list[str] | None = None,
+        single_metric_anchor: bool = False,
     ) -> None:
         """pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
@@ -120,7 +140,10 @@ class RatingModule(L.LightningModule):
         regression ratings mix the learned rating with the metric map's starting ridge fit,
         per criterion (``evaluator.finetune.rating_mix``; without metrics it does nothing);
         source_features: metric columns the ratings also read against each record's source
-        (``MismatchConfig.source_features``; without metrics none)."""
+        (``MismatchConfig.source_features``; without metrics none); single_metric_anchor: with
+        rating_mix, each criterion may anchor its mix on the line of its best single metric
+        column instead of the ridge fit, chosen on the validation groups
+        (``evaluator.finetune.rating_mix.choose_mix``)."""
         super().__init__()
         if freeze_mismatch and not (pretrained and use_metrics):
             raise ValueError(
@@ -130,6 +153,8 @@ class RatingModule(L.LightningModule):
         self.save_hyperparameters()
         self.task = get_task(task)
         self.metric_start: tuple[Tensor, Tensor] | None = None  # the map's ridge (weight, bias)
+        # per criterion, the line of its best single metric column (single_metric_anchor)
+        self.single_start: tuple[Tensor, Tensor] | None = None
         base = load(checkpoint).model
         self.model = rating_model(
             base,
@@ -213,6 +238,15 @@ class RatingModule(L.LightningModule):
                 metric_rating.weight[k] = weight
                 metric_rating.bias[k] = bias
             self.metric_start = (metric_rating.weight.clone(), metric_rating.bias.clone())
+            if self.hparams["single_metric_anchor"] and self.model.ridge_rating is not None:
+                weight, bias = torch.zeros_like(metric_rating.weight), metric_rating.bias.clone()
+                for k in range(targets.shape[1]):
+                    present = ~torch.isnan(targets[:, k])
+                    if present.sum() >= 2:
+                        weight[k], bias[k] = single_metric_fit(
+                            torch.nan_to_num(features[present]), targets[present, k]
+                        )
+                self.single_start = (weight, bias)
             if self.model.ridge_rating is not None:  # kept as it starts (rating_mix)
                 self.model.ridge_rating.load_state_dict(metric_rating.state_dict())
             last = rating_head[-1]

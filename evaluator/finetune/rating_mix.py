@@ -12,11 +12,18 @@ records), so the learned part counts only as far as it earns there, and only amo
 that keep the validation records' contrast copies below the texts they were made from as
 often as the learned rating does: ranked by τ alone, the mix gave back what the copies
 taught and failed stress tests BERTScore passes
-(docs/experiments/2026-11-25-rating-mix/README.md).
+(docs/experiments/2026-11-25-rating-mix/README.md). With ``single_metric_anchor`` the ridge
+fit has a rival per criterion: the least-squares line of the one metric column that ranks the
+training ratings best (``evaluator.finetune.module.single_metric_fit``). Where a criterion
+follows one metric closely (a summary's consistency, its document's ROUGE precision), the
+ridge fit over every column ranks held-out outputs worse than that metric alone; the
+validation groups choose the anchor with the share, under the same rule for the copies
+(docs/experiments/2026-11-27-source-metrics).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,33 +51,40 @@ class Parts:
         return share * self.learned[:, column] + (1 - share) * self.ridge[:, column]
 
 
-def best_shares(
-    records: Parts, targets: np.ndarray, copies: Parts | None = None, parents: Parts | None = None
-) -> np.ndarray:
-    """Per criterion column, the share in SHARES whose mix ranks the rated records best
-    (Kendall τ-b); a tie keeps the larger share, and a column with fewer than two rated
-    records keeps the learned rating whole. With contrast copies (``copies``, each against
-    the text it was made from, ``parents``), only shares that rate as many copies below
-    their parent as the learned rating does are candidates: the mix must not give back what
-    the contrast copies taught (the stress tests' graded errors)."""
+def best_mixes(
+    records: Sequence[Parts],
+    targets: np.ndarray,
+    copies: Sequence[Parts] | None = None,
+    parents: Sequence[Parts] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per criterion column, (anchor, share): the anchor (an index into ``records``, whose
+    parts share the learned rating and differ in the frozen fit it is mixed with) and the
+    share in SHARES whose mix ranks the rated records best (Kendall τ-b). A tie keeps the
+    larger share, then the earlier anchor; a column with fewer than two rated records keeps
+    the learned rating whole. With contrast copies (``copies[a]``, each against the text it
+    was made from, ``parents[a]``), only mixes that rate as many copies below their parent as
+    the learned rating does are candidates: the mix must not give back what the contrast
+    copies taught (the stress tests' graded errors)."""
+    anchors = np.zeros(targets.shape[1], dtype=np.int64)
     shares = np.ones(targets.shape[1])
     for column in range(targets.shape[1]):
         present = ~np.isnan(targets[:, column])
         if present.sum() < 2:
             continue
-        candidates = list(SHARES)
+        candidates = [(a, share) for a in range(len(records)) for share in SHARES]
         if copies is not None and parents is not None:
             below = {
-                share: int((copies.at(share, column) < parents.at(share, column)).sum())
-                for share in SHARES
+                (a, share): int((copies[a].at(share, column) < parents[a].at(share, column)).sum())
+                for a, share in candidates
             }
-            candidates = [share for share in SHARES if below[share] >= below[1.0]]
+            candidates = [pair for pair in candidates if below[pair] >= below[(0, 1.0)]]
         scored = [
-            (kendall(records.at(share, column)[present], targets[present, column]), share)
-            for share in candidates
+            (kendall(records[a].at(share, column)[present], targets[present, column]), share, -a)
+            for a, share in candidates
         ]
-        shares[column] = max(scored)[1]
-    return shares
+        _, shares[column], anchor = max(scored)
+        anchors[column] = -anchor
+    return anchors, shares
 
 
 def output_parts(model: MismatchModel, inputs: TaskInputs, features: np.ndarray) -> Parts:
@@ -129,13 +143,38 @@ def contrast_parts(
     return copies, Parts(parent_parts[0], parent_parts[1])
 
 
-def choose_learned_shares(model: MismatchModel, prepared: PreparedTask, val: np.ndarray) -> None:
-    """Set ``model.learned_share`` from the validation records at ``val`` and the contrast
-    copies made from them (never trained on: a training batch carries only the copies of
-    its own records)."""
-    records = rating_parts(model, prepared, val)
-    contrast = contrast_parts(model, prepared, val, records)
-    copies, parents = contrast if contrast is not None else (None, None)
-    shares = best_shares(records, prepared.inputs.targets[val], copies, parents)
+def choose_mix(
+    model: MismatchModel,
+    prepared: PreparedTask,
+    val: np.ndarray,
+    single: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> np.ndarray:
+    """Set ``model.learned_share`` and each criterion's frozen anchor (``model.ridge_rating``:
+    its ridge fit or, with ``single``, the (weight, bias) of the single-metric lines, that
+    criterion's row) from the validation records at ``val`` and the contrast copies made from
+    them (never trained on: a training batch carries only the copies of its own records).
+    Returns the chosen anchor per criterion (0: ridge, 1: single metric)."""
+    ridge = model.ridge_rating
+    assert ridge is not None  # a rating_mix model
+    fits = [(ridge.weight.detach().clone(), ridge.bias.detach().clone())]
+    fits += [single] if single is not None else []
+    records, copies, parents = [], [], []
+    for weight, bias in fits:
+        with torch.no_grad():
+            ridge.weight.copy_(weight)
+            ridge.bias.copy_(bias)
+        parts = rating_parts(model, prepared, val)
+        records.append(parts)
+        contrast = contrast_parts(model, prepared, val, parts)
+        if contrast is not None:
+            copies.append(contrast[0])
+            parents.append(contrast[1])
+    anchors, shares = best_mixes(
+        records, prepared.inputs.targets[val], copies or None, parents or None
+    )
     with torch.no_grad():
+        for k, anchor in enumerate(anchors.tolist()):
+            ridge.weight[k] = fits[anchor][0][k]
+            ridge.bias[k] = fits[anchor][1][k]
         model.learned_share.copy_(torch.from_numpy(shares).float())
+    return anchors

@@ -19,7 +19,7 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from evaluator.finetune.config import FitSettings, trainer_kwargs
 from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
-from evaluator.finetune.rating_mix import choose_learned_shares
+from evaluator.finetune.rating_mix import choose_mix
 from evaluator.hub import save_pretrained
 
 
@@ -63,6 +63,7 @@ def fit(
         ratings_read_all_references=settings.ratings_read_all_references,
         rating_mix=settings.rating_mix,
         source_features=list(settings.source_features),
+        single_metric_anchor=settings.single_metric_anchor,
     )
     data = RatingDataModule.for_rows(
         prepared, rows, seed, settings.val_fraction, settings.batch_size
@@ -87,12 +88,12 @@ def fit(
 
 def finish_fit(module: RatingModule, data: RatingDataModule, best_path: str | None) -> None:
     """After training: the best weights (``best_path``; None keeps the last step's) and, with
-    ``rating_mix``, each criterion's learned share chosen on the validation records."""
+    ``rating_mix``, each criterion's learned share and anchor chosen on the validation records."""
     if best_path:
         state = torch.load(best_path, map_location=module.device, weights_only=True)
         module.load_state_dict(state["state_dict"])
     if module.model.ridge_rating is not None:
-        choose_learned_shares(module.model, data.ready(), data.split["val"])
+        choose_mix(module.model, data.ready(), data.split["val"], module.single_start)
 
 
 def task_entry(module: RatingModule) -> dict:
