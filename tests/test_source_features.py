@@ -174,3 +174,19 @@ def test_each_criterion_mixes_with_the_ridge_fit_or_its_best_metric_line(
         assert ridge.bias[k] == fits[anchor][1][k]
     checkpoint = load(export(module, data, tmp_path / "task"))
     torch.testing.assert_close(checkpoint.model.ridge_rating.weight, ridge.weight)
+
+
+def test_the_realtext_bench_reads_the_reference_as_the_missing_source(fitted) -> None:
+    """Its pairs have no source: for a checkpoint that reads one, the reference stands in,
+    and the rating column says so."""
+    from evaluator.cli.bench.realtext import Scorer
+
+    _, _, checkpoint = fitted
+    refs = ["the dog sat on the mat", "a big red house"]
+    gens = ["the dog sat", "a small blue tree in the park"]
+    scorer = Scorer(checkpoint)
+    column = "rating (summarization, reference as source)"
+    assert column in scorer.metrics
+    rated = scorer.score(refs, gens)[column]
+    raw = predict_outputs(checkpoint, refs, gens, srcs=refs).ratings
+    np.testing.assert_allclose(rated, scorer._mean_rating(raw), atol=1e-6)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, "tests")
-from test_shipped_checkpoints import ERRORS, PARAPHRASE, REF, quality  # noqa: E402
+from test_shipped_checkpoints import ERRORS, PARAPHRASE, REF, quality, sources  # noqa: E402
 
 from evaluator.evaluator import Evaluator  # noqa: E402
 
@@ -21,7 +21,10 @@ for folder in sorted(Path(sys.argv[1]).glob("mismatch-*")):
     if not evaluator.checkpoint.tasks:  # the base rates nothing
         continue
     texts = {"copy": REF, **ERRORS, "paraphrase": PARAPHRASE}
-    predictions = evaluator.predict([REF] * len(texts), list(texts.values()), progress=False)
+    refs = [REF] * len(texts)
+    predictions = evaluator.predict(
+        refs, list(texts.values()), sources(evaluator, refs), progress=False
+    )
     by_text = dict(zip(texts, predictions, strict=True))
     model = evaluator.checkpoint.model
     shares = None if model.ridge_rating is None else model.learned_share.tolist()

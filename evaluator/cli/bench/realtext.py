@@ -17,7 +17,9 @@ feature columns (``evaluator.features.compute_features``): bleu, chrf and bertsc
 all-MiniLM-L6-v2 (its last layer), which match sacrebleu and bert_score. A task checkpoint adds
 a scored column "rating (<task>)", its mean rating (each criterion on [0, 1]; for NLI
 P(entailment)), from the same model pass, beside P(NoContr) in the AUROC, drop and tau figures;
-the threshold figures (NoContr recall, top error class) stay P(NoContr)'s.
+the threshold figures (NoContr recall, top error class) stay P(NoContr)'s. These pairs have
+no source: for a checkpoint whose ratings read one (``MismatchConfig.source_features``), the
+reference stands in for it, and the column says so.
 
 Defaults: up to 150 held-out bases per dataset and 1,500 DARR pairs per language pair (seeded
 samples; all 51,700 DARR pairs would take several times as long). A 1,500 sample moved chrF's
@@ -97,7 +99,8 @@ class Scorer:
         self.rating = None  # the mean rating's column; None for the base
         if self.evaluator.criteria:
             (task,) = checkpoint.tasks
-            self.rating = f"rating ({task})"
+            reads_source = bool(checkpoint.model.config.source_features)
+            self.rating = f"rating ({task}{', reference as source' if reads_source else ''})"
         self.metrics = (OURS, *([self.rating] if self.rating else []), *BASELINES)
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
@@ -118,8 +121,12 @@ class Scorer:
         read = []
         for start in range(0, len(order), CHUNK_PAIRS):
             chunk = order[start : start + CHUNK_PAIRS]
+            refs_of_chunk = [distinct[i][0] for i in chunk]
             outputs = predict_outputs(
-                self.checkpoint, [distinct[i][0] for i in chunk], [distinct[i][1] for i in chunk]
+                self.checkpoint,
+                refs_of_chunk,
+                [distinct[i][1] for i in chunk],
+                srcs=refs_of_chunk if self.checkpoint.model.config.source_features else None,
             )
             probabilities[chunk] = outputs.probabilities
             if self.rating:
