@@ -190,3 +190,30 @@ def test_the_realtext_bench_reads_the_reference_as_the_missing_source(fitted) ->
     rated = scorer.score(refs, gens)[column]
     raw = predict_outputs(checkpoint, refs, gens, srcs=refs).ratings
     np.testing.assert_allclose(rated, scorer._mean_rating(raw), atol=1e-6)
+
+
+def test_ratings_that_read_the_source_train_on_copies_of_it(
+    tmp_path: Path,
+    base_checkpoint: Path,  # noqa: F811
+    source_root: Path,
+) -> None:
+    """Every record's source, given as its output, is a contrast copy that must rate below
+    the record's own output; without source features there are none."""
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", source_root,
+        contrast_size=30, source_features=tuple(SOURCE),
+    )  # fmt: skip
+    contrast = prepared.contrast
+    repeats = [k for k, copy in enumerate(contrast.inputs.ids) if copy.endswith("~copy-source")]
+    assert len(repeats) == len(prepared.records)
+    for k in repeats:
+        owner = prepared.records[contrast.owners[k]]
+        assert contrast.inputs.ids[k] == f"{owner.id}~copy-source"
+        assert contrast.parents[k] == -1
+        texts = contrast.inputs.texts[contrast.inputs.gen_rows[k]]
+        own = prepared.inputs.texts[prepared.inputs.gen_rows[contrast.owners[k]]]
+        assert not np.allclose(texts, own)  # the source's embedding, not the output's
+    plain = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", source_root, contrast_size=30
+    )
+    assert not any(copy.endswith("~copy-source") for copy in plain.contrast.inputs.ids)

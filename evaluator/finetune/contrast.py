@@ -15,6 +15,12 @@ region where a near-copy of the reference with one wrong fact lies. Reference tr
 (``reference_triples``): a copy of the reference and a paraphrase of it (another reference
 of the record, or the reference rewritten by synth's meaning-preserving rules) stand as
 anchors, and a copy of the reference with one synthetic error must rate below each.
+
+Ratings that read the source (a summary against its document) reward what the source
+supports, and nothing supports more of it than the source itself: no rated output copies its
+source, so source copies (``source_copies``) show that an output which repeats its source
+must rate below the output. The stress test ``copy_source`` checks the same edit, so it is
+not independent of this training either.
 """
 
 from __future__ import annotations
@@ -143,6 +149,17 @@ def contrast_records(
                 add(index, code, change[0], chain[-1])
                 chain.append(len(copies) - 1)
     return copies, owners, parents
+
+
+def source_copies(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[int]]:
+    """(copies, the position of each one's record): per record with a source, a copy whose
+    output is that source (it must rate below the record's own output)."""
+    copies, kept = [], []
+    for i, record in enumerate(records):
+        if record.src and record.src.strip():
+            copies.append(replace(record, id=f"{record.id}~copy-source", gen=record.src, scores={}))
+            kept.append(i)
+    return copies, kept
 
 
 def reference_triples(

@@ -21,7 +21,12 @@ import torch
 from torch.utils.data import DataLoader
 
 from evaluator.features.token_store import pair_tokens
-from evaluator.finetune.contrast import ANCHOR, contrast_records, reference_triples
+from evaluator.finetune.contrast import (
+    ANCHOR,
+    contrast_records,
+    reference_triples,
+    source_copies,
+)
 from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
@@ -83,7 +88,9 @@ def prepare_task(
     train on (``evaluator.finetune.contrast.reference_triples``). train_datasets: the datasets
     the task trains on (empty: all); contrast copies are made from their records only.
     source_features: features also read against every record's source, for ratings that
-    read it (``MismatchConfig.source_features``; copies keep their record's source)."""
+    read it (``MismatchConfig.source_features``; copies keep their record's source); with
+    contrast copies, each record with a source also gets a copy that repeats it
+    (``evaluator.finetune.contrast.source_copies``)."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
@@ -114,8 +121,12 @@ def prepare_task(
             chosen, ref_positions, reference_triples_size, CONTRAST_SEED
         )
         parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
-        copies = copies + more
-        owners = eligible[np.asarray(owners + more_owners, dtype=np.int64)].tolist()
+        copies, owners = copies + more, owners + more_owners
+        if source_features:  # ratings that read the source see copies of it rate lower
+            repeated, repeated_owners = source_copies(chosen)
+            copies, owners = copies + repeated, owners + repeated_owners
+            parents += [-1] * len(repeated)
+        owners = eligible[np.asarray(owners, dtype=np.int64)].tolist()
         if not copies:
             raise ValueError(
                 f"task {task.name!r}: no synth rule applies to any output or reference; "
