@@ -115,6 +115,18 @@ class AlignedInput:
                 )
         return gens
 
+    def check_sources(self) -> None:
+        """DataError naming the file (and line) when a pair has no source: for a checkpoint
+        whose ratings read each output against its source."""
+        if self.src_path is None:
+            raise DataError(
+                f"{self.gen_path}: this checkpoint reads each output against its source; "
+                "give --srcs FILE"
+            )
+        for number, src in enumerate(iter_text_lines(self.src_path), 1):
+            if not src.strip():
+                raise DataError(f"{self.src_path}:{number}: empty source")
+
     def rows(self) -> Iterator[PairRow]:
         paths = [self.gen_path, *self.ref_paths, *([self.src_path] if self.src_path else [])]
         files = [iter_text_lines(path) for path in paths]
@@ -157,6 +169,17 @@ class JsonlInput:
     def count(self) -> int:
         """The number of pairs, after one pass that checks every line."""
         return sum(1 for _ in self.rows())
+
+    def check_sources(self) -> None:
+        """DataError naming the line without a source (key "src"): for a checkpoint whose
+        ratings read each output against its source."""
+        for number, value in iter_json_lines(self.open_lines(), self.name):
+            src = value.get("src")
+            if not (isinstance(src, str) and src.strip()):
+                raise DataError(
+                    f"{self.name}:{number}: missing key 'src' (this checkpoint reads each "
+                    "output against its source)"
+                )
 
     def rows(self) -> Iterator[PairRow]:
         for number, value in iter_json_lines(self.open_lines(), self.name):

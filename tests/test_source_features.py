@@ -217,3 +217,31 @@ def test_ratings_that_read_the_source_train_on_copies_of_it(
         "summarization", str(base_checkpoint), tmp_path / "cache", source_root, contrast_size=30
     )
     assert not any(copy.endswith("~copy-source") for copy in plain.contrast.inputs.ids)
+
+
+def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys) -> None:
+    from evaluator.cli import main
+
+    _, _, checkpoint = fitted
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        '{"ref": "the dog sat", "gen": "the dog", "src": "the dog sat on the mat"}\n'
+        '{"ref": "a red house", "gen": "a house"}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "scores.jsonl"
+    argv = ["predict", "--checkpoint", str(checkpoint.path), "--output", str(out), "--quiet"]
+    assert main([*argv, "--input", str(pairs)]) == 2
+    assert f"{pairs}:2: missing key 'src'" in capsys.readouterr().err
+    refs, gens, srcs = (tmp_path / f"{name}.txt" for name in ("refs", "gens", "srcs"))
+    refs.write_text("the dog sat\na red house\n", encoding="utf-8")
+    gens.write_text("the dog\na house\n", encoding="utf-8")
+    srcs.write_text("the dog sat on the mat\n \n", encoding="utf-8")
+    assert main([*argv, "--refs", str(refs), "--gens", str(gens)]) == 2
+    assert "give --srcs FILE" in capsys.readouterr().err
+    assert main([*argv, "--refs", str(refs), "--gens", str(gens), "--srcs", str(srcs)]) == 2
+    assert f"{srcs}:2: empty source" in capsys.readouterr().err
+    assert not out.exists()
+    srcs.write_text("the dog sat on the mat\na red house stood there\n", encoding="utf-8")
+    assert main([*argv, "--refs", str(refs), "--gens", str(gens), "--srcs", str(srcs)]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2

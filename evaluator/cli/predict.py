@@ -144,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
 def _score(args, source, total: int, scorer, output_format: str, started: float) -> int:
     """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
     evaluator = _load_evaluator(args)
+    if evaluator.checkpoint.model.config.source_features:
+        try:
+            source.check_sources()
+        except DataError as error:
+            raise CommandError(str(error)) from None
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
         with open(os.devnull, "w", encoding="utf-8") as sink:
