@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from evaluator.hub import Checkpoint, CheckpointError, load
-from evaluator.inference import PairOutputs, predict_outputs
+from evaluator.inference import Chunk, PairOutputs, predict_outputs
 from evaluator.predict_io import Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
-from mismatch_core.pairs import check_pairs
+from mismatch_core.pairs import check_pairs, first_without_source
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
@@ -37,7 +37,6 @@ _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were trunca
 
 # (checkpoint, [(refs, gens, srcs), ...], batch_size, spans_below) -> the model outputs of each
 # chunk, in order; spans_below: tag the pairs whose P(NoContr) is below it (None: no spans)
-Chunk = tuple[list, list[str], list[str | None]]
 ChunkScorer = Callable[[Checkpoint, list[Chunk], int, float | None], Iterable[PairOutputs]]
 
 
@@ -164,9 +163,7 @@ class Evaluator:
             raise ValueError("every src must be a string or None")
         names = self.checkpoint.model.config.source_features
         if names:
-            lacking = next(
-                (i for i in range(n) if srcs is None or not (srcs[i] and srcs[i].strip())), None
-            )
+            lacking = first_without_source(srcs, n)
             if lacking is not None:
                 raise ValueError(
                     f"pair {ids[lacking]!r} has no src: this checkpoint's ratings read each "

@@ -31,11 +31,16 @@ from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.malloc import heap_allocations
 from evaluator.model.mismatch_model import NO_CONTRADICTION
+from mismatch_core.pairs import first_without_source
 
 # span tagging batches (token_probabilities): pairs, and padded tokens a side; independent of
 # predict's batch_size, as the tagger's inputs are small (at most MAX_TOKENS states a text)
 TAG_BATCH_PAIRS = 256
 TAG_BATCH_TOKENS = 256 * 32
+
+
+# what a scorer scores at once: (refs, gens, srcs) of some pairs (evaluator.evaluator)
+Chunk = tuple[list, list[str], list[str | None]]
 
 
 @dataclass
@@ -209,15 +214,16 @@ def source_scores(
     names = checkpoint.model.config.source_features
     if not names or not gens:
         return None
-    given = [src for src in (srcs or []) if src and src.strip()]
-    if len(given) < len(gens):
-        present = [bool(src and src.strip()) for src in (srcs or [None] * len(gens))]
+    if srcs is not None and len(srcs) != len(gens):
+        raise ValueError(f"{len(srcs)} srcs but {len(gens)} generated texts")
+    missing = first_without_source(srcs, len(gens))
+    if missing is not None or srcs is None:
         raise ValueError(
-            f"pair {present.index(False)} has no src: this checkpoint's ratings read each "
-            f"output against its source ({', '.join(names)})"
+            f"pair {missing} has no src: this checkpoint's ratings read each output against "
+            f"its source ({', '.join(names)})"
         )
     frame = compute_features(
-        given, list(gens), names=names, encoder=checkpoint.model.config.encoder
+        [str(src) for src in srcs], list(gens), names=names, encoder=checkpoint.model.config.encoder
     )
     return torch.tensor(frame[names].to_numpy(dtype=np.float32))
 

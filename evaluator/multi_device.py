@@ -13,9 +13,8 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader
 
-from evaluator.evaluator import Chunk
 from evaluator.hub import Checkpoint
-from evaluator.inference import PairOutputs, predict_outputs
+from evaluator.inference import Chunk, PairOutputs, predict_outputs
 from evaluator.process_group import leave_process_group
 
 

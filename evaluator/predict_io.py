@@ -31,6 +31,7 @@ from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_json_lines, iter_jsonl, jsonl_lines
+from mismatch_core.pairs import has_source
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
@@ -124,7 +125,7 @@ class AlignedInput:
                 "give --srcs FILE"
             )
         for number, src in enumerate(iter_text_lines(self.src_path), 1):
-            if not src.strip():
+            if not has_source(src):
                 raise DataError(f"{self.src_path}:{number}: empty source")
 
     def rows(self) -> Iterator[PairRow]:
@@ -174,8 +175,7 @@ class JsonlInput:
         """DataError naming the line without a source (key "src"): for a checkpoint whose
         ratings read each output against its source."""
         for number, value in iter_json_lines(self.open_lines(), self.name):
-            src = value.get("src")
-            if not (isinstance(src, str) and src.strip()):
+            if not has_source(value.get("src")):
                 raise DataError(
                     f"{self.name}:{number}: missing key 'src' (this checkpoint reads each "
                     "output against its source)"

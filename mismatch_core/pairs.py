@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,20 @@ def check_pairs(refs: Sequence, gens: Sequence) -> None:
             raise PairError(index, "ref must be a string or a non-empty list of strings")
         if not all(isinstance(item, str) for item in ref):
             raise PairError(index, "every reference must be a string")
+
+
+def has_source(src: object) -> TypeGuard[str]:
+    """Whether a pair's source is given: a string with more than white space."""
+    return isinstance(src, str) and bool(src.strip())
+
+
+def first_without_source(srcs: Sequence[object] | None, n: int) -> int | None:
+    """The index of the first of ``n`` pairs without a source (``srcs`` None or shorter counts
+    as none), or None when every pair has one."""
+    for index in range(n):
+        if srcs is None or index >= len(srcs) or not has_source(srcs[index]):
+            return index
+    return None
 
 
 def read_pairs(path: str | Path, labelled: bool = False) -> pd.DataFrame:

@@ -553,6 +553,10 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
         ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
         ({"seed_everything": True}, "seed_everything must be a whole number (got True)"),
+        (
+            {"model": {"single_metric_anchor": True, "rating_mix": False}},
+            "model.single_metric_anchor chooses an anchor of the rating mix",
+        ),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump(config))

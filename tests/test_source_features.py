@@ -4,6 +4,7 @@ alike. Tiny task and encoder as in test_finetune."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.datamodule import prepare_task
 from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.rating_mix import choose_mix
 from evaluator.finetune.train import export, fit
 from evaluator.hub import load
 from evaluator.inference import predict_outputs
@@ -37,14 +39,14 @@ def source_root(tmp_path_factory) -> Path:
     rows = []
     for group in range(24):
         document = " ".join(sentence(rng, 8) for _ in range(4))
-        ref = sentence(rng)
+        refs = [sentence(rng), sentence(rng)] if group % 2 else [sentence(rng)]
         for system in range(3):
             words = document.split()
             start = int(rng.integers(0, len(words) - 6))
             gen = " ".join(words[start : start + 6]) if system < 2 else sentence(rng)
             score = 4.0 if system < 2 else 2.0
             rows.append({
-                "id": f"s:{group}:{system}", "ref": [ref], "gen": gen, "src": document,
+                "id": f"s:{group}:{system}", "ref": refs, "gen": gen, "src": document,
                 "group": f"s:{group}",
                 "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
             })  # fmt: skip
@@ -85,11 +87,14 @@ def test_source_scores_are_scaled_at_the_training_records_bounds(fitted) -> None
 
 
 def test_predict_reads_the_source_as_evaluation_does(fitted) -> None:
-    """predict gives the evaluation path's ratings; with the rating set to the scaled source
-    column, it is exactly that column, and another source changes it."""
+    """predict gives the evaluation path's ratings (records with one and two references); with
+    the rating set to the scaled source column, it is exactly that column, and another source
+    changes it."""
     prepared, _, checkpoint = fitted
+    checkpoint = copy.deepcopy(checkpoint)  # its weights are set below
     rows = np.arange(12)
     records = [prepared.records[i] for i in rows]
+    assert {len(r.refs) for r in records} == {1, 2}
     refs, gens, srcs = (
         [list(r.refs) for r in records],
         [r.gen for r in records],
@@ -125,6 +130,8 @@ def test_a_pair_without_a_source_is_refused_by_name(fitted, source_root: Path, t
     refs, gens = [list(r.refs) for r in records], [r.gen for r in records]
     with pytest.raises(ValueError, match="pair 1 has no src"):
         predict_outputs(checkpoint, refs, gens, srcs=[records[0].src, None, records[2].src])
+    with pytest.raises(ValueError, match="1 srcs but 3 generated texts"):
+        predict_outputs(checkpoint, refs, gens, srcs=[records[0].src])
     evaluator = Evaluator(checkpoint)
     with pytest.raises(ValueError, match="pair 'b' has no src"):
         evaluator.predict(refs, gens, srcs=["doc", " ", "doc"], ids=["a", "b", "c"])
@@ -162,18 +169,30 @@ def test_each_criterion_mixes_with_the_ridge_fit_or_its_best_metric_line(
     rows = np.arange(len(prepared.records))
     module, data, _ = fit(prepared, rows, settings, 0, checkpoint=str(base_checkpoint))
     assert module.metric_start is not None and module.single_start is not None
-    fits = (module.metric_start, module.single_start)
     single_weight = module.single_start[0]
-    assert ((single_weight != 0).sum(dim=1) <= 1).all()
-    ridge = module.model.ridge_rating
-    chosen = [
-        next(a for a, (w, b) in enumerate(fits) if torch.equal(ridge.weight[k], w[k]))
-        for k in range(len(ridge.weight))
-    ]
-    for k, anchor in enumerate(chosen):
-        assert ridge.bias[k] == fits[anchor][1][k]
+    assert ((single_weight != 0).sum(dim=1) == 1).all()  # one column per criterion
+    model, ridge = module.model, module.model.ridge_rating
+    # a ridge fit and a learned rating that rank nothing (constants): the validation records
+    # choose the single lines, with the largest share that leaves their ranking whole
+    fits = (
+        (torch.zeros_like(ridge.weight), torch.full_like(ridge.bias, 0.5)),
+        module.single_start,
+    )
+    with torch.no_grad():
+        ridge.weight.copy_(fits[0][0])
+        ridge.bias.copy_(fits[0][1])
+        for layer in (model.rating_head[-1], model.metric_rating, model.mismatch_rating):
+            layer.weight.zero_()
+    anchors = choose_mix(model, prepared, data.split["val"], module.single_start)
+    assert anchors.tolist() == [1, 1, 1, 1]
+    assert model.learned_share.tolist() == [0.75] * 4
+    for k, anchor in enumerate(anchors.tolist()):
+        torch.testing.assert_close(ridge.weight[k], fits[anchor][0][k])
+        torch.testing.assert_close(ridge.bias[k], fits[anchor][1][k])
     checkpoint = load(export(module, data, tmp_path / "task"))
     torch.testing.assert_close(checkpoint.model.ridge_rating.weight, ridge.weight)
+    torch.testing.assert_close(checkpoint.model.ridge_rating.bias, ridge.bias)
+    torch.testing.assert_close(checkpoint.model.learned_share, model.learned_share)
 
 
 def test_the_realtext_bench_reads_the_reference_as_the_missing_source(fitted) -> None:
@@ -245,3 +264,13 @@ def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys)
     srcs.write_text("the dog sat on the mat\na red house stood there\n", encoding="utf-8")
     assert main([*argv, "--refs", str(refs), "--gens", str(gens), "--srcs", str(srcs)]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_missing_source_is_found_whatever_form_it_takes() -> None:
+    from mismatch_core.pairs import first_without_source
+
+    assert first_without_source(["a", "b"], 2) is None
+    assert first_without_source(["a", " "], 2) == 1
+    assert first_without_source(["a", None, "c"], 3) == 1
+    assert first_without_source(["a"], 2) == 1  # fewer sources than pairs
+    assert first_without_source(None, 2) == 0

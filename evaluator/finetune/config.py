@@ -106,6 +106,10 @@ class FitSettings:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
         check_class_weights(self.contrast_class_weights)
         check_source_features(self.source_features)
+        if self.single_metric_anchor and not self.rating_mix:
+            raise ValueError(
+                "model.single_metric_anchor chooses an anchor of the rating mix; it needs model.rating_mix"
+            )
         if not self.checkpoint.strip():
             raise ValueError("data.checkpoint must name a base checkpoint (a folder or Hub id)")
 

@@ -35,6 +35,7 @@ from dataclasses import replace
 from spacy.tokens import Doc
 
 from evaluator.human_data import HumanRecord
+from mismatch_core.pairs import has_source
 from mismatch_core.taxonomy import CODES
 from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
@@ -156,7 +157,7 @@ def source_copies(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[i
     output is that source (it must rate below the record's own output)."""
     copies, kept = [], []
     for i, record in enumerate(records):
-        if record.src and record.src.strip():
+        if has_source(record.src):
             copies.append(replace(record, id=f"{record.id}~copy-source", gen=record.src, scores={}))
             kept.append(i)
     return copies, kept

@@ -25,6 +25,7 @@ from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.human_data import HumanRecord
 from evaluator.tasks import Task
 from mismatch_core.atomic import atomic_path
+from mismatch_core.pairs import first_without_source
 
 DEFAULT_CACHE_DIR = Path("data/human_features")
 
@@ -73,6 +74,13 @@ class TaskInputs:
         if self.source is None:
             return features
         return pd.concat([features, self.source.add_prefix("source_")], axis=1)
+
+    def baseline_names(self) -> list[str]:
+        """The columns of ``record_features``: every metric, then each source one."""
+        names = [str(name) for name in self.features.columns]
+        if self.source is None:
+            return names
+        return names + [f"source_{name}" for name in self.source.columns]
 
     def subset(self, rows: np.ndarray) -> TaskInputs:
         """The records at ``rows`` (positions), sharing the text table."""
@@ -123,10 +131,11 @@ def write_pairs(records: list[HumanRecord], path: Path) -> None:
 def source_pairs(records: list[HumanRecord]) -> pd.DataFrame:
     """The id/ref/gen frame of every record read against its source (the source in the place
     of the reference); ValueError names the first record without one (key src)."""
-    missing = next((r.id for r in records if not (r.src and r.src.strip())), None)
+    missing = first_without_source([r.src for r in records], len(records))
     if missing is not None:
         raise ValueError(
-            f"record {missing!r} has no src; ratings that read the source need it on every record"
+            f"record {records[missing].id!r} has no src; ratings that read the source need it "
+            "on every record"
         )
     return pd.DataFrame(
         {

@@ -171,7 +171,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
                 metric: {
                     "kendall": float(np.mean([run["baselines"][metric][column] for run in runs]))
                 }
-                for metric in prepared.inputs.features.columns
+                for metric in prepared.inputs.baseline_names()
             },
             "ablations": {
                 name: {
@@ -190,7 +190,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
         metric: float(
             np.mean([out["criteria"][k]["baselines"][metric]["kendall"] for k in criteria])
         )
-        for metric in prepared.inputs.features.columns
+        for metric in prepared.inputs.baseline_names()
     }
     best = max(baseline_means, key=baseline_means.__getitem__)
     out["summary"] = {
@@ -221,7 +221,7 @@ def summarise_datasets(prepared: PreparedTask, runs: list[dict]) -> dict[str, di
     them: ours (mean ± std over seeds of the criterion-averaged τ), the named baselines and the
     best metric (criterion-averaged, chosen after the fact as in the task table)."""
     criteria = [c.key for c in prepared.task.criteria]
-    metrics = list(prepared.inputs.features.columns)
+    metrics = list(prepared.inputs.baseline_names())
     names = sorted({name for run in runs for name in run["datasets"]})
     out: dict[str, dict] = {}
     for name in names:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 from torch import Tensor, nn
 
+from evaluator.features.scaling import DEFAULT_MARGIN
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.span_tagger import SpanTagger
 from evaluator.model.token_interaction import TokenInteraction
@@ -35,7 +36,6 @@ EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
-SOURCE_MARGIN = 3.0  # source scores clip this many spans beyond their bounds (as features.scaling)
 
 
 @dataclass
@@ -220,7 +220,7 @@ class ColumnLogits(nn.Module):
 
 class SourceScaling(nn.Module):
     """Raw source metric scores -> the ratings' scale, as ``FeatureScaler.transform`` maps the
-    reference columns: each column's fitted (low, high) to (0, 1), clipped ``SOURCE_MARGIN``
+    reference columns: each column's fitted (low, high) to (0, 1), clipped ``DEFAULT_MARGIN``
     spans beyond. The bounds are buffers, fitted on the training records by fine-tuning
     (``set_bounds``) and saved with the weights."""
 
@@ -243,7 +243,7 @@ class SourceScaling(nn.Module):
             (values - self.low) / torch.where(span > 0, span, torch.ones_like(span)),
             (values > self.low).to(values.dtype),
         )
-        return scaled.clamp(-SOURCE_MARGIN, 1 + SOURCE_MARGIN)
+        return scaled.clamp(-DEFAULT_MARGIN, 1 + DEFAULT_MARGIN)
 
 
 class MismatchModel(nn.Module):
