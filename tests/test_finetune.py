@@ -100,7 +100,7 @@ def data_root(tmp_path_factory) -> Path:
             score = 5.0 if system == 0 else float(rng.integers(1, 4))
             criteria = ("coherence", "consistency", "fluency", "relevance")
             summaries.append({
-                "id": f"s:{group}:{system}", "ref": refs, "gen": gen, "src": None,
+                "id": f"s:{group}:{system}", "ref": refs, "gen": gen, "src": " ".join([*refs, gen]),
                 "group": f"s:{group}", "scores": dict.fromkeys(criteria, score),
             })  # fmt: skip
             label = ("entailment", "neutral", "contradiction")[system]
@@ -599,6 +599,7 @@ def test_lightning_cli_fits_and_exports(
     cli_main(["fit", "--config", str(path)])
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
+    assert checkpoint.model.config.source_features == config["data"]["source_features"]
     assert checkpoint.tasks["summarization"]["kind"] == "regression"
     assert (
         "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]

@@ -61,7 +61,10 @@ def prepared(
         task=get_task(task),
         records=[SimpleNamespace(dataset=name) for name in datasets or [""] * len(targets)],
         inputs=SimpleNamespace(
-            features=frame, record_features=lambda: frame, targets=np.array(targets)
+            features=frame,
+            record_features=lambda: frame,
+            baseline_names=lambda: list(frame.columns),
+            targets=np.array(targets),
         ),
     )
 

@@ -61,7 +61,13 @@ KNOWN_FAILURES = {
     ("captioning", "paraphrase-number"): "paraphrase 0.985 < wrong number 0.990",
     ("question_generation", "paraphrase-number"): "paraphrase 0.265 < wrong number 0.741",
     ("question_generation", "paraphrase-name"): "paraphrase 0.265 < wrong name 0.602",
-    ("summarization", "paraphrase-number"): "paraphrase 0.887 < wrong number 0.921",
+    # summarization reads each output against its source since 2026-11-27
+    # (docs/experiments/2026-11-27-source-metrics); the example has none, so the reference
+    # stands in, and the paraphrase's words are not all in it (before: only the number check
+    # failed, 0.887 < 0.921)
+    ("summarization", "paraphrase-negated"): "paraphrase 0.684 < negated 0.827",
+    ("summarization", "paraphrase-number"): "paraphrase 0.684 < wrong number 0.911",
+    ("summarization", "paraphrase-name"): "paraphrase 0.684 < wrong name 0.816",
 }
 
 
