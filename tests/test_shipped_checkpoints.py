@@ -57,8 +57,9 @@ KNOWN_FAILURES = {
     # generation with 2,000 reference triples and dialogue with 4,000
     # (docs/experiments/2026-11-27-triples-current-base); before it data2text failed the
     # negated and number checks, dialogue the name check and question generation all three
-    ("captioning", "paraphrase-negated"): "paraphrase 0.985 < negated 0.990",
-    ("captioning", "paraphrase-number"): "paraphrase 0.985 < wrong number 0.990",
+    # captioning mixes its rating since 2026-11-27 (before: paraphrase 0.985 < 0.990 for both)
+    ("captioning", "paraphrase-negated"): "paraphrase 0.907 < negated 0.923",
+    ("captioning", "paraphrase-number"): "paraphrase 0.907 < wrong number 0.958",
     ("question_generation", "paraphrase-number"): "paraphrase 0.265 < wrong number 0.741",
     ("question_generation", "paraphrase-name"): "paraphrase 0.265 < wrong name 0.602",
     # summarization reads each output against its source since 2026-11-27
