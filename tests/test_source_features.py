@@ -274,3 +274,16 @@ def test_a_missing_source_is_found_whatever_form_it_takes() -> None:
     assert first_without_source(["a", None, "c"], 3) == 1
     assert first_without_source(["a"], 2) == 1  # fewer sources than pairs
     assert first_without_source(None, 2) == 0
+
+
+def test_a_model_reads_a_source_with_lexical_metrics_only() -> None:
+    """Also a config built by hand or read from a checkpoint: an encoder metric would read a
+    truncated article."""
+    from evaluator.model import MismatchConfig
+
+    settings = {"feature_names": ["bleu"], "num_ratings": 1, "rating_from_metrics": True}
+    with pytest.raises(ValueError, match="source_features: bertscore read the encoder"):
+        MismatchConfig(**settings, source_features=["bertscore_p"])
+    with pytest.raises(ValueError, match="unknown feature"):
+        MismatchConfig(**settings, source_features=["nope"])
+    assert MismatchConfig(**settings, source_features=["rouge1_p"]).source_features == ["rouge1_p"]

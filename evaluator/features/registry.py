@@ -107,6 +107,17 @@ def metrics_for(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(COLUMN_TO_METRIC[name] for name in names))
 
 
+def check_source_columns(names: Sequence[str]) -> None:
+    """ValueError for an unknown or repeated feature, or one of the encoder's, among columns
+    read against a source: a source (a whole document) is read by the lexical metrics only,
+    which need no truncation to the encoder's length."""
+    encoder = [name for name in metrics_for(names) if is_encoder_metric(name)]
+    if encoder:
+        raise ValueError(
+            f"{', '.join(encoder)} read the encoder; a source is read by the lexical metrics only"
+        )
+
+
 def is_encoder_metric(metric_name: str) -> bool:
     return issubclass(METRICS[metric_name], EncoderMetric)
 

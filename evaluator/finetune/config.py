@@ -20,7 +20,7 @@ from jsonargparse import ActionConfigFile, Namespace
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 
-from evaluator.features.registry import is_encoder_metric, metrics_for
+from evaluator.features.registry import check_source_columns
 from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
@@ -105,7 +105,10 @@ class FitSettings:
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
         check_class_weights(self.contrast_class_weights)
-        check_source_features(self.source_features)
+        try:
+            check_source_columns(self.source_features)
+        except ValueError as error:
+            raise ValueError(f"data.source_features: {error}") from None
         if self.single_metric_anchor and not self.rating_mix:
             raise ValueError(
                 "model.single_metric_anchor chooses an anchor of the rating mix; it needs model.rating_mix"
@@ -115,22 +118,6 @@ class FitSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-def check_source_features(names: tuple[str, ...]) -> None:
-    """ValueError naming data.source_features when it names an unknown or repeated feature or
-    one of the encoder's: a source (a whole document) is read by the lexical metrics only,
-    which need no truncation to the encoder's length."""
-    try:
-        metrics = metrics_for(list(names))
-    except ValueError as error:
-        raise ValueError(f"data.source_features: {error}") from None
-    encoder = [name for name in metrics if is_encoder_metric(name)]
-    if encoder:
-        raise ValueError(
-            f"data.source_features: {', '.join(encoder)} read the encoder; a source is read "
-            "by the lexical metrics only"
-        )
 
 
 def trainer_kwargs(settings: FitSettings) -> dict[str, Any]:

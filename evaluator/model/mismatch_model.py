@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 from torch import Tensor, nn
 
+from evaluator.features.registry import check_source_columns
 from evaluator.features.scaling import DEFAULT_MARGIN
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.span_tagger import SpanTagger
@@ -146,8 +147,11 @@ class MismatchConfig:
             raise ValueError("the metric set needs a column that is not in head_only_features")
         if self.source_features and not (self.num_ratings and self.rating_from_metrics):
             raise ValueError("source_features needs a rating head that reads the metrics")
-        if len(set(self.source_features)) != len(self.source_features):
-            raise ValueError(f"source_features has duplicates: {self.source_features}")
+        if self.source_features:
+            try:
+                check_source_columns(self.source_features)
+            except ValueError as error:
+                raise ValueError(f"source_features: {error}") from None
 
     def set_columns(self) -> list[int]:
         """Positions in ``feature_names`` of the columns the metric set and the metric maps read."""
