@@ -191,6 +191,14 @@ def model_card(config: Mapping) -> str:
             if architecture.get("head_only_features")
             else []
         ),
+        *(
+            [
+                "- the ratings also read the generated text against its source (`src`, needed "
+                f"on every pair): {', '.join(architecture['source_features'])}"
+            ]
+            if architecture.get("source_features")
+            else []
+        ),
         "",
         "## Training data",
         "",

@@ -236,6 +236,21 @@ def test_ratings_that_read_the_source_train_on_copies_of_it(
         "summarization", str(base_checkpoint), tmp_path / "cache", source_root, contrast_size=30
     )
     assert not any(copy.endswith("~copy-source") for copy in plain.contrast.inputs.ids)
+    # the model card counts them apart from the copies with synthetic errors
+    settings = replace(
+        SETTINGS, source_features=tuple(SOURCE), contrast_size=30, contrast_weight=1.0
+    )
+    module, data, _ = fit(
+        prepared, np.arange(len(prepared.records)), settings, 0, checkpoint=str(base_checkpoint)
+    )
+    facts = data.describe()
+    train = len(data.split["train"])
+    assert facts["source copies"] == f"{train} train outputs replaced by their source"
+    trained = np.isin(contrast.owners, data.split["train"]).sum()
+    assert facts["contrast copies"].startswith(f"{trained - train} train outputs")
+    card = (export(module, data, tmp_path / "task") / "README.md").read_text()
+    assert "read the generated text against its source (`src`, needed on every pair): " in card
+    assert "rouge1_p, novel_2gram" in card
 
 
 def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys) -> None:

@@ -43,6 +43,7 @@ from synth.rules import parse, shared_rules, weighted_sample
 ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 ANCHOR = -2  # the parent of a copy that must not rate below anything (a reference triple's anchor)
 PARAPHRASE_REWRITES = 3  # meaning-preserving rewrites tried on a single reference
+SOURCE_COPY = "~copy-source"  # the id suffix of a source copy
 
 
 def check_class_weights(weights: dict[str, float]) -> None:
@@ -158,7 +159,7 @@ def source_copies(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[i
     copies, kept = [], []
     for i, record in enumerate(records):
         if has_source(record.src):
-            copies.append(replace(record, id=f"{record.id}~copy-source", gen=record.src, scores={}))
+            copies.append(replace(record, id=f"{record.id}{SOURCE_COPY}", gen=record.src, scores={}))
             kept.append(i)
     return copies, kept
 

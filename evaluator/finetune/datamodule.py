@@ -23,6 +23,7 @@ from torch.utils.data import DataLoader
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import (
     ANCHOR,
+    SOURCE_COPY,
     contrast_records,
     reference_triples,
     source_copies,
@@ -369,11 +370,17 @@ class RatingDataModule(L.LightningDataModule):
             "reference": "closest by the base model's P(NoContr), as predict picks it",
         }
         if prepared.contrast is not None:
-            copies = np.isin(prepared.contrast.owners, self.split["train"]).sum()
+            trained = np.isin(prepared.contrast.owners, self.split["train"])
+            repeats = np.array([i.endswith(SOURCE_COPY) for i in prepared.contrast.inputs.ids])
+            copies = int((trained & ~repeats).sum())
             depth = prepared.contrast.depth
             facts["contrast copies"] = (
                 f"{copies} train outputs with one synthetic error each"
                 if depth == 1
                 else f"{copies} train outputs with 1 to {depth} synthetic errors (graded chains)"
             )
+            if repeats.any():
+                facts["source copies"] = (
+                    f"{int((trained & repeats).sum())} train outputs replaced by their source"
+                )
         return facts
