@@ -63,7 +63,6 @@ def prepared(
         inputs=SimpleNamespace(
             features=frame,
             record_features=lambda: frame,
-            baseline_names=lambda: list(frame.columns),
             targets=np.array(targets),
         ),
     )

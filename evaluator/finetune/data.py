@@ -75,13 +75,6 @@ class TaskInputs:
             return features
         return pd.concat([features, self.source.add_prefix("source_")], axis=1)
 
-    def baseline_names(self) -> list[str]:
-        """The columns of ``record_features``: every metric, then each source one."""
-        names = [str(name) for name in self.features.columns]
-        if self.source is None:
-            return names
-        return names + [f"source_{name}" for name in self.source.columns]
-
     def subset(self, rows: np.ndarray) -> TaskInputs:
         """The records at ``rows`` (positions), sharing the text table."""
         pairs = self.pair_rows(rows)

@@ -150,6 +150,7 @@ def run_seed(
 def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dict:
     """Means over seeds in the results.json shape, plus task-level (criterion-averaged) numbers."""
     criteria = [c.key for c in prepared.task.criteria]
+    metrics = list(runs[0]["baselines"])  # every metric baseline_kendall scored
     out: dict = {
         "task": prepared.task.name,
         "kind": prepared.task.kind,
@@ -171,7 +172,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
                 metric: {
                     "kendall": float(np.mean([run["baselines"][metric][column] for run in runs]))
                 }
-                for metric in prepared.inputs.baseline_names()
+                for metric in metrics
             },
             "ablations": {
                 name: {
@@ -190,7 +191,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
         metric: float(
             np.mean([out["criteria"][k]["baselines"][metric]["kendall"] for k in criteria])
         )
-        for metric in prepared.inputs.baseline_names()
+        for metric in metrics
     }
     best = max(baseline_means, key=baseline_means.__getitem__)
     out["summary"] = {
@@ -221,7 +222,7 @@ def summarise_datasets(prepared: PreparedTask, runs: list[dict]) -> dict[str, di
     them: ours (mean ± std over seeds of the criterion-averaged τ), the named baselines and the
     best metric (criterion-averaged, chosen after the fact as in the task table)."""
     criteria = [c.key for c in prepared.task.criteria]
-    metrics = list(prepared.inputs.baseline_names())
+    metrics = list(runs[0]["baselines"])  # every metric baseline_kendall scored
     names = sorted({name for run in runs for name in run["datasets"]})
     out: dict[str, dict] = {}
     for name in names:

@@ -145,9 +145,9 @@ class MismatchConfig:
             raise ValueError("head_only_features needs use_metrics")
         if self.use_metrics and set(self.feature_names) <= set(self.head_only_features):
             raise ValueError("the metric set needs a column that is not in head_only_features")
-        if self.source_features and not (self.num_ratings and self.rating_from_metrics):
-            raise ValueError("source_features needs a rating head that reads the metrics")
         if self.source_features:
+            if not (self.num_ratings and self.rating_from_metrics):
+                raise ValueError("source_features needs a rating head that reads the metrics")
             try:
                 check_source_columns(self.source_features)
             except ValueError as error:

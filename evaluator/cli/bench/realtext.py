@@ -97,10 +97,11 @@ class Scorer:
         self.checkpoint = checkpoint
         self.evaluator = Evaluator(checkpoint)
         self.rating = None  # the mean rating's column; None for the base
+        # these pairs have no source: the reference stands in for a checkpoint that reads one
+        self.reads_source = bool(checkpoint.model.config.source_features)
         if self.evaluator.criteria:
             (task,) = checkpoint.tasks
-            reads_source = bool(checkpoint.model.config.source_features)
-            self.rating = f"rating ({task}{', reference as source' if reads_source else ''})"
+            self.rating = f"rating ({task}{', reference as source' if self.reads_source else ''})"
         self.metrics = (OURS, *([self.rating] if self.rating else []), *BASELINES)
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
@@ -126,7 +127,7 @@ class Scorer:
                 self.checkpoint,
                 refs_of_chunk,
                 [distinct[i][1] for i in chunk],
-                srcs=refs_of_chunk if self.checkpoint.model.config.source_features else None,
+                srcs=refs_of_chunk if self.reads_source else None,
             )
             probabilities[chunk] = outputs.probabilities
             if self.rating:
