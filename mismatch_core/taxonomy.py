@@ -32,6 +32,9 @@ TAXONOMY: tuple[MismatchClass, ...] = (
 
 CODES: tuple[str, ...] = tuple(c.code for c in TAXONOMY)
 ERROR_CODES: tuple[str, ...] = CODES[1:]
+# Errors that change what gen says: all but a slip of form (GramErr) and saying a thing twice
+# (RepErr). Issue #27 asks a rating to fall under these.
+MEANING_ERROR_CODES: tuple[str, ...] = tuple(c for c in ERROR_CODES if c not in ("GramErr", "RepErr"))
 NUM_CLASSES = len(TAXONOMY)
 INDEX = {c.code: c.index for c in TAXONOMY}
 

@@ -100,6 +100,8 @@ def test_the_report_names_the_rules_our_score_drops_least() -> None:
         "base_nocontr_recall": 0.5,
         "base_nocontr_recall_by_dataset": {"wmt15": 0.5},
         "drop": {"P(NoContr)": 0.8, "chrF": 0.9},
+        "meaning_pairs": 100,
+        "drop_meaning": {"P(NoContr)": 0.85, "chrF": 0.95},
         "top_error_is_class_mean_over_classes": 0.5,
         "per_class": {},
         "per_rule": per_rule,
@@ -118,6 +120,7 @@ def test_the_report_names_the_rules_our_score_drops_least() -> None:
     assert "NumErr/ordinal" not in line
     # a task checkpoint's rating gets its own line, ranked by its own drop
     result["drop"]["rating (summarization)"] = 0.8
+    result["drop_meaning"]["rating (summarization)"] = 0.9
     for number, row in enumerate(per_rule.values()):
         row["drop"]["rating (summarization)"] = 1.0 - number / 10
     lines = [x for x in bases_report(result).splitlines() if x.startswith("rules whose")]
@@ -277,6 +280,15 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     assert 0.0 <= bases["drop"]["P(NoContr)"] <= 1.0
     assert list(bases["drop"]) == BASE_METRICS
     assert all(list(row["drop"]) == BASE_METRICS for row in bases["per_class"].values())
+    # the meaning drop is the pair-weighted drop of every class but GramErr and RepErr
+    meaning = {c: row for c, row in bases["per_class"].items() if c not in ("GramErr", "RepErr")}
+    assert bases["meaning_pairs"] == sum(row["pairs"] for row in meaning.values()) > 0
+    for metric in BASE_METRICS:
+        dropped = sum(
+            row["drop"][metric] * row["pairs"] for row in meaning.values() if row["pairs"]
+        )
+        assert bases["drop_meaning"][metric] == pytest.approx(dropped / bases["meaning_pairs"])
+    assert any(line.startswith("meaning ") for line in printed.splitlines())
     for code, row in bases["per_class"].items():  # the rules of a class make up its pairs
         rules = [r for r in bases["per_rule"].values() if r["class"] == code]
         assert sum(r["pairs"] for r in rules) == row["pairs"]

@@ -7,7 +7,9 @@ on real text"). Three parts, all measurement only, never trained or tuned on:
 - bases: highly rated real outputs of held-out groups (``evaluator.realtext_data``), each
   perturbed by every synth error rule that applies. The perturbed text must score below its
   base, its top error class (NoContr excluded) must be the rule's class, and the unperturbed
-  bases must read as NoContr. The JSON breaks the pairs down by rule as well as by class, so
+  bases must read as NoContr. The drop is also given over meaning errors alone
+  (``MEANING_ERROR_CODES``: all but GramErr and RepErr), what issue #27 asks a task
+  checkpoint's rating to respect. The JSON breaks the pairs down by rule as well as by class, so
   a user sees which errors the checkpoint misses (the report names, for P(NoContr) and a task
   checkpoint's rating, the five rules each drops least).
 - darr: WMT19 DARR (gu/kk/lt-en) Kendall-like tau per language pair, a metric tie counted as
@@ -39,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
-from mismatch_core.taxonomy import CODES
+from mismatch_core.taxonomy import CODES, MEANING_ERROR_CODES
 
 PARTS = ("sick", "bases", "darr")
 THRESHOLD = 0.5  # P(NoContr) at or above it reads as NoContr, as predict labels it
@@ -238,6 +240,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
             "read_as_nocontr": share(changed[OURS][mine] >= THRESHOLD),
         }
     present = [c for c in ERROR_CLASSES if per_class[c]["pairs"]]
+    meaning = np.isin(codes, MEANING_ERROR_CODES)
     datasets = list(by_dataset)
     dataset_of = np.array([name for name, rs in by_dataset.items() for _ in rs])
     return {
@@ -248,6 +251,8 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
             name: share(base_scores[OURS][dataset_of == name] >= THRESHOLD) for name in datasets
         },
         "drop": {m: share(drops[m]) for m in scorer.metrics},
+        "meaning_pairs": int(meaning.sum()),
+        "drop_meaning": {m: share(drops[m][meaning]) for m in scorer.metrics},
         "top_error_is_class_mean_over_classes": float(
             np.mean([per_class[c]["top_error_is_class"] for c in present])
         )
@@ -336,6 +341,15 @@ def bases_report(result: dict) -> str:
             str(sum(result["bases"].values())),
             *[percent(result["drop"][m]) for m in metrics],
             f"{percent(result['top_error_is_class_mean_over_classes'])} (class mean)",
+        ]
+    )
+    rows.append(
+        [
+            "meaning",
+            str(result["meaning_pairs"]),
+            "",
+            *[percent(result["drop_meaning"][m]) for m in metrics],
+            "(all but GramErr, RepErr)",
         ]
     )
     errors = ", ".join(f"{rule} {n}" for rule, n in sorted(result["rule_errors"].items())) or "none"
