@@ -24,8 +24,15 @@ from evaluator.cli import main
 from evaluator.cli import main as cli_main
 from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.config import FitSettings
-from evaluator.finetune.contrast import ANCHOR, ERROR_CLASSES, contrast_records, reference_triples
-from evaluator.finetune.datamodule import prepare_task, split_rows
+from evaluator.finetune.contrast import (
+    ANCHOR,
+    ERROR_CLASSES,
+    PARAPHRASE_TRIPLE,
+    contrast_records,
+    paraphrase_triples,
+    reference_triples,
+)
+from evaluator.finetune.datamodule import RatingDataModule, prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task, model_scores
 from evaluator.finetune.module import RatingModule, ridge_fit, single_metric_fit
 from evaluator.finetune.outputs import closest_outputs
@@ -994,6 +1001,77 @@ def test_reference_triples_rank_an_error_in_the_reference_below_its_paraphrase(
     assert kinds["copy"] == kinds["paraphrase"] > 0
     assert len({copy.id for copy in copies}) == len(copies)
     assert reference_triples(records, positions, 40, seed=3) == (copies, owners, parents)
+
+
+SICK_PARAPHRASES = [  # (a, b): sentences people judged to say the same
+    ("Two men are playing guitar.", "Guitar is being played by two men."),
+    ("A woman is slicing three onions.", "Three onions are being sliced by a woman."),
+    ("The boy is not riding a horse.", "No boy is riding a horse."),
+    ("A dog is running on the beach in London.", "On the beach in London a dog is running."),
+]
+
+
+def test_paraphrase_triples_rank_a_meaning_error_below_a_persons_paraphrase(
+    contrast_root: Path,
+) -> None:
+    """Per pair drawn: the paraphrase as an anchor and the reference with one meaning error
+    below it, both reading that reference alone (and it as their source), owned by a record."""
+    records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
+    pairs = [*SICK_PARAPHRASES, *[(b, a) for a, b in SICK_PARAPHRASES]]
+    copies, owners, parents = paraphrase_triples(records, pairs, 12, seed=3)
+    assert len(copies) == 12 and len(owners) == len(parents) == 12
+    for i, (copy, owner, parent) in enumerate(zip(copies, owners, parents, strict=True)):
+        assert copy.id.startswith(records[owner].id + PARAPHRASE_TRIPLE)
+        assert len(copy.refs) == 1 and copy.src == copy.refs[0] and copy.scores == {}
+        kind = copy.id.split(PARAPHRASE_TRIPLE)[1].split("~")[0]
+        if parent == ANCHOR:
+            assert kind == "paraphrase" and (copy.refs[0], copy.gen) in pairs
+        else:
+            assert parent == i - 1 and parents[parent] == ANCHOR and owners[parent] == owner
+            assert copies[parent].refs == copy.refs
+            assert copy.gen not in (copy.refs[0], copies[parent].gen)
+            assert kind in ERROR_CLASSES and kind not in ("GramErr", "RepErr")
+    assert len({copy.id for copy in copies}) == len(copies)
+    assert paraphrase_triples(records, pairs, 12, seed=3) == (copies, owners, parents)
+    assert len(paraphrase_triples(records, pairs, 100, seed=3)[0]) == 2 * len(pairs)  # all drawn
+
+
+def test_paraphrase_triples_read_sick_train_and_their_own_reference(
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+) -> None:
+    """prepare_task reads SICK TRAIN beside the human data (two-way entailments only, both
+    ways round), and a triple's pair is its own reference, whatever reference its owner
+    trains on; the model card counts the triples apart."""
+    root = tmp_path / "data"
+    (root / "human" / "summarization").mkdir(parents=True)
+    source = contrast_root / "summarization" / "summeval.jsonl.gz"
+    (root / "human" / "summarization" / source.name).write_bytes(source.read_bytes())
+    pairs = [*SICK_PARAPHRASES, ("A cat sleeps.", "A cat runs.")]  # the last contradicts
+    rows = [
+        {"id": f"t{i}", "a": a, "b": b, "paraphrase": i < 4, "contradiction": i == 4}
+        for i, (a, b) in enumerate(pairs)
+    ]
+    write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
+    prepared = prepare_task(
+        "summarization", str(base_checkpoint), tmp_path / "cache", root / "human",
+        contrast_size=12, paraphrase_triples_size=16,
+    )  # fmt: skip
+    contrast = prepared.contrast
+    sick = [c for c, copy_id in enumerate(contrast.inputs.ids) if PARAPHRASE_TRIPLE in copy_id]
+    assert len(sick) == 16  # 8 pairs (4 both ways round), each an anchor and an error copy
+    starts = contrast.inputs.pair_starts()
+    owners = contrast.owners[sick]
+    assert (prepared.train_pairs[owners] > prepared.inputs.pair_starts()[owners]).any()
+    for c in sick:
+        assert len(contrast.inputs.ref_rows[c]) == 1 and contrast.pairs[c] == starts[c]
+    assert sum(contrast.parents[c] == ANCHOR for c in sick) == 8
+    data = RatingDataModule.for_rows(prepared, np.arange(len(prepared.records)), 0, 0.3, 8)
+    data.setup()
+    facts = data.describe()
+    trained = np.isin(contrast.owners[sick], data.split["train"]).sum()
+    assert facts["paraphrase triples"].startswith(f"{trained} copies from SICK TRAIN")
+    with pytest.raises(ValueError, match="contrast copies need model.contrast_weight"):
+        FitSettings(paraphrase_triples_size=10)
 
 
 def test_a_single_reference_is_paraphrased_by_meaning_preserving_rules() -> None:

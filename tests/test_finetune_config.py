@@ -30,6 +30,7 @@ KEYS = {
     "contrast_depth": ("data", "contrast_depth"),
     "contrast_class_weights": ("data", "contrast_class_weights"),
     "reference_triples_size": ("data", "reference_triples_size"),
+    "paraphrase_triples_size": ("data", "paraphrase_triples_size"),
     "train_datasets": ("data", "train_datasets"),
     "source_features": ("data", "source_features"),
     "contrast_weight": ("model", "contrast_weight"),

@@ -104,6 +104,7 @@ def prepare(
             contrast_depth=settings.contrast_depth,
             contrast_class_weights=settings.contrast_class_weights,
             reference_triples_size=settings.reference_triples_size,
+            paraphrase_triples_size=settings.paraphrase_triples_size,
             train_datasets=settings.train_datasets,
             source_features=settings.source_features,
         )

@@ -47,6 +47,7 @@ class FitSettings:
     contrast_depth: int = 1
     contrast_class_weights: dict[str, float] = field(default_factory=dict)
     reference_triples_size: int = 0
+    paraphrase_triples_size: int = 0  # SICK TRAIN paraphrases above error copies of their reference
     train_datasets: tuple[str, ...] = ()  # the datasets trained on (empty: all)
     # features the ratings also read against each record's source (data.source_features)
     source_features: tuple[str, ...] = ()
@@ -86,6 +87,7 @@ class FitSettings:
             "model.ridge_anchor": self.ridge_anchor,
             "data.contrast_size": self.contrast_size,
             "data.reference_triples_size": self.reference_triples_size,
+            "data.paraphrase_triples_size": self.paraphrase_triples_size,
             "model.contrast_weight": self.contrast_weight,
             "model.contrast_margin": self.contrast_margin,
             "model.reference_margin": self.reference_margin,
@@ -95,12 +97,13 @@ class FitSettings:
                 raise ValueError(f"{name} must not be negative (got {value})")
         if not 0 < self.val_fraction < 1:
             raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
-        copies = self.contrast_size + self.reference_triples_size
+        copies = self.contrast_size + self.reference_triples_size + self.paraphrase_triples_size
         if (copies > 0) != (self.contrast_weight > 0):
             raise ValueError(
-                "contrast copies need model.contrast_weight and data.contrast_size or "
-                "data.reference_triples_size above 0 (got "
-                f"{self.contrast_weight}, {self.contrast_size}, {self.reference_triples_size})"
+                "contrast copies need model.contrast_weight and data.contrast_size, "
+                "data.reference_triples_size or data.paraphrase_triples_size above 0 (got "
+                f"{self.contrast_weight}, {self.contrast_size}, {self.reference_triples_size}, "
+                f"{self.paraphrase_triples_size})"
             )
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
@@ -187,6 +190,7 @@ def fit_settings(config: Namespace) -> FitSettings:
         contrast_depth=config.data.contrast_depth,
         contrast_class_weights=config.data.contrast_class_weights or {},
         reference_triples_size=config.data.reference_triples_size,
+        paraphrase_triples_size=config.data.paraphrase_triples_size,
         train_datasets=tuple(config.data.train_datasets or ()),
         source_features=tuple(config.data.source_features or ()),
         contrast_weight=config.model.contrast_weight,

@@ -14,7 +14,12 @@ Rated outputs sit far from their references, so none of the above shows a rating
 region where a near-copy of the reference with one wrong fact lies. Reference triples do
 (``reference_triples``): a copy of the reference and a paraphrase of it (another reference
 of the record, or the reference rewritten by synth's meaning-preserving rules) stand as
-anchors, and a copy of the reference with one synthetic error must rate below each.
+anchors, and a copy of the reference with one synthetic error must rate below each. A
+rewrite by rule changes a word or two; a person's paraphrase changes much more of the surface,
+and the lexical metrics then prefer a near-copy with a wrong fact to it. Paraphrase triples
+(``paraphrase_triples``) show that case: a sentence of a SICK TRAIN pair that people judged to
+entail each other both ways stands as the reference, the other sentence as its paraphrase
+(the anchor), and a copy of the reference with one meaning error must rate below it.
 
 Ratings that read the source (a summary against its document) reward what the source
 supports, and nothing supports more of it than the source itself: no rated output copies its
@@ -36,7 +41,7 @@ from spacy.tokens import Doc
 
 from evaluator.human_data import HumanRecord
 from mismatch_core.pairs import has_source
-from mismatch_core.taxonomy import CODES
+from mismatch_core.taxonomy import CODES, MEANING_ERROR_CODES
 from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
 
@@ -44,6 +49,7 @@ ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
 ANCHOR = -2  # the parent of a copy that must not rate below anything (a reference triple's anchor)
 PARAPHRASE_REWRITES = 3  # meaning-preserving rewrites tried on a single reference
 SOURCE_COPY = "~copy-source"  # the id suffix of a source copy
+PARAPHRASE_TRIPLE = "~sick-"  # in the id of a paraphrase triple's copies
 
 
 def check_class_weights(weights: dict[str, float]) -> None:
@@ -225,4 +231,46 @@ def reference_triples(
                     add(position, kind, anchor, ANCHOR)
                     add(position, f"{kind}-{code}", change[0], len(copies) - 1)
                     break
+    return copies, owners, parents
+
+
+def paraphrase_triples(
+    records: list[HumanRecord], pairs: list[tuple[str, str]], size: int, seed: int
+) -> tuple[list[HumanRecord], list[int], list[int]]:
+    """Up to ``size`` copies in the shape of ``contrast_records``' result, from ``pairs``
+    (reference, paraphrase) that people judged to say the same (SICK TRAIN's two-way
+    entailments): per pair drawn, the paraphrase as gen (parent ``ANCHOR``) and the reference
+    with one meaning error (``MEANING_ERROR_CODES``, the first class in a random order whose
+    rules apply) as gen, whose parent is that anchor. Both read the pair's reference alone
+    (``refs`` is that one sentence) and, for ratings that read a source, the reference as
+    the source too, as ``mismatch bench realtext`` reads pairs without one. A pair belongs to
+    no record: each is owned by a record drawn at random, so it travels in that record's
+    batches and split. Same records, pairs, size and seed -> same copies."""
+    rules = shared_rules()
+    rng = random.Random(seed)
+    distinct = list(dict.fromkeys(pairs))
+    drawn = rng.sample(distinct, min(size // 2, len(distinct)))
+    docs = parse([ref for ref, _ in drawn])
+    contexts = context_maker(rng, [ref for ref, _ in drawn], docs)
+    copies: list[HumanRecord] = []
+    owners: list[int] = []
+    parents: list[int] = []
+
+    def add(owner: int, kind: str, ref: str, text: str, parent: int) -> None:
+        digest = hashlib.sha1(f"{ref}\n{text}".encode()).hexdigest()[:12]
+        copy_id = f"{records[owner].id}{PARAPHRASE_TRIPLE}{kind}~{digest}"
+        copies.append(
+            replace(records[owner], id=copy_id, refs=(ref,), gen=text, src=ref, scores={})
+        )
+        owners.append(owner)
+        parents.append(parent)
+
+    for (ref, paraphrase), doc in zip(drawn, docs, strict=True):
+        owner = rng.randrange(len(records))
+        for code in rng.sample(MEANING_ERROR_CODES, len(MEANING_ERROR_CODES)):
+            change = rules.first(code, doc, contexts(ref))
+            if change is not None and change[0] not in (ref, paraphrase):
+                add(owner, "paraphrase", ref, paraphrase, ANCHOR)
+                add(owner, code, ref, change[0], len(copies) - 1)
+                break
     return copies, owners, parents

@@ -23,8 +23,10 @@ from torch.utils.data import DataLoader
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import (
     ANCHOR,
+    PARAPHRASE_TRIPLE,
     SOURCE_COPY,
     contrast_records,
+    paraphrase_triples,
     reference_triples,
     source_copies,
 )
@@ -34,7 +36,9 @@ from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import max_over_references
 from evaluator.tasks import Task, get_task, load_task_records
-from mismatch_core.resources import DEFAULT_CHECKPOINT
+from evaluator.training.real_bases import sick_rows
+from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
+from synth.corpora import SICK_TRAIN
 
 VAL_SEED_OFFSET = 10_000
 CONTRAST_SEED = 13
@@ -79,6 +83,7 @@ def prepare_task(
     reference_triples_size: int = 0,
     train_datasets: tuple[str, ...] = (),
     source_features: tuple[str, ...] = (),
+    paraphrase_triples_size: int = 0,
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
@@ -86,7 +91,9 @@ def prepare_task(
     chains of up to contrast_depth copies with one more error each, their classes drawn with
     contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``);
     reference_triples_size: up to that many more copies built from the references the records
-    train on (``evaluator.finetune.contrast.reference_triples``). train_datasets: the datasets
+    train on (``evaluator.finetune.contrast.reference_triples``); paraphrase_triples_size: up
+    to that many more from SICK TRAIN's two-way entailments (``paraphrase_triples``; the SICK
+    TRAIN file beside the human data: ``<data_root>/../sick``). train_datasets: the datasets
     the task trains on (empty: all); contrast copies are made from their records only.
     source_features: features also read against every record's source, for ratings that
     read it (``MismatchConfig.source_features``; copies keep their record's source); with
@@ -96,7 +103,8 @@ def prepare_task(
     base = load(checkpoint)
     records = load_task_records(task, Path(data_root) if data_root else None)
     eligible = training_rows(records, np.arange(len(records)), train_datasets)
-    if (contrast_size or reference_triples_size) and task.kind != "regression":
+    triples = reference_triples_size + paraphrase_triples_size
+    if (contrast_size or triples) and task.kind != "regression":
         raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
     build = functools.partial(
         build_inputs,
@@ -112,7 +120,7 @@ def prepare_task(
     features = base.scaler.transform(inputs.features)
     train_pairs, _, _ = closest_outputs(base.model, features, inputs)
     contrast = None
-    if contrast_size or reference_triples_size:
+    if contrast_size or triples:
         chosen = [records[i] for i in eligible]
         copies, owners, parents = contrast_records(
             chosen, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
@@ -123,6 +131,15 @@ def prepare_task(
         )
         parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
         copies, owners = copies + more, owners + more_owners
+        if paraphrase_triples_size:
+            root = Path(data_root).parent if data_root else data_dir()
+            sick, _ = sick_rows(root / SICK_TRAIN)
+            pairs = [(base.ref, base.text) for base in sick]
+            more, more_owners, more_parents = paraphrase_triples(
+                chosen, pairs, paraphrase_triples_size, CONTRAST_SEED
+            )
+            parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
+            copies, owners = copies + more, owners + more_owners
         if source_features:  # ratings that read the source see copies of it rate lower
             repeated, repeated_owners = source_copies(chosen)
             copies, owners = copies + repeated, owners + repeated_owners
@@ -131,13 +148,15 @@ def prepare_task(
         if not copies:
             raise ValueError(
                 f"task {task.name!r}: no synth rule applies to any output or reference; "
-                "set contrast_size and reference_triples_size 0"
+                "set contrast_size, reference_triples_size and paraphrase_triples_size 0"
             )
         # one cache for both kinds of copies (keyed by copy id): triples only add rows
         name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
         offsets = train_pairs[owner_rows] - inputs.pair_starts()[owner_rows]
+        # a copy reads the reference its owner trains on; a paraphrase triple its own one
+        offsets[[PARAPHRASE_TRIPLE in copy.id for copy in copies]] = 0
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
@@ -242,13 +261,15 @@ class RatingDataModule(L.LightningDataModule):
         reference_triples_size: int = 0,
         train_datasets: list[str] | None = None,
         source_features: list[str] | None = None,
+        paraphrase_triples_size: int = 0,
     ) -> None:
         """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
         val_fraction: share of the training groups held out for early stopping;
         contrast_size: contrast copies built for the task (0: none), in chains of up to
         contrast_depth copies with one more error each, of classes drawn with
         contrast_class_weights, and up to reference_triples_size copies built from the
-        references (evaluator.finetune.contrast); train_datasets: the datasets trained and
+        references and up to paraphrase_triples_size from SICK TRAIN's paraphrases
+        (evaluator.finetune.contrast); train_datasets: the datasets trained and
         validated on (None or empty: all), by HumanRecord.dataset; source_features: features
         also read against each record's source, for ratings that read it (the model's
         source_features, linked in the config)."""
@@ -295,6 +316,7 @@ class RatingDataModule(L.LightningDataModule):
                 reference_triples_size=self.hparams["reference_triples_size"],
                 train_datasets=tuple(self.hparams["train_datasets"] or ()),
                 source_features=tuple(self.hparams["source_features"] or ()),
+                paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)
@@ -371,8 +393,10 @@ class RatingDataModule(L.LightningDataModule):
         }
         if prepared.contrast is not None:
             trained = np.isin(prepared.contrast.owners, self.split["train"])
-            repeats = np.array([i.endswith(SOURCE_COPY) for i in prepared.contrast.inputs.ids])
-            copies = int((trained & ~repeats).sum())
+            ids = prepared.contrast.inputs.ids
+            repeats = np.array([i.endswith(SOURCE_COPY) for i in ids])
+            sick = np.array([PARAPHRASE_TRIPLE in i for i in ids])
+            copies = int((trained & ~repeats & ~sick).sum())
             depth = prepared.contrast.depth
             facts["contrast copies"] = (
                 f"{copies} train outputs with one synthetic error each"
@@ -382,5 +406,10 @@ class RatingDataModule(L.LightningDataModule):
             if repeats.any():
                 facts["source copies"] = (
                     f"{int((trained & repeats).sum())} train outputs replaced by their source"
+                )
+            if sick.any():
+                facts["paraphrase triples"] = (
+                    f"{int((trained & sick).sum())} copies from SICK TRAIN: a paraphrase that "
+                    "people judged to say the same, above its reference with one meaning error"
                 )
         return facts
