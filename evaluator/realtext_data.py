@@ -22,9 +22,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.finetune.contrast import ERROR_CLASSES
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.taxonomy import ERROR_CODES
 from synth.perturb import Context
 from synth.rules import holds_against_reference, parse, shared_rules
 
@@ -151,7 +151,7 @@ def perturb_bases(refs: list[str], gens: list[str], groups: list[str], seed: int
     docs = parse(gens)
     out = Perturbations([])
     for index, doc in enumerate(docs):
-        for code in ERROR_CLASSES:
+        for code in ERROR_CODES:
             for rule in rules.of(code):
                 name = f"{rule.__module__}.{rule.__name__}"
                 seed_name = f"{SEED_MODULES.get(rule.__module__, rule.__module__)}.{rule.__name__}"
