@@ -172,12 +172,30 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = (*CORPUS_FILES, "sick
     return Corpus(kept, excluded_groups, excluded_texts, sha256)
 
 
-def sick_groups(path: Path) -> list[Group]:
-    """SICK TRAIN's two-way entailment pairs as groups: pairs that share a sentence are joined
-    (union-find), so a sentence never sits in two groups, and the group is named after its
-    first pair. Refuses any file but SICK TRAIN: TRIAL is measurement data."""
+def sick_paraphrases(path: Path) -> list[tuple[str, str, str]]:
+    """(pair id, a, b) of SICK TRAIN's two-way entailment pairs, whitespace normalised, in file
+    order. Refuses any file but SICK TRAIN: TRIAL is measurement data."""
     if path.name != Path(SICK_TRAIN).name:
-        raise ValueError(f"{path}: synth reads only SICK TRAIN ({SICK_TRAIN}), never another split")
+        raise ValueError(f"{path}: only SICK TRAIN ({SICK_TRAIN}) is read, never another split")
+    pairs = []
+    for line, record in iter_jsonl(path):
+        if record.get("split") != "train":
+            raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
+        if record["paraphrase"]:
+            a, b = (" ".join(record[k].split()) for k in ("a", "b"))
+            pairs.append((record["id"], a, b))
+    return pairs
+
+
+def sick_groups(path: Path) -> list[Group]:
+    """SICK TRAIN's two-way entailment pairs as groups (``paraphrase_groups``)."""
+    return paraphrase_groups(sick_paraphrases(path))
+
+
+def paraphrase_groups(pairs: list[tuple[str, str, str]]) -> list[Group]:
+    """(pair id, a, b) paraphrase pairs as groups: pairs that share a sentence are joined
+    (union-find), so a sentence never sits in two groups, and the group is named after its
+    first pair."""
     parent: dict[str, str] = {}
 
     def root(text: str) -> str:
@@ -187,16 +205,11 @@ def sick_groups(path: Path) -> list[Group]:
         return text
 
     first_pair: dict[str, str] = {}
-    for line, record in iter_jsonl(path):
-        if record.get("split") != "train":
-            raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
-        if not record["paraphrase"]:
-            continue
-        a, b = (" ".join(record[k].split()) for k in ("a", "b"))
+    for pair_id, a, b in pairs:
         for text in (a, b):
             if text not in parent:
                 parent[text] = text
-                first_pair[text] = record["id"]
+                first_pair[text] = pair_id
         ra, rb = root(a), root(b)
         if ra != rb:
             parent[rb] = ra

@@ -1008,6 +1008,7 @@ SICK_PARAPHRASES = [  # (a, b): sentences people judged to say the same
     ("A woman is slicing three onions.", "Three onions are being sliced by a woman."),
     ("The boy is not riding a horse.", "No boy is riding a horse."),
     ("A dog is running on the beach in London.", "On the beach in London a dog is running."),
+    ("Two men are playing guitar.", "Two men are playing guitars."),  # a reference again
 ]
 
 
@@ -1017,23 +1018,32 @@ def test_paraphrase_triples_rank_a_meaning_error_below_a_persons_paraphrase(
     """Per pair drawn: the paraphrase as an anchor and the reference with one meaning error
     below it, both reading that reference alone (and it as their source), owned by a record."""
     records = load_records(contrast_root / "summarization" / "summeval.jsonl.gz")
-    pairs = [*SICK_PARAPHRASES, *[(b, a) for a, b in SICK_PARAPHRASES]]
-    copies, owners, parents = paraphrase_triples(records, pairs, 12, seed=3)
-    assert len(copies) == 12 and len(owners) == len(parents) == 12
+    group = {a: "g0" if a.startswith("Two men") else a for a, _ in SICK_PARAPHRASES}
+    pairs = [
+        (group[a], *pair) for a, b in SICK_PARAPHRASES for pair in ((a, b), (b, a))
+    ]  # one group for the sentences joined by a shared one
+    of_group = {text: g for g, ref, paraphrase in pairs for text in (ref, paraphrase)}
+    copies, owners, parents = paraphrase_triples(records[:1], pairs, 100, seed=3)
+    assert len(copies) == 2 * len(pairs)  # every pair drawn, one owner: ids must still differ
+    assert len({copy.id for copy in copies}) == len(copies)
     for i, (copy, owner, parent) in enumerate(zip(copies, owners, parents, strict=True)):
         assert copy.id.startswith(records[owner].id + PARAPHRASE_TRIPLE)
         assert len(copy.refs) == 1 and copy.src == copy.refs[0] and copy.scores == {}
         kind = copy.id.split(PARAPHRASE_TRIPLE)[1].split("~")[0]
         if parent == ANCHOR:
-            assert kind == "paraphrase" and (copy.refs[0], copy.gen) in pairs
+            assert kind == "paraphrase" and (of_group[copy.gen], copy.refs[0], copy.gen) in pairs
         else:
             assert parent == i - 1 and parents[parent] == ANCHOR and owners[parent] == owner
             assert copies[parent].refs == copy.refs
             assert copy.gen not in (copy.refs[0], copies[parent].gen)
             assert kind in ERROR_CLASSES and kind not in ("GramErr", "RepErr")
-    assert len({copy.id for copy in copies}) == len(copies)
+            if kind == "OutofRef":  # the added sentence comes from another group
+                added = copy.gen.removeprefix(copy.refs[0].rstrip(".")).lower()
+                same = [t for t, g in of_group.items() if g == of_group[copy.refs[0]]]
+                assert not any(t.rstrip(".").lower() in added for t in same), copy.gen
+    copies, owners, parents = paraphrase_triples(records, pairs, 12, seed=3)
+    assert len(copies) == 12 and len(owners) == len(parents) == 12
     assert paraphrase_triples(records, pairs, 12, seed=3) == (copies, owners, parents)
-    assert len(paraphrase_triples(records, pairs, 100, seed=3)[0]) == 2 * len(pairs)  # all drawn
 
 
 def test_paraphrase_triples_read_sick_train_and_their_own_reference(
@@ -1046,9 +1056,9 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     (root / "human" / "summarization").mkdir(parents=True)
     source = contrast_root / "summarization" / "summeval.jsonl.gz"
     (root / "human" / "summarization" / source.name).write_bytes(source.read_bytes())
-    pairs = [*SICK_PARAPHRASES, ("A cat sleeps.", "A cat runs.")]  # the last contradicts
+    pairs = [*SICK_PARAPHRASES[:4], ("A cat sleeps.", "A cat runs.")]  # the last contradicts
     rows = [
-        {"id": f"t{i}", "a": a, "b": b, "paraphrase": i < 4, "contradiction": i == 4}
+        {"id": f"t{i}", "a": a, "b": b, "paraphrase": i < 4, "contradiction": i == 4, "split": "train"}
         for i, (a, b) in enumerate(pairs)
     ]
     write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
@@ -1058,7 +1068,7 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     )  # fmt: skip
     contrast = prepared.contrast
     sick = [c for c, copy_id in enumerate(contrast.inputs.ids) if PARAPHRASE_TRIPLE in copy_id]
-    assert len(sick) == 16  # 8 pairs (4 both ways round), each an anchor and an error copy
+    assert len(sick) == 16  # 8 pairs (the first 4 both ways round), an anchor and an error copy each
     starts = contrast.inputs.pair_starts()
     owners = contrast.owners[sick]
     assert (prepared.train_pairs[owners] > prepared.inputs.pair_starts()[owners]).any()
@@ -1072,6 +1082,15 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     assert facts["paraphrase triples"].startswith(f"{trained} copies from SICK TRAIN")
     with pytest.raises(ValueError, match="contrast copies need model.contrast_weight"):
         FitSettings(paraphrase_triples_size=10)
+    with pytest.raises(ValueError, match="paraphrase_triples_size must be 0 or at least 2"):
+        FitSettings(paraphrase_triples_size=1, contrast_weight=1.0)
+    rows[0]["split"] = "trial"  # SICK TRIAL is measurement data: never read for training
+    write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
+    with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:1: split 'trial'"):
+        prepare_task(
+            "summarization", str(base_checkpoint), tmp_path / "cache", root / "human",
+            contrast_size=12, paraphrase_triples_size=16,
+        )  # fmt: skip
 
 
 def test_a_single_reference_is_paraphrased_by_meaning_preserving_rules() -> None:

@@ -105,6 +105,8 @@ class FitSettings:
                 f"{self.contrast_weight}, {self.contrast_size}, {self.reference_triples_size}, "
                 f"{self.paraphrase_triples_size})"
             )
+        if self.paraphrase_triples_size == 1:  # a triple is a paraphrase and an error copy
+            raise ValueError("data.paraphrase_triples_size must be 0 or at least 2 (got 1)")
         if self.contrast_depth < 1:
             raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
         check_class_weights(self.contrast_class_weights)

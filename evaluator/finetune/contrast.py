@@ -41,11 +41,11 @@ from spacy.tokens import Doc
 
 from evaluator.human_data import HumanRecord
 from mismatch_core.pairs import has_source
-from mismatch_core.taxonomy import CODES, MEANING_ERROR_CODES
+from mismatch_core.taxonomy import ERROR_CODES, MEANING_ERROR_CODES
 from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
 
-ERROR_CLASSES = tuple(code for code in CODES if code != "NoContr")
+ERROR_CLASSES = ERROR_CODES
 ANCHOR = -2  # the parent of a copy that must not rate below anything (a reference triple's anchor)
 PARAPHRASE_REWRITES = 3  # meaning-preserving rewrites tried on a single reference
 SOURCE_COPY = "~copy-source"  # the id suffix of a source copy
@@ -235,11 +235,12 @@ def reference_triples(
 
 
 def paraphrase_triples(
-    records: list[HumanRecord], pairs: list[tuple[str, str]], size: int, seed: int
+    records: list[HumanRecord], pairs: list[tuple[str, str, str]], size: int, seed: int
 ) -> tuple[list[HumanRecord], list[int], list[int]]:
     """Up to ``size`` copies in the shape of ``contrast_records``' result, from ``pairs``
-    (reference, paraphrase) that people judged to say the same (SICK TRAIN's two-way
-    entailments): per pair drawn, the paraphrase as gen (parent ``ANCHOR``) and the reference
+    (group, reference, paraphrase) that people judged to say the same (SICK TRAIN's two-way
+    entailments; an OutofRef error adds a sentence of another group, never a paraphrase of
+    the reference): per pair drawn, the paraphrase as gen (parent ``ANCHOR``) and the reference
     with one meaning error (``MEANING_ERROR_CODES``, the first class in a random order whose
     rules apply) as gen, whose parent is that anchor. Both read the pair's reference alone
     (``refs`` is that one sentence) and, for ratings that read a source, the reference as
@@ -250,14 +251,14 @@ def paraphrase_triples(
     rng = random.Random(seed)
     distinct = list(dict.fromkeys(pairs))
     drawn = rng.sample(distinct, min(size // 2, len(distinct)))
-    docs = parse([ref for ref, _ in drawn])
-    contexts = context_maker(rng, [ref for ref, _ in drawn], docs)
+    docs = parse([ref for _, ref, _ in drawn])
+    contexts = context_maker(rng, [group for group, _, _ in drawn], docs)
     copies: list[HumanRecord] = []
     owners: list[int] = []
     parents: list[int] = []
 
-    def add(owner: int, kind: str, ref: str, text: str, parent: int) -> None:
-        digest = hashlib.sha1(f"{ref}\n{text}".encode()).hexdigest()[:12]
+    def add(owner: int, kind: str, ref: str, paraphrase: str, text: str, parent: int) -> None:
+        digest = hashlib.sha1(f"{ref}\n{paraphrase}\n{text}".encode()).hexdigest()[:12]
         copy_id = f"{records[owner].id}{PARAPHRASE_TRIPLE}{kind}~{digest}"
         copies.append(
             replace(records[owner], id=copy_id, refs=(ref,), gen=text, src=ref, scores={})
@@ -265,12 +266,12 @@ def paraphrase_triples(
         owners.append(owner)
         parents.append(parent)
 
-    for (ref, paraphrase), doc in zip(drawn, docs, strict=True):
+    for (group, ref, paraphrase), doc in zip(drawn, docs, strict=True):
         owner = rng.randrange(len(records))
         for code in rng.sample(MEANING_ERROR_CODES, len(MEANING_ERROR_CODES)):
-            change = rules.first(code, doc, contexts(ref))
+            change = rules.first(code, doc, contexts(group))
             if change is not None and change[0] not in (ref, paraphrase):
-                add(owner, "paraphrase", ref, paraphrase, ANCHOR)
-                add(owner, code, ref, change[0], len(copies) - 1)
+                add(owner, "paraphrase", ref, paraphrase, paraphrase, ANCHOR)
+                add(owner, code, ref, paraphrase, change[0], len(copies) - 1)
                 break
     return copies, owners, parents

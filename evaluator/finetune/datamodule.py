@@ -36,9 +36,8 @@ from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import max_over_references
 from evaluator.tasks import Task, get_task, load_task_records
-from evaluator.training.real_bases import sick_rows
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
-from synth.corpora import SICK_TRAIN
+from synth.corpora import SICK_TRAIN, paraphrase_groups, sick_paraphrases
 
 VAL_SEED_OFFSET = 10_000
 CONTRAST_SEED = 13
@@ -133,8 +132,9 @@ def prepare_task(
         copies, owners = copies + more, owners + more_owners
         if paraphrase_triples_size:
             root = Path(data_root).parent if data_root else data_dir()
-            sick, _ = sick_rows(root / SICK_TRAIN)
-            pairs = [(base.ref, base.text) for base in sick]
+            judged = sick_paraphrases(root / SICK_TRAIN)
+            group = {t: g.key for g in paraphrase_groups(judged) for t in g.texts}
+            pairs = [(group[a], *pair) for _, a, b in judged for pair in ((a, b), (b, a))]
             more, more_owners, more_parents = paraphrase_triples(
                 chosen, pairs, paraphrase_triples_size, CONTRAST_SEED
             )

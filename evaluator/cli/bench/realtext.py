@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
-from mismatch_core.taxonomy import CODES, MEANING_ERROR_CODES
+from mismatch_core.taxonomy import CODES, ERROR_CODES, MEANING_ERROR_CODES
 
 PARTS = ("sick", "bases", "darr")
 THRESHOLD = 0.5  # P(NoContr) at or above it reads as NoContr, as predict labels it
@@ -205,7 +205,6 @@ def bench_sick(scorer: Scorer, path: Path) -> dict:
 
 
 def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -> dict:
-    from evaluator.finetune.contrast import ERROR_CLASSES
     from evaluator.realtext_data import real_base_set
 
     bases = real_base_set(human_dir, limit, seed)
@@ -221,7 +220,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
     top_error = np.array(CODES)[1 + changed["probabilities"][:, 1:].argmax(axis=1)]
     hits = top_error == codes
     per_class = {}
-    for code in ERROR_CLASSES:
+    for code in ERROR_CODES:
         mine = codes == code
         per_class[code] = {
             "pairs": int(mine.sum()),
@@ -239,7 +238,7 @@ def bench_bases(scorer: Scorer, human_dir: Path, limit: int | None, seed: int) -
             "top_error_is_class": share(hits[mine]),
             "read_as_nocontr": share(changed[OURS][mine] >= THRESHOLD),
         }
-    present = [c for c in ERROR_CLASSES if per_class[c]["pairs"]]
+    present = [c for c in ERROR_CODES if per_class[c]["pairs"]]
     meaning = np.isin(codes, MEANING_ERROR_CODES)
     datasets = list(by_dataset)
     dataset_of = np.array([name for name, rs in by_dataset.items() for _ in rs])
@@ -349,7 +348,7 @@ def bases_report(result: dict) -> str:
             str(result["meaning_pairs"]),
             "",
             *[percent(result["drop_meaning"][m]) for m in metrics],
-            "(all but GramErr, RepErr)",
+            f"(all but {', '.join(c for c in ERROR_CODES if c not in MEANING_ERROR_CODES)})",
         ]
     )
     errors = ", ".join(f"{rule} {n}" for rule, n in sorted(result["rule_errors"].items())) or "none"
