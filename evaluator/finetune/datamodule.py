@@ -23,8 +23,6 @@ from torch.utils.data import DataLoader
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import (
     ANCHOR,
-    PARAPHRASE_TRIPLE,
-    SOURCE_COPY,
     contrast_records,
     paraphrase_triples,
     reference_triples,
@@ -54,6 +52,9 @@ class ContrastSet:
     parents: np.ndarray
     depth: int  # the most copies in one chain (1: every copy has one error)
     pairs: np.ndarray  # per copy, its (copy, reference) pair: the reference its original trains on
+    # per copy, what made it: "error" (contrast_records), "reference" / "paraphrase" (triples),
+    # "source" (source_copies)
+    kinds: np.ndarray
 
 
 @dataclass
@@ -121,29 +122,33 @@ def prepare_task(
     contrast = None
     if contrast_size or triples:
         chosen = [records[i] for i in eligible]
-        copies, owners, parents = contrast_records(
-            chosen, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
-        )
         ref_positions = (train_pairs - inputs.pair_starts())[eligible].tolist()
-        more, more_owners, more_parents = reference_triples(
-            chosen, ref_positions, reference_triples_size, CONTRAST_SEED
-        )
-        parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
-        copies, owners = copies + more, owners + more_owners
+        built = {
+            "error": contrast_records(
+                chosen, contrast_size, CONTRAST_SEED, contrast_depth, contrast_class_weights
+            ),
+            "reference": reference_triples(
+                chosen, ref_positions, reference_triples_size, CONTRAST_SEED
+            ),
+        }
         if paraphrase_triples_size:
             root = Path(data_root).parent if data_root else data_dir()
             judged = sick_paraphrases(root / SICK_TRAIN)
             group = {t: g.key for g in paraphrase_groups(judged) for t in g.texts}
             pairs = [(group[a], *pair) for _, a, b in judged for pair in ((a, b), (b, a))]
-            more, more_owners, more_parents = paraphrase_triples(
+            built["paraphrase"] = paraphrase_triples(
                 chosen, pairs, paraphrase_triples_size, CONTRAST_SEED
             )
-            parents += [p if p == ANCHOR else p + len(copies) for p in more_parents]
-            copies, owners = copies + more, owners + more_owners
         if source_features:  # ratings that read the source see copies of it rate lower
             repeated, repeated_owners = source_copies(chosen)
-            copies, owners = copies + repeated, owners + repeated_owners
-            parents += [-1] * len(repeated)
+            built["source"] = (repeated, repeated_owners, [-1] * len(repeated))
+        copies: list[HumanRecord] = []
+        owners: list[int] = []
+        parents: list[int] = []
+        kinds: list[str] = []
+        for kind, (more, more_owners, more_parents) in built.items():
+            parents += [p if p < 0 else p + len(copies) for p in more_parents]  # joined list
+            copies, owners, kinds = copies + more, owners + more_owners, kinds + [kind] * len(more)
         owners = eligible[np.asarray(owners, dtype=np.int64)].tolist()
         if not copies:
             raise ValueError(
@@ -155,8 +160,8 @@ def prepare_task(
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
         offsets = train_pairs[owner_rows] - inputs.pair_starts()[owner_rows]
-        # a copy reads the reference its owner trains on; a paraphrase triple its own one
-        offsets[[PARAPHRASE_TRIPLE in copy.id for copy in copies]] = 0
+        kind_of = np.asarray(kinds)
+        offsets[kind_of == "paraphrase"] = 0  # a paraphrase triple reads its own one reference
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
@@ -164,6 +169,7 @@ def prepare_task(
             parents=np.asarray(parents, dtype=np.int64),
             depth=contrast_depth,
             pairs=copy_inputs.pair_starts() + offsets,
+            kinds=kind_of,
         )
     return PreparedTask(
         task,
@@ -393,9 +399,8 @@ class RatingDataModule(L.LightningDataModule):
         }
         if prepared.contrast is not None:
             trained = np.isin(prepared.contrast.owners, self.split["train"])
-            ids = prepared.contrast.inputs.ids
-            repeats = np.array([i.endswith(SOURCE_COPY) for i in ids])
-            sick = np.array([PARAPHRASE_TRIPLE in i for i in ids])
+            kinds = prepared.contrast.kinds
+            repeats, sick = kinds == "source", kinds == "paraphrase"
             copies = int((trained & ~repeats & ~sick).sum())
             depth = prepared.contrast.depth
             facts["contrast copies"] = (
