@@ -181,9 +181,12 @@ def sick_paraphrases(path: Path) -> list[tuple[str, str, str]]:
     for line, record in iter_jsonl(path):
         if record.get("split") != "train":
             raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
-        if record["paraphrase"]:
-            a, b = (" ".join(record[k].split()) for k in ("a", "b"))
-            pairs.append((record["id"], a, b))
+        try:
+            if record["paraphrase"]:
+                a, b = (" ".join(record[k].split()) for k in ("a", "b"))
+                pairs.append((record["id"], a, b))
+        except KeyError as error:
+            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
     return pairs
 
 

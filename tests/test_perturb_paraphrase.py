@@ -3,6 +3,8 @@ label guards: a lost or added negation is never MissInfo/OutofRef, repetition is
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
 import re
 from pathlib import Path
@@ -213,6 +215,20 @@ def test_sick_trial_is_never_read(tmp_path, monkeypatch):
     assert groups and all(len(g.texts) >= 2 for g in groups)
     texts = [t for g in groups for t in g.texts]
     assert len(texts) == len(set(texts))  # a sentence sits in one group only
+
+
+def test_a_sick_train_line_without_a_key_is_named(tmp_path):
+    """A malformed SICK TRAIN line stops the reader with its file, line and the missing key."""
+    path = tmp_path / "sick_train.jsonl.gz"
+    good = {"id": "1", "a": "Men sing.", "b": "Men are singing.", "paraphrase": True}
+    rows = [
+        {**good, "split": "train"},
+        {"id": "2", "a": "A dog runs.", "paraphrase": True, "split": "train"},
+    ]
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:2: missing key 'b'"):
+        corpora.sick_paraphrases(path)
 
 
 @pytest.mark.parametrize(
