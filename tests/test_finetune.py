@@ -26,7 +26,6 @@ from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import (
     ANCHOR,
-    ERROR_CLASSES,
     PARAPHRASE_TRIPLE,
     contrast_records,
     paraphrase_triples,
@@ -53,6 +52,7 @@ from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
 from evaluator.tasks import TASKS, get_task
 from evaluator.training.continued import with_head_only_features
 from mismatch_core.resources import encoder_path
+from mismatch_core.taxonomy import ERROR_CODES
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
 SETTINGS = FitSettings(
@@ -770,7 +770,7 @@ def test_contrast_copies_carry_one_synthetic_error_each(contrast_root: Path) -> 
     for copy, owner in zip(copies, owners, strict=True):
         original = records[owner]
         record_id, code, digest = copy.id.split("~")
-        assert record_id == original.id and code in ERROR_CLASSES and len(digest) == 10
+        assert record_id == original.id and code in ERROR_CODES and len(digest) == 10
         assert copy.gen != original.gen and copy.refs == original.refs
         assert copy.group == original.group and copy.scores == {}
     assert contrast_records(records, 10, seed=3) == (copies, owners, parents)
@@ -997,7 +997,7 @@ def test_reference_triples_rank_an_error_in_the_reference_below_its_paraphrase(
             assert 0 <= parent < i and parents[parent] == ANCHOR and owners[parent] == owner
             anchor_kind, code = kind.removeprefix("ref-").split("-")
             assert copies[parent].id.split("~")[1] == f"ref-{anchor_kind}"
-            assert code in ERROR_CLASSES and copy.gen != ref
+            assert code in ERROR_CODES and copy.gen != ref
     assert kinds["copy"] == kinds["paraphrase"] > 0
     assert len({copy.id for copy in copies}) == len(copies)
     assert reference_triples(records, positions, 40, seed=3) == (copies, owners, parents)
@@ -1036,7 +1036,7 @@ def test_paraphrase_triples_rank_a_meaning_error_below_a_persons_paraphrase(
             assert parent == i - 1 and parents[parent] == ANCHOR and owners[parent] == owner
             assert copies[parent].refs == copy.refs
             assert copy.gen not in (copy.refs[0], copies[parent].gen)
-            assert kind in ERROR_CLASSES and kind not in ("GramErr", "RepErr")
+            assert kind in ERROR_CODES and kind not in ("GramErr", "RepErr")
             if kind == "OutofRef":  # the added sentence comes from another group
                 added = copy.gen.removeprefix(copy.refs[0].rstrip(".")).lower()
                 same = [t for t, g in of_group.items() if g == of_group[copy.refs[0]]]
@@ -1058,7 +1058,8 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     (root / "human" / "summarization" / source.name).write_bytes(source.read_bytes())
     pairs = [*SICK_PARAPHRASES[:4], ("A cat sleeps.", "A cat runs.")]  # the last contradicts
     rows = [
-        {"id": f"t{i}", "a": a, "b": b, "paraphrase": i < 4, "contradiction": i == 4, "split": "train"}
+        {"id": f"t{i}", "a": a, "b": b, "paraphrase": i < 4, "contradiction": i == 4}
+        | {"split": "train"}
         for i, (a, b) in enumerate(pairs)
     ]
     write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
@@ -1068,7 +1069,8 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     )  # fmt: skip
     contrast = prepared.contrast
     sick = [c for c, copy_id in enumerate(contrast.inputs.ids) if PARAPHRASE_TRIPLE in copy_id]
-    assert len(sick) == 16  # 8 pairs (the first 4 both ways round), an anchor and an error copy each
+    # 8 pairs (the first 4 both ways round), an anchor and an error copy each
+    assert len(sick) == 16
     starts = contrast.inputs.pair_starts()
     owners = contrast.owners[sick]
     assert (prepared.train_pairs[owners] > prepared.inputs.pair_starts()[owners]).any()

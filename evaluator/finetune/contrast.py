@@ -45,7 +45,6 @@ from mismatch_core.taxonomy import ERROR_CODES, MEANING_ERROR_CODES
 from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
 
-ERROR_CLASSES = ERROR_CODES
 ANCHOR = -2  # the parent of a copy that must not rate below anything (a reference triple's anchor)
 PARAPHRASE_REWRITES = 3  # meaning-preserving rewrites tried on a single reference
 SOURCE_COPY = "~copy-source"  # the id suffix of a source copy
@@ -55,9 +54,9 @@ PARAPHRASE_TRIPLE = "~sick-"  # in the id of a paraphrase triple's copies
 def check_class_weights(weights: dict[str, float]) -> None:
     """Weights name error classes and are positive; the error names the bad key."""
     for code, weight in weights.items():
-        if code not in ERROR_CLASSES:
+        if code not in ERROR_CODES:
             raise ValueError(
-                f"unknown error class {code!r} in contrast class weights; known: {', '.join(ERROR_CLASSES)}"
+                f"unknown error class {code!r} in contrast class weights; known: {', '.join(ERROR_CODES)}"
             )
         if not isinstance(weight, int | float) or not weight > 0:
             raise ValueError(f"contrast class weight of {code} must be above 0 (got {weight})")
@@ -133,9 +132,9 @@ def contrast_records(
 
     def class_order() -> list[str]:
         if not class_weights:
-            return rng.sample(ERROR_CLASSES, len(ERROR_CLASSES))
-        weights = {code: class_weights.get(code, 1.0) for code in ERROR_CLASSES}
-        return weighted_sample(list(ERROR_CLASSES), weights, len(ERROR_CLASSES), rng)
+            return rng.sample(ERROR_CODES, len(ERROR_CODES))
+        weights = {code: class_weights.get(code, 1.0) for code in ERROR_CODES}
+        return weighted_sample(list(ERROR_CODES), weights, len(ERROR_CODES), rng)
 
     for index, doc in zip(chosen, docs, strict=True):
         made = 0
@@ -165,7 +164,9 @@ def source_copies(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[i
     copies, kept = [], []
     for i, record in enumerate(records):
         if has_source(record.src):
-            copies.append(replace(record, id=f"{record.id}{SOURCE_COPY}", gen=record.src, scores={}))
+            copies.append(
+                replace(record, id=f"{record.id}{SOURCE_COPY}", gen=record.src, scores={})
+            )
             kept.append(i)
     return copies, kept
 
@@ -225,7 +226,7 @@ def reference_triples(
         for kind, anchor in anchors:
             if anchor is None:
                 continue
-            for code in rng.sample(ERROR_CLASSES, len(ERROR_CLASSES)):
+            for code in rng.sample(ERROR_CODES, len(ERROR_CODES)):
                 change = rules.first(code, docs[position], context(position))
                 if change is not None and change[0] != anchor:
                     add(position, kind, anchor, ANCHOR)
