@@ -26,6 +26,7 @@ from evaluator.features.lexical import (
     EditDistance,
     Fragments,
     LengthRatio,
+    UnfinishedEnd,
     extractive_fragments,
 )
 from evaluator.features.registry import METRICS, metrics_for
@@ -79,6 +80,26 @@ def test_agreement_of_numbers_negation_and_names():
 def test_length_ratio_and_edit_distance():
     assert LengthRatio().compute(["a b c d", ""], ["a b", "x y"])[:, 0].tolist() == [0.5, 2.0]
     assert EditDistance().compute(["abcd", ""], ["abcf", ""])[:, 0].tolist() == [0.25, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("gen", "unfinished"),
+    [
+        ("A man rides a horse.", 0.0),
+        ("Is it?! ", 0.0),
+        ('He said "no."', 0.0),
+        ("the storm hit ( again . ) ''", 0.0),
+        ("Wait\u2026", 0.0),
+        ("A man rides a horse on the", 1.0),
+        ("The list: apples, pears:", 1.0),
+        ("described as 'tall'", 1.0),
+        ("", 1.0),
+    ],
+)
+def test_unfinished_end_reads_the_last_mark_of_gen_alone(gen, unfinished):
+    assert UnfinishedEnd().compute(["A finished reference.", "unfinished reference"], [gen, gen])[
+        :, 0
+    ].tolist() == [unfinished, unfinished]
 
 
 @pytest.mark.parametrize(
