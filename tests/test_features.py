@@ -93,6 +93,8 @@ def test_length_ratio_and_edit_distance():
         ("A man rides a horse on the", 1.0),
         ("The list: apples, pears:", 1.0),
         ("described as 'tall'", 1.0),
+        ("It ended.\u00a0", 0.0),
+        ("He cried ! ``", 1.0),
         ("", 1.0),
     ],
 )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Sequence
@@ -170,26 +169,24 @@ class LengthRatio(PairMetric):
         return len(gen.split()) / max(len(ref.split()), 1)
 
 
-SENTENCE_END = ".!?\u2026"  # marks that end a sentence
-CLOSING_MARKS = "'\"`\u2019\u201d)]}"  # quotes and brackets that may follow one
+# A sentence-final mark, then only closing quotes, brackets or space to the end of the text.
+FINISHED_END = re.compile(r"[.!?\u2026][\s'\"\u2019\u201d)\]}]*\Z")
 
 
 @register
 class UnfinishedEnd(PairMetric):
-    """1 when gen stops without a sentence-final mark (after any closing quotes or brackets),
-    else 0: an output cut off by its length limit, which the overlap metrics score as a
-    shorter, equally supported text. It reads gen alone, so it means the same read against a
-    reference or a source. In SummEval, people rate the outputs that end unfinished (103 of
-    1,600) lower for fluency (4.18 against 4.71) and consistency (4.35 against 4.68)."""
+    """1 when gen stops without a sentence-final mark (after any closing quotes or brackets;
+    an empty text too), else 0: an output cut off by its length limit, which the overlap
+    metrics score as a shorter, equally supported text. It reads gen alone, so it means the
+    same read against a reference or a source. People rate such outputs lower for fluency
+    (docs/experiments/2026-11-27-unfinished-end)."""
 
     name = "unfinished_end"
-    version = 1
+    version = 2  # 1 read a trailing `` (an opening quote) as closing
     columns = ("unfinished_end",)
 
     def score(self, ref: str, gen: str) -> float:
-        return float(
-            not gen.rstrip(CLOSING_MARKS + string.whitespace).endswith(tuple(SENTENCE_END))
-        )
+        return float(FINISHED_END.search(gen) is None)
 
 
 @register
