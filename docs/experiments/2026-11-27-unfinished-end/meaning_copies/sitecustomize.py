@@ -9,16 +9,17 @@ import sys
 import numpy as np
 
 import evaluator.finetune.rating_mix as rating_mix
-from evaluator.finetune.agreement import kendall
 from evaluator.finetune.contrast import ANCHOR
 from mismatch_core.taxonomy import MEANING_ERROR_CODES
 
 _columns = [int(c) for c in os.environ.get("MIX_MEANING_COLUMNS", "").split(",") if c]
 _state = {}
 _contrast_parts = rating_mix.contrast_parts
+_best_mixes = rating_mix.best_mixes
 
 
 def contrast_parts(model, prepared, rows, records):
+    """As shipped; also keeps which of the compared copies carry a meaning error."""
     result = _contrast_parts(model, prepared, rows, records)
     contrast = prepared.contrast
     if result is not None:
@@ -33,30 +34,22 @@ def contrast_parts(model, prepared, rows, records):
     return result
 
 
+def meaning_only(parts):
+    return [
+        rating_mix.Parts(p.learned[_state["meaning"]], p.ridge[_state["meaning"]]) for p in parts
+    ]
+
+
 def best_mixes(records, targets, copies=None, parents=None):
-    anchors = np.zeros(targets.shape[1], dtype=np.int64)
-    shares = np.ones(targets.shape[1])
-    for column in range(targets.shape[1]):
-        present = ~np.isnan(targets[:, column])
-        if present.sum() < 2:
-            continue
-        candidates = [(a, s) for a in range(len(records)) for s in rating_mix.SHARES]
-        if copies is not None and parents is not None:
-            keep = _state["meaning"] if column in _columns else slice(None)
-            below = {
-                (a, s): int((copies[a].at(s, column)[keep] < parents[a].at(s, column)[keep]).sum())
-                for a, s in candidates
-            }
-            candidates = [p for p in candidates if below[p] >= below[(0, 1.0)]]
-        scored = [
-            (kendall(records[a].at(s, column)[present], targets[present, column]), s, -a)
-            for a, s in candidates
-        ]
-        _, shares[column], anchor = max(scored)
-        anchors[column] = -anchor
+    """The shipped choice; the named columns chosen again with the meaning-error copies only."""
+    anchors, shares = _best_mixes(records, targets, copies, parents)
+    if _columns and copies is not None and parents is not None:
+        kept = _best_mixes(records, targets, meaning_only(copies), meaning_only(parents))
+        for c in _columns:
+            anchors[c], shares[c] = kept[0][c], kept[1][c]
     return anchors, shares
 
 
 rating_mix.contrast_parts = contrast_parts
 rating_mix.best_mixes = best_mixes
-print(f"concern: columns {_columns} count meaning-error copies only", file=sys.stderr)
+print(f"meaning_copies: columns {_columns} count meaning-error copies only", file=sys.stderr)
