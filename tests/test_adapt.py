@@ -4,7 +4,6 @@ the stated rule."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from jsonl_files import write_jsonl_gz
 from safetensors.numpy import load_file
 
 from evaluator.cli import main
@@ -36,12 +36,6 @@ from mismatch_core.taxonomy import CODES
 from synth.rules import parse
 
 # --- pairs ---------------------------------------------------------------------------------
-
-
-def write_gz(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row) + "\n" for row in rows)
 
 
 def groups_by_testing_seeds() -> tuple[list[str], str]:
@@ -72,13 +66,13 @@ def data(tmp_path: Path) -> Path:
     ]
     for source in BASE_SOURCES:
         rows = wmt16 if source.name == "wmt16" else []
-        write_gz(
+        write_jsonl_gz(
             tmp_path / "human" / source.file,
             [{"id": f"{source.name}:{i}", "ref": ref, "gen": gen, "group": group,
               "scores": {source.criterion: rating}}
              for i, (group, ref, gen, rating) in enumerate(rows)],
         )  # fmt: skip
-    write_gz(
+    write_jsonl_gz(
         tmp_path / "sick_train.jsonl.gz",
         [{"id": "s1", "a": "A man is playing a guitar.", "b": "A guitar is being played by a man.",
           "paraphrase": True, "contradiction": False},
@@ -161,7 +155,7 @@ def test_error_pairs_are_capped_per_class(data: Path) -> None:
 
 def test_a_sick_row_without_a_key_names_its_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "sick.jsonl.gz"
-    write_gz(path, [{"id": "1", "a": "x", "b": "y", "paraphrase": True, "contradiction": False},
+    write_jsonl_gz(path, [{"id": "1", "a": "x", "b": "y", "paraphrase": True, "contradiction": False},
                     {"id": "2", "a": "x", "paraphrase": True, "contradiction": False}])  # fmt: skip
     with pytest.raises(ValueError, match=rf"{path}:2: missing key 'b'"):
         sick_rows(path)

@@ -6,7 +6,6 @@ local encoder would be); features are cheap lexical ones, so nothing heavy is lo
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import Counter
 from dataclasses import replace
@@ -17,6 +16,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
+from jsonl_files import write_jsonl_gz
 from tiny_bert import tiny_bert
 from transformers import AutoTokenizer
 
@@ -88,12 +88,6 @@ def sentence(rng: np.random.Generator, n: int = 6) -> str:
     return " ".join(rng.choice(WORDS, size=n))
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row) + "\n" for row in rows)
-
-
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory) -> Path:
     """Tiny SummEval-shaped (4 criteria, 1-5, one or two references) and MNLI-shaped files."""
@@ -115,8 +109,8 @@ def data_root(tmp_path_factory) -> Path:
                 "id": f"n:{group}:{system}", "ref": refs[0], "gen": gen, "src": None,
                 "group": f"n:{group}", "scores": {k: float(k == label) for k in ("entailment", "neutral", "contradiction")},
             })  # fmt: skip
-    write_jsonl(root / "summarization" / "summeval.jsonl.gz", summaries)
-    write_jsonl(root / "nli" / "mnli_dev_matched.jsonl.gz", nli)
+    write_jsonl_gz(root / "summarization" / "summeval.jsonl.gz", summaries)
+    write_jsonl_gz(root / "nli" / "mnli_dev_matched.jsonl.gz", nli)
     return root
 
 
@@ -458,7 +452,7 @@ def every_task_root(root: Path) -> Path:
                         "group": f"g:{group}", "scores": scores, "meta": {"n_ratings": 3},
                         "dataset": Path(spec.file).name.split(".")[0].replace("_", "-"),
                     })  # fmt: skip
-            write_jsonl(root / spec.file, rows)
+            write_jsonl_gz(root / spec.file, rows)
     return root
 
 
@@ -758,7 +752,7 @@ def contrast_root(tmp_path_factory) -> Path:
                 "id": f"c:{group}:{system}", "ref": [ref, other], "gen": gen, "src": None,
                 "group": f"c:{group}", "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
             })  # fmt: skip
-    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    write_jsonl_gz(root / "summarization" / "summeval.jsonl.gz", rows)
     return root
 
 
@@ -912,7 +906,7 @@ def test_train_datasets_limit_training_and_copies_not_testing(
             "dataset": "even" if int(record.group.split(":")[1]) % 2 == 0 else "odd",
         }  # fmt: skip
         rows.append(row)
-    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    write_jsonl_gz(root / "summarization" / "summeval.jsonl.gz", rows)
     prepared = prepare_task(
         "summarization", str(base_checkpoint), tmp_path / "cache", root,
         contrast_size=12, reference_triples_size=24, train_datasets=("even",),
@@ -1062,7 +1056,7 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
         | {"split": "train"}
         for i, (a, b) in enumerate(pairs)
     ]
-    write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
+    write_jsonl_gz(root / "sick" / "sick_train.jsonl.gz", rows)
     prepared = prepare_task(
         "summarization", str(base_checkpoint), tmp_path / "cache", root / "human",
         contrast_size=12, paraphrase_triples_size=16,
@@ -1087,7 +1081,7 @@ def test_paraphrase_triples_read_sick_train_and_their_own_reference(
     with pytest.raises(ValueError, match="paraphrase_triples_size must be 0 or at least 2"):
         FitSettings(paraphrase_triples_size=1, contrast_weight=1.0)
     rows[0]["split"] = "trial"  # SICK TRIAL is measurement data: never read for training
-    write_jsonl(root / "sick" / "sick_train.jsonl.gz", rows)
+    write_jsonl_gz(root / "sick" / "sick_train.jsonl.gz", rows)
     with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:1: split 'trial'"):
         prepare_task(
             "summarization", str(base_checkpoint), tmp_path / "cache", root / "human",

@@ -3,13 +3,12 @@ label guards: a lost or added negation is never MissInfo/OutofRef, repetition is
 
 from __future__ import annotations
 
-import gzip
-import json
 import random
 import re
 from pathlib import Path
 
 import pytest
+from jsonl_files import write_jsonl_gz
 
 from synth import corpora
 from synth.chains import build_chains, chrf, combine, family
@@ -225,8 +224,7 @@ def test_a_sick_train_line_without_a_key_is_named(tmp_path):
         {**good, "split": "train"},
         {"id": "2", "a": "A dog runs.", "paraphrase": True, "split": "train"},
     ]
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    write_jsonl_gz(path, rows)
     with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:2: missing key 'b'"):
         corpora.sick_paraphrases(path)
 

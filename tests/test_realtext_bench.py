@@ -4,7 +4,6 @@ checkpoint's rating column against what ``Evaluator.predict`` rates)."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from jsonl_files import write_jsonl_gz
 
 from evaluator.cli import main
 from evaluator.cli.bench.realtext import Scorer, auroc, bases_report, kendall_like_tau, share
@@ -144,12 +144,6 @@ def test_real_bases_come_from_the_test_groups_of_evaluate_seed_0() -> None:
 # --- end to end --------------------------------------------------------------------------
 
 
-def write_gz(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row) + "\n" for row in rows)
-
-
 def held_out_groups(prefix: str, count: int) -> list[str]:
     candidates = [record(f"{prefix}:{i}") for i in range(3000)]
     return [r.group for r in bench_split(candidates)[1]][:count]
@@ -174,7 +168,7 @@ def write_data(root: Path) -> None:
         {"a": "Kids are playing.", "b": "Kids are not playing.", "paraphrase": False, "contradiction": True},
         {"a": "A cat sleeps.", "b": "A cat is on a sofa.", "paraphrase": False, "contradiction": False},
     ]  # fmt: skip
-    write_gz(root / "sick" / "sick_trial.jsonl.gz", sick)
+    write_jsonl_gz(root / "sick" / "sick_trial.jsonl.gz", sick)
     for name in ("wmt15", "wmt16", "wmt17"):
         groups = held_out_groups(name, len(BASES))
         rows = [
@@ -183,9 +177,9 @@ def write_data(root: Path) -> None:
         ]
         rows.append({"id": f"{name}:low", "ref": "A ref.", "gen": "A gen.", "group": groups[0],
                      "scores": {"da_z": 0.1}})  # fmt: skip
-        write_gz(root / "human" / "translation" / f"{name}_da.jsonl.gz", rows)
+        write_jsonl_gz(root / "human" / "translation" / f"{name}_da.jsonl.gz", rows)
     group = held_out_groups("webnlg2020", 1)[0]
-    write_gz(
+    write_jsonl_gz(
         root / "human" / "data2text" / "webnlg2020.jsonl.gz",
         [{"id": "w:0", "ref": ["Alan Bean was born in Texas.", "Bean's birthplace is Texas."],
           "gen": "Alan Bean was born in Texas.", "group": group, "scores": {"correctness": 95.0}}],
@@ -202,7 +196,7 @@ def write_data(root: Path) -> None:
                     "worse": {"gen": "Minister farmers."},
                 }
             )
-    write_gz(root / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", darr)
+    write_jsonl_gz(root / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", darr)
 
 
 def tiny_checkpoint(directory: Path, task: str | None = None) -> Path:

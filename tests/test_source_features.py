@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from jsonl_files import write_jsonl_gz
 from test_finetune import (  # noqa: F401  (fixtures)
     SETTINGS,
     base_checkpoint,
     encoder_dir,
     sentence,
-    write_jsonl,
 )
 
 from evaluator.evaluator import Evaluator
@@ -50,7 +50,7 @@ def source_root(tmp_path_factory) -> Path:
                 "group": f"s:{group}",
                 "scores": dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), score),
             })  # fmt: skip
-    write_jsonl(root / "summarization" / "summeval.jsonl.gz", rows)
+    write_jsonl_gz(root / "summarization" / "summeval.jsonl.gz", rows)
     return root
 
 
@@ -139,7 +139,7 @@ def test_a_pair_without_a_source_is_refused_by_name(fitted, source_root: Path, t
         evaluator.predict(refs, gens, ids=["a", "b", "c"])
     no_source = [{"id": "x:0", "ref": ["a b"], "gen": "a", "src": None, "group": "x",
                   "scores": {"coherence": 3.0}}]  # fmt: skip
-    write_jsonl(tmp_path / "human" / "summarization" / "summeval.jsonl.gz", no_source)
+    write_jsonl_gz(tmp_path / "human" / "summarization" / "summeval.jsonl.gz", no_source)
     with pytest.raises(ValueError, match="record 'x:0' has no src"):
         prepare_task(
             "summarization",
