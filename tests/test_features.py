@@ -30,6 +30,7 @@ from evaluator.features.lexical import (
     extractive_fragments,
 )
 from evaluator.features.registry import METRICS, metrics_for
+from evaluator.model.mismatch_model import SourceScaling
 
 # Features that need neither the encoder nor WordNet: cheap enough for every test run.
 LIGHT = [
@@ -158,6 +159,20 @@ def test_scaler_maps_bounds_to_unit_interval_clips_at_margin_and_round_trips_jso
     assert scaled[1, 0] == 3.0  # a TER of 1e6 stops at 1 + margin
     restored = FeatureScaler.from_dict(json.loads(json.dumps(scaler.to_dict())))
     np.testing.assert_array_equal(restored.transform(test), scaled)
+
+
+def test_source_scaling_in_the_model_matches_the_scaler():
+    """A checkpoint scales its source columns with torch buffers: same numbers as the scaler,
+    constant column included."""
+    rng = np.random.default_rng(1)
+    train = pd.DataFrame({"rouge1_p": rng.uniform(0, 1, 200), "novel_1gram": 0.5})
+    scaler = FeatureScaler.fit(train)
+    test = pd.DataFrame({"rouge1_p": [-4.0, 0.2, 0.7, 9.0], "novel_1gram": [0.4, 0.5, 0.6, 0.5]})
+    scaling = SourceScaling(2)
+    scaling.set_bounds(torch.tensor(scaler.low).float(), torch.tensor(scaler.high).float())
+    scaled = scaling(torch.tensor(test.to_numpy()).float()).numpy()
+    np.testing.assert_allclose(scaled, scaler.transform(test), atol=1e-6)
+    assert scaled[:, 1].tolist() == [0.0, 0.0, 1.0, 0.0]
 
 
 def test_scaler_keeps_the_order_of_values_below_the_synthetic_range():

@@ -11,12 +11,29 @@ model checkpoints as plain JSON (`to_dict`) and are never refitted at predict ti
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    import torch
+
 SCALER_FORMAT = 2
 DEFAULT_MARGIN = 3.0
+
+Values = TypeVar("Values", np.ndarray, "torch.Tensor")
+
+
+def scale_to_bounds(values: Values, low: Values, high: Values, margin: float) -> Values:
+    """``low`` -> 0 and ``high`` -> 1 per column, clipped at [-margin, 1 + margin]; a constant
+    column (low == high) maps to 0 at or below its bound, 1 above. Written with operators
+    alone so that NumPy arrays (``FeatureScaler``) and the torch buffers a checkpoint saves
+    (the model's source columns) are scaled by the same lines."""
+    span = high - low
+    constant = span <= 0
+    ratio = (values - low) / (span + constant * 1.0)
+    return (ratio * ~constant + (values > low) * constant).clip(-margin, 1.0 + margin)
 
 
 class FeatureScaler:
@@ -71,10 +88,7 @@ class FeatureScaler:
         """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin]; a constant
         feature maps to 0 at or below its bound, 1 above."""
         values = checked_values(frame, self.names)
-        span = self.high - self.low
-        safe_span = np.where(span > 0, span, 1.0)
-        scaled = np.where(span > 0, (values - self.low) / safe_span, (values > self.low) * 1.0)
-        return np.clip(scaled, -self.margin, 1.0 + self.margin).astype(np.float32)
+        return scale_to_bounds(values, self.low, self.high, self.margin).astype(np.float32)
 
     def to_dict(self) -> dict:
         """JSON-serialisable state (plain lists and floats)."""

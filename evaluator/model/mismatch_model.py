@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from evaluator.features.registry import check_source_columns
-from evaluator.features.scaling import DEFAULT_MARGIN
+from evaluator.features.scaling import DEFAULT_MARGIN, scale_to_bounds
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.span_tagger import SpanTagger
 from evaluator.model.token_interaction import TokenInteraction
@@ -223,9 +223,9 @@ class ColumnLogits(nn.Module):
 
 
 class SourceScaling(nn.Module):
-    """Raw source metric scores -> the ratings' scale, as ``FeatureScaler.transform`` maps the
-    reference columns: each column's fitted (low, high) to (0, 1), clipped ``DEFAULT_MARGIN``
-    spans beyond. The bounds are buffers, fitted on the training records by fine-tuning
+    """Raw source metric scores -> the ratings' scale by the formula ``FeatureScaler`` maps the
+    reference columns with (``scale_to_bounds``): each column's fitted (low, high) to (0, 1),
+    clipped ``DEFAULT_MARGIN`` spans beyond. The bounds are buffers, fitted on the training records by fine-tuning
     (``set_bounds``) and saved with the weights."""
 
     low: Tensor
@@ -241,13 +241,7 @@ class SourceScaling(nn.Module):
         self.high.copy_(high)
 
     def forward(self, values: Tensor) -> Tensor:
-        span = self.high - self.low
-        scaled = torch.where(
-            span > 0,
-            (values - self.low) / torch.where(span > 0, span, torch.ones_like(span)),
-            (values > self.low).to(values.dtype),
-        )
-        return scaled.clamp(-DEFAULT_MARGIN, 1 + DEFAULT_MARGIN)
+        return scale_to_bounds(values, self.low, self.high, DEFAULT_MARGIN)
 
 
 class MismatchModel(nn.Module):
