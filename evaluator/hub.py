@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +21,18 @@ from safetensors.torch import load_file, save_file
 from evaluator.features import FeatureScaler
 from evaluator.model import MismatchConfig, MismatchModel
 from mismatch_core.atomic import atomic_directory
+from mismatch_core.checkpoint_files import (
+    CARD_FILE,
+    CHECKPOINT_FILES,
+    CONFIG_FILE,
+    FORMAT,
+    FORMAT_VERSION,
+    WEIGHTS_FILE,
+    checkpoint_directory,
+    read_config,
+)
 from mismatch_core.errors import CheckpointError
 from mismatch_core.taxonomy import CODES, TAXONOMY
-
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
-CARD_FILE = "README.md"
-FORMAT = "mismatch-eval"
-FORMAT_VERSION = 1
-CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 
 @dataclass
@@ -246,8 +247,8 @@ def load(
     path_or_hub_id: str | os.PathLike, revision: str | None = None, local_files_only: bool = False
 ) -> Checkpoint:
     """Load a checkpoint from a local directory or a Hugging Face Hub repo id (cached download)."""
-    directory = _resolve(str(path_or_hub_id), revision, local_files_only)
-    config = _read_config(directory)
+    directory = checkpoint_directory(str(path_or_hub_id), revision, local_files_only)
+    config = read_config(directory)
     config_file = directory / CONFIG_FILE
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
@@ -304,61 +305,6 @@ def _check_feature_settings(features: object, tasks: object) -> None:
         raise ValueError(
             f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
         )
-
-
-def _resolve(name: str, revision: str | None, local_files_only: bool) -> Path:
-    path = Path(name).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise CheckpointError(
-                f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"
-            )
-        return path
-    if not HUB_ID.match(name):
-        raise CheckpointError(f"checkpoint directory {path} does not exist")
-    from huggingface_hub import snapshot_download
-
-    from mismatch_core.resources import hub_reachable
-
-    try:
-        downloaded = snapshot_download(
-            repo_id=name,
-            revision=revision,
-            allow_patterns=list(CHECKPOINT_FILES),
-            local_files_only=local_files_only or not hub_reachable(),
-        )
-    except Exception as error:  # huggingface_hub raises many types (offline, 404, auth, network)
-        raise CheckpointError(
-            f"{name!r} is neither a local checkpoint directory nor a downloadable Hub repo "
-            f"({type(error).__name__}: {error})"
-        ) from None
-    return Path(downloaded)
-
-
-def _read_config(directory: Path) -> dict:
-    config_file = directory / CONFIG_FILE
-    if not config_file.is_file():
-        raise CheckpointError(
-            f"{config_file} is missing; {directory} is not a mismatch-eval checkpoint"
-        )
-    try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise CheckpointError(f"{config_file} is not valid JSON: {error}") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        raise CheckpointError(f'{config_file} is not a {FORMAT} config (no "format": "{FORMAT}")')
-    if config.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(
-            f"{config_file} has format_version {config.get('format_version')}, this code reads {FORMAT_VERSION}"
-        )
-    missing = [key for key in ("architecture", "features", "taxonomy") if key not in config]
-    if missing:
-        raise CheckpointError(f"{config_file} lacks {', '.join(missing)}")
-    if config["taxonomy"] != list(CODES):
-        raise CheckpointError(
-            f"{config_file} was trained for classes {config['taxonomy']}, not {list(CODES)}"
-        )
-    return config
 
 
 def push_to_hub(directory: str | os.PathLike, repo_id: str, *, private: bool = False) -> str:

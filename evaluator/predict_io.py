@@ -103,30 +103,28 @@ class AlignedInput:
         self.gen_path = gen_path
         self.src_path = src_path
 
-    def count(self) -> int:
-        """The number of pairs, after one pass that checks UTF-8 and equal line counts."""
-        gens = sum(1 for _ in iter_text_lines(self.gen_path))
-        paths = [*self.ref_paths, *([self.src_path] if self.src_path is not None else [])]
-        for path in paths:
-            count = sum(1 for _ in iter_text_lines(path))
-            if count != gens:
-                raise DataError(
-                    f"{path} has {count} line(s) but {self.gen_path} has {gens}; "
-                    "the files must be line-aligned"
-                )
-        return gens
-
-    def check_sources(self) -> None:
-        """DataError naming the file (and line) when a pair has no source: for a checkpoint
-        whose ratings read each output against its source."""
-        if self.src_path is None:
+    def count(self, require_sources: bool = False) -> int:
+        """The number of pairs, after one pass that checks UTF-8 and equal line counts and,
+        with ``require_sources`` (a checkpoint whose ratings read each output against its
+        source), a non-empty source on every line; DataError names the file (and line)."""
+        if require_sources and self.src_path is None:
             raise DataError(
                 f"{self.gen_path}: this checkpoint reads each output against its source; "
                 "give --srcs FILE"
             )
-        for number, src in enumerate(iter_text_lines(self.src_path), 1):
-            if not has_source(src):
-                raise DataError(f"{self.src_path}:{number}: empty source")
+        gens = count_lines(self.gen_path)
+        for path in self.ref_paths:
+            self._check_length(path, count_lines(path), gens)
+        if self.src_path is not None:
+            self._check_length(self.src_path, count_lines(self.src_path, require_sources), gens)
+        return gens
+
+    def _check_length(self, path: Path, count: int, gens: int) -> None:
+        if count != gens:
+            raise DataError(
+                f"{path} has {count} line(s) but {self.gen_path} has {gens}; "
+                "the files must be line-aligned"
+            )
 
     def rows(self) -> Iterator[PairRow]:
         paths = [self.gen_path, *self.ref_paths, *([self.src_path] if self.src_path else [])]
@@ -167,23 +165,29 @@ class JsonlInput:
 
         return cls(lines, name)
 
-    def count(self) -> int:
-        """The number of pairs, after one pass that checks every line."""
-        return sum(1 for _ in self.rows())
-
-    def check_sources(self) -> None:
-        """DataError naming the line without a source (key "src"): for a checkpoint whose
-        ratings read each output against its source."""
-        for number, value in iter_json_lines(self.open_lines(), self.name):
-            if not has_source(value.get("src")):
+    def count(self, require_sources: bool = False) -> int:
+        """The number of pairs, after one pass that checks every line and, with
+        ``require_sources`` (a checkpoint whose ratings read each output against its source),
+        that each has a source (key "src"); DataError names the line."""
+        total = 0
+        for where, row in self._numbered_rows():
+            if require_sources and not has_source(row[3]):
                 raise DataError(
-                    f"{self.name}:{number}: missing key 'src' (this checkpoint reads each "
-                    "output against its source)"
+                    f"{where}: missing key 'src' (this checkpoint reads each output against "
+                    "its source)"
                 )
+            total += 1
+        return total
 
     def rows(self) -> Iterator[PairRow]:
+        for _, row in self._numbered_rows():
+            yield row
+
+    def _numbered_rows(self) -> Iterator[tuple[str, PairRow]]:
+        """(file:line, pair) of every line."""
         for number, value in iter_json_lines(self.open_lines(), self.name):
-            yield parse_pair(value, f"{self.name}:{number}", default_id=str(number))
+            where = f"{self.name}:{number}"
+            yield where, parse_pair(value, where, default_id=str(number))
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:
@@ -199,6 +203,16 @@ def iter_text_lines(path: Path) -> Iterator[str]:
                 yield raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
             except UnicodeDecodeError as error:
                 raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
+
+
+def count_lines(path: Path, sources: bool = False) -> int:
+    """The lines of a text file, after reading them all; with ``sources`` (a file of sources),
+    DataError names the first line with no more than white space."""
+    count = 0
+    for count, line in enumerate(iter_text_lines(path), 1):
+        if sources and not has_source(line):
+            raise DataError(f"{path}:{count}: empty source")
+    return count
 
 
 def chunked(rows: Iterable[PairRow], size: int) -> Iterator[Pairs]:

@@ -5,6 +5,9 @@ alike. Tiny task and encoder as in test_finetune."""
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -279,6 +282,26 @@ def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys)
     srcs.write_text("the dog sat on the mat\na red house stood there\n", encoding="utf-8")
     assert main([*argv, "--refs", str(refs), "--gens", str(gens), "--srcs", str(srcs)]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_missing_source_fails_before_the_model_code_loads(fitted, tmp_path: Path) -> None:
+    """The input check reads from config.json that the checkpoint needs a source, so a pair
+    without one is refused in a fresh process before torch is imported."""
+    _, _, checkpoint = fitted
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"ref": "a red house", "gen": "a house"}\n', encoding="utf-8")
+    code = (
+        "import sys\nfrom evaluator.cli import main\nstatus = main(sys.argv[1:])\n"
+        "print('TORCH', 'torch' in sys.modules, file=sys.stderr)\nsys.exit(status)"
+    )
+    argv = ["predict", "--checkpoint", str(checkpoint.path), "--input", str(pairs), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    result = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"{pairs}:1: missing key 'src'" in result.stderr
+    assert "TORCH False" in result.stderr
 
 
 def test_a_missing_source_is_found_whatever_form_it_takes() -> None:

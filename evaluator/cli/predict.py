@@ -123,32 +123,28 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    checkpoint = _checkpoint(args)
     if args.signature:
-        print(_load_evaluator(args).signature)
+        print(_load_evaluator(args, *checkpoint).signature)
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
     source = _input_source(args)
-    try:
-        total = source.count()  # every line checked before the model loads
+    try:  # every line checked before the model loads
+        total = source.count(require_sources=_reads_sources(*checkpoint))
     except DataError as error:
         raise CommandError(str(error)) from None
     scorer = _scorer(args)
     try:
-        return _score(args, source, total, scorer, output_format, started)
+        return _score(args, source, total, scorer, output_format, started, checkpoint)
     finally:
         if scorer is not None:
             scorer.close()
 
 
-def _score(args, source, total: int, scorer, output_format: str, started: float) -> int:
+def _score(args, source, total: int, scorer, output_format: str, started: float, checkpoint) -> int:
     """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
-    evaluator = _load_evaluator(args)
-    if evaluator.checkpoint.model.config.source_features:
-        try:
-            source.check_sources()
-        except DataError as error:
-            raise CommandError(str(error)) from None
+    evaluator = _load_evaluator(args, *checkpoint)
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
         with open(os.devnull, "w", encoding="utf-8") as sink:
@@ -251,7 +247,8 @@ def _input_source(args: argparse.Namespace):
     return JsonlInput.from_stream(sys.stdin.buffer)
 
 
-def _load_evaluator(args: argparse.Namespace):
+def _checkpoint(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(directory or Hub id, revision) of the checkpoint asked for, found before torch loads."""
     if args.task is not None:
         from evaluator.tasks import get_task
 
@@ -260,9 +257,24 @@ def _load_evaluator(args: argparse.Namespace):
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
     try:
-        name, revision = resolve_checkpoint(args.checkpoint, args.task)  # before torch loads
+        return resolve_checkpoint(args.checkpoint, args.task)
     except CheckpointError as error:
         raise CommandError(str(error)) from None
+
+
+def _reads_sources(name: str, revision: str | None) -> bool:
+    """Whether the checkpoint's ratings read each output against its source (its config.json,
+    read without torch), so that the input check can ask every pair for one."""
+    from mismatch_core.checkpoint_files import checkpoint_directory, read_config
+
+    try:
+        config = read_config(checkpoint_directory(name, revision, local_files_only=False))
+    except CheckpointError as error:
+        raise CommandError(str(error)) from None
+    return bool(config["architecture"].get("source_features"))
+
+
+def _load_evaluator(args: argparse.Namespace, name: str, revision: str | None):
     from evaluator.evaluator import Evaluator
 
     try:

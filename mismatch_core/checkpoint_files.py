@@ -1,0 +1,81 @@
+"""A checkpoint's files and its config.json, found and read without torch.
+
+``mismatch predict`` reads what a checkpoint needs of its input (a source per pair, for
+instance) while it checks the input, before the model code loads; ``evaluator.hub`` loads
+the model from the same directory and config.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from mismatch_core.errors import CheckpointError
+from mismatch_core.taxonomy import CODES
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+CARD_FILE = "README.md"
+FORMAT = "mismatch-eval"
+FORMAT_VERSION = 1
+CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+def checkpoint_directory(name: str, revision: str | None, local_files_only: bool) -> Path:
+    """The local directory of a checkpoint: ``name`` itself, or the cached download of a Hub
+    repo id (config, weights and card only). CheckpointError says why not."""
+    path = Path(name).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise CheckpointError(
+                f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"
+            )
+        return path
+    if not HUB_ID.match(name):
+        raise CheckpointError(f"checkpoint directory {path} does not exist")
+    from huggingface_hub import snapshot_download
+
+    from mismatch_core.resources import hub_reachable
+
+    try:
+        downloaded = snapshot_download(
+            repo_id=name,
+            revision=revision,
+            allow_patterns=list(CHECKPOINT_FILES),
+            local_files_only=local_files_only or not hub_reachable(),
+        )
+    except Exception as error:  # huggingface_hub raises many types (offline, 404, auth, network)
+        raise CheckpointError(
+            f"{name!r} is neither a local checkpoint directory nor a downloadable Hub repo "
+            f"({type(error).__name__}: {error})"
+        ) from None
+    return Path(downloaded)
+
+
+def read_config(directory: Path) -> dict:
+    """config.json of a checkpoint directory, checked for format, version and taxonomy."""
+    config_file = directory / CONFIG_FILE
+    if not config_file.is_file():
+        raise CheckpointError(
+            f"{config_file} is missing; {directory} is not a mismatch-eval checkpoint"
+        )
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"{config_file} is not valid JSON: {error}") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        raise CheckpointError(f'{config_file} is not a {FORMAT} config (no "format": "{FORMAT}")')
+    if config.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{config_file} has format_version {config.get('format_version')}, this code reads {FORMAT_VERSION}"
+        )
+    missing = [key for key in ("architecture", "features", "taxonomy") if key not in config]
+    if missing:
+        raise CheckpointError(f"{config_file} lacks {', '.join(missing)}")
+    if config["taxonomy"] != list(CODES):
+        raise CheckpointError(
+            f"{config_file} was trained for classes {config['taxonomy']}, not {list(CODES)}"
+        )
+    return config
