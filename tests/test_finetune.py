@@ -1041,12 +1041,13 @@ def test_paraphrase_triples_rank_a_meaning_error_below_a_persons_paraphrase(
 
 
 def test_paraphrase_triples_read_sick_train_and_their_own_reference(
-    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path, monkeypatch
 ) -> None:
-    """prepare_task reads SICK TRAIN beside the human data (two-way entailments only, both
-    ways round), and a triple's pair is its own reference, whatever reference its owner
-    trains on; the model card counts the triples apart."""
+    """prepare_task reads SICK TRAIN of the shared data (two-way entailments only, both ways
+    round), and a triple's pair is its own reference, whatever reference its owner trains on;
+    the model card counts the triples apart."""
     root = tmp_path / "data"
+    monkeypatch.setenv("MISMATCH_DATA_DIR", str(root))
     (root / "human" / "summarization").mkdir(parents=True)
     source = contrast_root / "summarization" / "summeval.jsonl.gz"
     (root / "human" / "summarization" / source.name).write_bytes(source.read_bytes())

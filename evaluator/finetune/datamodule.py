@@ -92,9 +92,10 @@ def prepare_task(
     contrast_class_weights (see ``evaluator.finetune.contrast.contrast_records``);
     reference_triples_size: up to that many more copies built from the references the records
     train on (``evaluator.finetune.contrast.reference_triples``); paraphrase_triples_size: up
-    to that many more from SICK TRAIN's two-way entailments (``paraphrase_triples``; the SICK
-    TRAIN file beside the human data: ``<data_root>/../sick``). train_datasets: the datasets
-    the task trains on (empty: all); contrast copies are made from their records only.
+    to that many more from SICK TRAIN's two-way entailments (``paraphrase_triples``; the file
+    of the shared data, ``data_dir()``, wherever ``data_root`` points). train_datasets: the
+    datasets the task trains on (empty: all); contrast copies are made from their records
+    only.
     source_features: features also read against every record's source, for ratings that
     read it (``MismatchConfig.source_features``; copies keep their record's source); with
     contrast copies, each record with a source also gets a copy that repeats it
@@ -132,8 +133,7 @@ def prepare_task(
             ),
         }
         if paraphrase_triples_size:
-            root = Path(data_root).parent if data_root else data_dir()
-            judged = sick_paraphrases(root / SICK_TRAIN)
+            judged = sick_paraphrases(data_dir() / SICK_TRAIN)
             group = {t: g.key for g in paraphrase_groups(judged) for t in g.texts}
             pairs = [(group[a], *pair) for _, a, b in judged for pair in ((a, b), (b, a))]
             built["paraphrase"] = paraphrase_triples(
