@@ -159,9 +159,15 @@ def prepare_task(
         name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
-        offsets = train_pairs[owner_rows] - inputs.pair_starts()[owner_rows]
+        # a copy that keeps its owner's references reads the one its owner trains on; a copy
+        # with references of its own (a paraphrase triple's one sentence) reads its first
+        keeps_refs = np.array(
+            [c.refs == records[o].refs for c, o in zip(copies, owners, strict=True)]
+        )
+        offsets = np.where(
+            keeps_refs, train_pairs[owner_rows] - inputs.pair_starts()[owner_rows], 0
+        )
         kind_of = np.asarray(kinds)
-        offsets[kind_of == "paraphrase"] = 0  # a paraphrase triple reads its own one reference
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
