@@ -113,7 +113,7 @@ def test_a_bad_line_met_while_streaming_names_it_and_leaves_no_file(
     rows = [{"ref": ref, "gen": gen} for ref, gen in zip(refs, gens, strict=True)]
     rows[8] = {"ref": refs[8]}  # line 9: after two stream chunks were written
     source = write_jsonl(tmp_path / "in.jsonl", rows)
-    monkeypatch.setattr(JsonlInput, "count", lambda self: PAIRS)  # skip the checking pass
+    monkeypatch.setattr(JsonlInput, "count", lambda self, **_: PAIRS)  # skip the checking pass
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     status = main(
