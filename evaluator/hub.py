@@ -282,12 +282,10 @@ def load(
     return Checkpoint(model=model.eval(), scaler=scaler, config=config, path=directory)
 
 
-def _check_feature_settings(features: object, tasks: object) -> None:
+def _check_feature_settings(features: dict, tasks: object) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
 
-    if not isinstance(features, dict):
-        raise ValueError(f'"features" must be an object, got {type(features).__name__}')
     names = features["names"]
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise ValueError('"features.names" must be a list of feature names')

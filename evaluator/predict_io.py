@@ -149,6 +149,8 @@ class JsonlInput:
     @classmethod
     def from_file(cls, path: Path) -> JsonlInput:
         """A .jsonl or .jsonl.gz file."""
+        if path.is_dir():
+            raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
         if not path.is_file():
             raise DataError(f"{path}: no such file")
         return cls(lambda: jsonl_lines(path), str(path))
@@ -173,8 +175,8 @@ class JsonlInput:
         for where, row in self._numbered_rows():
             if require_sources and not has_source(row[3]):
                 raise DataError(
-                    f"{where}: missing key 'src' (this checkpoint reads each output against "
-                    "its source)"
+                    f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
+                    "each output against its source)"
                 )
             total += 1
         return total

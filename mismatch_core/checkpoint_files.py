@@ -74,6 +74,9 @@ def read_config(directory: Path) -> dict:
     missing = [key for key in ("architecture", "features", "taxonomy") if key not in config]
     if missing:
         raise CheckpointError(f"{config_file} lacks {', '.join(missing)}")
+    for key in ("architecture", "features"):
+        if not isinstance(config[key], dict):
+            raise CheckpointError(f'{config_file}: "{key}" must be an object')
     if config["taxonomy"] != list(CODES):
         raise CheckpointError(
             f"{config_file} was trained for classes {config['taxonomy']}, not {list(CODES)}"

@@ -74,6 +74,9 @@ def read_pairs(path: str | Path, labelled: bool = False) -> pd.DataFrame:
     if missing:
         raise DataError(f"{path} lacks column(s) {', '.join(missing)}")
     pairs = pd.read_parquet(path, columns=None if labelled else list(PAIR_COLUMNS))
+    if pairs["id"].isna().any():
+        row = int(pairs["id"].isna().to_numpy().argmax()) + 1
+        raise DataError(f"{path}: row {row} has no id")
     pairs["id"] = pairs["id"].astype(str)
     duplicated = pairs["id"][pairs["id"].duplicated()]
     if len(duplicated):

@@ -23,3 +23,14 @@ def test_unknown_subcommand_exits_non_zero():
     )
     assert result.returncode != 0
     assert "invalid choice" in result.stderr
+
+
+def test_ctrl_c_ends_a_command_with_one_line_and_status_130(monkeypatch, capsys):
+    import evaluator.cli.predict as predict
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(predict, "run", interrupted)
+    assert cli.main(["predict", "--input", "pairs.jsonl"]) == 130
+    assert capsys.readouterr().err == "mismatch predict: interrupted\n"

@@ -325,11 +325,27 @@ def test_a_bad_pair_is_named_by_file_row_and_id(tmp_path, capsys):
     assert f"{pairs_path}: row 2 (id 'b'): gen must be a string, got null" in (
         capsys.readouterr().err
     )
+    pd.DataFrame({"id": ["a", None], "ref": ["x", "y"], "gen": ["x", "y"]}).to_parquet(pairs_path)
+    assert cli_main([*argv, "--features", "bleu"]) == 2
+    assert f"{pairs_path}: row 2 has no id" in capsys.readouterr().err
+    pd.DataFrame({"id": ["a", "a"], "ref": ["x", "y"], "gen": ["x", "y"]}).to_parquet(pairs_path)
+    assert cli_main([*argv, "--features", "bleu"]) == 2
+    assert f"{pairs_path}: pair id 'a' occurs more than once" in capsys.readouterr().err
     not_parquet = tmp_path / "pairs.jsonl"
     not_parquet.write_text('{"id": "a"}\n')
     argv = ["features", "--pairs", str(not_parquet), "--out", str(tmp_path / "o.parquet")]
     assert cli_main([*argv, "--features", "bleu"]) == 2
     assert f"{not_parquet} is not a readable parquet file of pairs" in capsys.readouterr().err
+
+
+def test_a_missing_encoder_is_a_user_error_not_a_traceback(tmp_path, capsys):
+    pairs_path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"id": ["a"], "ref": ["x"], "gen": ["y"]}).to_parquet(pairs_path)
+    argv = ["features", "--quiet", "--pairs", str(pairs_path), "--out", str(tmp_path / "o.parquet")]
+    assert cli_main([*argv, "--features", "bertscore_f", "--encoder", str(tmp_path / "none")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"mismatch features: error: encoder '{tmp_path / 'none'}'")
+    assert not (tmp_path / "o.parquet").exists()
 
 
 @pytest.mark.slow

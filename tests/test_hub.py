@@ -210,6 +210,8 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
             r"config\.json is inconsistent: \"features\.aggregate\" must be one of",
         ),
         (lambda c: c.update(tasks="oops"), r"config\.json is inconsistent: \"tasks\" must be"),
+        (lambda c: c.update(architecture="x"), r"config\.json: \"architecture\" must be an object"),
+        (lambda c: c.update(features=[]), r"config\.json: \"features\" must be an object"),
     ],
 )
 def test_a_garbled_config_setting_is_named_at_load_time(saved: Path, change, message) -> None:

@@ -7,6 +7,8 @@ test is marked slow; only the structure of the outputs is checked, never model q
 from __future__ import annotations
 
 import csv
+import functools
+import gzip
 import json
 import os
 import shutil
@@ -538,8 +540,13 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
         "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
         "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
+        "input is a folder": (["--input", str(tmp)], [f"{tmp} is a directory; give a .jsonl"]),
         "gens without refs": (["--gens", str(refs)], ["needs both --refs and --gens"]),
         "two inputs": (["--input", str(no_gen), "--gens", str(refs)], ["either --input"]),
+        "sources beside --input": (
+            ["--input", str(no_gen), "--srcs", str(refs)],
+            ["either --input or --refs/--gens (and --srcs), not --srcs too"],
+        ),
         "threshold": (["--input", str(no_gen), "--threshold", "2"], ["--threshold"]),
         "output is a folder": (["--input", str(no_gen), "--output", str(tmp)], ["is a directory"]),
         "device": (
@@ -557,8 +564,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "not gzip", "missing file", "gens without refs", "two inputs", "threshold", "output is a folder",
-     "device"],
+     "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
+     "sources beside --input", "threshold", "output is a folder", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys
@@ -620,6 +627,18 @@ def test_format_follows_the_output_suffix(base_dir: Path, tmp_path: Path) -> Non
         == 0
     )
     assert out.read_text().splitlines()[0].startswith("id\tscore\tp.NoContr")
+
+
+def test_a_gz_output_is_compressed_and_keeps_its_format(base_dir: Path, tmp_path: Path) -> None:
+    """--output scores.jsonl.gz is the plain output gzip-compressed (as --input reads
+    .jsonl.gz); the suffix before .gz picks the format."""
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    run = functools.partial(predict_cli, "--checkpoint", str(base_dir), "--input", str(input_file))
+    plain, packed, table = (tmp_path / name for name in ("s.jsonl", "s.jsonl.gz", "s.tsv.GZ"))
+    assert run("--output", str(plain)) == 0 and run("--output", str(packed)) == 0
+    assert gzip.decompress(packed.read_bytes()).decode("utf-8") == plain.read_text()
+    assert run("--output", str(table)) == 0
+    assert gzip.decompress(table.read_bytes()).decode("utf-8").startswith("id\tscore\t")
 
 
 def test_script_entry_point_runs_the_same_command() -> None:

@@ -269,7 +269,7 @@ def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys)
     out = tmp_path / "scores.jsonl"
     argv = ["predict", "--checkpoint", str(checkpoint.path), "--output", str(out), "--quiet"]
     assert main([*argv, "--input", str(pairs)]) == 2
-    assert f"{pairs}:2: missing key 'src'" in capsys.readouterr().err
+    assert f"{pairs}:2: key 'src' is missing, null or blank" in capsys.readouterr().err
     refs, gens, srcs = (tmp_path / f"{name}.txt" for name in ("refs", "gens", "srcs"))
     refs.write_text("the dog sat\na red house\n", encoding="utf-8")
     gens.write_text("the dog\na house\n", encoding="utf-8")
@@ -300,7 +300,7 @@ def test_a_missing_source_fails_before_the_model_code_loads(fitted, tmp_path: Pa
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env
     )
     assert result.returncode == 2 and result.stdout == ""
-    assert f"{pairs}:1: missing key 'src'" in result.stderr
+    assert f"{pairs}:1: key 'src' is missing, null or blank" in result.stderr
     assert "TORCH False" in result.stderr
 
 

@@ -9,6 +9,7 @@ import argparse
 import importlib
 import sys
 
+from mismatch_core.errors import ResourceMissingError
 from mismatch_core.resources import configure_offline_mode
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
@@ -28,7 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class CommandError(Exception):
-    """A user error: printed as one line on stderr with exit status 2."""
+    """A user error: printed as one line on stderr with exit status 2 (as is a missing
+    resource, ``ResourceMissingError``, whose message says how to install it)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     args = sub.parse_args(rest)
     try:
         return int(module.run(args) or 0)
-    except CommandError as error:
+    except (CommandError, ResourceMissingError) as error:  # the message says what to fix
         print(f"mismatch {name}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
+        print(f"mismatch {name}: interrupted", file=sys.stderr)
+        return 130
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import os
 import sys
 import time
@@ -67,11 +68,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "or checkpoints/mismatch-TASK with --task)",
     )
     parser.add_argument("--task", help="use the checkpoint fine-tuned for this task")
-    parser.add_argument("--output", type=Path, metavar="FILE", help="output file (default: stdout)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="output file (default: stdout); a name ending in .gz is written gzip-compressed",
+    )
     parser.add_argument(
         "--format",
         choices=("jsonl", "csv", "tsv"),
-        help="output format (default: from the --output suffix, else jsonl)",
+        help="output format (default: from the --output suffix before any .gz, else jsonl)",
     )
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", default="cpu", help="cpu or cuda (the model head; default cpu)")
@@ -161,8 +167,9 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             from mismatch_core.atomic import atomic_path
 
             try:
+                opener = gzip.open if _compressed(args.output) else open
                 with atomic_path(args.output) as temporary:
-                    with temporary.open("w", encoding="utf-8", newline="") as stream:
+                    with opener(temporary, "wt", encoding="utf-8", newline="") as stream:
                         score(stream, output_format, progress=not args.quiet)
             except OSError as error:
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
@@ -202,8 +209,16 @@ def _score_and_write(
 def _output_format(args: argparse.Namespace) -> str:
     if args.format:
         return args.format
-    suffix = args.output.suffix.lower().lstrip(".") if args.output else ""
+    if args.output is None:
+        return "jsonl"
+    name = args.output.stem if _compressed(args.output) else args.output.name
+    suffix = Path(name).suffix.lower().lstrip(".")
     return suffix if suffix in ("csv", "tsv") else "jsonl"
+
+
+def _compressed(output: Path) -> bool:
+    """Whether --output names a gzip file (as --input reads .jsonl.gz)."""
+    return output.suffix.lower() == ".gz"
 
 
 def _scorer(args: argparse.Namespace):
@@ -228,7 +243,10 @@ def _input_source(args: argparse.Namespace):
 
     aligned = args.refs is not None or args.gens is not None or args.srcs is not None
     if aligned and args.input is not None:
-        raise CommandError("give either --input or --refs/--gens, not both")
+        given = " / ".join(
+            name for name in ("--refs", "--gens", "--srcs") if getattr(args, name[2:]) is not None
+        )
+        raise CommandError(f"give either --input or --refs/--gens (and --srcs), not {given} too")
     if aligned:
         if args.refs is None or args.gens is None:
             raise CommandError("line-aligned input needs both --refs and --gens")
