@@ -304,7 +304,13 @@ def test_overlap_labels_mark_wordpieces_touching_a_region() -> None:
 
 
 def span_checkpoint(
-    directory: Path, *, flag: float, nocontr: float, span_dim: int = 8, tasks: dict | None = None
+    directory: Path,
+    *,
+    flag: float,
+    nocontr: float,
+    span_dim: int = 8,
+    tasks: dict | None = None,
+    training: dict | None = None,
 ) -> Path:
     """A tiny lexical checkpoint whose tagger flags every token (``flag`` > 0) or none, and
     whose head reads NoContr (``nocontr`` > 0) or NumErr."""
@@ -326,7 +332,7 @@ def span_checkpoint(
                 layer.bias.fill_(flag)
     rng = np.random.default_rng(0)
     scaler = FeatureScaler.fit(pd.DataFrame(rng.random((20, 2)), columns=FEATURES))
-    return save_pretrained(model, directory, scaler=scaler, tasks=tasks)
+    return save_pretrained(model, directory, scaler=scaler, tasks=tasks, training=training)
 
 
 def test_predictions_carry_spans_only_when_asked_and_read_as_an_error(tmp_path: Path) -> None:
@@ -388,10 +394,11 @@ def test_a_trained_tagger_is_copied_into_a_task_checkpoint(tmp_path: Path) -> No
         copy_span_tagger(source, target)
 
 
-def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, capsys) -> None:
-    base = span_checkpoint(tmp_path / "base", flag=0.0, nocontr=0.0, span_dim=0)
+def toy_span_pairs(directory: Path, n: int = 40) -> list[dict]:
+    """A synth folder of n pairs, every other one a NumErr (as ``mismatch synth`` writes them);
+    returns the rows."""
     rows = []
-    for i in range(40):
+    for i in range(n):
         ref = f"Team {i} hired {10 + i} new staff in Leeds last year."
         gen, label = (
             (ref.replace(f"{10 + i}", f"{90 + i}"), "NumErr") if i % 2 else (ref, "NoContr")
@@ -409,9 +416,15 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
                 "detail": json.dumps({"base": "ref"}),
             }
         )
+    directory.mkdir(parents=True)
+    pd.DataFrame(rows).to_parquet(directory / "train.parquet", index=False)
+    return rows
+
+
+def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, capsys) -> None:
+    base = span_checkpoint(tmp_path / "base", flag=0.0, nocontr=0.0, span_dim=0)
     pairs = tmp_path / "synth"
-    pairs.mkdir()
-    pd.DataFrame(rows).to_parquet(pairs / "train.parquet", index=False)
+    rows = toy_span_pairs(pairs)
     out = tmp_path / "with-spans"
     code = main(
         [
@@ -432,6 +445,7 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
         ]
     )
     assert code == 0
+    json.loads((out / "config.json").read_text(), parse_constant=pytest.fail)  # strict JSON
     trained, original = load(out), load(base)
     assert trained.model.config.span_dim == 8
     assert (
@@ -483,6 +497,109 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
                     "--tokens", str(tmp_path / "tokens"), "--out", str(tmp_path / "notes")])  # fmt: skip
     assert refused == 2 and "not a checkpoint folder" in capsys.readouterr().err
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+
+
+def spans_train(tmp_path: Path, pairs: Path, *options: str) -> int:
+    """`mismatch spans train` on a tiny base checkpoint, into tmp_path/out."""
+    base = tmp_path / "base"
+    if not base.exists():
+        span_checkpoint(base, flag=0.0, nocontr=0.0, span_dim=0)
+    return main(["spans", "train", "--checkpoint", str(base), "--pairs", str(pairs),
+                 "--tokens", str(tmp_path / "tokens"), "--out", str(tmp_path / "out"),
+                 *options])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"drop": "group"}, "lacks column(s) group"),
+        ({"detail": "[]"}, "row 3 (id 'train-0000002'): detail must be a JSON object, got '[]'"),
+        ({"detail": None}, "row 3 (id 'train-0000002'): detail must be a JSON object, got null"),
+        ({"detail": "{not json"}, "row 3 (id 'train-0000002'): detail is not valid JSON"),
+        ({"detail": '{"base_text": 7}'}, "row 3 (id 'train-0000002'): detail base_text"),
+        ({"ref": "list"}, "row 1 (id 'train-0000000'): ref is a list of references"),
+    ],
+)
+def test_spans_train_names_the_pair_it_cannot_train_on(
+    tmp_path: Path, capsys, change: dict, expected: str
+) -> None:
+    """Found before the encoder pass: the message names train.parquet, the pair and the key,
+    and neither the token store nor the checkpoint is written."""
+    pairs = tmp_path / "synth"
+    frame = pd.DataFrame(toy_span_pairs(pairs))
+    if "drop" in change:
+        frame = frame.drop(columns=change["drop"])
+    elif "ref" in change:  # a parquet column holds lists in every row or in none
+        frame["ref"] = frame["ref"].map(lambda ref: [ref])
+    else:
+        ((key, value),) = change.items()
+        frame[key] = frame[key].astype(object)
+        frame.at[2, key] = value
+    frame.to_parquet(pairs / "train.parquet", index=False)
+    assert spans_train(tmp_path, pairs) == 2
+    err = capsys.readouterr().err
+    assert f"{pairs / 'train.parquet'}" in err and expected in err and "Traceback" not in err
+    assert not (tmp_path / "tokens").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--dim", "0"),
+        ("--dim", "3"),
+        ("--epochs", "0"),
+        ("--batch-size", "0"),
+        ("--patience", "0"),
+        ("--learning-rate", "-1"),
+        ("--learning-rate", "nan"),
+        ("--max-pairs", "0"),
+        ("--max-pairs", "-5"),
+        ("--seed", "-1"),
+    ],
+)
+def test_spans_train_checks_its_numbers_first(
+    tmp_path: Path, capsys, option: str, value: str
+) -> None:
+    pairs = tmp_path / "synth"
+    toy_span_pairs(pairs)
+    assert spans_train(tmp_path, pairs, option, value) == 2
+    assert f"error: {option} must be" in capsys.readouterr().err
+    assert not (tmp_path / "tokens").exists() and not (tmp_path / "out").exists()
+
+
+def test_training_needs_an_epoch_and_refuses_a_loss_that_is_not_a_number() -> None:
+    """Either would leave no finite dev loss, which config.json (strict JSON) cannot hold."""
+    model = MismatchModel(
+        MismatchConfig(feature_names=FEATURES, use_text=False, span_dim=8, embedding_dim=6)
+    )
+    train, dev = toy_examples(20, 0), toy_examples(10, 1)
+    with pytest.raises(ValueError, match="epochs must be at least 1"):
+        train_span_tagger(model, train, dev, SpanTraining(dim=8, epochs=0), log=lambda _: None)
+    assert model.span_tagger is not None
+    with torch.no_grad():
+        model.span_tagger.gen_output.bias.fill_(float("nan"))  # as after a diverged step
+    with pytest.raises(FloatingPointError, match="epoch 1: dev loss is nan"):
+        train_span_tagger(model, train, dev, SpanTraining(dim=8, epochs=2), log=lambda _: None)
+
+
+def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, capsys) -> None:
+    record = {"span_tagger": {"dim": 8, "best_epoch": 1}}
+    source = span_checkpoint(tmp_path / "source", flag=3.0, nocontr=0.0, training=record)
+    target = span_checkpoint(tmp_path / "target", flag=0.0, nocontr=0.0, span_dim=0)
+    before = {path.name: path.read_bytes() for path in target.iterdir()}
+    (tmp_path / "plain").mkdir()  # not a checkpoint
+    code = main(["spans", "copy", "--from", str(source), "--to", str(target),
+                 str(tmp_path / "plain")])  # fmt: skip
+    assert code == 2 and "plain" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in target.iterdir()} == before
+    assert main(["spans", "copy", "--from", str(source), "--to", str(target)]) == 0
+    copied = load(target)
+    assert copied.model.config.span_dim == 8
+    assert copied.config["training"]["span_tagger"] == {**record["span_tagger"],
+                                                        "copied_from": str(source)}  # fmt: skip
+    unrecorded = span_checkpoint(tmp_path / "unrecorded", flag=3.0, nocontr=0.0)
+    assert main(["spans", "copy", "--from", str(unrecorded), "--to", str(target)]) == 0
+    assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
 
 
 def write_human(root: Path, rows: dict[str, list[tuple[str, str, str, float]]]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -81,6 +82,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
+        check_span_pairs,
         real_base_pairs,
         span_examples,
         train_span_tagger,
@@ -90,6 +92,7 @@ def _train(args: argparse.Namespace) -> int:
     from mismatch_core.pairs import read_pairs
     from synth.corpora import split_of
 
+    _check_numbers(args)
     settings = SpanTraining(
         dim=args.dim,
         epochs=args.epochs,
@@ -101,14 +104,17 @@ def _train(args: argparse.Namespace) -> int:
     try:
         checkpoint = _load(load, args.checkpoint)
         pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
+        check_span_pairs(pairs, args.pairs / "train.parquet")
     except (CheckpointError, DataError) as error:
         raise CommandError(str(error)) from None
     if args.out.exists() and not is_replaceable(args.out):
         raise CommandError(
             f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
         )
-    if "detail" not in pairs.columns:
-        raise CommandError(f"{args.pairs / 'train.parquet'}: no 'detail' column (synth output)")
+    try:
+        model = with_span_tagger(checkpoint, settings.dim, settings.seed)
+    except ValueError as error:  # e.g. a fine-tuned encoder, which gives no token states
+        raise CommandError(f"{args.checkpoint}: {error}") from None
     if args.max_pairs is not None and args.max_pairs < len(pairs):
         pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
     real_pairs = 0
@@ -141,10 +147,12 @@ def _train(args: argparse.Namespace) -> int:
             "training needs both (a tenth of the groups is held out)"
         )
     print(f"span tagger: {len(train)} train pairs, {len(dev)} dev pairs", file=sys.stderr)
-    model = with_span_tagger(checkpoint, settings.dim, settings.seed)
-    history = train_span_tagger(
-        model, train, dev, settings, log=lambda line: print(line, file=sys.stderr, flush=True)
-    )
+    try:
+        history = train_span_tagger(
+            model, train, dev, settings, log=lambda line: print(line, file=sys.stderr, flush=True)
+        )
+    except FloatingPointError as error:  # the training diverged: no tagger worth keeping
+        raise CommandError(str(error)) from None
     training = dict(checkpoint.config.get("training") or {})
     training["span_tagger"] = {
         **asdict(settings),
@@ -161,6 +169,29 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse number options training cannot use, before any slow work (no epoch at all would
+    write an untrained tagger; a seed outside 0..2**32-1 fails numpy and pandas)."""
+    from evaluator.cli import CommandError
+
+    for flag, value in (
+        ("--dim", args.dim),
+        ("--epochs", args.epochs),
+        ("--batch-size", args.batch_size),
+        ("--patience", args.patience),
+    ):
+        if value < 1:
+            raise CommandError(f"{flag} must be at least 1, got {value}")
+    if args.max_pairs is not None and args.max_pairs < 1:
+        raise CommandError(f"--max-pairs must be at least 1, got {args.max_pairs}")
+    if args.dim % 2:
+        raise CommandError(f"--dim must be even (two GRU directions), got {args.dim}")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise CommandError(f"--learning-rate must be a positive number, got {args.learning_rate}")
+    if not 0 <= args.seed < 2**32:
+        raise CommandError(f"--seed must be in 0..{2**32 - 1}, got {args.seed}")
+
+
 def _copy(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.hub import load
@@ -169,14 +200,15 @@ def _copy(args: argparse.Namespace) -> int:
 
     try:
         source = _load(load, args.source)
+        # a tagger made outside `spans train` (tests, library use) has no training record
+        record = (source.config.get("training") or {}).get("span_tagger") or {}
+        copies = []  # every target is loaded and checked before any is written
         for target_path in args.to:
             target = load(target_path)
-            model = copy_span_tagger(source, target)
+            copies.append((target_path, target, copy_span_tagger(source, target)))
+        for target_path, target, model in copies:
             training = dict(target.config.get("training") or {})
-            training["span_tagger"] = {
-                **source.config["training"]["span_tagger"],
-                "copied_from": str(args.source),
-            }
+            training["span_tagger"] = {**record, "copied_from": str(args.source)}
             _save(target, model, target_path, training)
             print(f"span tagger copied into {target_path}")
     except (CheckpointError, ValueError) as error:

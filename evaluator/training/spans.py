@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from evaluator.features.encoder_pass import tokenize
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
+from mismatch_core.errors import DataError
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
 
@@ -50,6 +52,44 @@ class SpanExamples:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+
+def check_span_pairs(pairs: pd.DataFrame, path: Path) -> None:
+    """Raise DataError naming the file, and for a bad row its number and id, unless every pair
+    can be trained on: ``group`` chooses the held-out pairs, ``detail`` (a JSON object, its
+    ``base_text`` a string) gives ``error_regions`` the rule's base, and the gold regions are
+    placed in one reference. Checked before the slow encoder pass."""
+    missing = [column for column in ("group", "detail") if column not in pairs.columns]
+    if missing:
+        raise DataError(f"{path} lacks column(s) {', '.join(missing)} (mismatch synth output)")
+    rows = zip(pairs["id"], pairs["ref"], pairs["detail"], strict=True)
+    for row, (pair_id, ref, detail) in enumerate(rows):
+        where = f"{path}: row {row + 1} (id {pair_id!r})"
+        if not isinstance(ref, str):
+            raise DataError(
+                f"{where}: ref is a list of references; span training needs one reference "
+                "string per pair"
+            )
+        problem = _detail_problem(detail)
+        if problem:
+            raise DataError(f"{where}: detail {problem}")
+
+
+def _detail_problem(detail: object) -> str | None:
+    """What keeps a pair's detail from being read as its rule's record, or None."""
+    if not isinstance(detail, str):
+        # a null in a parquet string column arrives as None or NaN
+        missing = detail is None or (isinstance(detail, float) and math.isnan(detail))
+        return f"must be a JSON object, got {'null' if missing else type(detail).__name__}"
+    try:
+        values = json.loads(detail)
+    except json.JSONDecodeError as error:
+        return f"is not valid JSON ({error}): {detail[:80]!r}"
+    if not isinstance(values, dict):
+        return f"must be a JSON object, got {detail[:80]!r}"
+    if not isinstance(values.get("base_text", ""), str):
+        return f"base_text must be a string, got {values['base_text']!r}"
+    return None
 
 
 def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:
@@ -157,9 +197,12 @@ def train_span_tagger(
     log=print,
 ) -> dict:
     """Fit ``model.span_tagger`` (only it) on ``train``, keeping the epoch with the lowest
-    loss on ``dev``; the model ends with those weights. Returns the history."""
+    loss on ``dev``; the model ends with those weights. Returns the history; FloatingPointError
+    when a dev loss is not finite (the training diverged)."""
     if model.span_tagger is None:
         raise ValueError("the model has no span tagger")
+    if settings.epochs < 1:  # no epoch: an untrained tagger and no dev loss to record
+        raise ValueError(f"epochs must be at least 1, got {settings.epochs}")
     torch.manual_seed(settings.seed)
     generator = np.random.default_rng(settings.seed)
     for parameter in model.parameters():
@@ -183,6 +226,11 @@ def train_span_tagger(
         with torch.no_grad():
             losses = [(float(_loss(model, dev, batch)), len(batch)) for batch in _batches(dev, 256)]
         dev_loss = sum(loss * n for loss, n in losses) / max(sum(n for _, n in losses), 1)
+        if not math.isfinite(dev_loss):  # no epoch to choose by it, nor a JSON number to record
+            raise FloatingPointError(
+                f"span tagger epoch {epoch}: dev loss is {dev_loss}; the training diverged "
+                "(a lower learning rate may help)"
+            )
         seconds = time.perf_counter() - started
         history.append(
             {"epoch": epoch, "dev_loss": round(dev_loss, 5), "seconds": round(seconds, 1)}
