@@ -172,8 +172,8 @@ class JsonlInput:
         ``require_sources`` (a checkpoint whose ratings read each output against its source),
         that each has a source (key "src"); DataError names the line."""
         total = 0
-        for where, row in self._numbered_rows():
-            if require_sources and not has_source(row[3]):
+        for where, (_, _, _, src) in self._numbered_rows():
+            if require_sources and not has_source(src):
                 raise DataError(
                     f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
                     "each output against its source)"
@@ -207,12 +207,12 @@ def iter_text_lines(path: Path) -> Iterator[str]:
                 raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
 
 
-def count_lines(path: Path, sources: bool = False) -> int:
-    """The lines of a text file, after reading them all; with ``sources`` (a file of sources),
-    DataError names the first line with no more than white space."""
+def count_lines(path: Path, require_sources: bool = False) -> int:
+    """The lines of a text file, after reading them all; with ``require_sources`` (a file of
+    sources), DataError names the first line with no more than white space."""
     count = 0
     for count, line in enumerate(iter_text_lines(path), 1):
-        if sources and not has_source(line):
+        if require_sources and not has_source(line):
             raise DataError(f"{path}:{count}: empty source")
     return count
 

@@ -15,7 +15,8 @@ from importlib import metadata
 from pathlib import Path
 
 from evaluator.features.compute import feature_versions
-from evaluator.hub import CONFIG_FILE, WEIGHTS_FILE, Checkpoint
+from evaluator.hub import Checkpoint
+from mismatch_core.checkpoint_files import CONFIG_FILE, WEIGHTS_FILE
 
 PACKAGE = "mismatch-eval"
 SHORT_HASH = 12

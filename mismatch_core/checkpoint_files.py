@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from mismatch_core.errors import CheckpointError
+from mismatch_core.resources import hub_reachable
 from mismatch_core.taxonomy import CODES
 
 CONFIG_FILE = "config.json"
@@ -37,8 +38,6 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
         raise CheckpointError(f"checkpoint directory {path} does not exist")
     from huggingface_hub import snapshot_download
 
-    from mismatch_core.resources import hub_reachable
-
     try:
         downloaded = snapshot_download(
             repo_id=name,
@@ -52,6 +51,12 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
             f"({type(error).__name__}: {error})"
         ) from None
     return Path(downloaded)
+
+
+def reads_sources(config: dict) -> bool:
+    """Whether a checkpoint's ratings read each output against its source (``read_config``'s
+    result), so that every pair needs one."""
+    return bool(config["architecture"].get("source_features"))
 
 
 def read_config(directory: Path) -> dict:

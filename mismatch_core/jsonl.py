@@ -12,10 +12,15 @@ from pathlib import Path
 from mismatch_core.errors import DataError
 
 
+def is_gzip(path: Path) -> bool:
+    """Whether a file name says gzip (.gz, any case), for input and output alike."""
+    return path.suffix.lower() == ".gz"
+
+
 def jsonl_lines(path: Path) -> Iterator[bytes]:
     """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller); a
     file that is not valid gzip is a DataError naming it, not a traceback."""
-    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+    with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as handle:
         try:
             yield from handle
         except (gzip.BadGzipFile, EOFError, zlib.error) as error:

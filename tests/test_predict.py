@@ -631,12 +631,15 @@ def test_format_follows_the_output_suffix(base_dir: Path, tmp_path: Path) -> Non
 
 def test_a_gz_output_is_compressed_and_keeps_its_format(base_dir: Path, tmp_path: Path) -> None:
     """--output scores.jsonl.gz is the plain output gzip-compressed (as --input reads
-    .jsonl.gz); the suffix before .gz picks the format."""
+    .jsonl.gz), byte for byte the same on a rerun; the suffix before .gz picks the format."""
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
     run = functools.partial(predict_cli, "--checkpoint", str(base_dir), "--input", str(input_file))
     plain, packed, table = (tmp_path / name for name in ("s.jsonl", "s.jsonl.gz", "s.tsv.GZ"))
     assert run("--output", str(plain)) == 0 and run("--output", str(packed)) == 0
     assert gzip.decompress(packed.read_bytes()).decode("utf-8") == plain.read_text()
+    first = packed.read_bytes()
+    assert first[3] & 0x08 == 0  # FNAME flag: no (temporary) file name in the header
+    assert run("--output", str(packed)) == 0 and packed.read_bytes() == first  # no time either
     assert run("--output", str(table)) == 0
     assert gzip.decompress(table.read_bytes()).decode("utf-8").startswith("id\tscore\t")
 

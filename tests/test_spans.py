@@ -543,27 +543,28 @@ def test_spans_train_names_the_pair_it_cannot_train_on(
 
 
 @pytest.mark.parametrize(
-    ("option", "value"),
+    ("option", "value", "message"),
     [
-        ("--dim", "0"),
-        ("--dim", "3"),
-        ("--epochs", "0"),
-        ("--batch-size", "0"),
-        ("--patience", "0"),
-        ("--learning-rate", "-1"),
-        ("--learning-rate", "nan"),
-        ("--max-pairs", "0"),
-        ("--max-pairs", "-5"),
-        ("--seed", "-1"),
+        ("--dim", "0", "span training: dim must be at least 1"),
+        ("--dim", "3", "span_dim must be even"),
+        ("--epochs", "0", "span training: epochs must be at least 1"),
+        ("--batch-size", "0", "span training: batch_size must be at least 1"),
+        ("--patience", "0", "span training: patience must be at least 1"),
+        ("--learning-rate", "-1", "span training: learning_rate must be a positive number"),
+        ("--learning-rate", "nan", "span training: learning_rate must be a positive number"),
+        ("--max-pairs", "0", "--max-pairs must be at least 1"),
+        ("--max-pairs", "-5", "--max-pairs must be at least 1"),
+        ("--seed", "-1", "span training: seed must be in 0.."),
     ],
 )
 def test_spans_train_checks_its_numbers_first(
-    tmp_path: Path, capsys, option: str, value: str
+    tmp_path: Path, capsys, option: str, value: str, message: str
 ) -> None:
     pairs = tmp_path / "synth"
     toy_span_pairs(pairs)
     assert spans_train(tmp_path, pairs, option, value) == 2
-    assert f"error: {option} must be" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert error.startswith("mismatch spans: error: ") and message in error
     assert not (tmp_path / "tokens").exists() and not (tmp_path / "out").exists()
 
 
@@ -574,7 +575,7 @@ def test_training_needs_an_epoch_and_refuses_a_loss_that_is_not_a_number() -> No
     )
     train, dev = toy_examples(20, 0), toy_examples(10, 1)
     with pytest.raises(ValueError, match="epochs must be at least 1"):
-        train_span_tagger(model, train, dev, SpanTraining(dim=8, epochs=0), log=lambda _: None)
+        SpanTraining(dim=8, epochs=0)
     assert model.span_tagger is not None
     with torch.no_grad():
         model.span_tagger.gen_output.bias.fill_(float("nan"))  # as after a diverged step

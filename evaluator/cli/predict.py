@@ -12,14 +12,18 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
+import io
 import os
 import sys
 import time
 import warnings
 from pathlib import Path
+from typing import BinaryIO
 
 from evaluator.cli import CommandError
+from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.errors import CheckpointError, DataError
+from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
     configure_offline_mode,
@@ -129,15 +133,15 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
-    checkpoint = _checkpoint(args)
+    checkpoint, config = _checkpoint(args)
     if args.signature:
-        print(_load_evaluator(args, *checkpoint).signature)
+        print(_load_evaluator(args, checkpoint).signature)
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
     source = _input_source(args)
     try:  # every line checked before the model loads
-        total = source.count(require_sources=_reads_sources(*checkpoint))
+        total = source.count(require_sources=reads_sources(config))
     except DataError as error:
         raise CommandError(str(error)) from None
     scorer = _scorer(args)
@@ -150,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _score(args, source, total: int, scorer, output_format: str, started: float, checkpoint) -> int:
     """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
-    evaluator = _load_evaluator(args, *checkpoint)
+    evaluator = _load_evaluator(args, checkpoint)
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
         with open(os.devnull, "w", encoding="utf-8") as sink:
@@ -167,9 +171,8 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             from mismatch_core.atomic import atomic_path
 
             try:
-                opener = gzip.open if _compressed(args.output) else open
-                with atomic_path(args.output) as temporary:
-                    with opener(temporary, "wt", encoding="utf-8", newline="") as stream:
+                with atomic_path(args.output) as temporary, temporary.open("wb") as raw:
+                    with _text_stream(raw, is_gzip(args.output)) as stream:
                         score(stream, output_format, progress=not args.quiet)
             except OSError as error:
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
@@ -211,14 +214,18 @@ def _output_format(args: argparse.Namespace) -> str:
         return args.format
     if args.output is None:
         return "jsonl"
-    name = args.output.stem if _compressed(args.output) else args.output.name
-    suffix = Path(name).suffix.lower().lstrip(".")
+    named = Path(args.output.stem) if is_gzip(args.output) else args.output
+    suffix = named.suffix.lower().lstrip(".")
     return suffix if suffix in ("csv", "tsv") else "jsonl"
 
 
-def _compressed(output: Path) -> bool:
-    """Whether --output names a gzip file (as --input reads .jsonl.gz)."""
-    return output.suffix.lower() == ".gz"
+def _text_stream(raw: BinaryIO, compressed: bool) -> io.TextIOWrapper:
+    """UTF-8 text into ``raw``; compressed, through gzip with no file name (the temporary's)
+    nor time in its header, so equal runs give equal bytes."""
+    if compressed:
+        packed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        return io.TextIOWrapper(packed, encoding="utf-8", newline="")
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
 
 
 def _scorer(args: argparse.Namespace):
@@ -243,9 +250,8 @@ def _input_source(args: argparse.Namespace):
 
     aligned = args.refs is not None or args.gens is not None or args.srcs is not None
     if aligned and args.input is not None:
-        given = " / ".join(
-            name for name in ("--refs", "--gens", "--srcs") if getattr(args, name[2:]) is not None
-        )
+        options = {"--refs": args.refs, "--gens": args.gens, "--srcs": args.srcs}
+        given = " / ".join(name for name, value in options.items() if value is not None)
         raise CommandError(f"give either --input or --refs/--gens (and --srcs), not {given} too")
     if aligned:
         if args.refs is None or args.gens is None:
@@ -265,8 +271,11 @@ def _input_source(args: argparse.Namespace):
     return JsonlInput.from_stream(sys.stdin.buffer)
 
 
-def _checkpoint(args: argparse.Namespace) -> tuple[str, str | None]:
-    """(directory or Hub id, revision) of the checkpoint asked for, found before torch loads."""
+def _checkpoint(args: argparse.Namespace) -> tuple[Path, dict]:
+    """The directory (a Hub id downloaded once, here) and config.json of the checkpoint asked
+    for, found and read before torch loads."""
+    from mismatch_core.checkpoint_files import checkpoint_directory, read_config
+
     if args.task is not None:
         from evaluator.tasks import get_task
 
@@ -275,29 +284,20 @@ def _checkpoint(args: argparse.Namespace) -> tuple[str, str | None]:
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
     try:
-        return resolve_checkpoint(args.checkpoint, args.task)
+        directory = checkpoint_directory(
+            *resolve_checkpoint(args.checkpoint, args.task), local_files_only=False
+        )
+        return directory, read_config(directory)
     except CheckpointError as error:
         raise CommandError(str(error)) from None
 
 
-def _reads_sources(name: str, revision: str | None) -> bool:
-    """Whether the checkpoint's ratings read each output against its source (its config.json,
-    read without torch), so that the input check can ask every pair for one."""
-    from mismatch_core.checkpoint_files import checkpoint_directory, read_config
-
-    try:
-        config = read_config(checkpoint_directory(name, revision, local_files_only=False))
-    except CheckpointError as error:
-        raise CommandError(str(error)) from None
-    return bool(config["architecture"].get("source_features"))
-
-
-def _load_evaluator(args: argparse.Namespace, name: str, revision: str | None):
+def _load_evaluator(args: argparse.Namespace, directory: Path):
     from evaluator.evaluator import Evaluator
 
     try:
         evaluator = Evaluator.from_pretrained(
-            name, revision=revision, device=args.device, threshold=args.threshold
+            directory, device=args.device, threshold=args.threshold
         )
     except (CheckpointError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -92,15 +91,19 @@ def _train(args: argparse.Namespace) -> int:
     from mismatch_core.pairs import read_pairs
     from synth.corpora import split_of
 
-    _check_numbers(args)
-    settings = SpanTraining(
-        dim=args.dim,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        learning_rate=args.learning_rate,
-        patience=args.patience,
-        seed=args.seed,
-    )
+    if args.max_pairs is not None and args.max_pairs < 1:
+        raise CommandError(f"--max-pairs must be at least 1, got {args.max_pairs}")
+    try:  # the settings are checked before any slow work
+        settings = SpanTraining(
+            dim=args.dim,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            learning_rate=args.learning_rate,
+            patience=args.patience,
+            seed=args.seed,
+        )
+    except ValueError as error:
+        raise CommandError(f"span training: {error}") from None
     try:
         checkpoint = _load(load, args.checkpoint)
         pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
@@ -113,8 +116,8 @@ def _train(args: argparse.Namespace) -> int:
         )
     try:
         model = with_span_tagger(checkpoint, settings.dim, settings.seed)
-    except ValueError as error:  # e.g. a fine-tuned encoder, which gives no token states
-        raise CommandError(f"{args.checkpoint}: {error}") from None
+    except ValueError as error:  # an odd --dim, or a fine-tuned encoder (no token states)
+        raise CommandError(f"cannot add a span tagger to {args.checkpoint}: {error}") from None
     if args.max_pairs is not None and args.max_pairs < len(pairs):
         pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
     real_pairs = 0
@@ -167,29 +170,6 @@ def _train(args: argparse.Namespace) -> int:
     _save(checkpoint, model, args.out, training)
     print(json.dumps(training["span_tagger"], indent=2))
     return 0
-
-
-def _check_numbers(args: argparse.Namespace) -> None:
-    """Refuse number options training cannot use, before any slow work (no epoch at all would
-    write an untrained tagger; a seed outside 0..2**32-1 fails numpy and pandas)."""
-    from evaluator.cli import CommandError
-
-    for flag, value in (
-        ("--dim", args.dim),
-        ("--epochs", args.epochs),
-        ("--batch-size", args.batch_size),
-        ("--patience", args.patience),
-    ):
-        if value < 1:
-            raise CommandError(f"{flag} must be at least 1, got {value}")
-    if args.max_pairs is not None and args.max_pairs < 1:
-        raise CommandError(f"--max-pairs must be at least 1, got {args.max_pairs}")
-    if args.dim % 2:
-        raise CommandError(f"--dim must be even (two GRU directions), got {args.dim}")
-    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
-        raise CommandError(f"--learning-rate must be a positive number, got {args.learning_rate}")
-    if not 0 <= args.seed < 2**32:
-        raise CommandError(f"--seed must be in 0..{2**32 - 1}, got {args.seed}")
 
 
 def _copy(args: argparse.Namespace) -> int:

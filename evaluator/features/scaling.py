@@ -29,7 +29,9 @@ def scale_to_bounds(values: Values, low: Values, high: Values, margin: float) ->
     """``low`` -> 0 and ``high`` -> 1 per column, clipped at [-margin, 1 + margin]; a constant
     column (low == high) maps to 0 at or below its bound, 1 above. Written with operators
     alone so that NumPy arrays (``FeatureScaler``) and the torch buffers a checkpoint saves
-    (the model's source columns) are scaled by the same lines."""
+    (the model's source columns) are scaled by the same lines. For finite values: a constant
+    column turns an infinite or NaN value into NaN (the scaler refuses them; the model reads
+    its source columns through ``nan_to_num``)."""
     span = high - low
     constant = span <= 0
     ratio = (values - low) / (span + constant * 1.0)

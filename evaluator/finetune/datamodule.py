@@ -167,7 +167,6 @@ def prepare_task(
         offsets = np.where(
             keeps_refs, train_pairs[owner_rows] - inputs.pair_starts()[owner_rows], 0
         )
-        kind_of = np.asarray(kinds)
         contrast = ContrastSet(
             inputs=copy_inputs,
             features=base.scaler.transform(copy_inputs.features),
@@ -175,7 +174,7 @@ def prepare_task(
             parents=np.asarray(parents, dtype=np.int64),
             depth=contrast_depth,
             pairs=copy_inputs.pair_starts() + offsets,
-            kinds=kind_of,
+            kinds=np.asarray(kinds),
         )
     return PreparedTask(
         task,

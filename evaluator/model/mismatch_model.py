@@ -225,8 +225,8 @@ class ColumnLogits(nn.Module):
 class SourceScaling(nn.Module):
     """Raw source metric scores -> the ratings' scale by the formula ``FeatureScaler`` maps the
     reference columns with (``scale_to_bounds``): each column's fitted (low, high) to (0, 1),
-    clipped ``DEFAULT_MARGIN`` spans beyond. The bounds are buffers, fitted on the training records by fine-tuning
-    (``set_bounds``) and saved with the weights."""
+    clipped ``DEFAULT_MARGIN`` spans beyond. The bounds are buffers, fitted on the training
+    records by fine-tuning (``set_bounds``) and saved with the weights."""
 
     low: Tensor
     high: Tensor

@@ -162,7 +162,9 @@ def overlap_labels(offsets: np.ndarray, regions: list[Region]) -> np.ndarray:
 
 @dataclass
 class SpanTraining:
-    """How the tagger is trained (stored with the checkpoint)."""
+    """How the tagger is trained (stored with the checkpoint); ValueError names a setting that
+    training cannot use (no epoch at all would leave an untrained tagger; a seed outside
+    0..2**32-1 fails numpy and pandas)."""
 
     dim: int = 64
     epochs: int = 8
@@ -170,6 +172,15 @@ class SpanTraining:
     learning_rate: float = 2e-3
     patience: int = 2
     seed: int = 13
+
+    def __post_init__(self) -> None:
+        for name in ("dim", "epochs", "batch_size", "patience"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
+        if not 0 <= self.seed < 2**32:
+            raise ValueError(f"seed must be in 0..{2**32 - 1}, got {self.seed}")
 
 
 def with_span_tagger(checkpoint: Checkpoint, dim: int, seed: int) -> MismatchModel:
@@ -201,8 +212,6 @@ def train_span_tagger(
     when a dev loss is not finite (the training diverged)."""
     if model.span_tagger is None:
         raise ValueError("the model has no span tagger")
-    if settings.epochs < 1:  # no epoch: an untrained tagger and no dev loss to record
-        raise ValueError(f"epochs must be at least 1, got {settings.epochs}")
     torch.manual_seed(settings.seed)
     generator = np.random.default_rng(settings.seed)
     for parameter in model.parameters():
