@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 
 from evaluator.features import FeatureScaler
 from evaluator.model import MismatchConfig, MismatchModel
-from mismatch_core.atomic import atomic_directory
+from mismatch_core.atomic import atomic_directory, output_problem
 from mismatch_core.checkpoint_files import (
     CARD_FILE,
     CHECKPOINT_FILES,
@@ -86,10 +86,9 @@ def save_pretrained(
             f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
         )
     target = Path(directory)
-    if target.exists() and not is_replaceable(target):
-        raise CheckpointError(
-            f"{target} exists and is not a checkpoint directory; refusing to replace it"
-        )
+    problem = export_problem(target)
+    if problem:
+        raise CheckpointError(problem)
     config = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -116,9 +115,16 @@ def save_pretrained(
     return target
 
 
-def is_replaceable(path: Path) -> bool:
-    """Only an empty directory or an earlier checkpoint may be overwritten."""
-    return path.is_dir() and (not any(path.iterdir()) or (path / CONFIG_FILE).is_file())
+def export_problem(path: Path) -> str | None:
+    """Why a checkpoint cannot be written at ``path``, or None: only a new or empty folder or
+    an earlier checkpoint may be replaced. Commands check it before a long run, so that the
+    run does not fail at its last step."""
+    problem = output_problem(path, "directory")
+    if problem:
+        return problem
+    if path.is_dir() and any(path.iterdir()) and not (path / CONFIG_FILE).is_file():
+        return f"{path} exists and is not a checkpoint directory; refusing to replace it"
+    return None
 
 
 def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:

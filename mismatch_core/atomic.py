@@ -58,6 +58,23 @@ def write_text_atomic(path: Path, text: str) -> None:
             handle.write(text)
 
 
+def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
+    """Why folder ``path`` cannot be replaced as a whole by one holding ``names`` (as
+    ``atomic_directory`` replaces it), or None: it must be absent or hold nothing else, so
+    that no file of another kind is lost; checked before the work starts."""
+    path = Path(path)
+    problem = output_problem(path, "directory")
+    if problem or not path.exists():
+        return problem
+    others = sorted(entry.name for entry in path.iterdir() if entry.name not in names)
+    if others:
+        return (
+            f"{path} holds {', '.join(others[:3])}{' ...' if len(others) > 3 else ''}, not "
+            f"only {', '.join(names)}; refusing to replace it (give a new or empty folder)"
+        )
+    return None
+
+
 def output_problem(path: Path, kind: str = "file") -> str | None:
     """Why ``path`` cannot be written as a ``kind`` ("file" or "directory"), or None.
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mismatch_core.atomic import atomic_directory, folder_problem
 from mismatch_core.pairs import SYNTH_COLUMNS
 from mismatch_core.taxonomy import CODES, index_of
 from synth.config import SynthConfig
@@ -93,14 +94,23 @@ def _divergence(both: pd.DataFrame, threshold: float) -> dict:
     }
 
 
+PAIR_SET_FILES = ("train.parquet", "val.parquet", "manifest.json")  # one synth output folder
+
+
 def write(out_dir: Path, train: pd.DataFrame, val: pd.DataFrame, manifest: dict) -> None:
-    """Write train/val parquet and manifest.json atomically (temp file, then rename)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, frame in (("train.parquet", train), ("val.parquet", val)):
-        temp = out_dir / f".{name}.tmp"
-        frame.to_parquet(temp, index=False)
-        temp.replace(out_dir / name)
-    temp = out_dir / ".manifest.json.tmp"
-    temp.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-    temp.replace(out_dir / "manifest.json")
+    """Write train/val parquet and manifest.json as one folder (staged, then swapped in), so
+    a failed write leaves the old set whole; ValueError when ``out_dir`` holds other files
+    (``output_problem``, which the command checks before generating)."""
+    problem = output_problem(out_dir)
+    if problem:
+        raise ValueError(problem)
+    with atomic_directory(out_dir) as staging:
+        train.to_parquet(staging / "train.parquet", index=False)
+        val.to_parquet(staging / "val.parquet", index=False)
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
+def output_problem(out_dir: Path) -> str | None:
+    """Why ``out_dir`` cannot take a pair set, or None (absent, empty or a pair set)."""
+    return folder_problem(out_dir, PAIR_SET_FILES)
 

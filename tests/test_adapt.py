@@ -171,6 +171,9 @@ def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
     assert "train:" in capsys.readouterr().out
     (data / "file").write_text("x")
     assert main(["adapt", "pairs", "--out", str(data / "file")]) == 2
+    (out / "notes.txt").write_text("mine")  # a folder holding anything else is refused
+    assert main(["adapt", "pairs", "--out", str(out)]) == 2
+    assert "holds notes.txt, not only train.parquet, val.parquet" in capsys.readouterr().err
 
 
 # --- continued training --------------------------------------------------------------------
@@ -283,7 +286,7 @@ def test_train_refuses_missing_inputs_and_a_folder_it_would_clobber(
     (root / "notes").mkdir()
     (root / "notes" / "keep.txt").write_text("mine")
     assert main(adapt_args(adapt_inputs, root / "notes")) == 2
-    assert "not a checkpoint folder" in capsys.readouterr().err
+    assert "not a checkpoint directory" in capsys.readouterr().err
     assert (root / "notes" / "keep.txt").read_text() == "mine"
     assert main(adapt_args(adapt_inputs, root / "out", "--nocontr-weights", "1,x")) == 2
     assert "--nocontr-weights" in capsys.readouterr().err

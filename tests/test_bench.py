@@ -52,6 +52,12 @@ def test_one_target_runs_only_that_target_with_its_defaults(calls) -> None:
     assert calls == [("features", None, 13)]
 
 
+@pytest.mark.parametrize("pairs", ["0", "-1"])
+def test_a_pair_count_below_one_is_refused_before_any_target(calls, capsys, pairs) -> None:
+    assert main(["bench", "predict", "--pairs", pairs]) == 2 and calls == []
+    assert f"--pairs must be at least 1, got {pairs}" in capsys.readouterr().err
+
+
 def test_an_unknown_target_is_refused(calls, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["bench", "everything"])

@@ -34,3 +34,15 @@ def test_ctrl_c_ends_a_command_with_one_line_and_status_130(monkeypatch, capsys)
     monkeypatch.setattr(predict, "run", interrupted)
     assert cli.main(["predict", "--input", "pairs.jsonl"]) == 130
     assert capsys.readouterr().err == "mismatch predict: interrupted\n"
+
+
+def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, capsys):
+    import evaluator.cli.predict as predict
+    from mismatch_core.errors import DataError
+
+    def failing(args):
+        raise DataError("pairs.jsonl:3: missing key 'gen'")
+
+    monkeypatch.setattr(predict, "run", failing)
+    assert cli.main(["predict", "--input", "pairs.jsonl"]) == 2
+    assert capsys.readouterr().err == "mismatch predict: error: pairs.jsonl:3: missing key 'gen'\n"

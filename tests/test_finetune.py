@@ -570,6 +570,25 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert main(["finetune", "--task", "poetry"]) == 2
     assert "unknown task 'poetry'; known: summarization" in capsys.readouterr().err
     assert not (tmp_path / "finetuned").exists()
+    # outputs that cannot be written are refused before the fit, not after it
+    notes = tmp_path / "exports" / "mismatch-summarization"  # not a checkpoint: another file
+    notes.mkdir(parents=True)
+    (notes / "mine.txt").write_text("mine")
+    (tmp_path / "file").write_text("x")
+    fit_args = ["--task", "summarization", "--checkpoint", str(base_checkpoint)]
+    new_out = ["--out", str(tmp_path / "new")]
+    for argv, message in (
+        (["finetune", *fit_args, "--out", str(notes)], "is not a checkpoint directory"),
+        (["finetune", *fit_args, *new_out, "--cache-dir", str(tmp_path / "file")], "not a dir"),
+        (["evaluate", *fit_args, "--out", str(tmp_path / "file")], "is not a directory"),
+        (
+            ["evaluate", *fit_args, *new_out, "--export-dir", str(tmp_path / "exports")],
+            "mismatch-summarization exists and is not a checkpoint directory",
+        ),
+    ):
+        assert cli_main(argv) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "new").exists() and (notes / "mine.txt").read_text() == "mine"
 
 
 def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:

@@ -673,6 +673,8 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
     assert "score = P(NoContr)" in out
     assert main(["demo", "--checkpoint", str(tmp_path / "none")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert main(["demo", "--top", "0"]) == 2
+    assert "--top must be at least 1, got 0" in capsys.readouterr().err
 
 
 # --- with the real encoder ------------------------------------------------------------------

@@ -495,7 +495,7 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     refused = main(["spans", "train", "--checkpoint", str(base), "--pairs", str(pairs),
                     "--tokens", str(tmp_path / "tokens"), "--out", str(tmp_path / "notes")])  # fmt: skip
-    assert refused == 2 and "not a checkpoint folder" in capsys.readouterr().err
+    assert refused == 2 and "not a checkpoint directory" in capsys.readouterr().err
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
 
 

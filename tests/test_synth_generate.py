@@ -128,6 +128,13 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys):
     capsys.readouterr()
     assert main(["synth", "--audit", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
+    # a rerun replaces the set; a folder holding anything else is refused before any work
+    assert main(["synth", "--num-pairs", "56", "--seed", "4", "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "manifest.json").read_text())["seed"] == 4
+    (out / "notes.txt").write_text("mine")
+    assert main(["synth", "--num-pairs", "56", "--out", str(out), "--quiet"]) == 2
+    assert "holds notes.txt, not only train.parquet" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "mine"
     for code in CODES:
         assert f"=== {code} (" in printed
     shown = [line for line in printed.splitlines() if line.startswith("[train-")]

@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-from mismatch_core.errors import ResourceMissingError
+from mismatch_core.errors import CheckpointError, ConfigError, DataError, ResourceMissingError
 from mismatch_core.resources import configure_offline_mode
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
@@ -29,8 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class CommandError(Exception):
-    """A user error: printed as one line on stderr with exit status 2 (as is a missing
-    resource, ``ResourceMissingError``, whose message says how to install it)."""
+    """A user error: printed as one line on stderr with exit status 2, as are the project's
+    own error types (``mismatch_core.errors``) that reach the entry point."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sub.parse_args(rest)
     try:
         return int(module.run(args) or 0)
-    except (CommandError, ResourceMissingError) as error:  # the message says what to fix
+    except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
+        # our own error types: the message names what to fix (file, line, key)
         print(f"mismatch {name}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out

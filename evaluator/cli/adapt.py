@@ -115,11 +115,11 @@ def run(args: argparse.Namespace) -> int:
 def _pairs(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.training.real_bases import real_base_pairs
-    from mismatch_core.atomic import atomic_path, output_problem
+    from mismatch_core.atomic import atomic_directory, folder_problem
     from mismatch_core.errors import DataError
     from mismatch_core.resources import data_dir
 
-    problem = output_problem(args.out, "directory")
+    problem = folder_problem(args.out, ("train.parquet", "val.parquet"))
     if problem:
         raise CommandError(f"--out: {problem}")
     if args.cap_per_class < 1:
@@ -132,9 +132,10 @@ def _pairs(args: argparse.Namespace) -> int:
         )
     except (DataError, OSError, ValueError) as error:
         raise CommandError(str(error)) from None
+    with atomic_directory(args.out) as staging:  # both splits or neither
+        for split, frame in splits.items():
+            frame.to_parquet(staging / f"{split}.parquet", index=False)
     for split, frame in splits.items():
-        with atomic_path(args.out / f"{split}.parquet") as temporary:
-            frame.to_parquet(temporary, index=False)
         counts = frame["label"].value_counts().to_dict()
         print(f"{split}: {len(frame)} pairs {counts} -> {args.out / f'{split}.parquet'}")
     return 0
@@ -154,7 +155,7 @@ def weights_digest(checkpoint_dir: str) -> str | None:
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
-    from evaluator.hub import is_replaceable, load, save_pretrained
+    from evaluator.hub import export_problem, load, save_pretrained
     from evaluator.training.continued import (
         ContinueSettings,
         continue_run,
@@ -177,10 +178,9 @@ def _train(args: argparse.Namespace) -> int:
             raise CommandError(f"{flag} must be a positive integer, got {value}")
     if args.learning_rate <= 0:
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
-    if args.out.exists() and not is_replaceable(args.out):
-        raise CommandError(
-            f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
-        )
+    problem = export_problem(args.out)
+    if problem:
+        raise CommandError(f"--out: {problem}")
     added = tuple(name.strip() for name in args.add_features.split(",") if name.strip())
     try:
         metrics_for(added)

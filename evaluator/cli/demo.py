@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.predict_io import read_jsonl_file
     from mismatch_core.errors import CheckpointError, DataError
 
+    if args.top < 1:
+        raise CommandError(f"--top must be at least 1, got {args.top}")
     try:
         pairs, objects = read_jsonl_file(args.examples)
     except DataError as error:

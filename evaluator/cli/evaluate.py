@@ -17,8 +17,10 @@ from pathlib import Path
 from evaluator.cli.finetune import add_input_arguments, load_settings, prepare
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.finetune.transfer import evaluate_transfers
+from evaluator.hub import export_problem
 from evaluator.signature import signature
 from evaluator.tasks import TASKS
+from mismatch_core.atomic import output_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +62,15 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
     settings = {t: load_settings(t, str(Path(args.config_dir) / f"{t}.yaml")) for t in tasks}
+    problems = [
+        output_problem(Path(args.out), "directory"),
+        output_problem(Path(args.cache_dir), "directory"),
+    ]
+    if args.export_dir is not None:
+        problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
+    problem = next(filter(None, problems), None)
+    if problem:  # checked before the fits, not after them
+        raise CommandError(problem)
     command = (
         "mismatch evaluate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
         if sys.argv[1:2] == ["evaluate"]

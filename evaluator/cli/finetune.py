@@ -32,7 +32,9 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit, fit
+from evaluator.hub import export_problem
 from evaluator.tasks import TASKS
+from mismatch_core.atomic import output_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 
@@ -114,6 +116,9 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.task, args.config)
+    problem = export_problem(Path(args.out)) or output_problem(Path(args.cache_dir), "directory")
+    if problem:  # checked before the fit, not after it
+        raise CommandError(problem)
     if args.seed is not None:
         settings = replace(settings, seed=args.seed)
     checkpoint = args.checkpoint or settings.checkpoint

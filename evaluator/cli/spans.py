@@ -77,7 +77,7 @@ def _train(args: argparse.Namespace) -> int:
 
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
-    from evaluator.hub import is_replaceable, load
+    from evaluator.hub import export_problem, load
     from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
@@ -110,10 +110,9 @@ def _train(args: argparse.Namespace) -> int:
         check_span_pairs(pairs, args.pairs / "train.parquet")
     except (CheckpointError, DataError) as error:
         raise CommandError(str(error)) from None
-    if args.out.exists() and not is_replaceable(args.out):
-        raise CommandError(
-            f"{args.out} exists and is not a checkpoint folder; refusing to replace it"
-        )
+    problem = export_problem(args.out)
+    if problem:
+        raise CommandError(f"--out: {problem}")
     try:
         model = with_span_tagger(checkpoint, settings.dim, settings.seed)
     except ValueError as error:  # an odd --dim, or a fine-tuned encoder (no token states)

@@ -63,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from synth.generate import generate
-    from synth.output import write
+    from synth.output import output_problem, write
+
+    problem = output_problem(args.out)  # before the pairs are made, not after
+    if problem:
+        raise CommandError(f"--out: {problem}")
 
     bar = tqdm(total=config.num_pairs, unit="pair", disable=args.quiet, file=sys.stderr)
 

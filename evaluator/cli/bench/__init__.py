@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.target == "all" and (args.out or args.parts):
         raise CommandError("--out and --parts name one target's output and parts; not with all")
+    if args.pairs is not None and args.pairs < 1:
+        raise CommandError(f"--pairs must be at least 1, got {args.pairs}")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")
