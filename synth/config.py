@@ -14,6 +14,7 @@ from pathlib import Path
 from jsonargparse import ArgumentParser, Namespace
 
 from mismatch_core.config import read_config
+from synth.corpora import SOURCES
 
 
 @dataclass
@@ -95,6 +96,11 @@ class SynthConfig:
             for w in weights.values()
         ):
             raise ValueError(f"source_weights must map sources to positive weights, got {weights!r}")
+        unknown = sorted(set(weights) - set(SOURCES))
+        if unknown:
+            raise ValueError(f"source_weights: unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCES)}")
+        if self.max_source_share == 0:  # no source may give a single reference
+            raise ValueError("max_source_share must be above 0, got 0")
 
 
 def config_parser() -> ArgumentParser:

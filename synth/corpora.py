@@ -22,6 +22,7 @@ from pathlib import Path
 from mismatch_core.jsonl import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
+SOURCES = (*CORPUS_FILES, "sick")  # every source synth draws references from
 SICK_TRAIN = "sick/sick_train.jsonl.gz"  # the only SICK file synth reads (TRIAL is for measurement)
 # Sources whose groups hold several texts with the same meaning (usable as paraphrases).
 PARAPHRASE_SOURCES = frozenset({"coco", "multi30k", "webnlg", "sick"})
@@ -123,7 +124,7 @@ def human_overlap(human_dir: Path) -> HumanOverlap:
     return HumanOverlap(texts, flickr_ids, triple_sets)
 
 
-def load_corpus(data_dir: Path, sources: tuple[str, ...] = (*CORPUS_FILES, "sick")) -> Corpus:
+def load_corpus(data_dir: Path, sources: tuple[str, ...] = SOURCES) -> Corpus:
     """Load and group the corpora (and SICK TRAIN's paraphrase pairs), dropping every group
     that overlaps the human-rating sets."""
     overlap = human_overlap(data_dir / "human")

@@ -581,6 +581,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         (["finetune", *fit_args, "--out", str(notes)], "is not a checkpoint directory"),
         (["finetune", *fit_args, *new_out, "--cache-dir", str(tmp_path / "file")], "not a dir"),
         (["evaluate", *fit_args, "--out", str(tmp_path / "file")], "is not a directory"),
+        (["finetune", *fit_args, *new_out, "--seed", "-5"], "--seed: seed_everything must be in"),
         (
             ["evaluate", *fit_args, *new_out, "--export-dir", str(tmp_path / "exports")],
             "mismatch-summarization exists and is not a checkpoint directory",

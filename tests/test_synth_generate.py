@@ -284,6 +284,8 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         ({"val_fraction": 2.0}, "val_fraction must be in [0, 1), got 2.0"),
         ({"num_pairs": "abc"}, 'Parser key "num_pairs": Expected a <class \'int\'>. Got value: abc'),
         ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
+        ({"source_weights": {"bogus": 1.0}}, "source_weights: unknown source(s) bogus; known: squad"),
+        ({"max_source_share": 0.0}, "max_source_share must be above 0, got 0"),
         (5, "Unexpected config: 5"),
     ):
         config = tmp_path / "synth.yaml"
@@ -293,7 +295,7 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
     assert main(["synth", "--processes", "0", "--out", str(tmp_path / "out")]) == 2
     assert "processes must be at least 1, got 0" in capsys.readouterr().err
     assert main(["synth", "--num-pairs", "28", "--out", str(tmp_path / "out")]) == 2
-    assert "--num-pairs must be at least 42 (one pair per class in each split" in (
+    assert "num_pairs (--num-pairs) must be at least 42 (one pair per class in each split" in (
         capsys.readouterr().err
     )
     assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2

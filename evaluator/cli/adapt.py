@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -169,14 +170,14 @@ def _train(args: argparse.Namespace) -> int:
         weights = tuple(float(w) for w in args.nocontr_weights.split(",") if w.strip())
     except ValueError:
         raise CommandError(f"--nocontr-weights: not numbers: {args.nocontr_weights!r}") from None
-    if not weights or min(weights) <= 0:
+    if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
         raise CommandError(
             f"--nocontr-weights needs positive weights, got {args.nocontr_weights!r}"
         )
     for value, flag in ((args.epochs, "--epochs"), (args.batch_size, "--batch-size")):
         if value < 1:
             raise CommandError(f"{flag} must be a positive integer, got {value}")
-    if args.learning_rate <= 0:
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
         raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     problem = export_problem(args.out)
     if problem:

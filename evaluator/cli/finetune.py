@@ -120,7 +120,10 @@ def run(args: argparse.Namespace) -> int:
     if problem:  # checked before the fit, not after it
         raise CommandError(problem)
     if args.seed is not None:
-        settings = replace(settings, seed=args.seed)
+        try:
+            settings = replace(settings, seed=args.seed)
+        except ValueError as error:
+            raise CommandError(f"--seed: {error}") from None
     checkpoint = args.checkpoint or settings.checkpoint
     prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings)
     module, data, val_loss = fit(

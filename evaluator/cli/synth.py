@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     least = smallest_run(config)
     if config.num_pairs < least:
         raise CommandError(
-            f"--num-pairs must be at least {least} (one pair per class in each split at "
+            f"num_pairs (--num-pairs) must be at least {least} (one pair per class in each split at "
             f"val_fraction {config.val_fraction}), got {config.num_pairs}"
         )
     if args.print_config:

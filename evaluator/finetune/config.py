@@ -66,6 +66,8 @@ class FitSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ValueError(f"seed_everything must be a whole number (got {self.seed!r})")
+        if not 0 <= self.seed < 2**32:  # numpy's and Lightning's range
+            raise ValueError(f"seed_everything must be in 0..{2**32 - 1} (got {self.seed})")
         steps = {
             "trainer.max_steps": self.max_steps,
             "trainer.val_check_interval": self.val_check_interval,
