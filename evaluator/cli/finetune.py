@@ -46,10 +46,16 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="pretrained base, a folder or Hub id (default: the config's data.checkpoint)",
     )
     parser.add_argument(
-        "--cache-dir", default=str(DEFAULT_CACHE_DIR), help="feature/embedding cache"
+        "--cache-dir",
+        default=str(DEFAULT_CACHE_DIR),
+        help="feature/embedding cache (the config's data.cache_dir is read by "
+        "scripts/finetune.py only)",
     )
     parser.add_argument(
-        "--data-root", default=None, help="human data folder (default: shared data/human)"
+        "--data-root",
+        default=None,
+        help="human data folder (default: shared data/human; the config's data.data_root and "
+        "trainer.accelerator/devices are read by scripts/finetune.py only)",
     )
 
 
