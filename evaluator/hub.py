@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 
 from evaluator.features import FeatureScaler
 from evaluator.model import MismatchConfig, MismatchModel
-from mismatch_core.atomic import atomic_directory, output_problem
+from mismatch_core.atomic import atomic_directory
 from mismatch_core.checkpoint_files import (
     CARD_FILE,
     CHECKPOINT_FILES,
@@ -29,6 +29,7 @@ from mismatch_core.checkpoint_files import (
     FORMAT_VERSION,
     WEIGHTS_FILE,
     checkpoint_directory,
+    export_problem,
     read_config,
 )
 from mismatch_core.errors import CheckpointError
@@ -113,18 +114,6 @@ def save_pretrained(
         os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it
         (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
     return target
-
-
-def export_problem(path: Path) -> str | None:
-    """Why a checkpoint cannot be written at ``path``, or None: only a new or empty folder or
-    an earlier checkpoint may be replaced. Commands check it before a long run, so that the
-    run does not fail at its last step."""
-    problem = output_problem(path, "directory")
-    if problem:
-        return problem
-    if path.is_dir() and any(path.iterdir()) and not (path / CONFIG_FILE).is_file():
-        return f"{path} exists and is not a checkpoint directory; refusing to replace it"
-    return None
 
 
 def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:

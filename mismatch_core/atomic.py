@@ -66,6 +66,10 @@ def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
     problem = output_problem(path, "directory")
     if problem or not path.exists():
         return problem
+    if path.is_symlink():  # replacing would swap the link for a local folder
+        return f"{path} is a symbolic link; give the folder it points to"
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # the staging folder is made there
+        return f"cannot replace {path}: no write permission in {path.parent}"
     others = sorted(entry.name for entry in path.iterdir() if entry.name not in names)
     if others:
         return (

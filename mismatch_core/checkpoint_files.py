@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import CheckpointError
 from mismatch_core.resources import hub_reachable
 from mismatch_core.taxonomy import CODES
@@ -22,6 +23,16 @@ FORMAT = "mismatch-eval"
 FORMAT_VERSION = 1
 CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+def export_problem(path: Path) -> str | None:
+    """Why a checkpoint cannot be written at ``path``, or None: only a new or empty folder or
+    an earlier checkpoint holding nothing but its files may be replaced (whole). Commands
+    check it before a long run, so that the run does not fail at its last step."""
+    path = Path(path)
+    if path.is_dir() and not (path / CONFIG_FILE).is_file() and any(path.iterdir()):
+        return f"{path} exists and is not a checkpoint directory; refusing to replace it"
+    return folder_problem(path, CHECKPOINT_FILES)
 
 
 def checkpoint_directory(name: str, revision: str | None, local_files_only: bool) -> Path:

@@ -99,8 +99,11 @@ class SynthConfig:
         unknown = sorted(set(weights) - set(SOURCES))
         if unknown:
             raise ValueError(f"source_weights: unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCES)}")
-        if self.max_source_share == 0:  # no source may give a single reference
-            raise ValueError("max_source_share must be above 0, got 0")
+        if int(self.max_source_share * self.num_pairs) < 1:  # each source's cap (synth.quotas)
+            raise ValueError(
+                f"max_source_share {self.max_source_share} leaves no source a single pair of "
+                f"num_pairs {self.num_pairs}"
+            )
 
 
 def config_parser() -> ArgumentParser:

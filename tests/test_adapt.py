@@ -174,6 +174,7 @@ def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
     (out / "notes.txt").write_text("mine")  # a folder holding anything else is refused
     assert main(["adapt", "pairs", "--out", str(out)]) == 2
     assert "holds notes.txt, not only train.parquet, val.parquet" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "mine"
 
 
 # --- continued training --------------------------------------------------------------------

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from mismatch_core.atomic import atomic_directory, atomic_path, output_problem, write_text_atomic
+from mismatch_core.atomic import (
+    atomic_directory,
+    atomic_path,
+    folder_problem,
+    output_problem,
+    write_text_atomic,
+)
 
 
 @pytest.fixture
@@ -63,3 +69,17 @@ def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:
     assert output_problem(a_file / "out.parquet") == (
         f"cannot create {a_file / 'out.parquet'}: {a_file} is a file, not a directory"
     )
+
+
+def test_a_folder_replaced_whole_must_hold_only_its_files_and_be_no_link(tmp_path: Path) -> None:
+    names = ("train.parquet", "val.parquet")
+    assert folder_problem(tmp_path / "new", names) is None
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    (ours / "train.parquet").write_text("x")
+    assert folder_problem(ours, names) is None
+    (ours / "notes.txt").write_text("mine")
+    assert "holds notes.txt, not only train.parquet, val.parquet" in folder_problem(ours, names)
+    link = tmp_path / "link"
+    link.symlink_to(ours, target_is_directory=True)
+    assert folder_problem(link, names) == f"{link} is a symbolic link; give the folder it points to"

@@ -129,6 +129,10 @@ def test_saving_replaces_a_checkpoint_but_not_other_folders(saved: Path, tmp_pat
     with pytest.raises(CheckpointError, match="not a checkpoint directory"):
         save_pretrained(frozen_model(), precious, scaler=scaler())
     assert (precious / "notes.txt").read_text() == "keep"
+    (saved / "notes.txt").write_text("keep")  # a checkpoint holding more is not replaced either
+    with pytest.raises(CheckpointError, match="holds notes.txt, not only config.json"):
+        save_pretrained(frozen_model(), saved, scaler=scaler())
+    assert (saved / "notes.txt").read_text() == "keep"
 
 
 def test_scaler_must_match_the_model_features(tmp_path: Path) -> None:

@@ -285,7 +285,8 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         ({"num_pairs": "abc"}, 'Parser key "num_pairs": Expected a <class \'int\'>. Got value: abc'),
         ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
         ({"source_weights": {"bogus": 1.0}}, "source_weights: unknown source(s) bogus; known: squad"),
-        ({"max_source_share": 0.0}, "max_source_share must be above 0, got 0"),
+        ({"max_source_share": 0.0}, "max_source_share 0.0 leaves no source a single pair"),
+        ({"max_source_share": 1e-6}, "max_source_share 1e-06 leaves no source a single pair"),
         (5, "Unexpected config: 5"),
     ):
         config = tmp_path / "synth.yaml"

@@ -115,12 +115,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
+    from evaluator.training.data import SPLITS
     from evaluator.training.real_bases import real_base_pairs
     from mismatch_core.atomic import atomic_directory, folder_problem
     from mismatch_core.errors import DataError
     from mismatch_core.resources import data_dir
 
-    problem = folder_problem(args.out, ("train.parquet", "val.parquet"))
+    problem = folder_problem(args.out, tuple(f"{split}.parquet" for split in SPLITS))
     if problem:
         raise CommandError(f"--out: {problem}")
     if args.cap_per_class < 1:
@@ -156,13 +157,14 @@ def weights_digest(checkpoint_dir: str) -> str | None:
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
-    from evaluator.hub import export_problem, load, save_pretrained
+    from evaluator.hub import load, save_pretrained
     from evaluator.training.continued import (
         ContinueSettings,
         continue_run,
         load_split_inputs,
         with_features,
     )
+    from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.resources import resolve_checkpoint
 

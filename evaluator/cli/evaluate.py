@@ -17,10 +17,10 @@ from pathlib import Path
 from evaluator.cli.finetune import add_input_arguments, load_settings, prepare
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.finetune.transfer import evaluate_transfers
-from evaluator.hub import export_problem
 from evaluator.signature import signature
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
+from mismatch_core.checkpoint_files import export_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

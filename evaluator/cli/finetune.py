@@ -32,9 +32,9 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit, fit
-from evaluator.hub import export_problem
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
+from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 

@@ -133,13 +133,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
-    checkpoint, config = _checkpoint(args)
     if args.signature:
-        print(_load_evaluator(args, checkpoint).signature)
+        print(_load_evaluator(args, _checkpoint(args)[0]).signature)
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
     source = _input_source(args)
+    checkpoint, config = _checkpoint(args)
     try:  # every line checked before the model loads
         total = source.count(require_sources=reads_sources(config))
     except DataError as error:

@@ -77,7 +77,7 @@ def _train(args: argparse.Namespace) -> int:
 
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
-    from evaluator.hub import export_problem, load
+    from evaluator.hub import load
     from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
@@ -87,13 +87,14 @@ def _train(args: argparse.Namespace) -> int:
         train_span_tagger,
         with_span_tagger,
     )
+    from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.pairs import read_pairs
     from synth.corpora import split_of
 
     if args.max_pairs is not None and args.max_pairs < 1:
         raise CommandError(f"--max-pairs must be at least 1, got {args.max_pairs}")
-    try:  # the settings are checked before any slow work
+    try:  # the settings are checked before anything is read
         settings = SpanTraining(
             dim=args.dim,
             epochs=args.epochs,

@@ -63,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from synth.generate import generate
-    from synth.output import output_problem, write
+    from synth.output import pair_set_problem, write
 
-    problem = output_problem(args.out)  # before the pairs are made, not after
+    problem = pair_set_problem(args.out)  # before the pairs are made, not after
     if problem:
         raise CommandError(f"--out: {problem}")
 
