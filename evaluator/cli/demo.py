@@ -39,20 +39,13 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.evaluator import Evaluator
     from evaluator.predict_io import read_jsonl_file
-    from mismatch_core.errors import CheckpointError, DataError
 
     if args.top < 1:
         raise CommandError(f"--top must be at least 1, got {args.top}")
-    try:
-        pairs, objects = read_jsonl_file(args.examples)
-    except DataError as error:
-        raise CommandError(str(error)) from None
+    pairs, objects = read_jsonl_file(args.examples)
     notes = [str(value.get("note", "")) for value in objects]
-    try:
-        name, revision = resolve_checkpoint(args.checkpoint)
-        evaluator = Evaluator.from_pretrained(name, revision=revision)
-    except CheckpointError as error:
-        raise CommandError(str(error)) from None
+    name, revision = resolve_checkpoint(args.checkpoint)
+    evaluator = Evaluator.from_pretrained(name, revision=revision)
     predictions = evaluator.predict(pairs.refs, pairs.gens, ids=pairs.ids, progress=False)
     print(
         f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"

@@ -35,7 +35,7 @@ from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
-from mismatch_core.errors import CheckpointError, ConfigError, DataError
+from mismatch_core.errors import CheckpointError, DataError
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,10 +83,7 @@ def load_settings(task: str, config: str | None) -> FitSettings:
     a bad setting is a user error."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
-    try:
-        return read_fit_config(config or f"configs/finetune/{task}.yaml", task)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
+    return read_fit_config(config or f"configs/finetune/{task}.yaml", task)
 
 
 def prepare(

@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from evaluator.cli import CommandError
 from mismatch_core.checkpoint_files import reads_sources
-from mismatch_core.errors import CheckpointError, DataError
+from mismatch_core.errors import CheckpointError
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
@@ -140,10 +140,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--output {args.output} is a directory; name a file")
     source = _input_source(args)
     checkpoint, config = _checkpoint(args)
-    try:  # every line checked before the model loads
-        total = source.count(require_sources=reads_sources(config))
-    except DataError as error:
-        raise CommandError(str(error)) from None
+    total = source.count(require_sources=reads_sources(config))  # checked before the model loads
     scorer = _scorer(args)
     try:
         return _score(args, source, total, scorer, output_format, started, checkpoint)
@@ -200,13 +197,10 @@ def _score_and_write(
         stream, output_format, evaluator.rating_keys, spans=spans and evaluator.has_spans
     )
     chunks = chunked(source.rows(), STREAM_PAIRS)
-    try:
-        for predictions in evaluator.predict_stream(
-            chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer, spans=spans
-        ):
-            writer.write(predictions)
-    except DataError as error:
-        raise CommandError(str(error)) from None
+    for predictions in evaluator.predict_stream(
+        chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer, spans=spans
+    ):
+        writer.write(predictions)
 
 
 def _output_format(args: argparse.Namespace) -> str:
@@ -258,10 +252,7 @@ def _input_source(args: argparse.Namespace):
             raise CommandError("line-aligned input needs both --refs and --gens")
         return AlignedInput(args.refs, args.gens, args.srcs)
     if args.input not in (None, "-"):
-        try:
-            return JsonlInput.from_file(Path(args.input))
-        except DataError as error:
-            raise CommandError(str(error)) from None
+        return JsonlInput.from_file(Path(args.input))
     if args.devices > 1:  # every process re-runs the command and would read stdin again
         raise CommandError("--devices above 1 reads its input from files: give --input FILE")
     if args.input is None and sys.stdin.isatty():
@@ -283,13 +274,10 @@ def _checkpoint(args: argparse.Namespace) -> tuple[Path, dict]:
             get_task(args.task)
         except KeyError as error:
             raise CommandError(str(error.args[0])) from None
-    try:
-        directory = checkpoint_directory(
-            *resolve_checkpoint(args.checkpoint, args.task), local_files_only=False
-        )
-        return directory, read_config(directory)
-    except CheckpointError as error:
-        raise CommandError(str(error)) from None
+    directory = checkpoint_directory(
+        *resolve_checkpoint(args.checkpoint, args.task), local_files_only=False
+    )
+    return directory, read_config(directory)
 
 
 def _load_evaluator(args: argparse.Namespace, directory: Path):

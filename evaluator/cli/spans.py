@@ -88,7 +88,7 @@ def _train(args: argparse.Namespace) -> int:
         with_span_tagger,
     )
     from mismatch_core.checkpoint_files import export_problem
-    from mismatch_core.errors import CheckpointError, DataError
+    from mismatch_core.errors import DataError
     from mismatch_core.pairs import read_pairs
     from synth.corpora import split_of
 
@@ -105,12 +105,9 @@ def _train(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise CommandError(f"span training: {error}") from None
-    try:
-        checkpoint = _load(load, args.checkpoint)
-        pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
-        check_span_pairs(pairs, args.pairs / "train.parquet")
-    except (CheckpointError, DataError) as error:
-        raise CommandError(str(error)) from None
+    checkpoint = _load(load, args.checkpoint)
+    pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
+    check_span_pairs(pairs, args.pairs / "train.parquet")
     problem = export_problem(args.out)
     if problem:
         raise CommandError(f"--out: {problem}")

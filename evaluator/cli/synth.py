@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from mismatch_core.errors import ConfigError
 from synth.config import SynthConfig, dump_config, load_config
 
 
@@ -41,10 +40,7 @@ def run(args: argparse.Namespace) -> int:
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
         return audit(args.out, args.audit, args.seed or 0, args.audit_by)
-    try:
-        config = load_config(args.config)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
+    config = load_config(args.config)
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:
         config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})

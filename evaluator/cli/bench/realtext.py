@@ -430,7 +430,6 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.realtext_data import DARR, SICK_TRIAL
     from evaluator.signature import signature
     from mismatch_core.atomic import output_problem
-    from mismatch_core.errors import CheckpointError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
     parts = parse_parts(args.parts)
@@ -445,11 +444,8 @@ def bench_realtext(args: argparse.Namespace) -> None:
         if part in parts and not paths[part].is_file():
             raise CommandError(f"{paths[part]}: no such file")
     quiet_hub_libraries()
-    try:
-        name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
-        scorer = Scorer(load(name, revision))
-    except CheckpointError as error:
-        raise CommandError(str(error)) from None
+    name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
+    scorer = Scorer(load(name, revision))
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
     bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
     result: dict = {

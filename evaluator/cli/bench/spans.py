@@ -303,7 +303,6 @@ def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
     from mismatch_core.atomic import output_problem
-    from mismatch_core.errors import CheckpointError
     from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
 
     if args.parts is None:  # the synthetic part when its pairs are given
@@ -315,11 +314,8 @@ def bench_spans(args: argparse.Namespace) -> None:
     if args.out and (problem := output_problem(Path(args.out))):
         raise CommandError(problem)
     quiet_hub_libraries()
-    try:
-        name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
-        evaluator = Evaluator.from_pretrained(name, revision=revision)
-    except CheckpointError as error:
-        raise CommandError(str(error)) from None
+    name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
+    evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
         raise CommandError(f"{name} has no span tagger (see mismatch spans train)")
     per_class = args.pairs or DEFAULT_PER_CLASS
