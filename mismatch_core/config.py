@@ -19,6 +19,12 @@ Parsed = TypeVar("Parsed")
 Settings = TypeVar("Settings")
 
 
+def check_seed(seed: int, name: str = "seed") -> None:
+    """ValueError unless ``seed`` is one numpy and Lightning accept (0..2**32-1)."""
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"{name} must be in 0..{2**32 - 1}, got {seed}")
+
+
 def read_config(
     path: Path, parse: Callable[[Path], Parsed], build: Callable[[Parsed], Settings]
 ) -> Settings:

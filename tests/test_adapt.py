@@ -292,9 +292,11 @@ def test_train_refuses_missing_inputs_and_a_folder_it_would_clobber(
     assert main(adapt_args(adapt_inputs, root / "out", "--nocontr-weights", "1,x")) == 2
     assert "--nocontr-weights" in capsys.readouterr().err
     assert main(adapt_args(adapt_inputs, root / "out", "--nocontr-weights", "1,nan")) == 2
-    assert "--nocontr-weights needs positive weights" in capsys.readouterr().err
+    assert "nocontr_weights must be positive numbers, got (1.0, nan)" in capsys.readouterr().err
     assert main(adapt_args(adapt_inputs, root / "out", "--learning-rate", "nan")) == 2
-    assert "--learning-rate must be positive, got nan" in capsys.readouterr().err
+    assert "learning_rate must be a positive number, got nan" in capsys.readouterr().err
+    assert main(adapt_args(adapt_inputs, root / "out", "--epochs", "0")) == 2
+    assert "adapt train: epochs must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_a_val_split_without_a_correct_pair_or_a_task_checkpoint_is_refused(

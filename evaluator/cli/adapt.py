@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -165,22 +164,12 @@ def _train(args: argparse.Namespace) -> int:
         with_features,
     )
     from mismatch_core.checkpoint_files import export_problem
-    from mismatch_core.errors import CheckpointError, DataError
     from mismatch_core.resources import resolve_checkpoint
 
     try:
         weights = tuple(float(w) for w in args.nocontr_weights.split(",") if w.strip())
     except ValueError:
         raise CommandError(f"--nocontr-weights: not numbers: {args.nocontr_weights!r}") from None
-    if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
-        raise CommandError(
-            f"--nocontr-weights needs positive weights, got {args.nocontr_weights!r}"
-        )
-    for value, flag in ((args.epochs, "--epochs"), (args.batch_size, "--batch-size")):
-        if value < 1:
-            raise CommandError(f"{flag} must be a positive integer, got {value}")
-    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
-        raise CommandError(f"--learning-rate must be positive, got {args.learning_rate}")
     problem = export_problem(args.out)
     if problem:
         raise CommandError(f"--out: {problem}")
@@ -193,37 +182,37 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError("--head-only needs --add-features")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
-    settings = ContinueSettings(
-        epochs=args.epochs,
-        learning_rate=args.learning_rate,
-        nocontr_weights=weights,
-        batch_size=args.batch_size,
-        seed=args.seed,
-        add_token_branch=args.add_token_branch,
-        add_features=added,
-        head_only=args.head_only,
-    )
     try:
-        path, revision = resolve_checkpoint(str(args.checkpoint))
-        checkpoint = load(path, revision)
-        checkpoint = with_features(
-            checkpoint,
-            added,
-            [(args.real, args.real_features), (args.synth, args.synth_features)],
-            args.head_only,
+        settings = ContinueSettings(
+            epochs=args.epochs,
+            learning_rate=args.learning_rate,
+            nocontr_weights=weights,
+            batch_size=args.batch_size,
+            seed=args.seed,
+            add_token_branch=args.add_token_branch,
+            add_features=added,
+            head_only=args.head_only,
         )
-        data = {
-            f"{name}_{split}": pairs
-            for name, folder, features in (
-                ("real", args.real, args.real_features),
-                ("synth", args.synth, args.synth_features),
-            )
-            for split, pairs in load_split_inputs(
-                checkpoint, folder, features, args.add_token_branch
-            ).items()
-        }
-    except (CheckpointError, DataError) as error:
-        raise CommandError(str(error)) from None
+    except ValueError as error:
+        raise CommandError(f"adapt train: {error}") from None
+    path, revision = resolve_checkpoint(str(args.checkpoint))
+    checkpoint = load(path, revision)
+    checkpoint = with_features(
+        checkpoint,
+        added,
+        [(args.real, args.real_features), (args.synth, args.synth_features)],
+        args.head_only,
+    )
+    data = {
+        f"{name}_{split}": pairs
+        for name, folder, features in (
+            ("real", args.real, args.real_features),
+            ("synth", args.synth, args.synth_features),
+        )
+        for split, pairs in load_split_inputs(
+            checkpoint, folder, features, args.add_token_branch
+        ).items()
+    }
     print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
     runs = []
     for weight in weights:

@@ -24,7 +24,7 @@ from evaluator.features.registry import check_source_columns
 from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
-from mismatch_core.config import read_config
+from mismatch_core.config import check_seed, read_config
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -66,8 +66,7 @@ class FitSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ValueError(f"seed_everything must be a whole number (got {self.seed!r})")
-        if not 0 <= self.seed < 2**32:  # numpy's and Lightning's range
-            raise ValueError(f"seed_everything must be in 0..{2**32 - 1} (got {self.seed})")
+        check_seed(self.seed, "seed_everything")
         steps = {
             "trainer.max_steps": self.max_steps,
             "trainer.val_check_interval": self.val_check_interval,

@@ -22,6 +22,7 @@ ratings read, stays as it was.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -38,12 +39,14 @@ from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
+from mismatch_core.config import check_seed
 from mismatch_core.errors import CheckpointError, DataError
 
 
 @dataclass
 class ContinueSettings:
-    """How training continues (stored with the checkpoint)."""
+    """How training continues (stored with the checkpoint); ValueError names a setting that
+    training cannot use."""
 
     epochs: int = 8
     learning_rate: float = 3e-4
@@ -54,6 +57,17 @@ class ContinueSettings:
     add_token_branch: bool = False
     add_features: tuple[str, ...] = ()
     head_only: bool = False  # add_features read by the head alone; nothing else trains
+
+    def __post_init__(self) -> None:
+        for name in ("epochs", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
+        weights = self.nocontr_weights
+        if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
+            raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")
+        check_seed(self.seed)
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:

@@ -32,6 +32,7 @@ from evaluator.features.encoder_pass import tokenize
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
+from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
@@ -179,8 +180,7 @@ class SpanTraining:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
-        if not 0 <= self.seed < 2**32:
-            raise ValueError(f"seed must be in 0..{2**32 - 1}, got {self.seed}")
+        check_seed(self.seed)
 
 
 def with_span_tagger(checkpoint: Checkpoint, dim: int, seed: int) -> MismatchModel:
