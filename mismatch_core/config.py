@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import yaml
+
 from mismatch_core.errors import ConfigError
 
 Parsed = TypeVar("Parsed")
@@ -25,6 +27,15 @@ def check_seed(seed: int, name: str = "seed") -> None:
         raise ValueError(f"{name} must be in 0..{2**32 - 1}, got {seed}")
 
 
+def has_settings(path: Path) -> bool:
+    """False for a file with no YAML value in it (empty, or comments alone), which the parser
+    reports only as "Unexpected config:"; a syntax error is left to the parser to name."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) is not None
+    except yaml.YAMLError:
+        return True
+
+
 def read_config(
     path: Path, parse: Callable[[Path], Parsed], build: Callable[[Parsed], Settings]
 ) -> Settings:
@@ -32,6 +43,8 @@ def read_config(
     decoded, for what the parser rejects (an unknown key, a value of the wrong type: its
     ArgumentError, on one line) and for a setting ``build`` rejects (its ValueError)."""
     try:
+        if not has_settings(path):
+            raise ConfigError(f"{path}: no settings in the file (a YAML mapping of keys to values)")
         parsed = parse(path)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read config {path}: {error}") from None

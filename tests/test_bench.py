@@ -58,6 +58,13 @@ def test_a_pair_count_below_one_is_refused_before_any_target(calls, capsys, pair
     assert f"--pairs must be at least 1, got {pairs}" in capsys.readouterr().err
 
 
+def test_real_text_options_are_refused_by_a_throughput_target(calls, capsys) -> None:
+    assert main(["bench", "synth", "--parts", "sick", "--out", "x.json"]) == 2 and calls == []
+    assert "--parts, --out: for the realtext and spans targets, not synth" in (
+        capsys.readouterr().err
+    )
+
+
 def test_an_unknown_target_is_refused(calls, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["bench", "everything"])

@@ -293,6 +293,9 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         config.write_text(yaml.safe_dump(setting))
         assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
         assert f"synth.yaml: {message}" in capsys.readouterr().err
+    config.write_text("# every setting left at its default\n")
+    assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert "synth.yaml: no settings in the file" in capsys.readouterr().err
     assert main(["synth", "--processes", "0", "--out", str(tmp_path / "out")]) == 2
     assert "processes must be at least 1, got 0" in capsys.readouterr().err
     assert main(["synth", "--num-pairs", "28", "--out", str(tmp_path / "out")]) == 2

@@ -15,6 +15,9 @@ TARGETS: dict[str, str] = {
     "spans": "evaluator.cli.bench.spans:bench_spans",
 }
 
+THROUGHPUT_TARGETS = ("synth", "features", "predict")
+REAL_TEXT_OPTIONS = ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", choices=[*TARGETS, "all"], help="what to measure")
@@ -62,6 +65,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--out and --parts name one target's output and parts; not with all")
     if args.pairs is not None and args.pairs < 1:
         raise CommandError(f"--pairs must be at least 1, got {args.pairs}")
+    if args.target in THROUGHPUT_TARGETS:  # they read --pairs and --seed alone
+        given = [name for name in REAL_TEXT_OPTIONS if getattr(args, name) is not None]
+        if given:
+            options = ", ".join(f"--{name.replace('_', '-')}" for name in given)
+            raise CommandError(f"{options}: for the realtext and spans targets, not {args.target}")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")
