@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evaluator.cli import CommandError
-from mismatch_core.checkpoint_files import reads_sources
+from mismatch_core.checkpoint_files import checkpoint_directory, read_config, reads_sources
 from mismatch_core.errors import CheckpointError
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import (
@@ -265,8 +265,6 @@ def _input_source(args: argparse.Namespace):
 def _checkpoint(args: argparse.Namespace) -> tuple[Path, dict]:
     """The directory (a Hub id downloaded once, here) and config.json of the checkpoint asked
     for, found and read before torch loads."""
-    from mismatch_core.checkpoint_files import checkpoint_directory, read_config
-
     if args.task is not None:
         from evaluator.tasks import get_task
 
