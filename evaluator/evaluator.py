@@ -25,7 +25,7 @@ from evaluator.predict_io import Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
-from mismatch_core.pairs import check_pairs, first_without_source
+from mismatch_core.pairs import check_pairs, first_empty_reference, first_without_source
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
@@ -159,6 +159,9 @@ class Evaluator:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         check_pairs(refs, gens)
+        empty = first_empty_reference(refs)
+        if empty is not None:
+            raise ValueError(f"pair {ids[empty]!r} has an empty reference")
         if srcs is not None and not all(src is None or isinstance(src, str) for src in srcs):
             raise ValueError("every src must be a string or None")
         names = self.checkpoint.model.config.source_features

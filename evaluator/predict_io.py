@@ -31,7 +31,7 @@ from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_json_lines, iter_jsonl, jsonl_lines
-from mismatch_core.pairs import has_source
+from mismatch_core.pairs import has_text
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
@@ -104,9 +104,10 @@ class AlignedInput:
         self.src_path = src_path
 
     def count(self, require_sources: bool = False) -> int:
-        """The number of pairs, after one pass that checks UTF-8 and equal line counts and,
-        with ``require_sources`` (a checkpoint whose ratings read each output against its
-        source), a non-empty source on every line; DataError names the file (and line)."""
+        """The number of pairs, after one pass that checks UTF-8, equal line counts, a
+        reference on every line of every reference file and, with ``require_sources`` (a
+        checkpoint whose ratings read each output against its source), a source on every line;
+        DataError names the file (and line)."""
         if require_sources and self.src_path is None:
             raise DataError(
                 f"{self.gen_path}: this checkpoint reads each output against its source; "
@@ -114,9 +115,10 @@ class AlignedInput:
             )
         gens = count_lines(self.gen_path)
         for path in self.ref_paths:
-            self._check_length(path, count_lines(path), gens)
+            self._check_length(path, count_lines(path, nonblank="reference"), gens)
         if self.src_path is not None:
-            self._check_length(self.src_path, count_lines(self.src_path, require_sources), gens)
+            required = "source" if require_sources else None
+            self._check_length(self.src_path, count_lines(self.src_path, required), gens)
         return gens
 
     def _check_length(self, path: Path, count: int, gens: int) -> None:
@@ -168,18 +170,24 @@ class JsonlInput:
         return cls(lines, name)
 
     def count(self, require_sources: bool = False) -> int:
-        """The number of pairs, after one pass that checks every line and, with
-        ``require_sources`` (a checkpoint whose ratings read each output against its source),
-        that each has a source (key "src"); DataError names the line."""
-        total = 0
-        for where, (_, _, _, src) in self._numbered_rows():
-            if require_sources and not has_source(src):
+        """The number of pairs, after one pass that checks every line, that no two pairs share
+        an id (the outputs are joined back by id) and, with ``require_sources`` (a checkpoint
+        whose ratings read each output against its source), that each has a source (key
+        "src"); DataError names the line."""
+        first_line: dict[str, str] = {}
+        for where, (item_id, _, _, src) in self._numbered_rows():
+            if require_sources and not has_text(src):
                 raise DataError(
                     f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
                     "each output against its source)"
                 )
-            total += 1
-        return total
+            if item_id in first_line:
+                raise DataError(
+                    f"{where}: key 'id' {item_id!r} was already used at {first_line[item_id]}; "
+                    "ids must be unique"
+                )
+            first_line[item_id] = where
+        return len(first_line)
 
     def rows(self) -> Iterator[PairRow]:
         for _, row in self._numbered_rows():
@@ -207,13 +215,14 @@ def iter_text_lines(path: Path) -> Iterator[str]:
                 raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
 
 
-def count_lines(path: Path, require_sources: bool = False) -> int:
-    """The lines of a text file, after reading them all; with ``require_sources`` (a file of
-    sources), DataError names the first line with no more than white space."""
+def count_lines(path: Path, nonblank: str | None = None) -> int:
+    """The lines of a text file, after reading them all; with ``nonblank`` (what each line
+    holds, "reference" or "source"), DataError names the first line with no more than white
+    space."""
     count = 0
     for count, line in enumerate(iter_text_lines(path), 1):
-        if require_sources and not has_source(line):
-            raise DataError(f"{path}:{count}: empty source")
+        if nonblank is not None and not has_text(line):
+            raise DataError(f"{path}:{count}: empty {nonblank}")
     return count
 
 
@@ -249,6 +258,8 @@ def parse_pair(
         or (ref and isinstance(ref, list) and all(isinstance(r, str) for r in ref))
     ):
         raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
+    if not all(has_text(r) for r in ([ref] if isinstance(ref, str) else ref)):
+        raise DataError(f"{where}: key 'ref' holds an empty reference")
     gen = "" if value["gen"] is None else value["gen"]  # null: the system produced nothing
     if not isinstance(gen, str):
         raise DataError(f"{where}: key 'gen' must be a string or null")

@@ -44,16 +44,27 @@ def check_pairs(refs: Sequence, gens: Sequence) -> None:
             raise PairError(index, "every reference must be a string")
 
 
-def has_source(src: object) -> TypeGuard[str]:
-    """Whether a pair's source is given: a string with more than white space."""
-    return isinstance(src, str) and bool(src.strip())
+def has_text(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a string with more than white space (a pair's source is given
+    only then)."""
+    return isinstance(value, str) and bool(value.strip())
+
+
+def first_empty_reference(refs: Sequence[str | Sequence[str]]) -> int | None:
+    """The index of the first pair with an empty (or white-space) reference, or None. Features
+    are defined for one, but a prediction against nothing is a mistake in the input; an empty
+    gen is not (the system produced nothing)."""
+    for index, ref in enumerate(refs):
+        if not all(has_text(item) for item in ([ref] if isinstance(ref, str) else ref)):
+            return index
+    return None
 
 
 def first_without_source(srcs: Sequence[object] | None, n: int) -> int | None:
     """The index of the first of ``n`` pairs without a source (``srcs`` None or shorter counts
     as none), or None when every pair has one."""
     for index in range(n):
-        if srcs is None or index >= len(srcs) or not has_source(srcs[index]):
+        if srcs is None or index >= len(srcs) or not has_text(srcs[index]):
             return index
     return None
 

@@ -220,6 +220,7 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
         (lambda ev: ev.predict(REFS, GENS, ids=["a"]), "1 ids but 5 generated texts"),
         (lambda ev: ev.predict([[]], ["x"]), "non-empty list"),
         (lambda ev: ev.predict(["x"], [None]), "gen must be a string"),
+        (lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]), "pair '1' has an empty reference"),
         (lambda ev: ev.predict(REFS, GENS, batch_size=0), "batch_size must be positive"),
     ],
 )
@@ -462,7 +463,8 @@ def test_cli_output_round_trips(tmp_path: Path, output_format: str, monkeypatch)
 
 def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir: Path) -> None:
     refs_a = write_lines(tmp_path / "refs_a.txt", REFS)
-    refs_b = write_lines(tmp_path / "refs_b.txt", GENS)  # second reference = the gen itself
+    second = [gen or "Nothing." for gen in GENS]  # second reference = the gen (or a word)
+    refs_b = write_lines(tmp_path / "refs_b.txt", second)
     gens = write_lines(tmp_path / "gens.txt", GENS)
     srcs = write_lines(tmp_path / "srcs.txt", ["source"] * len(GENS))
     out = tmp_path / "out.jsonl"
@@ -474,7 +476,7 @@ def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in records] == ["1", "2", "3", "4", "5"]  # line numbers
     expected = Evaluator.from_pretrained(base_dir).predict(
-        [[r, g] for r, g in zip(REFS, GENS, strict=True)], GENS
+        [[r, g] for r, g in zip(REFS, second, strict=True)], GENS
     )
     assert [r["score"] for r in records] == [p.score for p in expected]
 
@@ -525,6 +527,18 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     not_object = write_jsonl(tmp / "list.jsonl", [["a", "b"]])
     bad_ref = write_jsonl(tmp / "bad_ref.jsonl", [{"ref": [], "gen": "b"}])
     not_gzip = write_jsonl(tmp / "plain.jsonl.gz", [{"ref": "a", "gen": "b"}])
+    blank_ref = write_jsonl(
+        tmp / "blank_ref.jsonl", [{"ref": "a", "gen": "b"}, {"ref": ["a", " "], "gen": "b"}]
+    )
+    twice = write_jsonl(
+        tmp / "twice.jsonl",
+        [
+            {"ref": "a", "gen": "b", "id": 7},
+            {"ref": "a", "gen": "c"},
+            {"ref": "a", "gen": "d", "id": "7"},
+        ],
+    )
+    gaps = write_lines(tmp / "gaps.txt", [*REFS[:3], "", *REFS[4:]])
     return {
         "line counts": (
             ["--refs", str(refs), "--gens", str(short)],
@@ -538,6 +552,15 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "missing key": (["--input", str(no_gen)], ["no_gen.jsonl:3", "missing key 'gen'"]),
         "not an object": (["--input", str(not_object)], ["list.jsonl:1", "expected a JSON object"]),
         "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
+        "blank ref": (["--input", str(blank_ref)], ["blank_ref.jsonl:2", "'ref'", "empty"]),
+        "blank reference line": (
+            ["--refs", str(refs), str(gaps), "--gens", str(refs)],
+            ["gaps.txt:4: empty reference"],
+        ),
+        "repeated id": (
+            ["--input", str(twice)],
+            ["twice.jsonl:3", "'7' was already used at", "twice.jsonl:1", "unique"],
+        ),
         "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
         "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
         "input is a folder": (["--input", str(tmp)], [f"{tmp} is a directory; give a .jsonl"]),
@@ -564,7 +587,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
+     "blank ref", "blank reference line", "repeated id", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
      "sources beside --input", "threshold", "output is a folder", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(

@@ -40,7 +40,7 @@ from dataclasses import replace
 from spacy.tokens import Doc
 
 from evaluator.human_data import HumanRecord
-from mismatch_core.pairs import has_source
+from mismatch_core.pairs import has_text
 from mismatch_core.taxonomy import ERROR_CODES, MEANING_ERROR_CODES
 from synth.perturb import Context
 from synth.rules import parse, shared_rules, weighted_sample
@@ -163,7 +163,7 @@ def source_copies(records: list[HumanRecord]) -> tuple[list[HumanRecord], list[i
     output is that source (it must rate below the record's own output)."""
     copies, kept = [], []
     for i, record in enumerate(records):
-        if has_source(record.src):
+        if has_text(record.src):
             copies.append(
                 replace(record, id=f"{record.id}{SOURCE_COPY}", gen=record.src, scores={})
             )
