@@ -510,7 +510,9 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     assert "unknown task(s) poetry" in capsys.readouterr().err
     assert main(["finetune", "--task", "summarization", "--checkpoint", str(tmp_path / "nope"),
                  "--config", "configs/finetune/summarization.yaml"]) == 2  # fmt: skip
-    assert "does not exist" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "does not exist" in error
+    assert "summarization.yaml" not in error  # --checkpoint, not the config, named it
     assert (
         main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
     )
@@ -519,7 +521,9 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     elsewhere = tmp_path / "elsewhere.yaml"
     elsewhere.write_text(yaml.safe_dump({"data": {"checkpoint": str(tmp_path / "old-base")}}))
     assert main(["finetune", "--task", "summarization", "--config", str(elsewhere)]) == 2
-    assert "old-base" in capsys.readouterr().err
+    assert f"elsewhere.yaml: data.checkpoint: checkpoint directory {tmp_path / 'old-base'}" in (
+        capsys.readouterr().err
+    )
     half = tmp_path / "half.yaml"
     half.write_text(yaml.safe_dump({"data": {"contrast_size": 100}}))
     assert main(["finetune", "--task", "summarization", "--config", str(half)]) == 2
@@ -544,6 +548,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
             "data.source_features: unknown feature(s) 'nope'",
         ),
         ({"source_features": ["bertscore_p"]}, "data.source_features: bertscore read the encoder"),
+        ({"train_datasets": ["nope"]}, "data.train_datasets names 'nope', not a dataset of"),
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump({"data": data}))

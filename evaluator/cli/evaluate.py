@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"unknown task(s) {', '.join(unknown)}; known: all, {', '.join(TASKS)}")
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
-    settings = {t: load_settings(t, str(Path(args.config_dir) / f"{t}.yaml")) for t in tasks}
+    configs = {t: str(Path(args.config_dir) / f"{t}.yaml") for t in tasks}
+    settings = {t: load_settings(t, configs[t]) for t in tasks}
     problems = [
         output_problem(Path(args.out), "directory"),
         output_problem(Path(args.cache_dir), "directory"),
@@ -81,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
     for task in tasks:
         start = time.time()
         checkpoint = args.checkpoint or settings[task].checkpoint
-        prepared = prepare(task, checkpoint, args.cache_dir, args.data_root, settings[task])
+        prepared = prepare(
+            task, checkpoint, args.cache_dir, args.data_root, settings[task], configs[task]
+        )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,

@@ -78,12 +78,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def config_file(task: str, config: str | None) -> str:
+    """The config a task's fit reads: ``config``, or the task's shipped one."""
+    return config or f"configs/finetune/{task}.yaml"
+
+
 def load_settings(task: str, config: str | None) -> FitSettings:
     """The fit numbers of a task's config; an unknown task, a missing file, an unknown key or
     a bad setting is a user error."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
-    return read_fit_config(config or f"configs/finetune/{task}.yaml", task)
+    return read_fit_config(config_file(task, config), task)
 
 
 def prepare(
@@ -92,9 +97,11 @@ def prepare(
     cache_dir: str,
     data_root: str | None,
     settings: FitSettings | None = None,
+    config: str | None = None,
 ):
     """prepare_task (with the contrast copies of ``settings``) with its user errors (unknown
-    task, bad checkpoint or data) as CommandError."""
+    task, bad checkpoint or data) as CommandError. ``config``: the file ``settings`` came
+    from, named in the errors of what it set (the checkpoint, when it is the config's)."""
     settings = settings or FitSettings()
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
@@ -113,8 +120,14 @@ def prepare(
             train_datasets=settings.train_datasets,
             source_features=settings.source_features,
         )
-    except (CheckpointError, DataError, ValueError) as error:
+    except DataError as error:
         raise CommandError(str(error)) from None
+    except CheckpointError as error:
+        if config is not None and checkpoint == settings.checkpoint:
+            raise CommandError(f"{config}: data.checkpoint: {error}") from None
+        raise CommandError(str(error)) from None
+    except ValueError as error:  # a setting prepare_task cannot follow (data.train_datasets)
+        raise CommandError(f"{config}: {error}" if config else str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise CommandError(f"--seed: {error}") from None
     checkpoint = args.checkpoint or settings.checkpoint
-    prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings)
+    config = config_file(args.task, args.config)
+    prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings, config)
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint
     )
