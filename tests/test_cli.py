@@ -46,3 +46,13 @@ def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, c
     monkeypatch.setattr(predict, "run", failing)
     assert cli.main(["predict", "--input", "pairs.jsonl"]) == 2
     assert capsys.readouterr().err == "mismatch predict: error: pairs.jsonl:3: missing key 'gen'\n"
+
+
+def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path, capsys):
+    config = tmp_path / "pretrain.yaml"
+    config.write_text("model:\n  bogus_key: 3\n")
+    assert cli.main(["pretrain", "fit", "--config", str(config)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1  # not LightningCLI's usage text
+    assert error.startswith(f"mismatch pretrain: error: fit --config {config}: ")
+    assert "model.bogus_key" in error

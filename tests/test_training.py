@@ -275,7 +275,7 @@ def test_mismatch_pretrain_forwards_arguments(monkeypatch) -> None:
     from evaluator.training import pretrain
 
     received = []
-    monkeypatch.setattr(pretrain, "main", received.append)
+    monkeypatch.setattr(pretrain, "main", lambda args, exit_on_error: received.append(args))
     parser = argparse.ArgumentParser()
     pretrain_cli.add_arguments(parser)
     args = parser.parse_args(["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"])

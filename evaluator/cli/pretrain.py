@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,5 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaluator.training.pretrain import main
 
-    main(args.cli_args)
+    with warnings.catch_warnings():  # LightningCLI warns when args are given beside sys.argv
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+        main(args.cli_args, exit_on_error=False)
     return 0

@@ -10,6 +10,8 @@ export for a checkpoint of a finished run (e.g. one trained with ``--export_dir 
 from __future__ import annotations
 
 import os
+import sys
+from argparse import ArgumentError
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +26,7 @@ from evaluator.process_group import leave_process_group
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
+from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 LoggerKind = Literal["csv", "wandb"]
@@ -163,14 +166,22 @@ def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.nd
     return torch.cat(labels).numpy(), torch.cat(predictions).numpy()
 
 
-def main(args: list[str] | None = None) -> None:
-    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/pretrain.yaml``)."""
+def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
+    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/pretrain.yaml``).
+    ``exit_on_error`` False: a bad option or config key raises ConfigError (one line: the
+    arguments, then what is wrong) instead of LightningCLI's usage text and exit."""
     torch.set_flush_denormal(True)  # tiny activations otherwise slow CPU training several-fold
-    PretrainCLI(
-        MismatchModule,
-        MismatchDataModule,
-        seed_everything_default=13,
-        save_config_kwargs={"overwrite": True},
-        args=args,
-    )
+    parser_kwargs = {name: {"exit_on_error": exit_on_error} for name in LightningCLI.subcommands()}
+    try:
+        PretrainCLI(
+            MismatchModule,
+            MismatchDataModule,
+            seed_everything_default=13,
+            save_config_kwargs={"overwrite": True},
+            args=args,
+            parser_kwargs={"exit_on_error": exit_on_error, **parser_kwargs},
+        )
+    except ArgumentError as error:
+        given = " ".join(sys.argv[1:] if args is None else args)
+        raise ConfigError(f"{given}: {error}" if given else str(error)) from None
     leave_process_group()  # a DDP run's processes exit cleanly
