@@ -583,6 +583,30 @@ def test_training_needs_an_epoch_and_refuses_a_loss_that_is_not_a_number() -> No
         train_span_tagger(model, train, dev, SpanTraining(dim=8, epochs=2), log=lambda _: None)
 
 
+def test_a_divergence_after_a_good_epoch_keeps_that_epoch() -> None:
+    model = MismatchModel(
+        MismatchConfig(feature_names=FEATURES, use_text=False, span_dim=8, embedding_dim=6)
+    )
+    train, dev = toy_examples(20, 0), toy_examples(10, 1)
+    tagger = model.span_tagger
+    assert tagger is not None
+
+    def diverge_after_epoch_1(line: str) -> None:
+        if line.startswith("span tagger epoch 1:"):
+            with torch.no_grad():
+                tagger.gen_output.bias.fill_(float("nan"))  # as after a diverged step
+
+    settings = SpanTraining(dim=8, epochs=3)
+    history = train_span_tagger(model, train, dev, settings, log=diverge_after_epoch_1)
+    assert history["best_epoch"] == 1
+    assert [(e["epoch"], e["dev_loss"] is None) for e in history["epochs"]] == [
+        (1, False),
+        (2, True),
+    ]
+    assert torch.isfinite(tagger.gen_output.bias).all()  # epoch 1's weights, restored
+    json.dumps(history, allow_nan=False)  # config.json can record it
+
+
 def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, capsys) -> None:
     record = {"span_tagger": {"dim": 8, "best_epoch": 1}}
     source = span_checkpoint(tmp_path / "source", flag=3.0, nocontr=0.0, training=record)

@@ -208,8 +208,10 @@ def train_span_tagger(
     log=print,
 ) -> dict:
     """Fit ``model.span_tagger`` (only it) on ``train``, keeping the epoch with the lowest
-    loss on ``dev``; the model ends with those weights. Returns the history; FloatingPointError
-    when a dev loss is not finite (the training diverged)."""
+    loss on ``dev``; the model ends with those weights. Returns the history. A dev loss that
+    is not finite (the training diverged) ends the training at the best epoch before it
+    (recorded as a dev loss of None); FloatingPointError when the first epoch already
+    diverged."""
     if model.span_tagger is None:
         raise ValueError("the model has no span tagger")
     torch.manual_seed(settings.seed)
@@ -235,19 +237,25 @@ def train_span_tagger(
         with torch.no_grad():
             losses = [(float(_loss(model, dev, batch)), len(batch)) for batch in _batches(dev, 256)]
         dev_loss = sum(loss * n for loss, n in losses) / max(sum(n for _, n in losses), 1)
-        if not math.isfinite(dev_loss):  # no epoch to choose by it, nor a JSON number to record
-            raise FloatingPointError(
-                f"span tagger epoch {epoch}: dev loss is {dev_loss}; the training diverged "
-                "(a lower learning rate may help)"
-            )
         seconds = time.perf_counter() - started
+        if not math.isfinite(dev_loss):  # not a JSON number: recorded as None
+            if not best[2]:  # no epoch to keep
+                raise FloatingPointError(
+                    f"span tagger epoch {epoch}: dev loss is {dev_loss}; the training diverged "
+                    "(a lower learning rate may help)"
+                )
+            history.append({"epoch": epoch, "dev_loss": None, "seconds": round(seconds, 1)})
+            log(
+                f"span tagger epoch {epoch}: dev loss is {dev_loss}; diverged, keeping epoch {best[2]}"
+            )
+            break
         history.append(
             {"epoch": epoch, "dev_loss": round(dev_loss, 5), "seconds": round(seconds, 1)}
         )
-        log(f"span tagger epoch {epoch}: dev loss {dev_loss:.4f} ({seconds:.0f} s)")
         if dev_loss < best[0]:
             best = (dev_loss, copy.deepcopy(tagger.state_dict()), epoch)
-        elif epoch - best[2] >= settings.patience:
+        log(f"span tagger epoch {epoch}: dev loss {dev_loss:.4f} ({seconds:.0f} s)")
+        if epoch - best[2] >= settings.patience:
             break
     tagger.load_state_dict(best[1])
     tagger.eval()
