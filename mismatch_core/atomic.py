@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -32,12 +33,14 @@ def atomic_path(path: Path) -> Iterator[Path]:
 def atomic_directory(target: Path) -> Iterator[Path]:
     """A new staging folder beside ``target``; when the block succeeds it takes ``target``'s
     place (the old folder renamed aside, then removed), so its files change together; when the
-    block fails it is removed and ``target`` is left as it was."""
+    block fails it is removed and ``target`` is left as it was. The folder keeps the replaced
+    folder's permissions, or gets mkdir's (the umask) when there was none."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(target.stat().st_mode) if target.is_dir() else _mkdir_mode()
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
-        os.chmod(staging, 0o755)  # mkdtemp makes it 0700; others read what we ship
+        os.chmod(staging, mode)  # mkdtemp makes it 0700
         yield staging
         if target.exists():
             old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
@@ -49,6 +52,13 @@ def atomic_directory(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _mkdir_mode() -> int:
+    """The permissions mkdir gives a new folder under the process's umask."""
+    umask = os.umask(0)  # the only way to read it is to set it
+    os.umask(umask)
+    return 0o777 & ~umask
 
 
 def write_text_atomic(path: Path, text: str) -> None:

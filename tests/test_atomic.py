@@ -59,6 +59,24 @@ def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> 
     assert [p.name for p in tmp_path.iterdir()] == ["detector"]
 
 
+def test_a_replaced_folder_keeps_its_permissions_and_a_new_one_follows_the_umask(
+    tmp_path: Path,
+) -> None:
+    previous = os.umask(0o002)  # a group-shared setup
+    try:
+        with atomic_directory(tmp_path / "new") as staging:
+            (staging / "weights").write_text("new")
+        assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o775
+        shared = tmp_path / "shared"
+        shared.mkdir()
+        shared.chmod(0o2770)  # group-writable, setgid
+        with atomic_directory(shared) as staging:
+            (staging / "weights").write_text("new")
+        assert stat.S_IMODE(shared.stat().st_mode) == 0o2770
+    finally:
+        os.umask(previous)
+
+
 def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
