@@ -22,7 +22,6 @@ from typing import BinaryIO
 
 from evaluator.cli import CommandError
 from mismatch_core.checkpoint_files import checkpoint_directory, read_config, reads_sources
-from mismatch_core.errors import CheckpointError
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
@@ -285,7 +284,7 @@ def _load_evaluator(args: argparse.Namespace, directory: Path):
         evaluator = Evaluator.from_pretrained(
             directory, device=args.device, threshold=args.threshold
         )
-    except (CheckpointError, ValueError) as error:
+    except ValueError as error:  # a --threshold or --device the evaluator refuses
         raise CommandError(str(error)) from None
     if args.task and args.task not in evaluator.checkpoint.tasks:
         raise CommandError(
