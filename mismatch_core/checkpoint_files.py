@@ -1,5 +1,8 @@
 """A checkpoint's files and its config.json, found and read without torch.
 
+A checkpoint spec (``PATH_OR_HUB_ID[@REVISION]``) is resolved in two steps: ``resolve_checkpoint``
+checks it without downloading anything (offline, a Hub id must be cached), and
+``checkpoint_directory`` then gives its local folder, downloading a Hub repo's files if needed.
 ``mismatch predict`` reads what a checkpoint needs of its input (a source per pair, for
 instance) while it checks the input, before the model code loads; ``evaluator.hub`` loads
 the model from the same directory and config.
@@ -13,7 +16,7 @@ from pathlib import Path
 
 from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import CheckpointError
-from mismatch_core.resources import hub_reachable
+from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT, hub_reachable, local_path
 from mismatch_core.taxonomy import CODES
 
 CONFIG_FILE = "config.json"
@@ -62,6 +65,56 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
             f"({type(error).__name__}: {error})"
         ) from None
     return Path(downloaded)
+
+
+def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, str | None]:
+    """(local directory or Hub id, revision) for a checkpoint spec ``PATH_OR_HUB_ID[@REVISION]``;
+    None means the shipped checkpoint (of ``task``, when given). CheckpointError says why not.
+
+    A relative path is looked up in the working directory, then in the repository root, so
+    the shipped checkpoints work from anywhere; anything else is taken as a Hub id, which
+    offline must already be in the cache. Checked without importing torch.
+    """
+    if spec is None:
+        spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
+        found = local_path(spec)
+        if found is not None and found.is_dir():
+            return str(found), None
+        hint = (
+            ""
+            if task is None
+            else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
+        )
+        raise CheckpointError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
+    name, revision = spec, None
+    if "@" in spec and not Path(spec).expanduser().exists():
+        name, _, revision = spec.rpartition("@")
+        if not name or not revision:
+            raise CheckpointError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
+    found = local_path(name)
+    if found is not None:
+        if revision is not None:
+            raise CheckpointError(f"{found} is a local directory; @{revision} applies to Hub ids")
+        return str(found), None
+    _require_cached_when_offline(name, revision)
+    return name, revision
+
+
+def _require_cached_when_offline(name: str, revision: str | None) -> None:
+    """Offline, a Hub id must already be in the cache."""
+    if hub_reachable():
+        return
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    try:
+        cached = try_to_load_from_cache(name, CONFIG_FILE, revision=revision)
+    except ValueError:  # not a valid repo id, so it was meant as a path
+        raise CheckpointError(f"checkpoint directory {name} does not exist") from None
+    if not isinstance(cached, str):
+        raise CheckpointError(
+            f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
+        )
 
 
 def reads_sources(config: dict) -> bool:

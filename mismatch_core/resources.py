@@ -14,7 +14,7 @@ import os
 import socket
 from pathlib import Path
 
-from mismatch_core.errors import CheckpointError, ResourceMissingError
+from mismatch_core.errors import ResourceMissingError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
@@ -76,56 +76,6 @@ def configure_offline_mode(offline: bool = False) -> None:
 def quiet_hub_libraries() -> None:
     """No "Loading weights" bars from transformers: our own bar is the one that means progress."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-
-
-def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, str | None]:
-    """(local directory or Hub id, revision) for a checkpoint spec ``PATH_OR_HUB_ID[@REVISION]``;
-    None means the shipped checkpoint (of ``task``, when given). CheckpointError says why not.
-
-    A relative path is looked up in the working directory, then in the repository root, so
-    the shipped checkpoints work from anywhere; anything else is taken as a Hub id, which
-    offline must already be in the cache. Checked without importing torch.
-    """
-    if spec is None:
-        spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
-        found = local_path(spec)
-        if found is not None and found.is_dir():
-            return str(found), None
-        hint = (
-            ""
-            if task is None
-            else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
-        )
-        raise CheckpointError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
-    name, revision = spec, None
-    if "@" in spec and not Path(spec).expanduser().exists():
-        name, _, revision = spec.rpartition("@")
-        if not name or not revision:
-            raise CheckpointError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
-    found = local_path(name)
-    if found is not None:
-        if revision is not None:
-            raise CheckpointError(f"{found} is a local directory; @{revision} applies to Hub ids")
-        return str(found), None
-    _require_cached_when_offline(name, revision)
-    return name, revision
-
-
-def _require_cached_when_offline(name: str, revision: str | None) -> None:
-    """Offline, a Hub id must already be in the cache."""
-    if hub_reachable():
-        return
-    from huggingface_hub import constants, try_to_load_from_cache
-
-    try:
-        cached = try_to_load_from_cache(name, "config.json", revision=revision)
-    except ValueError:  # not a valid repo id, so it was meant as a path
-        raise CheckpointError(f"checkpoint directory {name} does not exist") from None
-    if not isinstance(cached, str):
-        raise CheckpointError(
-            f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
-            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
-        )
 
 
 def data_dir() -> Path:

@@ -163,8 +163,7 @@ def _train(args: argparse.Namespace) -> int:
         load_split_inputs,
         with_features,
     )
-    from mismatch_core.checkpoint_files import export_problem
-    from mismatch_core.resources import resolve_checkpoint
+    from mismatch_core.checkpoint_files import export_problem, resolve_checkpoint
 
     try:
         weights = tuple(float(w) for w in args.nocontr_weights.split(",") if w.strip())

@@ -15,12 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mismatch_core.resources import (
-    DEFAULT_CHECKPOINT,
-    REPO_ROOT,
-    quiet_hub_libraries,
-    resolve_checkpoint,
-)
+from mismatch_core.checkpoint_files import resolve_checkpoint
+from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT, quiet_hub_libraries
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evaluator.cli import CommandError
-from mismatch_core.checkpoint_files import checkpoint_directory, read_config, reads_sources
-from mismatch_core.jsonl import is_gzip
-from mismatch_core.resources import (
-    DEFAULT_CHECKPOINT,
-    configure_offline_mode,
-    quiet_hub_libraries,
+from mismatch_core.checkpoint_files import (
+    checkpoint_directory,
+    read_config,
+    reads_sources,
     resolve_checkpoint,
 )
+from mismatch_core.jsonl import is_gzip
+from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode, quiet_hub_libraries
 
 # pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
 # bounded by this, not by the input

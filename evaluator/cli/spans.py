@@ -194,7 +194,7 @@ def _copy(args: argparse.Namespace) -> int:
 
 
 def _load(load, name):
-    from mismatch_core.resources import resolve_checkpoint
+    from mismatch_core.checkpoint_files import resolve_checkpoint
 
     path, revision = resolve_checkpoint(str(name))
     return load(path, revision)

@@ -430,7 +430,8 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.realtext_data import DARR, SICK_TRIAL
     from evaluator.signature import signature
     from mismatch_core.atomic import output_problem
-    from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
+    from mismatch_core.checkpoint_files import resolve_checkpoint
+    from mismatch_core.resources import data_dir, quiet_hub_libraries
 
     parts = parse_parts(args.parts)
     for name in ("bases_limit", "darr_limit"):

@@ -303,7 +303,8 @@ def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
     from mismatch_core.atomic import output_problem
-    from mismatch_core.resources import data_dir, quiet_hub_libraries, resolve_checkpoint
+    from mismatch_core.checkpoint_files import resolve_checkpoint
+    from mismatch_core.resources import data_dir, quiet_hub_libraries
 
     if args.parts is None:  # the synthetic part when its pairs are given
         parts = list(PARTS) if args.synth_pairs is not None else ["bases"]
