@@ -133,3 +133,30 @@ def test_an_undecodable_config_file_is_a_config_error(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe\x00data: {task: dialogue}\n")
     with pytest.raises(ConfigError, match=re.escape(f"cannot read config {path}: 'utf-8' codec")):
         read_fit_config(path)
+
+
+def test_the_config_paths_are_used_but_not_recorded(tmp_path: Path, capsys) -> None:
+    """data.cache_dir and data.data_root say where this machine keeps the data: finetune and
+    evaluate read them unless --cache-dir / --data-root say otherwise, and the model card's
+    record of the recipe leaves them out."""
+    in_the_way = tmp_path / "cache-is-a-file"
+    in_the_way.write_text("x")
+    path = tmp_path / "summarization.yaml"
+    path.write_text(
+        yaml.safe_dump({"data": {"cache_dir": str(in_the_way), "data_root": str(tmp_path)}})
+    )
+    settings = read_fit_config(path, "summarization")
+    assert (settings.cache_dir, settings.data_root) == (str(in_the_way), str(tmp_path))
+    assert not {"cache_dir", "data_root"} & set(settings.to_dict())
+    out = str(tmp_path / "finetuned")
+    for command in (
+        ["finetune", "--task", "summarization", "--config", str(path), "--out", out],
+        ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)],
+    ):
+        assert mismatch_main(command) == 2
+        assert str(in_the_way) in capsys.readouterr().err  # the config's cache was checked
+    elsewhere = tmp_path / "elsewhere.yaml"
+    elsewhere.write_text(yaml.safe_dump({"data": {"cache_dir": str(tmp_path / "unused")}}))
+    command = ["finetune", "--task", "summarization", "--config", str(elsewhere), "--out", out]
+    assert mismatch_main([*command, "--cache-dir", str(in_the_way)]) == 2
+    assert str(in_the_way) in capsys.readouterr().err  # the option wins

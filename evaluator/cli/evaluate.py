@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from evaluator.cli.finetune import add_input_arguments, load_settings, prepare
+from evaluator.cli.finetune import add_input_arguments, load_settings, prepare, with_paths
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.finetune.transfer import evaluate_transfers
 from evaluator.signature import signature
@@ -62,11 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
     configs = {t: str(Path(args.config_dir) / f"{t}.yaml") for t in tasks}
-    settings = {t: load_settings(t, configs[t]) for t in tasks}
-    problems = [
-        output_problem(Path(args.out), "directory"),
-        output_problem(Path(args.cache_dir), "directory"),
-    ]
+    settings = {t: with_paths(load_settings(t, configs[t]), args) for t in tasks}
+    problems = [output_problem(Path(args.out), "directory")]
+    problems += [output_problem(Path(s.cache_dir), "directory") for s in settings.values()]
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
     problem = next(filter(None, problems), None)
@@ -82,9 +80,8 @@ def run(args: argparse.Namespace) -> int:
     for task in tasks:
         start = time.time()
         checkpoint = args.checkpoint or settings[task].checkpoint
-        prepared = prepare(
-            task, checkpoint, args.cache_dir, args.data_root, settings[task], configs[task]
-        )
+        own = settings[task]
+        prepared = prepare(task, checkpoint, own.cache_dir, own.data_root, own, configs[task])
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,

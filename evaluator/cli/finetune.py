@@ -28,7 +28,6 @@ from evaluator.finetune.config import (
     read_fit_config,
     trainer_kwargs,
 )
-from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit, fit
@@ -47,15 +46,15 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cache-dir",
-        default=str(DEFAULT_CACHE_DIR),
-        help="feature/embedding cache (the config's data.cache_dir is read by "
-        "scripts/finetune.py only)",
+        default=None,
+        help="feature/embedding cache (default: the config's data.cache_dir)",
     )
     parser.add_argument(
         "--data-root",
         default=None,
-        help="human data folder (default: shared data/human; the config's data.data_root and "
-        "trainer.accelerator/devices are read by scripts/finetune.py only)",
+        help="human data folder (default: the config's data.data_root; null there: the shared "
+        "data/human); the config's trainer.accelerator/devices are read by scripts/finetune.py "
+        "only: this command fits on one CPU process",
     )
 
 
@@ -81,6 +80,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def config_file(task: str, config: str | None) -> str:
     """The config a task's fit reads: ``config``, or the task's shipped one."""
     return config or f"configs/finetune/{task}.yaml"
+
+
+def with_paths(settings: FitSettings, args: argparse.Namespace) -> FitSettings:
+    """``settings`` with --cache-dir and --data-root, where given, over the config's paths."""
+    return replace(
+        settings,
+        cache_dir=args.cache_dir or settings.cache_dir,
+        data_root=args.data_root or settings.data_root,
+    )
 
 
 def load_settings(task: str, config: str | None) -> FitSettings:
@@ -131,8 +139,10 @@ def prepare(
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = load_settings(args.task, args.config)
-    problem = export_problem(Path(args.out)) or output_problem(Path(args.cache_dir), "directory")
+    settings = with_paths(load_settings(args.task, args.config), args)
+    problem = export_problem(Path(args.out)) or output_problem(
+        Path(settings.cache_dir), "directory"
+    )
     if problem:  # checked before the fit, not after it
         raise CommandError(problem)
     if args.seed is not None:
@@ -142,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"--seed: {error}") from None
     checkpoint = args.checkpoint or settings.checkpoint
     config = config_file(args.task, args.config)
-    prepared = prepare(args.task, checkpoint, args.cache_dir, args.data_root, settings, config)
+    prepared = prepare(
+        args.task, checkpoint, settings.cache_dir, settings.data_root, settings, config
+    )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint
     )

@@ -22,6 +22,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 
 from evaluator.features.registry import check_source_columns
 from evaluator.finetune.contrast import check_class_weights
+from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from mismatch_core.config import check_seed, read_config
@@ -62,6 +63,10 @@ class FitSettings:
     # seed_everything: the fit on every record that ships (`mismatch finetune`, `mismatch
     # evaluate --export-dir`); evaluate's seeded splits fit with their own seeds 0..N-1
     seed: int = SEED
+    # where the data is, not how the fit goes: left out of to_dict (the model card's record),
+    # so that a checkpoint's files do not depend on the machine it was fitted on
+    cache_dir: str = field(default=str(DEFAULT_CACHE_DIR), metadata={"recorded": False})
+    data_root: str | None = field(default=None, metadata={"recorded": False})
 
     def __post_init__(self) -> None:
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
@@ -123,7 +128,10 @@ class FitSettings:
             raise ValueError("data.checkpoint must name a base checkpoint (a folder or Hub id)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The recipe as recorded with a fitted checkpoint (no paths on this machine)."""
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get("recorded", True)
+        }
 
 
 def trainer_kwargs(settings: FitSettings) -> dict[str, Any]:
@@ -205,6 +213,8 @@ def fit_settings(config: Namespace) -> FitSettings:
         single_metric_anchor=config.model.single_metric_anchor,
         checkpoint=config.data.checkpoint,
         seed=config.seed_everything,
+        cache_dir=config.data.cache_dir,
+        data_root=config.data.data_root,
     )
 
 
