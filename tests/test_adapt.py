@@ -177,6 +177,28 @@ def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
     assert (out / "notes.txt").read_text() == "mine"
 
 
+def test_pairs_command_checks_its_folder_again_before_the_swap(
+    data: Path, monkeypatch, capsys
+) -> None:
+    import evaluator.training.real_bases as real_bases
+
+    out = data / "late"
+    build = real_bases.real_base_pairs
+
+    def slow_build(*args, **kwargs):
+        splits = build(*args, **kwargs)
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")  # saved there while the pairs were built
+        return splits
+
+    monkeypatch.setattr(real_bases, "real_base_pairs", slow_build)
+    code = main(["adapt", "pairs", "--human", str(data / "human"), "--sick",
+                 str(data / "sick_train.jsonl.gz"), "--out", str(out)])  # fmt: skip
+    assert code == 2
+    assert "holds notes.txt" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
 # --- continued training --------------------------------------------------------------------
 
 FEATURES = ["chrf", "bleu"]

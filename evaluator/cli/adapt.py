@@ -120,7 +120,8 @@ def _pairs(args: argparse.Namespace) -> int:
     from mismatch_core.errors import DataError
     from mismatch_core.resources import data_dir
 
-    problem = folder_problem(args.out, tuple(f"{split}.parquet" for split in SPLITS))
+    names = tuple(f"{split}.parquet" for split in SPLITS)
+    problem = folder_problem(args.out, names)
     if problem:
         raise CommandError(f"--out: {problem}")
     if args.cap_per_class < 1:
@@ -133,6 +134,9 @@ def _pairs(args: argparse.Namespace) -> int:
         )
     except (DataError, OSError, ValueError) as error:
         raise CommandError(str(error)) from None
+    problem = folder_problem(args.out, names)  # again: files may have come in meanwhile
+    if problem:
+        raise CommandError(f"--out: {problem}")
     with atomic_directory(args.out) as staging:  # both splits or neither
         for split, frame in splits.items():
             frame.to_parquet(staging / f"{split}.parquet", index=False)
