@@ -108,7 +108,7 @@ def save_pretrained(
     weights = {
         name: tensor.detach().cpu().contiguous() for name, tensor in model.state_dict().items()
     }
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, CHECKPOINT_FILES) as staging:
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
         os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
-import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from mismatch_core.errors import DataError
 
 
 @contextmanager
@@ -30,19 +30,23 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def atomic_directory(target: Path) -> Iterator[Path]:
+def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]:
     """A new staging folder beside ``target``; when the block succeeds it takes ``target``'s
     place (the old folder renamed aside, then removed), so its files change together; when the
-    block fails it is removed and ``target`` is left as it was. The folder keeps the replaced
-    folder's permissions, or gets mkdir's (the umask) when there was none."""
+    block fails it is removed and ``target`` is left as it was. ``keep_only``: the names the
+    folder holds; one holding anything else is not replaced (``folder_problem``, checked on
+    entry and again right before the swap: a DataError), so no file of another kind is lost.
+    The folder keeps the replaced folder's mode bits, or gets mkdir's (the umask) when new."""
     target = Path(target)
+    _check_replaceable(target, keep_only)
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(target.stat().st_mode) if target.is_dir() else _mkdir_mode()
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    staging = target.with_name(f".{target.name}.tmp-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
     try:
-        os.chmod(staging, mode)  # mkdtemp makes it 0700
         yield staging
+        _check_replaceable(target, keep_only)  # files may have come in meanwhile
         if target.exists():
+            shutil.copymode(target, staging)
             old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
             target.rename(old)
             staging.rename(target)
@@ -54,11 +58,10 @@ def atomic_directory(target: Path) -> Iterator[Path]:
         raise
 
 
-def _mkdir_mode() -> int:
-    """The permissions mkdir gives a new folder under the process's umask."""
-    umask = os.umask(0)  # the only way to read it is to set it
-    os.umask(umask)
-    return 0o777 & ~umask
+def _check_replaceable(target: Path, keep_only: tuple[str, ...]) -> None:
+    problem = folder_problem(target, keep_only)
+    if problem:
+        raise DataError(problem)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 
 from mismatch_core.atomic import atomic_directory, folder_problem
-from mismatch_core.errors import DataError
 from mismatch_core.pairs import SYNTH_COLUMNS
 from mismatch_core.taxonomy import CODES, index_of
 from synth.config import SynthConfig
@@ -102,10 +101,7 @@ def write(out_dir: Path, train: pd.DataFrame, val: pd.DataFrame, manifest: dict)
     """Write train/val parquet and manifest.json as one folder (staged, then swapped in), so
     a failed write leaves the old set whole; DataError when ``out_dir`` holds other files
     (``pair_set_problem``, which the command checks before generating)."""
-    problem = pair_set_problem(out_dir)
-    if problem:
-        raise DataError(problem)
-    with atomic_directory(out_dir) as staging:
+    with atomic_directory(out_dir, PAIR_SET_FILES) as staging:
         train.to_parquet(staging / "train.parquet", index=False)
         val.to_parquet(staging / "val.parquet", index=False)
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

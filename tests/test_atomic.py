@@ -15,6 +15,9 @@ from mismatch_core.atomic import (
     output_problem,
     write_text_atomic,
 )
+from mismatch_core.errors import DataError
+
+NAMES = ("weights", "config")  # what the folders of these tests hold
 
 
 @pytest.fixture
@@ -48,11 +51,11 @@ def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> 
     target.mkdir()
     (target / "weights").write_text("old")
     (target / "config").write_text("old")
-    with pytest.raises(RuntimeError), atomic_directory(target) as staging:
+    with pytest.raises(RuntimeError), atomic_directory(target, NAMES) as staging:
         (staging / "weights").write_text("new")
         raise RuntimeError("disk full")
     assert {p.name: p.read_text() for p in target.iterdir()} == {"weights": "old", "config": "old"}
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, NAMES) as staging:
         (staging / "weights").write_text("new")
     assert {p.name: p.read_text() for p in target.iterdir()} == {"weights": "new"}
     assert stat.S_IMODE(target.stat().st_mode) == 0o755  # not mkdtemp's 0700
@@ -64,17 +67,39 @@ def test_a_replaced_folder_keeps_its_permissions_and_a_new_one_follows_the_umask
 ) -> None:
     previous = os.umask(0o002)  # a group-shared setup
     try:
-        with atomic_directory(tmp_path / "new") as staging:
+        with atomic_directory(tmp_path / "new", NAMES) as staging:
             (staging / "weights").write_text("new")
         assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o775
         shared = tmp_path / "shared"
         shared.mkdir()
         shared.chmod(0o2770)  # group-writable, setgid
-        with atomic_directory(shared) as staging:
+        with atomic_directory(shared, NAMES) as staging:
             (staging / "weights").write_text("new")
         assert stat.S_IMODE(shared.stat().st_mode) == 0o2770
+        shipped = tmp_path / "read-only"
+        shipped.mkdir()
+        shipped.chmod(0o555)
+        with atomic_directory(shipped, NAMES) as staging:  # writable while it is filled
+            assert staging.stat().st_mode & stat.S_IWUSR  # as root os.access would say yes
+            (staging / "weights").write_text("new")
+        assert stat.S_IMODE(shipped.stat().st_mode) == 0o555
     finally:
         os.umask(previous)
+
+
+def test_a_folder_that_took_other_files_meanwhile_is_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "detector"
+    with pytest.raises(DataError, match="holds notes.txt, not only weights, config"):
+        with atomic_directory(target, NAMES) as staging:
+            (staging / "weights").write_text("new")
+            target.mkdir()
+            (target / "notes.txt").write_text("saved while the block ran")
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["detector"]  # no staging folder left
+    (target / "notes.txt").unlink()
+    (target / "notes.txt").mkdir()
+    with pytest.raises(DataError, match="holds notes.txt"), atomic_directory(target, NAMES):
+        pass  # refused on entry too
 
 
 def test_output_problem_names_what_is_in_the_way(tmp_path: Path) -> None:

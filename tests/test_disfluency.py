@@ -23,7 +23,7 @@ from evaluator.features.scaling import FeatureScaler
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.training.continued import with_features, with_metric_columns
-from mismatch_core.errors import ResourceMissingError
+from mismatch_core.errors import DataError, ResourceMissingError
 
 
 def test_a_texts_score_does_not_depend_on_the_padding_of_its_batch() -> None:
@@ -58,9 +58,9 @@ def test_the_detector_round_trips_and_a_missing_one_says_how_to_make_it(tmp_path
 
 def test_saving_a_detector_never_replaces_a_folder_of_other_files(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep")
-    with pytest.raises(ValueError, match="refusing to replace it"):
+    with pytest.raises(DataError, match="holds notes.txt, not only config.json"):
         save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path, {})
-    with pytest.raises(ValueError, match="is a file, not a folder"):
+    with pytest.raises(DataError, match="notes.txt"):
         save_detector(DisfluencyDetector(layer=1, dim=8, hidden=4), tmp_path / "notes.txt", {})
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 

@@ -134,10 +134,7 @@ def _pairs(args: argparse.Namespace) -> int:
         )
     except (DataError, OSError, ValueError) as error:
         raise CommandError(str(error)) from None
-    problem = folder_problem(args.out, names)  # again: files may have come in meanwhile
-    if problem:
-        raise CommandError(f"--out: {problem}")
-    with atomic_directory(args.out) as staging:  # both splits or neither
+    with atomic_directory(args.out, names) as staging:  # both splits or neither
         for split, frame in splits.items():
             frame.to_parquet(staging / f"{split}.parquet", index=False)
     for split, frame in splits.items():

@@ -74,20 +74,12 @@ class DisfluencyDetector(nn.Module):
 
 def save_detector(detector: DisfluencyDetector, folder: Path, record: dict) -> None:
     """config.json (shape, encoder, layer and ``record``: how it was trained) + model.safetensors,
-    replacing ``folder`` as a whole; ValueError if ``folder`` holds anything else."""
+    replacing ``folder`` as a whole; DataError if ``folder`` is a file or holds anything else."""
     from safetensors.torch import save_file
 
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} is a file, not a folder for the disfluency detector")
-    if folder.exists() and {p.name for p in folder.iterdir()} - {CONFIG_FILE, WEIGHTS_FILE}:
-        raise ValueError(
-            f"{folder} holds more than a disfluency detector ({CONFIG_FILE}, {WEIGHTS_FILE}); "
-            "refusing to replace it"
-        )
     state = {k: v.detach().contiguous() for k, v in detector.state_dict().items()}
     config = {**detector.config(), "training": record}
-    with atomic_directory(folder) as staging:
+    with atomic_directory(Path(folder), (CONFIG_FILE, WEIGHTS_FILE)) as staging:
         save_file(state, str(staging / WEIGHTS_FILE))
         (staging / WEIGHTS_FILE).chmod(0o644)  # safetensors writes it 0600; others read it
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
