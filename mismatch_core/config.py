@@ -36,6 +36,12 @@ def has_settings(path: Path) -> bool:
         return True
 
 
+def one_line(error: Exception) -> str:
+    """A parser's error message on one line (jsonargparse spreads a value's errors over
+    several)."""
+    return " ".join(str(error).split())
+
+
 def read_config(
     path: Path, parse: Callable[[Path], Parsed], build: Callable[[Parsed], Settings]
 ) -> Settings:
@@ -49,7 +55,7 @@ def read_config(
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read config {path}: {error}") from None
     except ArgumentError as error:
-        raise ConfigError(f"{path}: {' '.join(str(error).split())}") from None
+        raise ConfigError(f"{path}: {one_line(error)}") from None
     try:
         return build(parsed)
     except ValueError as error:

@@ -56,3 +56,7 @@ def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path,
     assert error.count("\n") == 1  # not LightningCLI's usage text
     assert error.startswith(f"mismatch pretrain: error: fit --config {config}: ")
     assert "model.bogus_key" in error
+    config.write_text("trainer:\n  max_epochs: abc\n")  # jsonargparse spreads this over lines
+    assert cli.main(["pretrain", "fit", "--config", str(config)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "trainer.max_epochs" in error

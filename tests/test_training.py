@@ -275,12 +275,13 @@ def test_mismatch_pretrain_forwards_arguments(monkeypatch) -> None:
     from evaluator.training import pretrain
 
     received = []
-    monkeypatch.setattr(pretrain, "main", lambda args, exit_on_error: received.append(args))
+    monkeypatch.setattr(pretrain, "main", lambda *args, **kwargs: received.append((args, kwargs)))
     parser = argparse.ArgumentParser()
     pretrain_cli.add_arguments(parser)
     args = parser.parse_args(["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"])
     assert pretrain_cli.run(args) == 0
-    assert received == [["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"]]
+    forwarded = ["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"]
+    assert received == [((forwarded,), {"exit_on_error": False})]  # errors as one line
 
 
 @pytest.mark.slow

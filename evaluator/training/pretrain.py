@@ -26,6 +26,7 @@ from evaluator.process_group import leave_process_group
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
+from mismatch_core.config import one_line
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -183,5 +184,5 @@ def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
         )
     except ArgumentError as error:
         given = " ".join(sys.argv[1:] if args is None else args)
-        raise ConfigError(f"{given}: {error}" if given else str(error)) from None
+        raise ConfigError(f"{given}: {one_line(error)}" if given else one_line(error)) from None
     leave_process_group()  # a DDP run's processes exit cleanly
