@@ -97,7 +97,8 @@ class Evaluator:
         refs[i] is a reference or a list of references: the pair is read against each one
         alone, and the closest, whose reading has the highest score, gives all its outputs.
         srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
-        every pair (ValueError naming the first id without), the others ignore them.
+        every pair (ValueError naming the first id without), the others ignore them. An empty
+        reference is a ValueError naming its pair's id; an empty gen is scored.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
         TruncationWarning. ``spans``: fill each Prediction's spans and missing words (when the

@@ -31,7 +31,7 @@ from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_json_lines, iter_jsonl, jsonl_lines
-from mismatch_core.pairs import has_text
+from mismatch_core.pairs import has_references, has_text
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
@@ -174,20 +174,34 @@ class JsonlInput:
         an id (the outputs are joined back by id) and, with ``require_sources`` (a checkpoint
         whose ratings read each output against its source), that each has a source (key
         "src"); DataError names the line."""
-        first_line: dict[str, str] = {}
+        ids: set[str] = set()  # the one thing kept per pair: memory grows with the ids alone
         for where, (item_id, _, _, src) in self._numbered_rows():
             if require_sources and not has_text(src):
                 raise DataError(
                     f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
                     "each output against its source)"
                 )
-            if item_id in first_line:
-                raise DataError(
-                    f"{where}: key 'id' {item_id!r} was already used at {first_line[item_id]}; "
-                    "ids must be unique"
-                )
-            first_line[item_id] = where
-        return len(first_line)
+            if item_id in ids:
+                raise DataError(self._repeated_id(where, item_id))
+            ids.add(item_id)
+        return len(ids)
+
+    def _repeated_id(self, where: str, item_id: str) -> str:
+        """The message for an id used again at ``where``, naming its first line (found by
+        reading the input again: only a failing run pays for it)."""
+        uses = []  # (line, whether it names its id) of the first two uses
+        for number, value in iter_json_lines(self.open_lines(), self.name):
+            line = f"{self.name}:{number}"
+            if parse_pair(value, line, default_id=str(number))[0] == item_id:
+                uses.append((line, "id" in value))
+                if len(uses) == 2:
+                    break
+        named = all(has_id for _, has_id in uses)
+        hint = "" if named else " (a line without 'id' takes its line number as its id)"
+        return (
+            f"{where}: key 'id' {item_id!r} was already used at {uses[0][0]}{hint}; "
+            "ids must be unique"
+        )
 
     def rows(self) -> Iterator[PairRow]:
         for _, row in self._numbered_rows():
@@ -258,7 +272,7 @@ def parse_pair(
         or (ref and isinstance(ref, list) and all(isinstance(r, str) for r in ref))
     ):
         raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
-    if not all(has_text(r) for r in ([ref] if isinstance(ref, str) else ref)):
+    if not has_references(ref):
         raise DataError(f"{where}: key 'ref' holds an empty reference")
     gen = "" if value["gen"] is None else value["gen"]  # null: the system produced nothing
     if not isinstance(gen, str):

@@ -50,14 +50,16 @@ def has_text(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
+def has_references(ref: str | Sequence[str]) -> bool:
+    """Whether every reference of a pair's ``ref`` (one string or several) has text. Features
+    are defined for an empty one, but a prediction against nothing is a mistake in the input;
+    an empty gen is not (the system produced nothing)."""
+    return all(has_text(item) for item in ([ref] if isinstance(ref, str) else ref))
+
+
 def first_empty_reference(refs: Sequence[str | Sequence[str]]) -> int | None:
-    """The index of the first pair with an empty (or white-space) reference, or None. Features
-    are defined for one, but a prediction against nothing is a mistake in the input; an empty
-    gen is not (the system produced nothing)."""
-    for index, ref in enumerate(refs):
-        if not all(has_text(item) for item in ([ref] if isinstance(ref, str) else ref)):
-            return index
-    return None
+    """The index of the first pair with an empty (or white-space) reference, or None."""
+    return next((index for index, ref in enumerate(refs) if not has_references(ref)), None)
 
 
 def first_without_source(srcs: Sequence[object] | None, n: int) -> int | None:

@@ -538,6 +538,9 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             {"ref": "a", "gen": "d", "id": "7"},
         ],
     )
+    numbered = write_jsonl(
+        tmp / "numbered.jsonl", [{"ref": "a", "gen": "b"}, {"ref": "a", "gen": "c", "id": 1}]
+    )
     gaps = write_lines(tmp / "gaps.txt", [*REFS[:3], "", *REFS[4:]])
     return {
         "line counts": (
@@ -559,7 +562,14 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         ),
         "repeated id": (
             ["--input", str(twice)],
-            ["twice.jsonl:3", "'7' was already used at", "twice.jsonl:1", "unique"],
+            ["twice.jsonl:3", "'7' was already used at ", "twice.jsonl:1; ids must be unique"],
+        ),
+        "id like a line number": (
+            ["--input", str(numbered)],
+            [
+                "numbered.jsonl:2: key 'id' '1' was already used at ",
+                "numbered.jsonl:1 (a line without 'id' takes its line number as its id)",
+            ],
         ),
         "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
         "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
@@ -587,7 +597,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "blank ref", "blank reference line", "repeated id", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
+     "blank ref", "blank reference line", "repeated id", "id like a line number", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
      "sources beside --input", "threshold", "output is a folder", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
