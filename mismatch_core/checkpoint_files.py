@@ -96,6 +96,8 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
         if revision is not None:
             raise CheckpointError(f"{found} is a local directory; @{revision} applies to Hub ids")
         return str(found), None
+    if not HUB_ID.match(name):  # not a Hub id, so it was meant as a path (as checkpoint_directory)
+        raise CheckpointError(f"checkpoint directory {Path(name).expanduser()} does not exist")
     _require_cached_when_offline(name, revision)
     return name, revision
 
@@ -108,8 +110,8 @@ def _require_cached_when_offline(name: str, revision: str | None) -> None:
 
     try:
         cached = try_to_load_from_cache(name, CONFIG_FILE, revision=revision)
-    except ValueError:  # not a valid repo id, so it was meant as a path
-        raise CheckpointError(f"checkpoint directory {name} does not exist") from None
+    except ValueError as error:  # a name HUB_ID lets through that the Hub refuses
+        raise CheckpointError(f"{name!r} is not a valid Hub repo id ({error})") from None
     if not isinstance(cached, str):
         raise CheckpointError(
             f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "

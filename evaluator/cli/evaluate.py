@@ -79,9 +79,17 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for task in tasks:
         start = time.time()
-        checkpoint = args.checkpoint or settings[task].checkpoint
-        own = settings[task]
-        prepared = prepare(task, checkpoint, own.cache_dir, own.data_root, own, configs[task])
+        task_settings = settings[task]
+        checkpoint = args.checkpoint or task_settings.checkpoint
+        prepared = prepare(
+            task,
+            checkpoint,
+            task_settings.cache_dir,
+            task_settings.data_root,
+            task_settings,
+            configs[task],
+            checkpoint_from_config=args.checkpoint is None,
+        )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",
             flush=True,
@@ -89,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate_task(
             prepared,
             list(range(args.seeds)),
-            settings[task],
+            task_settings,
             checkpoint,
             None if args.export_dir is None else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
@@ -98,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             result["transfer"] = evaluate_transfers(
                 prepared,
                 list(range(args.seeds)),
-                settings[task],
+                task_settings,
                 checkpoint,
                 log=lambda line: print(line, flush=True),
             )

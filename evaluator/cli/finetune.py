@@ -34,7 +34,7 @@ from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
-from mismatch_core.errors import CheckpointError, DataError
+from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,10 +106,12 @@ def prepare(
     data_root: str | None,
     settings: FitSettings | None = None,
     config: str | None = None,
+    checkpoint_from_config: bool = False,
 ):
     """prepare_task (with the contrast copies of ``settings``) with its user errors (unknown
     task, bad checkpoint or data) as CommandError. ``config``: the file ``settings`` came
-    from, named in the errors of what it set (the checkpoint, when it is the config's)."""
+    from, named in the errors of what it set: a dataset it names, and the checkpoint when
+    ``checkpoint_from_config`` (no --checkpoint)."""
     settings = settings or FitSettings()
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
@@ -128,18 +130,19 @@ def prepare(
             train_datasets=settings.train_datasets,
             source_features=settings.source_features,
         )
-    except DataError as error:
-        raise CommandError(str(error)) from None
+    except ConfigError as error:  # a setting prepare_task cannot follow (data.train_datasets)
+        raise CommandError(f"{config}: {error}" if config else str(error)) from None
     except CheckpointError as error:
-        if config is not None and checkpoint == settings.checkpoint:
+        if config is not None and checkpoint_from_config:
             raise CommandError(f"{config}: data.checkpoint: {error}") from None
         raise CommandError(str(error)) from None
-    except ValueError as error:  # a setting prepare_task cannot follow (data.train_datasets)
-        raise CommandError(f"{config}: {error}" if config else str(error)) from None
+    except (DataError, ValueError) as error:
+        raise CommandError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = with_paths(load_settings(args.task, args.config), args)
+    config = config_file(args.task, args.config)
+    settings = with_paths(load_settings(args.task, config), args)
     problem = export_problem(Path(args.out)) or output_problem(
         Path(settings.cache_dir), "directory"
     )
@@ -151,9 +154,14 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise CommandError(f"--seed: {error}") from None
     checkpoint = args.checkpoint or settings.checkpoint
-    config = config_file(args.task, args.config)
     prepared = prepare(
-        args.task, checkpoint, settings.cache_dir, settings.data_root, settings, config
+        args.task,
+        checkpoint,
+        settings.cache_dir,
+        settings.data_root,
+        settings,
+        config,
+        checkpoint_from_config=args.checkpoint is None,
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint

@@ -34,6 +34,7 @@ from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import max_over_references
 from evaluator.tasks import Task, get_task, load_task_records
+from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
 from synth.corpora import SICK_TRAIN, paraphrase_groups, sick_paraphrases
 
@@ -194,14 +195,14 @@ def training_rows(
 ) -> np.ndarray:
     """The records at ``rows`` of the named datasets (all of them when none is named): a task
     can train on the datasets whose ratings carry signal and still be tested on all.
-    ValueError names an unknown dataset (key data.train_datasets)."""
+    ConfigError names an unknown dataset (key data.train_datasets)."""
     rows = np.asarray(rows, dtype=np.int64)
     if not datasets:
         return rows
     known = sorted({record.dataset for record in records})
     unknown = [name for name in datasets if name not in known]
     if unknown:
-        raise ValueError(
+        raise ConfigError(
             f"data.train_datasets names {', '.join(map(repr, unknown))}, not a dataset of this "
             f"task; known: {', '.join(known)}"
         )
