@@ -252,10 +252,10 @@ def train_span_tagger(
         history.append(
             {"epoch": epoch, "dev_loss": round(dev_loss, 5), "seconds": round(seconds, 1)}
         )
+        log(f"span tagger epoch {epoch}: dev loss {dev_loss:.4f} ({seconds:.0f} s)")
         if dev_loss < best[0]:
             best = (dev_loss, copy.deepcopy(tagger.state_dict()), epoch)
-        log(f"span tagger epoch {epoch}: dev loss {dev_loss:.4f} ({seconds:.0f} s)")
-        if epoch - best[2] >= settings.patience:
+        elif epoch - best[2] >= settings.patience:
             break
     tagger.load_state_dict(best[1])
     tagger.eval()
