@@ -6,6 +6,7 @@ given as the summary); the shares get a finer grid near 0. Prints, for consisten
 candidate's validation τ and the copies it rates below their parent."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,9 @@ import numpy as np
 from evaluator.finetune import rating_mix
 from evaluator.finetune.agreement import kendall
 from evaluator.tasks import TASKS
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # this record's folder
+from compared_copies import compared_copies  # noqa: E402
 
 MAP_CHOICE = Path(__file__).resolve().parent.parent / "map_choice" / "sitecustomize.py"
 spec = importlib.util.spec_from_file_location("map_choice_patch", MAP_CHOICE)
@@ -37,9 +41,7 @@ def contrast_parts(model, prepared, rows, records):
     parts = shipped_contrast_parts(model, prepared, rows, records)
     contrast = prepared.contrast
     if parts is not None:
-        owners = set(int(row) for row in rows)
-        owned = [c for c, owner in enumerate(contrast.owners.tolist()) if owner in owners]
-        ranked = [c for c in owned if contrast.parents[c] != rating_mix.ANCHOR]
+        ranked = compared_copies(contrast, rows)
         classes = np.array([copy_class(contrast.inputs.ids[c]) for c in ranked])
         compared.append((np.asarray(contrast.kinds)[ranked], classes))
     return parts

@@ -2,10 +2,16 @@
 validation groups choose among: its τ, and how many contrast copies rate below their parent,
 all of them and without the source copies (the article given as the summary)."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from evaluator.finetune import rating_mix
 from evaluator.finetune.agreement import kendall
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # this record's folder
+from compared_copies import compared_copies  # noqa: E402
 
 shipped_contrast_parts = rating_mix.contrast_parts
 shipped_best_mixes = rating_mix.best_mixes
@@ -14,12 +20,9 @@ compared_kinds: list[np.ndarray] = []  # per contrast_parts call, the kind of ea
 
 def contrast_parts(model, prepared, rows, records):
     parts = shipped_contrast_parts(model, prepared, rows, records)
-    contrast = prepared.contrast
     if parts is not None:
-        owners = set(int(row) for row in rows)
-        owned = [c for c, owner in enumerate(contrast.owners.tolist()) if owner in owners]
-        compared = [c for c in owned if contrast.parents[c] != rating_mix.ANCHOR]
-        compared_kinds.append(np.asarray(contrast.kinds)[compared])
+        compared = compared_copies(prepared.contrast, rows)
+        compared_kinds.append(np.asarray(prepared.contrast.kinds)[compared])
     return parts
 
 
