@@ -390,6 +390,23 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     )
 
 
+def test_finetune_prints_its_result_without_lightning_chatter(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, capfd
+) -> None:
+    config = tmp_path / "summarization.yaml"
+    config.write_text("data: {batch_size: 16}\ntrainer: {max_steps: 2, val_check_interval: 1}\n")
+    out = tmp_path / "out"
+    assert main([
+        "finetune", "--task", "summarization", "--checkpoint", str(base_checkpoint),
+        "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
+        "--config", str(config), "--out", str(out),
+    ]) == 0  # fmt: skip
+    printed = capfd.readouterr()
+    assert f"exported to {out}" in printed.out + printed.err
+    for chatter in ("GPU available", "TPU available", "Tip:", "LeafSpec"):
+        assert chatter not in printed.out + printed.err
+
+
 def test_finetune_refits_the_checkpoint_evaluate_exports(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
