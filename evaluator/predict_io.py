@@ -174,44 +174,32 @@ class JsonlInput:
         an id (the outputs are joined back by id) and, with ``require_sources`` (a checkpoint
         whose ratings read each output against its source), that each has a source (key
         "src"); DataError names the line."""
-        ids: set[str] = set()  # the one thing kept per pair: memory grows with the ids alone
-        for where, (item_id, _, _, src) in self._numbered_rows():
+        first_line: dict[str, int] = {}  # kept per pair: memory grows with the ids alone
+        for number, (item_id, _, _, src) in self._numbered_rows():
+            where = f"{self.name}:{number}"
             if require_sources and not has_text(src):
                 raise DataError(
                     f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
                     "each output against its source)"
                 )
-            if item_id in ids:
-                raise DataError(self._repeated_id(where, item_id))
-            ids.add(item_id)
-        return len(ids)
-
-    def _repeated_id(self, where: str, item_id: str) -> str:
-        """The message for an id used again at ``where``, naming its first line (found by
-        reading the input again: only a failing run pays for it)."""
-        uses = []  # (line, whether it names its id) of the first two uses
-        for number, value in iter_json_lines(self.open_lines(), self.name):
-            line = f"{self.name}:{number}"
-            if parse_pair(value, line, default_id=str(number))[0] == item_id:
-                uses.append((line, "id" in value))
-                if len(uses) == 2:
-                    break
-        named = all(has_id for _, has_id in uses)
-        hint = "" if named else " (a line without 'id' takes its line number as its id)"
-        return (
-            f"{where}: key 'id' {item_id!r} was already used at {uses[0][0]}{hint}; "
-            "ids must be unique"
-        )
+            first = first_line.setdefault(item_id, number)
+            if first != number:
+                numbered = item_id in (str(first), str(number))
+                hint = " (a line without 'id' takes its line number as its id)" if numbered else ""
+                raise DataError(
+                    f"{where}: key 'id' {item_id!r} was already used at {self.name}:{first}"
+                    f"{hint}; ids must be unique"
+                )
+        return len(first_line)
 
     def rows(self) -> Iterator[PairRow]:
         for _, row in self._numbered_rows():
             yield row
 
-    def _numbered_rows(self) -> Iterator[tuple[str, PairRow]]:
-        """(file:line, pair) of every line."""
+    def _numbered_rows(self) -> Iterator[tuple[int, PairRow]]:
+        """(line number, pair) of every line."""
         for number, value in iter_json_lines(self.open_lines(), self.name):
-            where = f"{self.name}:{number}"
-            yield where, parse_pair(value, where, default_id=str(number))
+            yield number, parse_pair(value, f"{self.name}:{number}", default_id=str(number))
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:

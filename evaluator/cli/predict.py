@@ -31,7 +31,7 @@ from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode, quiet_hub_libraries
 
 # pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
-# bounded by this, not by the input (but for the set of JSONL ids checked for repeats)
+# bounded by this, not by the input (but for the JSONL ids kept to find repeats)
 STREAM_PAIRS = 2048
 
 EPILOG = (
