@@ -748,3 +748,19 @@ def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_p
     for refs in (references, references[::-1]):
         multi = evaluator.predict([refs], [gen], progress=False)[0]
         assert_same(multi, closest)
+
+
+def test_a_reader_that_stops_early_ends_predict_quietly(
+    base_dir: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """`mismatch predict ... | head -1`: when writing to stdout fails because its reader has
+    gone, exit 141 (as after SIGPIPE) with no traceback and no error line."""
+    import evaluator.cli.predict as predict_command
+
+    def reader_gone(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(predict_command, "_score_and_write", reader_gone)
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    assert predict_cli("--checkpoint", str(base_dir), "--input", str(input_file)) == 141
+    assert capsys.readouterr().err == ""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from mismatch_core.errors import CheckpointError, ConfigError, DataError, ResourceMissingError
@@ -65,18 +64,4 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
         print(f"mismatch {name}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # stdout's reader stopped early (`| head`): nothing to report
-        _silence_stdout()
-        return 141  # as a shell reports a command ended by SIGPIPE
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so that flushing it at exit does not raise again."""
-    try:
-        descriptor = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, descriptor)
-    os.close(devnull)
 

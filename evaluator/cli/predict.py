@@ -161,8 +161,12 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TruncationWarning)
         if args.output is None:
-            score(sys.stdout, output_format, progress=not args.quiet)
-            sys.stdout.flush()
+            try:
+                score(sys.stdout, output_format, progress=not args.quiet)
+                sys.stdout.flush()
+            except BrokenPipeError:  # the reader stopped early (`| head`): nothing to report
+                _silence_stdout()
+                return 141  # as a shell reports a command ended by SIGPIPE
         else:
             from mismatch_core.atomic import atomic_path
 
@@ -183,6 +187,17 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             file=sys.stderr,
         )
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not raise again."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
 
 
 def _score_and_write(
