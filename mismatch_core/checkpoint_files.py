@@ -38,6 +38,13 @@ def export_problem(path: Path) -> str | None:
     return folder_problem(path, CHECKPOINT_FILES)
 
 
+def require_hub_id(name: str) -> None:
+    """A name that is no local path must be a Hub repo id; otherwise it was meant as a path,
+    and CheckpointError says that it does not exist."""
+    if not HUB_ID.match(name):
+        raise CheckpointError(f"checkpoint directory {Path(name).expanduser()} does not exist")
+
+
 def checkpoint_directory(name: str, revision: str | None, local_files_only: bool) -> Path:
     """The local directory of a checkpoint: ``name`` itself, or the cached download of a Hub
     repo id (config, weights and card only). CheckpointError says why not."""
@@ -48,8 +55,7 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
                 f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"
             )
         return path
-    if not HUB_ID.match(name):
-        raise CheckpointError(f"checkpoint directory {path} does not exist")
+    require_hub_id(name)
     from huggingface_hub import snapshot_download
 
     try:
@@ -96,8 +102,7 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
         if revision is not None:
             raise CheckpointError(f"{found} is a local directory; @{revision} applies to Hub ids")
         return str(found), None
-    if not HUB_ID.match(name):  # not a Hub id, so it was meant as a path (as checkpoint_directory)
-        raise CheckpointError(f"checkpoint directory {Path(name).expanduser()} does not exist")
+    require_hub_id(name)
     _require_cached_when_offline(name, revision)
     return name, revision
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from mismatch_core import resources
+from mismatch_core.errors import CheckpointError
 from mismatch_core.resources import REPO_ROOT, local_path
 
 
@@ -58,3 +59,14 @@ def test_shipped_checkpoints_are_found_from_any_working_directory(tmp_path, monk
     (tmp_path / "checkpoints" / "mismatch-base").mkdir(parents=True)  # the working directory wins
     assert local_path("checkpoints/mismatch-base") == Path("checkpoints/mismatch-base")
     assert local_path("user/some-hub-model") is None
+
+
+def test_a_missing_path_is_named_as_such_online_and_offline(monkeypatch) -> None:
+    """A name that is neither a local path nor a Hub id fails the same way whether or not the
+    Hub can be reached, before anything is downloaded."""
+    import mismatch_core.checkpoint_files as checkpoint_files
+
+    for reachable in (True, False):
+        monkeypatch.setattr(checkpoint_files, "hub_reachable", lambda r=reachable: r)
+        with pytest.raises(CheckpointError, match="checkpoint directory no such/dir/here does"):
+            checkpoint_files.resolve_checkpoint("no such/dir/here")

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             task_settings.data_root,
             task_settings,
             configs[task],
-            checkpoint_from_config=args.checkpoint is None,
+            checkpoint_from_config=not args.checkpoint,
         )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",

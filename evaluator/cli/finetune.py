@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         settings.data_root,
         settings,
         config,
-        checkpoint_from_config=args.checkpoint is None,
+        checkpoint_from_config=not args.checkpoint,
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint

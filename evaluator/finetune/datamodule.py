@@ -107,7 +107,7 @@ def prepare_task(
     eligible = training_rows(records, np.arange(len(records)), train_datasets)
     triples = reference_triples_size + paraphrase_triples_size
     if (contrast_size or triples) and task.kind != "regression":
-        raise ValueError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
+        raise ConfigError(f"task {task.name!r} is {task.kind}; contrast copies need ratings")
     build = functools.partial(
         build_inputs,
         encoder=base.model.config.encoder,
