@@ -34,17 +34,19 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
     """A new staging folder beside ``target``; when the block succeeds it takes ``target``'s
     place (the old folder renamed aside, then removed), so its files change together; when the
     block fails it is removed and ``target`` is left as it was. ``keep_only``: the names the
-    folder holds; one holding anything else is not replaced (``folder_problem``, checked on
-    entry and again right before the swap: a DataError), so no file of another kind is lost.
-    The folder keeps the replaced folder's mode bits, or gets mkdir's (the umask) when new."""
+    folder holds; one holding anything else is not replaced (``folder_problem``, checked
+    right before the swap: a DataError), so no file of another kind is lost; commands check
+    it before long work too. The folder keeps the replaced folder's mode bits, or gets
+    mkdir's (the umask) when new."""
     target = Path(target)
-    _check_replaceable(target, keep_only)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.tmp-{uuid.uuid4().hex[:8]}")
     staging.mkdir()
     try:
         yield staging
-        _check_replaceable(target, keep_only)  # files may have come in meanwhile
+        problem = folder_problem(target, keep_only)  # files may have come in meanwhile
+        if problem:
+            raise DataError(problem)
         if target.exists():
             shutil.copymode(target, staging)
             old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
@@ -56,12 +58,6 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _check_replaceable(target: Path, keep_only: tuple[str, ...]) -> None:
-    problem = folder_problem(target, keep_only)
-    if problem:
-        raise DataError(problem)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
