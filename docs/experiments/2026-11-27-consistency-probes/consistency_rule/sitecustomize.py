@@ -14,6 +14,7 @@ import numpy as np
 from evaluator.finetune import rating_mix
 from evaluator.finetune.agreement import kendall
 from evaluator.tasks import TASKS
+from mismatch_core.taxonomy import ERROR_CODES, MEANING_ERROR_CODES
 
 sys.path.append(str(Path(__file__).resolve().parent.parent))  # this record's folder
 from compared_copies import compared_copies  # noqa: E402
@@ -23,7 +24,9 @@ spec = importlib.util.spec_from_file_location("map_choice_patch", MAP_CHOICE)
 assert spec is not None and spec.loader is not None
 spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
-NOT_ABOUT_CONSISTENCY = ["GramErr", "RepErr", "PredOrdErr", "MissInfo"]
+# the errors that leave a summary consistent: form (GramErr, RepErr), order, what is left out
+NOT_ABOUT_CONSISTENCY = [c for c in ERROR_CODES if c not in MEANING_ERROR_CODES]
+NOT_ABOUT_CONSISTENCY += ["PredOrdErr", "MissInfo"]
 CRITERIA = [criterion.key for criterion in TASKS["summarization"].criteria]
 rating_mix.SHARES = (0.0, 0.05, 0.1, 0.15, 0.25, 0.5, 0.75, 1.0)
 shipped_contrast_parts = rating_mix.contrast_parts
