@@ -15,6 +15,7 @@ from torch.utils.data import DataLoader
 
 from evaluator.hub import Checkpoint
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
+from evaluator.lightning_quiet import quiet_lightning
 from evaluator.process_group import leave_process_group
 
 
@@ -41,15 +42,16 @@ class LightningScorer:
     """A ChunkScorer (see `evaluator.evaluator`) running on ``devices`` processes."""
 
     def __init__(self, accelerator: str, devices: int) -> None:
-        self.trainer = L.Trainer(
-            accelerator=accelerator,
-            devices=devices,
-            strategy="ddp",
-            logger=False,
-            enable_checkpointing=False,
-            enable_progress_bar=False,  # the predict command draws one bar over the whole input
-            enable_model_summary=False,
-        )
+        with quiet_lightning():
+            self.trainer = L.Trainer(
+                accelerator=accelerator,
+                devices=devices,
+                strategy="ddp",
+                logger=False,
+                enable_checkpointing=False,
+                enable_progress_bar=False,  # the predict command draws one bar over the input
+                enable_model_summary=False,
+            )
 
     @property
     def is_global_zero(self) -> bool:
@@ -69,7 +71,8 @@ class LightningScorer:
         # splits the chunks between processes without repeating any (the list serves as a
         # map-style dataset, which torch's annotation does not allow for)
         loader: DataLoader = DataLoader(items, batch_size=None, collate_fn=lambda item: item)  # type: ignore[arg-type]
-        mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size, spans_below), loader)
+        with quiet_lightning():
+            mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size, spans_below), loader)
         shares: list[list[tuple[int, PairOutputs]]] = [[] for _ in range(self.trainer.world_size)]
         torch.distributed.all_gather_object(shares, mine)
         scored = dict(pair for share in shares for pair in share)

@@ -150,6 +150,8 @@ def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    for chatter in ("GPU available", "Tip:", "Initializing distributed", "LeafSpec"):
+        assert chatter not in result.stderr  # --quiet: nothing but real warnings
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "one.csv",
         "pairs.jsonl",

@@ -9,11 +9,7 @@ numbers come from ``configs/finetune/<task>.yaml``, read by the LightningCLI's o
 
 from __future__ import annotations
 
-import logging
 import tempfile
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import lightning as L
@@ -25,6 +21,7 @@ from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.rating_mix import choose_mix
 from evaluator.hub import save_pretrained
+from evaluator.lightning_quiet import quiet_lightning
 
 
 def fit(
@@ -88,22 +85,6 @@ def fit(
             )
         finish_fit(module, data, best.best_model_path)
     return module.eval(), data, float(best.best_model_score)
-
-
-@contextmanager
-def quiet_lightning() -> Iterator[None]:
-    """No Lightning chatter in a fit the commands run many times (hardware lines, a tip to
-    install a cloud logger, a deprecation inside Lightning itself): warnings from our own
-    code and Lightning's warnings about the run still show."""
-    lightning_log = logging.getLogger("lightning.pytorch")
-    level = lightning_log.level
-    lightning_log.setLevel(logging.WARNING)
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)`")
-            yield
-    finally:
-        lightning_log.setLevel(level)
 
 
 def finish_fit(module: RatingModule, data: RatingDataModule, best_path: str | None) -> None:
