@@ -174,32 +174,36 @@ class JsonlInput:
         an id (the outputs are joined back by id) and, with ``require_sources`` (a checkpoint
         whose ratings read each output against its source), that each has a source (key
         "src"); DataError names the line."""
-        first_line: dict[str, int] = {}  # kept per pair: memory grows with the ids alone
-        for number, (item_id, _, _, src) in self._numbered_rows():
+        # kept per pair (memory grows with the ids alone): the first line, and whether it named
+        # its id or took its line number
+        first_use: dict[str, tuple[int, bool]] = {}
+        for number, named, (item_id, _, _, src) in self._numbered_rows():
             where = f"{self.name}:{number}"
             if require_sources and not has_text(src):
                 raise DataError(
                     f"{where}: key 'src' is missing, null or blank (this checkpoint reads "
                     "each output against its source)"
                 )
-            first = first_line.setdefault(item_id, number)
+            first, first_named = first_use.setdefault(item_id, (number, named))
             if first != number:
-                numbered = item_id in (str(first), str(number))
-                hint = " (a line without 'id' takes its line number as its id)" if numbered else ""
+                hint = (
+                    "" if named and first_named else " (a line without 'id' takes its line number)"
+                )
                 raise DataError(
                     f"{where}: key 'id' {item_id!r} was already used at {self.name}:{first}"
                     f"{hint}; ids must be unique"
                 )
-        return len(first_line)
+        return len(first_use)
 
     def rows(self) -> Iterator[PairRow]:
-        for _, row in self._numbered_rows():
+        for _, _, row in self._numbered_rows():
             yield row
 
-    def _numbered_rows(self) -> Iterator[tuple[int, PairRow]]:
-        """(line number, pair) of every line."""
+    def _numbered_rows(self) -> Iterator[tuple[int, bool, PairRow]]:
+        """(line number, whether the line names its id, pair) of every line."""
         for number, value in iter_json_lines(self.open_lines(), self.name):
-            yield number, parse_pair(value, f"{self.name}:{number}", default_id=str(number))
+            where = f"{self.name}:{number}"
+            yield number, "id" in value, parse_pair(value, where, default_id=str(number))
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:

@@ -538,6 +538,10 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             {"ref": "a", "gen": "d", "id": "7"},
         ],
     )
+    named = write_jsonl(
+        tmp / "named.jsonl",
+        [{"ref": "a", "gen": "b", "id": 1}, {"ref": "a", "gen": "c", "id": "1"}],
+    )
     numbered = write_jsonl(
         tmp / "numbered.jsonl", [{"ref": "a", "gen": "b"}, {"ref": "a", "gen": "c", "id": 1}]
     )
@@ -564,11 +568,15 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["--input", str(twice)],
             ["twice.jsonl:3", "'7' was already used at ", "twice.jsonl:1; ids must be unique"],
         ),
+        "named ids like line numbers": (  # both lines name the id: no hint
+            ["--input", str(named)],
+            ["named.jsonl:2: key 'id' '1' was already used at ", "named.jsonl:1; ids must be"],
+        ),
         "id like a line number": (
             ["--input", str(numbered)],
             [
                 "numbered.jsonl:2: key 'id' '1' was already used at ",
-                "numbered.jsonl:1 (a line without 'id' takes its line number as its id)",
+                "numbered.jsonl:1 (a line without 'id' takes its line number)",
             ],
         ),
         "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
@@ -597,7 +605,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "blank ref", "blank reference line", "repeated id", "id like a line number", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
+     "blank ref", "blank reference line", "repeated id", "named ids like line numbers", "id like a line number", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
      "sources beside --input", "threshold", "output is a folder", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
