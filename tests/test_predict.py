@@ -605,8 +605,9 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 @pytest.mark.parametrize(
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
-     "blank ref", "blank reference line", "repeated id", "named ids like line numbers", "id like a line number", "not gzip", "missing file", "input is a folder", "gens without refs", "two inputs",
-     "sources beside --input", "threshold", "output is a folder", "device"],
+     "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
+     "id like a line number", "not gzip", "missing file", "input is a folder",
+     "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys
