@@ -15,8 +15,14 @@ SOURCE_PACKAGES = ("mismatch_core", "synth", "evaluator")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mismatch_core",),  # resources, taxonomy, JSONL, pairs, atomic writing, errors
     ("synth.perturb",),  # perturbation rules
-    # the generator; features; the process's allocator and process group
-    ("synth", "evaluator.features", "evaluator.malloc", "evaluator.process_group"),
+    # the generator; features; the process's allocator, process group and Lightning's output
+    (
+        "synth",
+        "evaluator.features",
+        "evaluator.malloc",
+        "evaluator.process_group",
+        "evaluator.lightning_quiet",
+    ),
     ("evaluator.model",),  # the network
     (
         "evaluator.hub",
