@@ -534,6 +534,14 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")]) == 2
     )
     assert "none.yaml does not exist" in capsys.readouterr().err
+    assert main(["finetune", "--task", "summarization", "--config", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a directory; name a YAML file" in capsys.readouterr().err
+    for option in ("--checkpoint", "--cache-dir", "--data-root", "--config"):
+        # an empty value is a mistake, not a request for the config's value
+        assert main(["finetune", "--task", "summarization", option, ""]) == 2
+        assert f"{option} is empty; give a path" in capsys.readouterr().err
+    assert main(["evaluate", "--task", "dialogue", "--out", " "]) == 2
+    assert "--out is empty; give a path" in capsys.readouterr().err
     # without --checkpoint the config's data.checkpoint is the base
     elsewhere = tmp_path / "elsewhere.yaml"
     elsewhere.write_text(yaml.safe_dump({"data": {"checkpoint": str(tmp_path / "old-base")}}))

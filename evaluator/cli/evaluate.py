@@ -14,7 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from evaluator.cli.finetune import add_input_arguments, load_settings, prepare, with_paths
+from evaluator.cli.finetune import (
+    add_input_arguments,
+    check_given_paths,
+    load_settings,
+    prepare,
+    with_paths,
+)
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.finetune.transfer import evaluate_transfers
 from evaluator.signature import signature
@@ -55,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
 
+    check_given_paths(args)
     tasks = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
@@ -88,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             task_settings.data_root,
             task_settings,
             configs[task],
-            checkpoint_from_config=not args.checkpoint,
+            checkpoint_from_config=args.checkpoint is None,
         )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",

@@ -82,6 +82,22 @@ def config_file(task: str, config: str | None) -> str:
     return config or f"configs/finetune/{task}.yaml"
 
 
+def check_given_paths(args: argparse.Namespace) -> None:
+    """An option given an empty value is a mistake, not a request for the config's value."""
+    for option in (
+        "checkpoint",
+        "cache_dir",
+        "data_root",
+        "out",
+        "export_dir",
+        "config",
+        "config_dir",
+    ):
+        value = getattr(args, option, None)
+        if value is not None and not str(value).strip():
+            raise CommandError(f"--{option.replace('_', '-')} is empty; give a path")
+
+
 def with_paths(settings: FitSettings, args: argparse.Namespace) -> FitSettings:
     """``settings`` with --cache-dir and --data-root, where given, over the config's paths."""
     return replace(
@@ -141,6 +157,7 @@ def prepare(
 
 
 def run(args: argparse.Namespace) -> int:
+    check_given_paths(args)
     config = config_file(args.task, args.config)
     settings = with_paths(load_settings(args.task, config), args)
     problem = export_problem(Path(args.out)) or output_problem(
@@ -161,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         settings.data_root,
         settings,
         config,
-        checkpoint_from_config=not args.checkpoint,
+        checkpoint_from_config=args.checkpoint is None,
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint

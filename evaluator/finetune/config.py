@@ -222,6 +222,8 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
     """The fit numbers of a fine-tuning config. ``task`` stands in for a missing data.task and
     must match a given one. ConfigError names the file and the key."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"fine-tuning config {path} is a directory; name a YAML file")
     if not path.is_file():
         raise ConfigError(f"fine-tuning config {path} does not exist")
     parser = fit_parser()

@@ -150,9 +150,9 @@ class PretrainCLI(LightningCLI):
                 metrics=metrics,
                 **data.feature_options,
             )
-        print(
-            f"val accuracy {metrics['val_accuracy']:.4f}; exported to {export_dir}; report in {docs_dir}"
-        )
+        written = [f"exported to {export_dir}"] if export_dir else []
+        written += [f"report in {docs_dir}"] if docs_dir else []
+        print("; ".join([f"val accuracy {metrics['val_accuracy']:.4f}", *written]))
 
 
 def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.ndarray, np.ndarray]:
