@@ -60,3 +60,10 @@ def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path,
     assert cli.main(["pretrain", "fit", "--config", str(config)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "trainer.max_epochs" in error
+    config.write_text(  # refused when the data module is built, before its files are read
+        f"data:\n  pairs_dir: {tmp_path}\n  features: {tmp_path}\n  batch_size: 0\n"
+    )
+    assert cli.main(["pretrain", "fit", "--config", str(config)]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]  # after Lightning's "Seed set" line
+    assert last.startswith("mismatch pretrain: error: fit --config ")
+    assert last.endswith("data.batch_size must be at least 1 (got 0)")

@@ -120,6 +120,16 @@ def test_config_rejects_bad_values() -> None:
         MismatchConfig(feature_names=FEATURES, use_text=False, text_interactions=True)
     with pytest.raises(ValueError, match="unknown model config keys: colour"):
         MismatchConfig.from_dict({"feature_names": FEATURES, "colour": "red"})
+    # sizes the network would only refuse once it runs
+    for key, value, message in (
+        ("num_heads", -2, r"num_heads must be at least 1 \(got -2\)"),
+        ("set_dim", 0, "set_dim must be at least 1"),
+        ("span_dim", -1, "span_dim must not be negative"),
+        ("dropout", 3.0, r"dropout must be at least 0 and below 1 \(got 3.0\)"),
+        ("dropout", -0.1, "dropout must be at least 0"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            MismatchConfig(feature_names=FEATURES, **{key: value})
 
 
 def overfit(

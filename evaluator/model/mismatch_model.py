@@ -112,6 +112,19 @@ class MismatchConfig:
     source_features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        sizes = {"token_dim": self.token_dim, "text_dim": self.text_dim, "set_dim": self.set_dim,
+                 "num_heads": self.num_heads, "num_blocks": self.num_blocks,
+                 "num_seeds": self.num_seeds, "num_classes": self.num_classes}  # fmt: skip
+        for name, size in sizes.items():
+            if size < 1:
+                raise ValueError(f"{name} must be at least 1 (got {size})")
+        optional = {"num_inducing": self.num_inducing, "head_hidden": self.head_hidden,
+                    "num_ratings": self.num_ratings, "span_dim": self.span_dim}  # fmt: skip
+        for name, size in optional.items():
+            if size < 0:
+                raise ValueError(f"{name} must not be negative (got {size})")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be at least 0 and below 1 (got {self.dropout})")
         if self.encoder_mode not in ENCODER_MODES:
             raise ValueError(
                 f"encoder_mode must be one of {ENCODER_MODES}, got {self.encoder_mode!r}"

@@ -182,6 +182,11 @@ class MismatchDataModule(L.LightningDataModule):
         feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
         the checkpoint so prediction computes the same features."""
         super().__init__()
+        sizes = {"batch_size": batch_size, "eval_batch_size": eval_batch_size,
+                 "max_length": max_length, "embed_batch_size": embed_batch_size}  # fmt: skip
+        for name, size in sizes.items():
+            if size < 1:
+                raise ValueError(f"data.{name} must be at least 1 (got {size})")
         self.save_hyperparameters(ignore=["feature_names"])  # the module logs the resolved list
         available = feature_columns(features)
         chosen = list(feature_names) if feature_names else available

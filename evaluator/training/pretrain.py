@@ -45,6 +45,14 @@ def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
 class PretrainCLI(LightningCLI):
     """LightningCLI for MismatchModule + MismatchDataModule with the project's run conventions."""
 
+    def instantiate_classes(self) -> None:
+        """Build the model and data module; a setting they refuse (a ValueError, before any
+        training) is a ConfigError, so the command reports it in one line."""
+        try:
+            super().instantiate_classes()
+        except ValueError as error:
+            raise ConfigError(one_line(error)) from None
+
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
         parser.set_defaults(
@@ -182,7 +190,7 @@ def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
             args=args,
             parser_kwargs={"exit_on_error": exit_on_error, **parser_kwargs},
         )
-    except ArgumentError as error:
+    except (ArgumentError, ConfigError) as error:
         given = " ".join(sys.argv[1:] if args is None else args)
         raise ConfigError(f"{given}: {one_line(error)}" if given else one_line(error)) from None
     leave_process_group()  # a DDP run's processes exit cleanly
