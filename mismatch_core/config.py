@@ -8,8 +8,9 @@ jsonargparse.
 
 from __future__ import annotations
 
+import math
 from argparse import ArgumentError
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -25,6 +26,19 @@ def check_seed(seed: int, name: str = "seed") -> None:
     """ValueError unless ``seed`` is one numpy and Lightning accept (0..2**32-1)."""
     if not 0 <= seed < 2**32:
         raise ValueError(f"{name} must be in 0..{2**32 - 1}, got {seed}")
+
+
+def check_at_least_one(sizes: Mapping[str, int]) -> None:
+    """ValueError naming the first of ``sizes`` (name -> a count, width or batch size) below 1."""
+    for name, size in sizes.items():
+        if size < 1:
+            raise ValueError(f"{name} must be at least 1, got {size}")
+
+
+def check_learning_rate(learning_rate: float) -> None:
+    """ValueError unless ``learning_rate`` is a finite number above 0."""
+    if not (math.isfinite(learning_rate) and learning_rate > 0):
+        raise ValueError(f"learning_rate must be a positive number, got {learning_rate}")
 
 
 def has_settings(path: Path) -> bool:

@@ -26,15 +26,18 @@ LABEL_COLUMNS = ("label", "label_id")
 SYNTH_COLUMNS = (*PAIR_COLUMNS, *LABEL_COLUMNS, "source", "group", "rule", "detail")
 
 
+def is_null(value: object) -> bool:
+    """Whether ``value`` is a null: in a parquet string column it arrives as None or NaN."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def check_pairs(refs: Sequence, gens: Sequence) -> None:
     """Raise PairError naming the first pair whose ref or gen has the wrong type."""
     if len(refs) != len(gens):
         raise ValueError(f"{len(refs)} references but {len(gens)} generated texts")
     for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
         if not isinstance(gen, str):
-            # a null in a parquet string column arrives as None or NaN
-            missing = gen is None or (isinstance(gen, float) and math.isnan(gen))
-            got = "null" if missing else type(gen).__name__
+            got = "null" if is_null(gen) else type(gen).__name__
             raise PairError(index, f"gen must be a string, got {got}")
         if isinstance(ref, str):
             continue

@@ -66,4 +66,4 @@ def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path,
     assert cli.main(["pretrain", "fit", "--config", str(config)]) == 2
     last = capsys.readouterr().err.splitlines()[-1]  # after Lightning's "Seed set" line
     assert last.startswith("mismatch pretrain: error: fit --config ")
-    assert last.endswith("data.batch_size must be at least 1 (got 0)")
+    assert last.endswith("data.batch_size must be at least 1, got 0")

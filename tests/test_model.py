@@ -122,7 +122,7 @@ def test_config_rejects_bad_values() -> None:
         MismatchConfig.from_dict({"feature_names": FEATURES, "colour": "red"})
     # sizes the network would only refuse once it runs
     for key, value, message in (
-        ("num_heads", -2, r"num_heads must be at least 1 \(got -2\)"),
+        ("num_heads", -2, "num_heads must be at least 1, got -2"),
         ("set_dim", 0, "set_dim must be at least 1"),
         ("span_dim", -1, "span_dim must not be negative"),
         ("dropout", 3.0, r"dropout must be at least 0 and below 1 \(got 3.0\)"),

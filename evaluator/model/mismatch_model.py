@@ -27,6 +27,7 @@ from evaluator.features.scaling import DEFAULT_MARGIN, scale_to_bounds
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.span_tagger import SpanTagger
 from evaluator.model.token_interaction import TokenInteraction
+from mismatch_core.config import check_at_least_one
 from mismatch_core.resources import DEFAULT_ENCODER
 from mismatch_core.taxonomy import INDEX, NUM_CLASSES
 
@@ -115,9 +116,7 @@ class MismatchConfig:
         sizes = {"token_dim": self.token_dim, "text_dim": self.text_dim, "set_dim": self.set_dim,
                  "num_heads": self.num_heads, "num_blocks": self.num_blocks,
                  "num_seeds": self.num_seeds, "num_classes": self.num_classes}  # fmt: skip
-        for name, size in sizes.items():
-            if size < 1:
-                raise ValueError(f"{name} must be at least 1 (got {size})")
+        check_at_least_one(sizes)
         optional = {"num_inducing": self.num_inducing, "head_hidden": self.head_hidden,
                     "num_ratings": self.num_ratings, "span_dim": self.span_dim}  # fmt: skip
         for name, size in optional.items():

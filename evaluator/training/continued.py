@@ -39,7 +39,7 @@ from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
-from mismatch_core.config import check_seed
+from mismatch_core.config import check_at_least_one, check_learning_rate, check_seed
 from mismatch_core.errors import CheckpointError, DataError
 
 
@@ -59,11 +59,8 @@ class ContinueSettings:
     head_only: bool = False  # add_features read by the head alone; nothing else trains
 
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
+        check_at_least_one({"epochs": self.epochs, "batch_size": self.batch_size})
+        check_learning_rate(self.learning_rate)
         weights = self.nocontr_weights
         if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")

@@ -27,6 +27,7 @@ from evaluator.features.encoder_pass import encode_distinct, token_states
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
+from mismatch_core.config import check_at_least_one
 from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
@@ -182,11 +183,9 @@ class MismatchDataModule(L.LightningDataModule):
         feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
         the checkpoint so prediction computes the same features."""
         super().__init__()
-        sizes = {"batch_size": batch_size, "eval_batch_size": eval_batch_size,
-                 "max_length": max_length, "embed_batch_size": embed_batch_size}  # fmt: skip
-        for name, size in sizes.items():
-            if size < 1:
-                raise ValueError(f"data.{name} must be at least 1 (got {size})")
+        check_at_least_one({"data.batch_size": batch_size, "data.eval_batch_size": eval_batch_size,
+                            "data.max_length": max_length,
+                            "data.embed_batch_size": embed_batch_size})  # fmt: skip
         self.save_hyperparameters(ignore=["feature_names"])  # the module logs the resolved list
         available = feature_columns(features)
         chosen = list(feature_names) if feature_names else available

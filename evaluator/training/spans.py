@@ -32,8 +32,9 @@ from evaluator.features.encoder_pass import tokenize
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
-from mismatch_core.config import check_seed
+from mismatch_core.config import check_at_least_one, check_learning_rate, check_seed
 from mismatch_core.errors import DataError
+from mismatch_core.pairs import is_null
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
 
@@ -79,9 +80,7 @@ def check_span_pairs(pairs: pd.DataFrame, path: Path) -> None:
 def _detail_problem(detail: object) -> str | None:
     """What keeps a pair's detail from being read as its rule's record, or None."""
     if not isinstance(detail, str):
-        # a null in a parquet string column arrives as None or NaN
-        missing = detail is None or (isinstance(detail, float) and math.isnan(detail))
-        return f"must be a JSON object, got {'null' if missing else type(detail).__name__}"
+        return f"must be a JSON object, got {'null' if is_null(detail) else type(detail).__name__}"
     try:
         values = json.loads(detail)
     except json.JSONDecodeError as error:
@@ -175,11 +174,10 @@ class SpanTraining:
     seed: int = 13
 
     def __post_init__(self) -> None:
-        for name in ("dim", "epochs", "batch_size", "patience"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
+        check_at_least_one(
+            {name: getattr(self, name) for name in ("dim", "epochs", "batch_size", "patience")}
+        )
+        check_learning_rate(self.learning_rate)
         check_seed(self.seed)
 
 
