@@ -89,11 +89,12 @@ def predict_outputs(
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
     for each pair whose P(NoContr) is below it, the pairs that will show spans.
     ``srcs``: each pair's source, read when the ratings read it (ValueError naming the first
-    pair without one)."""
+    pair without one). The encoder pass runs on the model's device."""
     model = checkpoint.model.eval()
     config = model.config
+    device = next(model.parameters()).device
     check_pairs(refs, gens)
-    source = source_scores(checkpoint, gens, srcs)
+    source = source_scores(checkpoint, gens, srcs, str(device))
     tag = spans_below is not None and model.span_tagger is not None
     if not gens:
         return PairOutputs(
@@ -126,6 +127,7 @@ def predict_outputs(
             alignments_out=alignments,
             tokens_out=tokens,
             offsets_out=offsets,
+            device=str(device),
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
@@ -134,7 +136,9 @@ def predict_outputs(
         rating_features = torch.from_numpy(
             max_over_references(rating_features.numpy(), np.asarray(owner))
         )
-    text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size)
+    text_inputs = _text_inputs(
+        checkpoint, flat_refs, flat_gens, embeddings, batch_size, str(device)
+    )
     alignment = None
     if alignments is not None:
         keys = [pair_key(ref, gen) for ref, gen in zip(flat_refs, flat_gens, strict=True)]
@@ -146,7 +150,6 @@ def predict_outputs(
             for side, texts in (("ref", flat_refs), ("gen", flat_gens))
         }
     pair_rows = torch.arange(len(owner))  # row i of both token tables is flat pair i
-    device = next(model.parameters()).device
     probabilities, closeness, ratings = [], [], []
     with torch.no_grad():
         for start in range(0, len(owner), batch_size):
@@ -207,10 +210,14 @@ def predict_outputs(
 
 
 def source_scores(
-    checkpoint: Checkpoint, gens: Sequence[str], srcs: Sequence[str | None] | None
+    checkpoint: Checkpoint,
+    gens: Sequence[str],
+    srcs: Sequence[str | None] | None,
+    device: str = "cpu",
 ) -> torch.Tensor | None:
     """The raw source metric scores (pairs, len(source_features)) of a model whose ratings read
-    them, else None; ValueError names the first pair without a source."""
+    them, else None (an encoder metric among them runs on ``device``); ValueError names the
+    first pair without a source."""
     names = checkpoint.model.config.source_features
     if not names or not gens:
         return None
@@ -223,7 +230,11 @@ def source_scores(
             f"its source ({', '.join(names)})"
         )
     frame = compute_features(
-        [str(src) for src in srcs], list(gens), names=names, encoder=checkpoint.model.config.encoder
+        [str(src) for src in srcs],
+        list(gens),
+        names=names,
+        encoder=checkpoint.model.config.encoder,
+        device=device,
     )
     return torch.tensor(frame[names].to_numpy(dtype=np.float32))
 
@@ -264,7 +275,12 @@ def token_probabilities(
 
 
 def _text_inputs(
-    checkpoint: Checkpoint, refs: list[str], gens: list[str], embeddings: dict, batch_size: int
+    checkpoint: Checkpoint,
+    refs: list[str],
+    gens: list[str],
+    embeddings: dict,
+    batch_size: int,
+    device: str,
 ) -> Callable[[slice], tuple[Any, Any]]:
     """A function rows -> (ref, gen) model inputs: embeddings when frozen, token ids when trainable."""
     config = checkpoint.model.config
@@ -281,7 +297,9 @@ def _text_inputs(
         return lambda rows: (tokens(refs[rows]), tokens(gens[rows]))
     missing = sorted({t for t in refs + gens if text_key(t) not in embeddings})
     if missing:
-        vectors = encode_texts(missing, encoder=config.encoder, batch_size=batch_size)
+        vectors = encode_texts(
+            missing, encoder=config.encoder, batch_size=batch_size, device=device
+        )
         embeddings.update({text_key(t): v for t, v in zip(missing, vectors, strict=True)})
     ref_table = torch.from_numpy(
         np.stack([embeddings[text_key(t)] for t in refs]).astype(np.float32)

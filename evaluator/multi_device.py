@@ -25,7 +25,8 @@ class ChunkScoring(L.LightningModule):
     def __init__(self, checkpoint: Checkpoint, batch_size: int, spans_below: float | None) -> None:
         super().__init__()
         self.checkpoint = checkpoint
-        self.model = checkpoint.model  # registered, so Lightning moves it to this process's device
+        # registered, so Lightning moves it to this process's device; the encoder pass follows it
+        self.model = checkpoint.model
         self.batch_size = batch_size
         self.spans_below = spans_below
 

@@ -134,12 +134,14 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
 
 
 @functools.lru_cache(maxsize=4)
-def load_encoder(name: str = DEFAULT_ENCODER):
-    """Return (tokenizer, BertModel) for a symbolic encoder name, in eval mode, cached."""
+def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):
+    """Return (tokenizer, BertModel) for a symbolic encoder name on a torch device ("cpu",
+    "cuda", "cuda:1"), in eval mode, cached per name and device (one copy per device, so a GPU
+    pass never moves the copy a CPU caller holds)."""
     from transformers import AutoModel
 
     model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
-    model.eval()
+    model.to(device).eval()
     return load_tokenizer(name), model
 
 

@@ -1,7 +1,7 @@
 """`mismatch bench`: the dispatcher runs the asked targets with the shared settings, and the
-features target reports every metric on the pairs it was given (realtext end to end:
-tests/test_realtext_bench.py; synth and predict read the full corpora and real human sets,
-too slow for the suite)."""
+features target reports every metric on the pairs it was given, and the predict target times
+the pairs of a file (realtext end to end: tests/test_realtext_bench.py; synth, and predict
+without a file, read the full corpora and real human sets, too slow for the suite)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,47 @@ def test_real_text_options_are_refused_by_a_throughput_target(calls, capsys) -> 
     assert "--parts, --out: for the realtext and spans targets, not synth" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize("target", ["features", "all"])
+def test_predict_options_are_refused_by_another_target(calls, capsys, target: str) -> None:
+    assert main(["bench", target, "--device", "cuda", "--input", "x.jsonl"]) == 2
+    assert calls == []
+    assert f"--input, --device: for the predict target, not {target}" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the shipped base, the packaged encoder and bert-score
+def test_predict_times_the_pairs_of_a_file_on_the_device_asked(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        '{"ref": "Two dogs ran across the park.", "gen": "Three dogs ran across the park."}\n'
+        '{"ref": ["A man rides a horse.", "A man on a horse."], "gen": "A man rides a camel."}\n'
+        '{"ref": "She did not go.", "gen": "She went."}\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(evaluator.cli.bench.predict, "ROUNDS", 1)
+    assert main(["bench", "predict", "--input", str(pairs), "--pairs", "2"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith(f"predict bench: 2 pairs from {pairs}; checkpoint ")
+    assert "; device cpu (" in report.splitlines()[0]
+    for scorer in ("mismatch-eval predict", "bert_score.score"):
+        assert re.search(rf"^{re.escape(scorer)} +\d+\.\d s +\d+\.\d pairs/s", report, re.M)
+
+
+def test_predict_refuses_a_device_it_cannot_use(tmp_path: Path, capsys) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"ref": "A cat.", "gen": "A dog."}\n', encoding="utf-8")
+    assert main(["bench", "predict", "--input", str(pairs), "--device", "tpu"]) == 2
+    assert "unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
+
+
+def test_predict_names_the_bad_line_of_its_input(tmp_path: Path, capsys) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"ref": "A cat.", "gen": "A dog."}\n{"ref": "A cat."}\n', encoding="utf-8")
+    assert main(["bench", "predict", "--input", str(pairs)]) != 0
+    assert f"{pairs}:2" in capsys.readouterr().err
 
 
 def test_an_unknown_target_is_refused(calls, capsys) -> None:

@@ -773,3 +773,44 @@ def test_a_reader_that_stops_early_ends_predict_quietly(
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
     assert predict_cli("--checkpoint", str(base_dir), "--input", str(input_file)) == 141
     assert capsys.readouterr().err == ""
+
+
+def test_the_encoder_pass_is_told_the_model_device(base_dir: Path, monkeypatch) -> None:
+    """`Evaluator(..., device=...)` moves the features' encoder pass as well as the model, so a
+    GPU does the costly part: predict hands the model's device to the feature computation."""
+    import evaluator.inference as inference_module
+
+    seen = []
+    real = inference_module.compute_features
+
+    def spy(*args, device: str, **kwargs):  # no default: a call without the device fails
+        seen.append(device)
+        return real(*args, device=device, **kwargs)
+
+    monkeypatch.setattr(inference_module, "compute_features", spy)
+    Evaluator.from_pretrained(base_dir).predict(REFS, GENS, progress=False)
+    assert seen == ["cpu"]
+
+
+@pytest.mark.slow  # the packaged encoder; runs where a CUDA GPU is (not in CI)
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("name", ["mismatch-base", "mismatch-summarization"])
+def test_a_gpu_gives_the_outputs_of_the_cpu(name: str) -> None:
+    """The shipped checkpoints on a GPU (encoder pass, model, span tagger) give what they give
+    on the CPU, up to float rounding: the same labels and spans, probabilities within 1e-4."""
+    from mismatch_core.resources import REPO_ROOT
+
+    directory = REPO_ROOT / "checkpoints" / name
+    srcs = [f"{ref} It was reported on Monday." for ref in REFS]  # summarization reads a source
+    on_cpu = Evaluator.from_pretrained(directory).predict(REFS, GENS, srcs, progress=False)
+    on_gpu = Evaluator.from_pretrained(directory, device="cuda").predict(
+        REFS, GENS, srcs, progress=False
+    )
+    for cpu, gpu in zip(on_cpu, on_gpu, strict=True):
+        assert (gpu.id, gpu.labels) == (cpu.id, cpu.labels)
+        assert gpu.score == pytest.approx(cpu.score, abs=1e-4)
+        assert np.allclose(list(gpu.mismatch.values()), list(cpu.mismatch.values()), atol=1e-4)
+        assert gpu.ratings.keys() == cpu.ratings.keys()
+        assert np.allclose(list(gpu.ratings.values()), list(cpu.ratings.values()), atol=1e-3)
+        where = [(s["start"], s["end"], s["label"]) for s in cpu.spans or []]
+        assert [(s["start"], s["end"], s["label"]) for s in gpu.spans or []] == where

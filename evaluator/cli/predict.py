@@ -83,7 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="output format (default: from the --output suffix before any .gz, else jsonl)",
     )
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--device", default="cpu", help="cpu or cuda (the model head; default cpu)")
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="cpu or cuda: where the encoder pass and the model run (default cpu)",
+    )
     parser.add_argument(
         "--devices",
         type=int,

@@ -91,8 +91,10 @@ def encoder_scores(
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
     offsets_out: dict[str, np.ndarray] | None = None,
+    device: str = "cpu",
 ) -> np.ndarray:
-    """Encoder metrics, one forward pass per distinct text in each block of pairs."""
+    """Encoder metrics, one forward pass per distinct text in each block of pairs (the encoder on
+    ``device``; the metrics read its states on the CPU)."""
     metrics = [encoder_metric(name) for name in metric_names]
     keep_disfluency = any(metric.needs_disfluency for metric in metrics)
     blocks = []
@@ -106,6 +108,7 @@ def encoder_scores(
             num_layers,
             keep_offsets=offsets_out is not None,
             keep_disfluency=keep_disfluency,
+            device=device,
         )
         if embeddings_out is not None:
             embeddings_out.update({text_key(text): state.mean for text, state in encoded.items()})
@@ -171,6 +174,7 @@ def compute_features(
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
     offsets_out: dict[str, np.ndarray] | None = None,
+    device: str = "cpu",
 ) -> pd.DataFrame:
     """One row per pair, one float64 column per feature name, all finite.
 
@@ -182,6 +186,8 @@ def compute_features(
     (reference, gen) pair, which runs the encoder pass even without encoder features;
     `tokens_out`, likewise, text_key(text) -> its token states (encoder_pass.token_states),
     and `offsets_out` -> their character offsets in the text (encoder_pass.Tokenized).
+    `device`: where the encoder pass runs (a torch device name); the other metrics run on the
+    CPU, and the scores do not depend on it beyond float rounding.
     """
     names = list(names)
     metric_names = metrics_for(names)
@@ -212,6 +218,7 @@ def compute_features(
                 alignments_out,
                 tokens_out,
                 offsets_out,
+                device,
             )
         )
     elif neural:

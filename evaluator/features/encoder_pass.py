@@ -125,6 +125,7 @@ def encode_distinct(
     keep_tokens: bool = True,
     keep_offsets: bool = False,
     keep_disfluency: bool = False,
+    device: str = "cpu",
 ) -> dict[str, EncodedText]:
     """Encode each distinct text once in length-sorted batches (``length_batches``); text ->
     EncodedText.
@@ -133,6 +134,8 @@ def encode_distinct(
     are truncated, with one warning that counts them. ``keep_offsets`` (with ``keep_tokens``):
     also the character offsets of the kept token states (``Tokenized.offsets``).
     ``keep_disfluency``: also the disfluency detector's logit per text, from the same pass.
+    ``device``: where the encoder runs (a torch device name); what it gives back is on the CPU
+    (the detector, a few convolutions, reads the states there).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -142,7 +145,7 @@ def encode_distinct(
             f"the disfluency detector was trained on {detector.encoder!r} token states; "
             f"this pass runs {encoder!r}"
         )
-    tokenizer, model = load_encoder(encoder)
+    tokenizer, model = load_encoder(encoder, device)
     layer = model.config.num_hidden_layers if num_layers is None else num_layers
     if not 0 <= layer <= model.config.num_hidden_layers:
         raise ValueError(
@@ -173,19 +176,19 @@ def encode_distinct(
         input_ids, mask = padded_ids([ids[index] for index in batch], tokenizer.pad_token_id)
         with torch.inference_mode():
             output = model(
-                input_ids=input_ids,
-                attention_mask=mask,
+                input_ids=input_ids.to(device),
+                attention_mask=mask.to(device),
                 output_hidden_states=detector is not None
                 or (keep_tokens and layer != model.config.num_hidden_layers),
             )
             logits = (
-                detector(output.hidden_states[detector.layer], mask.bool()).tolist()
+                detector(output.hidden_states[detector.layer].cpu(), mask.bool()).tolist()
                 if detector is not None
                 else None
             )
-        last = output.last_hidden_state
+        last = output.last_hidden_state.cpu()
         pooled = (last * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
-        states = output.hidden_states[layer] if keep_tokens and output.hidden_states else last
+        states = output.hidden_states[layer].cpu() if keep_tokens and output.hidden_states else last
         for row, index in enumerate(batch):
             tokens = weights = offsets = None
             if tokenized.offsets is not None:
@@ -239,12 +242,13 @@ def token_offsets(text: EncodedText) -> np.ndarray:
 
 
 def encode_texts(
-    texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64
+    texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64, device: str = "cpu"
 ) -> np.ndarray:
-    """Mean-pooled float32 embeddings (n, dim), each distinct text encoded once."""
-    encoded = encode_distinct(texts, encoder, batch_size, keep_tokens=False)
+    """Mean-pooled float32 embeddings (n, dim), each distinct text encoded once (the encoder on
+    ``device``)."""
+    encoded = encode_distinct(texts, encoder, batch_size, keep_tokens=False, device=device)
     if not texts:
-        _, model = load_encoder(encoder)
+        _, model = load_encoder(encoder, device)
         return np.zeros((0, model.config.hidden_size), dtype=np.float32)
     return np.stack([encoded[text].mean for text in texts]).astype(np.float32, copy=False)
 

@@ -17,6 +17,7 @@ TARGETS: dict[str, str] = {
 
 THROUGHPUT_TARGETS = ("synth", "features", "predict")
 REAL_TEXT_OPTIONS = ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out")
+PREDICT_OPTIONS = ("input", "device")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--pairs", type=int, default=None, help="number of pairs (default per target)"
     )
     parser.add_argument("--seed", type=int, default=13)
+    predict = parser.add_argument_group("predict")
+    predict.add_argument(
+        "--input",
+        default=None,
+        help="time these pairs: a JSONL of {ref, gen} objects as mismatch predict reads it "
+        "(first reference of each; --pairs takes the first N); default real human-rated pairs",
+    )
+    predict.add_argument(
+        "--device",
+        default=None,
+        help="where both scorers run their encoder (and ours its model): cpu (default) or cuda",
+    )
     realtext = parser.add_argument_group("realtext and spans")
     realtext.add_argument(
         "--checkpoint",
@@ -70,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
         if given:
             options = ", ".join(f"--{name.replace('_', '-')}" for name in given)
             raise CommandError(f"{options}: for the realtext and spans targets, not {args.target}")
+    if args.target != "predict":
+        given = [name for name in PREDICT_OPTIONS if getattr(args, name) is not None]
+        if given:
+            options = ", ".join(f"--{name}" for name in given)
+            raise CommandError(f"{options}: for the predict target, not {args.target}")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")

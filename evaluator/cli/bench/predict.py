@@ -1,8 +1,8 @@
 """`mismatch bench predict`: end-to-end predict speed against bert-score on the same real pairs.
 
-One process, the same pairs, the same MiniLM: our `Evaluator.predict` (metric features +
-encoder pass + model, shipped base checkpoint) and `bert_score.score` with that encoder
-and layer; when the checkpoint has a span tagger, also our predict without spans
+One process, the same pairs, the same MiniLM on the same device (``--device``; the CPU by
+default): our `Evaluator.predict` (metric features + encoder pass + model, shipped base
+checkpoint) and `bert_score.score` with that encoder and layer; when the checkpoint has a span tagger, also our predict without spans
 (`--no-spans`), whose time the spans may exceed by at most 10 %. Each is timed twice in turn
 and the best time counts. Both are warmed up on a few pairs first, so the times exclude one-off loading
 (bert-score still reloads its model inside every call, a fraction of a second).
@@ -15,11 +15,13 @@ import os
 import random
 import resource
 import time
+from pathlib import Path
 
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
     REPO_ROOT,
     encoder_path,
+    load_encoder,
     quiet_hub_libraries,
 )
 
@@ -48,6 +50,16 @@ def bench_pairs(count: int, seed: int) -> tuple[list[str], list[str]]:
     return refs, gens
 
 
+def input_pairs(path: Path, count: int | None) -> tuple[list[str], list[str]]:
+    """(first reference, gen) of the first ``count`` pairs (all when None) of a JSONL file that
+    `mismatch predict` reads; DataError names a bad line."""
+    from evaluator.predict_io import read_jsonl_file
+
+    pairs, _ = read_jsonl_file(path)
+    refs = [ref if isinstance(ref, str) else ref[0] for ref in pairs.refs]
+    return refs[:count], pairs.gens[:count]
+
+
 def peak_rss_gb(who: int) -> float:
     """Peak resident set size in GB (Linux reports ru_maxrss in KiB)."""
     return resource.getrusage(who).ru_maxrss * 1024 / 1e9
@@ -59,30 +71,45 @@ def bench_predict(args: argparse.Namespace) -> None:
     fix_mmap_threshold()  # as `mismatch predict` runs
     quiet_hub_libraries()  # before bert_score imports transformers
     import bert_score
+    import torch
 
+    from evaluator.cli import CommandError
     from evaluator.evaluator import Evaluator
 
-    refs, gens = bench_pairs(args.pairs or DEFAULT_PAIRS, args.seed)
+    if args.input is not None:
+        refs, gens = input_pairs(Path(args.input), args.pairs)
+        source = f"pairs from {args.input}"
+    else:
+        refs, gens = bench_pairs(args.pairs or DEFAULT_PAIRS, args.seed)
+        source = f"real pairs ({', '.join(TASKS)}; first reference; seed {args.seed})"
     count = len(refs)
-    evaluator = Evaluator.from_pretrained(CHECKPOINT)
+    if count == 0:
+        raise CommandError(f"{args.input}: no pairs to time")
+    device = args.device or "cpu"
+    try:
+        evaluator = Evaluator.from_pretrained(CHECKPOINT, device=device)
+    except ValueError as error:  # a --device the evaluator refuses
+        raise CommandError(str(error)) from None
+    on_gpu = evaluator.device.type == "cuda"
+    where = torch.cuda.get_device_name(evaluator.device) if on_gpu else f"{os.cpu_count()} CPU(s)"
     encoder = evaluator.checkpoint.model.config.encoder
     model_type = encoder_path(encoder)
-    from mismatch_core.resources import load_encoder
-
     num_layers = (
         evaluator.checkpoint.num_layers or load_encoder(encoder)[1].config.num_hidden_layers
     )
     print(
-        f"predict bench: {count} real pairs ({', '.join(TASKS)}; first reference; seed "
-        f"{args.seed}); checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; encoder {encoder} "
-        f"layer {num_layers}; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPU(s)"
+        f"predict bench: {count} {source}; checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; "
+        f"encoder {encoder} layer {num_layers}; device {device} ({where}); load average "
+        f"{os.getloadavg()[0]:.2f}"
     )
 
     def ours(r: list[str], g: list[str]) -> None:
         evaluator.predict(r, g, batch_size=64, progress=False)
 
     def theirs(r: list[str], g: list[str]) -> None:
-        bert_score.score(g, r, model_type=model_type, num_layers=num_layers, batch_size=64)
+        bert_score.score(
+            g, r, model_type=model_type, num_layers=num_layers, batch_size=64, device=device
+        )
 
     def ours_without_spans(r: list[str], g: list[str]) -> None:
         evaluator.predict(r, g, batch_size=64, progress=False, spans=False)
@@ -108,6 +135,8 @@ def bench_predict(args: argparse.Namespace) -> None:
     workers = peak_rss_gb(resource.RUSAGE_CHILDREN)
     print(f"time ratio ours / bert-score: {ratio:.2f}")
     print(f"peak RSS: {rss:.2f} GB (main process); {workers:.2f} GB (largest worker process)")
+    if on_gpu:
+        print(f"peak GPU memory: {torch.cuda.max_memory_allocated(evaluator.device) / 1e9:.2f} GB")
     checks = {
         f">= {TARGET_PAIRS_PER_SECOND:.0f} pairs/s": count / ours_seconds
         >= TARGET_PAIRS_PER_SECOND,
