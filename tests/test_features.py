@@ -432,7 +432,7 @@ def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
     other worker is done with all the rest before it returns."""
     from evaluator.features import compute
 
-    monkeypatch.setattr(compute.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
     rng = np.random.default_rng(0)
     words = "the a dog cat ran sat on mat big small red blue house park tree man".split()
     lengths = [200] * 8 + [6] * 56  # 64 pairs over the parallel threshold: 8 pieces of 8
