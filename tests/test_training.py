@@ -228,6 +228,33 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     )
 
 
+def test_a_run_that_ends_before_its_first_validation_exports_its_last_weights(
+    corpus: dict[str, Path], tmp_path: Path, capsys
+) -> None:
+    """--trainer.max_steps below one epoch: no val_acc ever exists, so early stopping must not
+    ask for it; the last weights are exported, marked as such, with their val accuracy."""
+    export = tmp_path / "export"
+    main(
+        [
+            "fit",
+            f"--data.pairs_dir={corpus['pairs']}",
+            f"--data.features={corpus['features']}",
+            f"--data.embeddings={corpus['embeddings']}",
+            "--data.batch_size=8",
+            "--trainer.max_steps=2",
+            "--trainer.accelerator=cpu",
+            "--trainer.enable_progress_bar=false",
+            "--trainer.enable_model_summary=false",
+            f"--log_dir={tmp_path / 'runs'}",
+            f"--export_dir={export}",
+            "--docs_dir=null",
+        ]
+    )
+    training = load(export).config["training"]
+    assert training["best checkpoint"] == "last epoch"
+    assert f"; exported to {export}" in capsys.readouterr().out
+
+
 def test_validate_exports_the_checkpoint_of_a_finished_run(
     corpus: dict[str, Path], tmp_path: Path
 ) -> None:

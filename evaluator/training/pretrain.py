@@ -69,6 +69,9 @@ class PretrainCLI(LightningCLI):
                 "early_stopping.monitor": "val_acc",
                 "early_stopping.mode": "max",
                 "early_stopping.patience": 3,
+                # after each validation only: a run that ends before its first validation
+                # (a small --trainer.max_steps) has no val_acc to check at the epoch's end
+                "early_stopping.check_on_train_epoch_end": False,
             }
         )
         parser.add_argument("--logger", type=LoggerKind, default="csv", help="csv or wandb")
