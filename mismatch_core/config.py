@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from argparse import ArgumentError
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,13 +41,27 @@ def check_learning_rate(learning_rate: float) -> None:
         raise ValueError(f"learning_rate must be a positive number, got {learning_rate}")
 
 
-def has_settings(path: Path) -> bool:
-    """False for a file with no YAML value in it (empty, or comments alone), which the parser
-    reports only as "Unexpected config:"; a syntax error is left to the parser to name."""
+def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:
+    """What makes a YAML file unusable as settings before a parser reads it, or None. The
+    parser reports a file with no value in it (empty, or comments alone) or a value other than
+    a mapping only as "Unexpected config: ...", and one of ``sections`` given as a scalar
+    (``data: 5``) as a key missing from that section. A syntax error is left to it to name."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) is not None
+        value = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError:
-        return True
+        return None
+    if value is None:
+        return "no settings in the file (a YAML mapping of keys to values)"
+    if not isinstance(value, dict):
+        return f"the file must be a YAML mapping of keys to values, got {value!r}"
+    for section in sections:
+        if section in value and not isinstance(value[section], dict):
+            given = "nothing" if value[section] is None else repr(value[section])
+            return (
+                f"key {section!r} must be a mapping of its settings, got {given} "
+                "(leave the key out for the defaults)"
+            )
+    return None
 
 
 def one_line(error: Exception) -> str:
@@ -57,14 +71,20 @@ def one_line(error: Exception) -> str:
 
 
 def read_config(
-    path: Path, parse: Callable[[Path], Parsed], build: Callable[[Parsed], Settings]
+    path: Path,
+    parse: Callable[[Path], Parsed],
+    build: Callable[[Parsed], Settings],
+    sections: Sequence[str] = (),
 ) -> Settings:
     """``build(parse(path))``. ConfigError names the file: for a file that cannot be read or
-    decoded, for what the parser rejects (an unknown key, a value of the wrong type: its
-    ArgumentError, on one line) and for a setting ``build`` rejects (its ValueError)."""
+    decoded, that holds no mapping of settings or gives one of ``sections`` (the keys whose
+    value is a mapping) as something else (``settings_problem``), for what the parser rejects
+    (an unknown key, a value of the wrong type: its ArgumentError, on one line) and for a
+    setting ``build`` rejects (its ValueError)."""
     try:
-        if not has_settings(path):
-            raise ConfigError(f"{path}: no settings in the file (a YAML mapping of keys to values)")
+        problem = settings_problem(path, sections)
+        if problem:
+            raise ConfigError(f"{path}: {problem}")
         parsed = parse(path)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read config {path}: {error}") from None

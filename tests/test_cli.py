@@ -67,3 +67,18 @@ def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path,
     last = capsys.readouterr().err.splitlines()[-1]  # after Lightning's "Seed set" line
     assert last.startswith("mismatch pretrain: error: fit --config ")
     assert last.endswith("data.batch_size must be at least 1, got 0")
+
+
+def test_a_pretrain_config_without_settings_is_named_before_parsing(tmp_path, capsys):
+    """jsonargparse says only "Unexpected config: ..." of these."""
+    config = tmp_path / "pretrain.yaml"
+    for text, problem in (
+        ("# all defaults\n", "no settings in the file (a YAML mapping of keys to values)"),
+        ("- fit\n", "the file must be a YAML mapping of keys to values, got ['fit']"),
+        ("data: 5\n", "key 'data' must be a mapping of its settings, got 5"),
+    ):
+        config.write_text(text)
+        assert cli.main(["pretrain", "fit", f"--config={config}"]) == 2
+        error = capsys.readouterr().err
+        assert error.startswith(f"mismatch pretrain: error: fit --config={config}: {config}: ")
+        assert problem in error and error.count("\n") == 1

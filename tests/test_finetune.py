@@ -580,7 +580,10 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         assert main(["finetune", "--task", "summarization", "--config", str(bad)]) == 2
         assert f"bad.yaml: {message}" in capsys.readouterr().err
     for config, message in (
-        ({"trainer": 7}, "section 'trainer' must be a mapping, got int"),
+        ({"trainer": 7}, "key 'trainer' must be a mapping of its settings, got 7"),
+        ({"data": 5}, "key 'data' must be a mapping of its settings, got 5 (leave the key out"),
+        ({"data": None}, "key 'data' must be a mapping of its settings, got nothing"),
+        (["data"], "the file must be a YAML mapping of keys to values, got ['data']"),
         ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
         ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
         ({"seed_everything": True}, "seed_everything must be a whole number (got True)"),

@@ -287,7 +287,7 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         ({"source_weights": {"bogus": 1.0}}, "source_weights: unknown source(s) bogus; known: squad"),
         ({"max_source_share": 0.0}, "max_source_share 0.0 leaves no source a single pair"),
         ({"max_source_share": 1e-6}, "max_source_share 1e-06 leaves no source a single pair"),
-        (5, "Unexpected config: 5"),
+        (5, "the file must be a YAML mapping of keys to values, got 5"),
     ):
         config = tmp_path / "synth.yaml"
         config.write_text(yaml.safe_dump(setting))

@@ -30,6 +30,8 @@ from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 SEED = 13  # seed_everything when a config names none
+# the config's keys whose value is a mapping of settings (`data: 5` is refused by name)
+FIT_SECTIONS = ("trainer", "early_stopping", "data", "model", "checkpoint")
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def fit_parser() -> LightningArgumentParser:
 
 def fit_settings(config: Namespace) -> FitSettings:
     """The fit numbers of a parsed config; ValueError names the key of a bad one."""
-    for section in ("trainer", "early_stopping", "data", "model"):
+    for section in FIT_SECTIONS:
         if not isinstance(config[section], Namespace):  # jsonargparse lets `trainer: 7` through
             raise ValueError(
                 f"section {section!r} must be a mapping, got {type(config[section]).__name__}"
@@ -235,4 +237,4 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
             raise ValueError(f"data.task is {config.data.task!r}, not {task!r}")
         return fit_settings(config)
 
-    return read_config(path, parser.parse_path, settings)
+    return read_config(path, parser.parse_path, settings, FIT_SECTIONS)
