@@ -179,6 +179,14 @@ def get_task(name: str) -> Task:
         raise KeyError(f"unknown task {name!r}; known: {', '.join(TASKS)}") from None
 
 
+def missing_data_file(task: Task, root: Path | None = None) -> Path | None:
+    """The first of ``task``'s data files that does not exist under ``root`` (default: the
+    shared data's human/), or None; a run over several tasks checks them all before its first
+    fit, not when a task's turn comes."""
+    root = root or data_dir() / "human"
+    return next((root / s.file for s in task.datasets if not (root / s.file).is_file()), None)
+
+
 def load_task_records(task: Task, root: Path | None = None) -> list[HumanRecord]:
     """All records of a task with scores re-keyed to the task's criterion keys (human scale)."""
     root = root or data_dir() / "human"

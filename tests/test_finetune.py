@@ -610,7 +610,16 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
     (tmp_path / "file").write_text("x")
     fit_args = ["--task", "summarization", "--checkpoint", str(base_checkpoint)]
     new_out = ["--out", str(tmp_path / "new")]
+    half = tmp_path / "half"  # dialogue's files (empty), none of summarization's
+    for spec in TASKS["dialogue"].datasets:
+        (half / spec.file).parent.mkdir(parents=True, exist_ok=True)
+        (half / spec.file).touch()
+    two_tasks = ["--task", "dialogue", *fit_args, "--data-root", str(half)]
     for argv, message in (
+        (
+            ["evaluate", *two_tasks, *new_out],  # found before dialogue's fits, not after
+            f"{half / 'summarization'}/summeval.jsonl.gz: no such file (task summarization)",
+        ),
         (["finetune", *fit_args, "--out", str(notes)], "is not a checkpoint directory"),
         (["finetune", *fit_args, *new_out, "--cache-dir", str(tmp_path / "file")], "not a dir"),
         (["evaluate", *fit_args, "--out", str(tmp_path / "file")], "is not a directory"),

@@ -24,7 +24,7 @@ from evaluator.cli.finetune import (
 from evaluator.finetune.evaluate import evaluate_task, write_results
 from evaluator.finetune.transfer import evaluate_transfers
 from evaluator.signature import signature
-from evaluator.tasks import TASKS
+from evaluator.tasks import TASKS, missing_data_file
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
 
@@ -74,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     problems += [output_problem(Path(s.cache_dir), "directory") for s in settings.values()]
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
+    for task, task_settings in settings.items():
+        root = task_settings.data_root
+        missing = missing_data_file(TASKS[task], Path(root) if root else None)
+        problems.append(f"{missing}: no such file (task {task})" if missing else None)
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)
