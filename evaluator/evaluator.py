@@ -26,6 +26,7 @@ from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
 from mismatch_core.pairs import check_pairs, first_empty_reference, first_without_source
+from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
@@ -53,7 +54,7 @@ class Evaluator:
         self.checkpoint = checkpoint
         self.threshold = threshold
         self.kind, self.criteria = _task_criteria(checkpoint)
-        self.device = _check_device(device)
+        self.device = torch_device(device)
         checkpoint.model.to(self.device).eval()
 
     @classmethod
@@ -375,18 +376,6 @@ def _task_criteria(checkpoint: Checkpoint) -> tuple[str | None, list[Criterion]]
             f"{num_ratings} rating output(s)"
         )
     return kind, criteria
-
-
-def _check_device(device: str):
-    import torch
-
-    try:
-        resolved = torch.device(device)
-    except RuntimeError:
-        raise ValueError(f"unknown device {device!r}; use cpu or cuda") from None
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device cuda requested but no CUDA GPU is available")
-    return resolved
 
 
 def _progress_bar(total: int, enabled: bool):

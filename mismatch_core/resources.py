@@ -133,6 +133,20 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
     return AutoTokenizer.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
 
 
+def torch_device(name: str):
+    """The torch.device of a name ("cpu", "cuda", "cuda:1"); ValueError for an unknown name or
+    a GPU this machine does not have."""
+    import torch
+
+    try:
+        resolved = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; use cpu or cuda") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name} requested but no CUDA GPU is available")
+    return resolved
+
+
 @functools.lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):
     """Return (tokenizer, BertModel) for a symbolic encoder name on a torch device ("cpu",

@@ -303,6 +303,39 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     assert "'nope'" in capsys.readouterr().err
     assert cli_main([*args, "--features", "bleu,ter", "--quiet"]) == 0
     assert "computed 4 values" in capsys.readouterr().out
+    args[-1] = str(tmp_path / "new.parquet")
+    assert cli_main([*args, "--features", "bleu", "--device", "tpu"]) == 2
+    assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
+    assert not (tmp_path / "new.parquet").exists()
+
+
+@pytest.mark.slow  # the packaged encoder
+def test_every_encoder_pass_of_the_cache_runs_on_the_device_asked(tmp_path, monkeypatch):
+    """Features, then (once they are cached) embeddings, alignment vectors and token states
+    alone: each encoder pass runs on ``device``, "cpu:0" here, a name no default gives."""
+    seen = []
+    real = encoder_pass.load_encoder
+
+    def spy(encoder, device="cpu"):
+        seen.append(device)
+        return real(encoder, device)
+
+    monkeypatch.setattr(encoder_pass, "load_encoder", spy)
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "f.parquet"
+    write_pairs(pairs_path, 3)
+    names = ["bleu", "bertscore_f"]
+    update_feature_cache(pairs_path, out, names, progress=False, device="cpu:0")
+    assert seen and set(seen) == {"cpu:0"}
+    seen.clear()
+    stores = {
+        "embeddings_path": tmp_path / "e.parquet",
+        "alignments_path": tmp_path / "a.parquet",
+        "tokens_path": tmp_path / "tokens",
+    }
+    report = update_feature_cache(pairs_path, out, names, progress=False, device="cpu:0", **stores)
+    assert report.computed == {"bleu": 0, "bertscore_f": 0}  # the stores alone were filled
+    assert report.embeddings_added and report.alignments_added and report.tokens_added
+    assert len(seen) == 3 and set(seen) == {"cpu:0"}
 
 
 def test_cli_never_overwrites_a_parquet_that_is_not_a_feature_cache(tmp_path, capsys):

@@ -9,7 +9,7 @@ from evaluator.cli import CommandError
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
 from mismatch_core.atomic import output_problem
-from mismatch_core.resources import DEFAULT_ENCODER
+from mismatch_core.resources import DEFAULT_ENCODER, torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also keep the token states of every text in this folder (token-level model input)",
     )
     parser.add_argument("--batch-size", type=int, default=64, help="encoder batch size")
+    parser.add_argument(
+        "--device", default="cpu", help="where the encoder pass runs: cpu (default) or cuda"
+    )
     parser.add_argument("--chunk-size", type=int, default=4096, help="pairs per saved chunk")
     parser.add_argument(
         "--encoder", default=DEFAULT_ENCODER, help="encoder for BERTScore/embeddings"
@@ -64,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             raise CommandError(f"{flag}: {problem}")
     try:
+        torch_device(args.device)
+    except ValueError as error:
+        raise CommandError(f"--device: {error}") from None
+    try:
         metrics_for(names)
         report = update_feature_cache(
             args.pairs,
@@ -77,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             alignments_path=args.alignments,
             tokens_path=args.tokens,
             progress=not args.quiet,
+            device=args.device,
         )
     except (FileNotFoundError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -103,6 +103,7 @@ def update_feature_cache(
     progress: bool = True,
     alignments_path: Path | None = None,
     tokens_path: Path | None = None,
+    device: str = "cpu",
 ) -> CacheReport:
     """Fill `out_path` with every feature in `names` for every pair in `pairs_path`.
 
@@ -110,7 +111,8 @@ def update_feature_cache(
     for tests that interrupt a run). With `embeddings_path`, the mean-pooled embedding of
     every distinct ref and gen text is also kept there; with `alignments_path`, the
     alignment vector of every (ref, gen) pair (keyed by `pair_key`), from the same pass; with
-    `tokens_path`, the token states of every text (a TokenStore folder), likewise.
+    `tokens_path`, the token states of every text (a TokenStore folder), likewise. `device`:
+    where the encoder pass runs (a torch device name; the other metrics run on the CPU).
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
@@ -152,20 +154,21 @@ def update_feature_cache(
             report,
             found if alignments is not None else None,
             found_tokens if tokens is not None else None,
+            device,
         )
         if store is not None and embeddings_path is not None:
-            add_missing_embeddings(store, rows, encoder, batch_size, report)
+            add_missing_embeddings(store, rows, encoder, batch_size, report, device)
             if len(store) > stored:
                 store.save(embeddings_path)
         if alignments is not None and alignments_path is not None:
             before = len(alignments)
             alignments.add_keyed(found)
-            add_missing_alignments(alignments, rows, encoder, batch_size, num_layers)
+            add_missing_alignments(alignments, rows, encoder, batch_size, num_layers, device)
             report.alignments_added += len(alignments) - before
             if len(alignments) > before:
                 alignments.save(alignments_path)
         if tokens is not None:
-            add_missing_tokens(found_tokens, tokens, rows, encoder, batch_size, num_layers)
+            add_missing_tokens(found_tokens, tokens, rows, encoder, batch_size, num_layers, device)
             report.tokens_added += tokens.add(found_tokens)
         if changed or not out_path.is_file():
             write_cache(out_path, frame, versions)
@@ -189,6 +192,7 @@ def fill_chunk(
     report: CacheReport,
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
+    device: str = "cpu",
 ) -> bool:
     """Compute the missing values of one chunk, grouping columns missing for the same rows."""
     missing = frame.loc[rows["id"], names].isna().to_numpy()
@@ -213,6 +217,7 @@ def fill_chunk(
             num_layers=num_layers,
             alignments_out=alignments_out if encoder_pass else None,
             tokens_out=tokens_out if encoder_pass else None,
+            device=device,
         )
         frame.loc[selected["id"], group_names] = values.to_numpy()
         for name in group_names:
@@ -225,12 +230,17 @@ def fill_chunk(
 
 
 def add_missing_embeddings(
-    store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, report: CacheReport
+    store: EmbeddingStore,
+    rows: pd.DataFrame,
+    encoder: str,
+    batch_size: int,
+    report: CacheReport,
+    device: str,
 ) -> None:
     """Encode the chunk's texts that the store lacks (features were cached, embeddings not)."""
     absent = [text for text in chunk_texts(rows) if text not in store]
     if absent:
-        store.add(absent, encode_texts(absent, encoder, batch_size))
+        store.add(absent, encode_texts(absent, encoder, batch_size, device))
         report.embeddings_added += len(absent)
 
 
@@ -249,16 +259,22 @@ def add_missing_tokens(
     encoder: str,
     batch_size: int,
     num_layers: int | None,
+    device: str,
 ) -> None:
     """Encode the chunk's texts that neither the store nor ``found`` holds into ``found``."""
     absent = [t for t in chunk_texts(rows) if t not in store and text_key(t) not in found]
     if absent:
-        encoded = encode_distinct(absent, encoder, batch_size, num_layers)
+        encoded = encode_distinct(absent, encoder, batch_size, num_layers, device=device)
         found.update({text_key(t): token_states(state) for t, state in encoded.items()})
 
 
 def add_missing_alignments(
-    store: EmbeddingStore, rows: pd.DataFrame, encoder: str, batch_size: int, num_layers: int | None
+    store: EmbeddingStore,
+    rows: pd.DataFrame,
+    encoder: str,
+    batch_size: int,
+    num_layers: int | None,
+    device: str,
 ) -> None:
     """Compute the alignment vectors of the chunk's pairs that the store lacks."""
     refs, gens = [], []
@@ -271,6 +287,6 @@ def add_missing_alignments(
         found: dict[str, np.ndarray] = {}
         compute_features(
             refs, gens, [], encoder=encoder, batch_size=batch_size, num_layers=num_layers,
-            alignments_out=found,
+            alignments_out=found, device=device,
         )  # fmt: skip
         store.add_keyed(found)
