@@ -5,5 +5,5 @@ mkdir -p /tmp/nltk_data/corpora && tar -C /tmp/nltk_data/corpora -xJf .devrun/nl
 python3 .devrun/unpack_encoder.py .devrun/minilm /tmp/minilm
 python3 -m pytest -p no:cacheprovider tests/test_predict.py -k "gpu or device" -rs 2>&1 | tail -3 | tee $OUT/pytest2.txt
 for w in 8 14; do python3 -c "
-import sys, evaluator.features.compute as c; c.WORKERS = $w
+import sys, evaluator.features.compute as c; c.MAX_WORKERS = $w
 from evaluator.cli import main; main(['bench', 'predict', '--input', '.devrun/pairs.jsonl', '--device', 'cuda'])" 2>&1 | grep -v -i warn | tee $OUT/bench_cuda_w$w.txt; done
