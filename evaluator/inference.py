@@ -92,9 +92,9 @@ def predict_outputs(
     pair without one). The encoder pass runs on the model's device."""
     model = checkpoint.model.eval()
     config = model.config
-    device = next(model.parameters()).device
+    device = model_device(model)
     check_pairs(refs, gens)
-    source = source_scores(checkpoint, gens, srcs, str(device))
+    source = source_scores(checkpoint, gens, srcs, device)
     tag = spans_below is not None and model.span_tagger is not None
     if not gens:
         return PairOutputs(
@@ -127,7 +127,7 @@ def predict_outputs(
             alignments_out=alignments,
             tokens_out=tokens,
             offsets_out=offsets,
-            device=str(device),
+            device=device,
         )
         if config.use_metrics:
             features = torch.from_numpy(checkpoint.scaler.transform(frame))
@@ -136,9 +136,7 @@ def predict_outputs(
         rating_features = torch.from_numpy(
             max_over_references(rating_features.numpy(), np.asarray(owner))
         )
-    text_inputs = _text_inputs(
-        checkpoint, flat_refs, flat_gens, embeddings, batch_size, str(device)
-    )
+    text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size, device)
     alignment = None
     if alignments is not None:
         keys = [pair_key(ref, gen) for ref, gen in zip(flat_refs, flat_gens, strict=True)]
@@ -213,7 +211,7 @@ def source_scores(
     checkpoint: Checkpoint,
     gens: Sequence[str],
     srcs: Sequence[str | None] | None,
-    device: str = "cpu",
+    device: str,
 ) -> torch.Tensor | None:
     """The raw source metric scores (pairs, len(source_features)) of a model whose ratings read
     them, else None (an encoder metric among them runs on ``device``); ValueError names the
@@ -251,7 +249,7 @@ def token_probabilities(
     dim = model.config.embedding_dim
     ref_states = [tokens[text_key(t)] for t in refs]
     gen_states = [tokens[text_key(t)] for t in gens]
-    device = next(model.parameters()).device
+    device = model_device(model)
     gen_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
     ref_probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(gens)
     longer = [max(len(r), len(g)) for r, g in zip(ref_states, gen_states, strict=True)]
@@ -310,7 +308,12 @@ def _text_inputs(
     return lambda rows: (ref_table[rows], gen_table[rows])
 
 
-def _to(value, device: torch.device):
+def model_device(model: torch.nn.Module) -> str:
+    """The torch device name of the model's weights: where predict runs the encoder pass too."""
+    return str(next(model.parameters()).device)
+
+
+def _to(value, device: str):
     if value is None or isinstance(value, torch.Tensor):
         return None if value is None else value.to(device)
     return {key: tensor.to(device) for key, tensor in value.items()}

@@ -179,17 +179,24 @@ def get_task(name: str) -> Task:
         raise KeyError(f"unknown task {name!r}; known: {', '.join(TASKS)}") from None
 
 
-def missing_data_file(task: Task, root: Path | None = None) -> Path | None:
-    """The first of ``task``'s data files that does not exist under ``root`` (default: the
-    shared data's human/), or None; a run over several tasks checks them all before its first
-    fit, not when a task's turn comes."""
-    root = root or data_dir() / "human"
-    return next((root / s.file for s in task.datasets if not (root / s.file).is_file()), None)
+def human_root(root: str | Path | None = None) -> Path:
+    """The folder of the human-rating sets: ``root`` (a --data-root or data.data_root), or the
+    shared data's human/ when it is None or empty."""
+    return Path(root) if root else data_dir() / "human"
 
 
-def load_task_records(task: Task, root: Path | None = None) -> list[HumanRecord]:
-    """All records of a task with scores re-keyed to the task's criterion keys (human scale)."""
-    root = root or data_dir() / "human"
+def missing_data_file(task: Task, root: str | Path | None = None) -> Path | None:
+    """The first of ``task``'s data files that does not exist under ``human_root(root)``, or
+    None; a run over several tasks checks them all before its first fit, not when a task's turn
+    comes."""
+    folder = human_root(root)
+    return next((folder / s.file for s in task.datasets if not (folder / s.file).is_file()), None)
+
+
+def load_task_records(task: Task, root: str | Path | None = None) -> list[HumanRecord]:
+    """All records of a task with scores re-keyed to the task's criterion keys (human scale),
+    from ``human_root(root)``."""
+    root = human_root(root)
     records = []
     for spec in task.datasets:
         for record in load_records(root / spec.file):

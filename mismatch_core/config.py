@@ -20,6 +20,9 @@ from mismatch_core.errors import ConfigError
 
 Parsed = TypeVar("Parsed")
 Settings = TypeVar("Settings")
+# the keys of a training config (pretraining, fine-tuning: LightningCLI's) whose value is a
+# mapping of settings, so that `data: 5` is refused by name
+TRAINING_SECTIONS = ("trainer", "model", "data", "checkpoint", "early_stopping")
 
 
 def check_seed(seed: int, name: str = "seed") -> None:
@@ -61,6 +64,25 @@ def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:
                 f"key {section!r} must be a mapping of its settings, got {given} "
                 "(leave the key out for the defaults)"
             )
+    return None
+
+
+def config_file_problem(
+    args: Sequence[str], sections: Sequence[str] = TRAINING_SECTIONS
+) -> str | None:
+    """The first file named by a --config / -c option of a command line that
+    ``settings_problem`` refuses, as "FILE: problem", or None. LightningCLI reads these files itself, after
+    this check; a value that is no file (inline YAML) is left to it."""
+    for index, arg in enumerate(args):
+        if arg in ("--config", "-c") and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--config="):
+            value = arg.removeprefix("--config=")
+        else:
+            continue
+        problem = Path(value).is_file() and settings_problem(Path(value), sections)
+        if problem:
+            return f"{value}: {problem}"
     return None
 
 

@@ -134,24 +134,32 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
 
 
 def torch_device(name: str):
-    """The torch.device of a name ("cpu", "cuda", "cuda:1"); ValueError for an unknown name or
-    a GPU this machine does not have."""
+    """The torch.device of a name ("cpu", "cuda", "cuda:1"), a GPU with its index ("cuda" is
+    the current one); ValueError for an unknown name or a GPU this machine does not have."""
     import torch
 
     try:
         resolved = torch.device(name)
     except RuntimeError:
         raise ValueError(f"unknown device {name!r}; use cpu or cuda") from None
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {name} requested but no CUDA GPU is available")
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {name} requested but no CUDA GPU is available")
+        if resolved.index is None:
+            resolved = torch.device("cuda", torch.cuda.current_device())
     return resolved
 
 
-@functools.lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):
     """Return (tokenizer, BertModel) for a symbolic encoder name on a torch device ("cpu",
-    "cuda", "cuda:1"), in eval mode, cached per name and device (one copy per device, so a GPU
-    pass never moves the copy a CPU caller holds)."""
+    "cuda", "cuda:1"), in eval mode. One cached copy per encoder and device, whatever the
+    device is called ("cuda" and "cuda:0" are one), so a GPU pass never moves the copy a CPU
+    caller holds; ValueError for a device torch_device refuses."""
+    return _load_encoder(name, str(torch_device(device)))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_encoder(name: str, device: str):
     from transformers import AutoModel
 
     model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())

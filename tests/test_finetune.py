@@ -643,6 +643,23 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
+def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -> None:
+    """scripts/finetune.py reads its config as mismatch finetune does: `data: 5` is named, not
+    reported as a key missing from the data section."""
+    from evaluator.cli.finetune import main as lightning_main
+
+    config = tmp_path / "bad.yaml"
+    for text, problem in (
+        ("data: 5\n", "key 'data' must be a mapping of its settings, got 5"),
+        ("", "no settings in the file"),
+    ):
+        config.write_text(text)
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main(["fit", "--config", str(config)])
+        assert exit_.value.code == 2
+        assert f"{config}: {problem}" in capsys.readouterr().err
+
+
 def test_lightning_cli_fits_and_exports(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:

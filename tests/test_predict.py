@@ -777,19 +777,21 @@ def test_a_reader_that_stops_early_ends_predict_quietly(
 
 def test_the_encoder_pass_is_told_the_model_device(base_dir: Path, monkeypatch) -> None:
     """`Evaluator(..., device=...)` moves the features' encoder pass as well as the model, so a
-    GPU does the costly part: predict hands the model's device to the feature computation."""
+    GPU does the costly part: predict hands the model's device to the feature computation
+    ("cpu:0" here, a name no default gives, standing in for a GPU's)."""
     import evaluator.inference as inference_module
 
     seen = []
     real = inference_module.compute_features
 
-    def spy(*args, device: str, **kwargs):  # no default: a call without the device fails
+    def spy(*args, device: str, **kwargs):
         seen.append(device)
         return real(*args, device=device, **kwargs)
 
     monkeypatch.setattr(inference_module, "compute_features", spy)
+    monkeypatch.setattr(inference_module, "model_device", lambda model: "cpu:0")
     Evaluator.from_pretrained(base_dir).predict(REFS, GENS, progress=False)
-    assert seen == ["cpu"]
+    assert seen == ["cpu:0"]
 
 
 @pytest.mark.slow  # the packaged encoder; runs where a CUDA GPU is (not in CI)

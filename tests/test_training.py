@@ -194,23 +194,28 @@ def test_cosine_schedule_without_an_end_is_a_clear_error(corpus: dict[str, Path]
         trainer.fit(module, datamodule=datamodule(corpus))
 
 
+def cli_options(corpus: dict[str, Path], runs: Path, *options: str) -> list[str]:
+    """The pretraining CLI's options for a quiet CPU run on ``corpus`` logged under ``runs``,
+    then ``options``."""
+    return [
+        f"--data.pairs_dir={corpus['pairs']}",
+        f"--data.features={corpus['features']}",
+        f"--data.embeddings={corpus['embeddings']}",
+        "--trainer.accelerator=cpu",
+        "--trainer.enable_progress_bar=false",
+        "--trainer.enable_model_summary=false",
+        f"--log_dir={runs}",
+        *options,
+    ]
+
+
 def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path: Path) -> None:
     export, docs, runs = tmp_path / "export", tmp_path / "docs", tmp_path / "runs"
+    options = ["--data.batch_size=16", "--model.lr=0.003", "--trainer.max_epochs=3"]
     main(
         [
             "fit",
-            f"--data.pairs_dir={corpus['pairs']}",
-            f"--data.features={corpus['features']}",
-            f"--data.embeddings={corpus['embeddings']}",
-            "--data.batch_size=16",
-            "--model.lr=0.003",
-            "--trainer.max_epochs=3",
-            "--trainer.accelerator=cpu",
-            "--trainer.enable_progress_bar=false",
-            "--trainer.enable_model_summary=false",
-            f"--log_dir={runs}",
-            f"--export_dir={export}",
-            f"--docs_dir={docs}",
+            *cli_options(corpus, runs, *options, f"--export_dir={export}", f"--docs_dir={docs}"),
         ]
     )
     checkpoint = load(export)
@@ -234,22 +239,8 @@ def test_a_run_that_ends_before_its_first_validation_exports_its_last_weights(
     """--trainer.max_steps below one epoch: no val_acc ever exists, so early stopping must not
     ask for it; the last weights are exported, marked as such, with their val accuracy."""
     export = tmp_path / "export"
-    main(
-        [
-            "fit",
-            f"--data.pairs_dir={corpus['pairs']}",
-            f"--data.features={corpus['features']}",
-            f"--data.embeddings={corpus['embeddings']}",
-            "--data.batch_size=8",
-            "--trainer.max_steps=2",
-            "--trainer.accelerator=cpu",
-            "--trainer.enable_progress_bar=false",
-            "--trainer.enable_model_summary=false",
-            f"--log_dir={tmp_path / 'runs'}",
-            f"--export_dir={export}",
-            "--docs_dir=null",
-        ]
-    )
+    options = ["--data.batch_size=8", "--trainer.max_steps=2", "--docs_dir=null"]
+    main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
     training = load(export).config["training"]
     assert training["best checkpoint"] == "last epoch"
     assert f"; exported to {export}" in capsys.readouterr().out
@@ -259,16 +250,7 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
     corpus: dict[str, Path], tmp_path: Path
 ) -> None:
     runs, export = tmp_path / "runs", tmp_path / "export"
-    common = [
-        f"--data.pairs_dir={corpus['pairs']}",
-        f"--data.features={corpus['features']}",
-        f"--data.embeddings={corpus['embeddings']}",
-        "--trainer.accelerator=cpu",
-        "--trainer.enable_progress_bar=false",
-        "--trainer.enable_model_summary=false",
-        f"--log_dir={runs}",
-        "--docs_dir=null",
-    ]
+    common = cli_options(corpus, runs, "--docs_dir=null")
     main(["fit", *common, "--trainer.max_epochs=2", "--export_dir=null"])
     assert not export.exists()
     (best,) = runs.glob("pretrain/version_0/checkpoints/best-*.ckpt")
@@ -345,22 +327,8 @@ def test_alignment_vectors_reach_the_model_and_the_checkpoint(
     batch = next(iter(data.val_dataloader()))
     assert torch.equal(batch["alignment"][0], torch.from_numpy(vectors[len(frames[0])]))
     export = tmp_path / "export"
-    main(
-        [
-            "fit",
-            f"--data.pairs_dir={corpus['pairs']}",
-            f"--data.features={corpus['features']}",
-            f"--data.embeddings={corpus['embeddings']}",
-            f"--data.alignments={store_path}",
-            "--trainer.max_epochs=1",
-            "--trainer.accelerator=cpu",
-            "--trainer.enable_progress_bar=false",
-            "--trainer.enable_model_summary=false",
-            f"--log_dir={tmp_path / 'runs'}",
-            f"--export_dir={export}",
-            "--docs_dir=null",
-        ]
-    )
+    options = [f"--data.alignments={store_path}", "--trainer.max_epochs=1", "--docs_dir=null"]
+    main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
     assert load(export).model.config.use_alignment
     EmbeddingStore(dict(zip(keys[:-1], vectors[:-1], strict=True))).save(store_path)
     with pytest.raises(DataError, match="no vector stored for key"):
@@ -395,20 +363,6 @@ def test_token_states_reach_the_model_and_the_checkpoint(
         batch["tokens"]["ref"][0, : len(first)].numpy(), first.astype(np.float32)
     )
     export = tmp_path / "export"
-    main(
-        [
-            "fit",
-            f"--data.pairs_dir={corpus['pairs']}",
-            f"--data.features={corpus['features']}",
-            f"--data.embeddings={corpus['embeddings']}",
-            f"--data.tokens={store_path}",
-            "--trainer.max_epochs=1",
-            "--trainer.accelerator=cpu",
-            "--trainer.enable_progress_bar=false",
-            "--trainer.enable_model_summary=false",
-            f"--log_dir={tmp_path / 'runs'}",
-            f"--export_dir={export}",
-            "--docs_dir=null",
-        ]
-    )
+    options = [f"--data.tokens={store_path}", "--trainer.max_epochs=1", "--docs_dir=null"]
+    main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
     assert load(export).model.config.use_tokens

@@ -75,8 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
     for task, task_settings in settings.items():
-        root = task_settings.data_root
-        missing = missing_data_file(TASKS[task], Path(root) if root else None)
+        missing = missing_data_file(TASKS[task], task_settings.data_root)
         problems.append(f"{missing}: no such file (task {task})" if missing else None)
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
+from mismatch_core.config import config_file_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 
 
@@ -213,6 +215,16 @@ class FinetuneCLI(LightningCLI):
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         add_fit_arguments(parser)
+
+    def parse_arguments(self, parser: LightningArgumentParser, args) -> None:
+        """Name a --config file that holds no settings, or gives a section as something other
+        than a mapping, before the parser reads it (it says only "Unexpected config: ..." or
+        that a key of the section is missing)."""
+        if args is None or isinstance(args, list):
+            problem = config_file_problem(sys.argv[1:] if args is None else args)
+            if problem:
+                parser.error(problem)
+        super().parse_arguments(parser, args)
 
     def before_instantiate_classes(self) -> None:
         if self.subcommand == "fit":

@@ -154,7 +154,7 @@ def update_feature_cache(
             report,
             found if alignments is not None else None,
             found_tokens if tokens is not None else None,
-            device,
+            device=device,
         )
         if store is not None and embeddings_path is not None:
             add_missing_embeddings(store, rows, encoder, batch_size, report, device)
@@ -192,7 +192,8 @@ def fill_chunk(
     report: CacheReport,
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
-    device: str = "cpu",
+    *,
+    device: str,
 ) -> bool:
     """Compute the missing values of one chunk, grouping columns missing for the same rows."""
     missing = frame.loc[rows["id"], names].isna().to_numpy()

@@ -175,9 +175,10 @@ def encode_distinct(
         lengths = [len(ids[index]) for index in batch]
         input_ids, mask = padded_ids([ids[index] for index in batch], tokenizer.pad_token_id)
         with torch.inference_mode():
+            on_device = mask.to(device)
             output = model(
                 input_ids=input_ids.to(device),
-                attention_mask=mask.to(device),
+                attention_mask=on_device,
                 output_hidden_states=detector is not None
                 or (keep_tokens and layer != model.config.num_hidden_layers),
             )
@@ -186,9 +187,11 @@ def encode_distinct(
                 if detector is not None
                 else None
             )
-        last = output.last_hidden_state.cpu()
-        pooled = (last * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
-        states = output.hidden_states[layer].cpu() if keep_tokens and output.hidden_states else last
+        last = output.last_hidden_state  # only what is kept comes back from a GPU
+        total = (last * on_device.unsqueeze(-1)).sum(1)
+        pooled = (total / on_device.sum(1, keepdim=True).clamp(min=1e-9)).cpu()
+        if keep_tokens:
+            states = (output.hidden_states[layer] if output.hidden_states else last).cpu()
         for row, index in enumerate(batch):
             tokens = weights = offsets = None
             if tokenized.offsets is not None:

@@ -25,13 +25,11 @@ from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
-from mismatch_core.config import check_seed, read_config
+from mismatch_core.config import TRAINING_SECTIONS, check_seed, read_config
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 SEED = 13  # seed_everything when a config names none
-# the config's keys whose value is a mapping of settings (`data: 5` is refused by name)
-FIT_SECTIONS = ("trainer", "early_stopping", "data", "model", "checkpoint")
 
 
 @dataclass(frozen=True)
@@ -184,12 +182,8 @@ def fit_parser() -> LightningArgumentParser:
 
 
 def fit_settings(config: Namespace) -> FitSettings:
-    """The fit numbers of a parsed config; ValueError names the key of a bad one."""
-    for section in FIT_SECTIONS:
-        if not isinstance(config[section], Namespace):  # jsonargparse lets `trainer: 7` through
-            raise ValueError(
-                f"section {section!r} must be a mapping, got {type(config[section]).__name__}"
-            )
+    """The fit numbers of a parsed config (its sections checked by ``settings_problem`` in the
+    file); ValueError names the key of a bad one."""
     return FitSettings(
         max_steps=config.trainer.max_steps,
         val_check_interval=config.trainer.val_check_interval,
@@ -237,4 +231,4 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
             raise ValueError(f"data.task is {config.data.task!r}, not {task!r}")
         return fit_settings(config)
 
-    return read_config(path, parser.parse_path, settings, FIT_SECTIONS)
+    return read_config(path, parser.parse_path, settings, TRAINING_SECTIONS)

@@ -103,7 +103,7 @@ def prepare_task(
     (``evaluator.finetune.contrast.source_copies``)."""
     task = get_task(task_name)
     base = load(checkpoint)
-    records = load_task_records(task, Path(data_root) if data_root else None)
+    records = load_task_records(task, data_root)
     eligible = training_rows(records, np.arange(len(records)), train_datasets)
     triples = reference_triples_size + paraphrase_triples_size
     if (contrast_size or triples) and task.kind != "regression":

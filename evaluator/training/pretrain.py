@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from argparse import ArgumentError
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -27,13 +26,11 @@ from evaluator.process_group import leave_process_group
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
-from mismatch_core.config import one_line, settings_problem
+from mismatch_core.config import config_file_problem, one_line
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 LoggerKind = Literal["csv", "wandb"]
-# the config's keys whose value is a mapping of settings (`data: 5` is refused by name)
-PRETRAIN_SECTIONS = ("data", "model", "trainer", "checkpoint", "early_stopping")
 
 
 def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
@@ -45,17 +42,6 @@ def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
     return WandbLogger(project="mismatch-eval", name=name, save_dir=save_dir, offline=offline)
 
 
-def config_files(args: Sequence[str]) -> list[Path]:
-    """The files that the --config / -c options of a command line name (a value that is no
-    file, such as inline YAML, is left to the parser)."""
-    values = [
-        args[index + 1] if arg in ("--config", "-c") else arg.removeprefix("--config=")
-        for index, arg in enumerate(args)
-        if (arg in ("--config", "-c") and index + 1 < len(args)) or arg.startswith("--config=")
-    ]
-    return [Path(value) for value in values if Path(value).is_file()]
-
-
 class PretrainCLI(LightningCLI):
     """LightningCLI for MismatchModule + MismatchDataModule with the project's run conventions."""
 
@@ -63,10 +49,9 @@ class PretrainCLI(LightningCLI):
         """Name a --config file that holds no settings, or gives a section as something other
         than a mapping, before the parser reads it (it says only "Unexpected config: ...")."""
         if args is None or isinstance(args, list):
-            for path in config_files(sys.argv[1:] if args is None else args):
-                problem = settings_problem(path, PRETRAIN_SECTIONS)
-                if problem:
-                    raise ConfigError(f"{path}: {problem}")
+            problem = config_file_problem(sys.argv[1:] if args is None else args)
+            if problem:
+                raise ConfigError(problem)
         super().parse_arguments(parser, args)
 
     def instantiate_classes(self) -> None:

@@ -15,9 +15,15 @@ TARGETS: dict[str, str] = {
     "spans": "evaluator.cli.bench.spans:bench_spans",
 }
 
-THROUGHPUT_TARGETS = ("synth", "features", "predict")
-REAL_TEXT_OPTIONS = ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out")
-PREDICT_OPTIONS = ("input", "device")
+# the options only some targets read -> those targets (every target reads --pairs and --seed;
+# with `all`, each target reads what is its own)
+OPTION_READERS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out"): (
+        "realtext",
+        "spans",
+    ),
+    ("input", "device"): ("predict",),
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--input",
         default=None,
         help="time these pairs: a JSONL of {ref, gen} objects as mismatch predict reads it "
-        "(first reference of each; --pairs takes the first N); default real human-rated pairs",
+        "(first reference of each; --pairs takes the first N, --seed is not read); default "
+        "real human-rated pairs",
     )
     predict.add_argument(
         "--device",
@@ -78,16 +85,12 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--out and --parts name one target's output and parts; not with all")
     if args.pairs is not None and args.pairs < 1:
         raise CommandError(f"--pairs must be at least 1, got {args.pairs}")
-    if args.target in THROUGHPUT_TARGETS:  # they read --pairs and --seed alone
-        given = [name for name in REAL_TEXT_OPTIONS if getattr(args, name) is not None]
-        if given:
-            options = ", ".join(f"--{name.replace('_', '-')}" for name in given)
-            raise CommandError(f"{options}: for the realtext and spans targets, not {args.target}")
-    if args.target != "predict":
-        given = [name for name in PREDICT_OPTIONS if getattr(args, name) is not None]
-        if given:
-            options = ", ".join(f"--{name}" for name in given)
-            raise CommandError(f"{options}: for the predict target, not {args.target}")
+    for options, readers in OPTION_READERS.items():
+        given = [name for name in options if getattr(args, name) is not None]
+        if given and args.target not in (*readers, "all"):
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
+            where = " and ".join(readers) + (" targets" if len(readers) > 1 else " target")
+            raise CommandError(f"{flags}: for the {where}, not {args.target}")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")
