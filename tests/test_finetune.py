@@ -586,7 +586,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         (["data"], "the file must be a YAML mapping of keys to values, got ['data']"),
         ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
         ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
-        ({"seed_everything": True}, "seed_everything must be a whole number (got True)"),
+        ({"seed_everything": True}, "seed_everything must be a whole number, got True"),
         (
             {"model": {"single_metric_anchor": True, "rating_mix": False}},
             "model.single_metric_anchor chooses an anchor of the rating mix",

@@ -25,7 +25,12 @@ from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
-from mismatch_core.config import TRAINING_SECTIONS, check_seed, read_config
+from mismatch_core.config import (
+    TRAINING_SECTIONS,
+    check_at_least_one,
+    check_seed,
+    read_config,
+)
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -70,7 +75,7 @@ class FitSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
-            raise ValueError(f"seed_everything must be a whole number (got {self.seed!r})")
+            raise ValueError(f"seed_everything must be a whole number, got {self.seed!r}")
         check_seed(self.seed, "seed_everything")
         steps = {
             "trainer.max_steps": self.max_steps,
@@ -78,7 +83,7 @@ class FitSettings:
         }
         for name, steps_value in steps.items():  # the Trainer also takes None, floats, -1
             if not isinstance(steps_value, int) or isinstance(steps_value, bool):
-                raise ValueError(f"{name} must be a whole number of steps (got {steps_value!r})")
+                raise ValueError(f"{name} must be a whole number of steps, got {steps_value!r}")
         positive: dict[str, float] = {
             **steps,
             "early_stopping.patience": self.patience,
@@ -87,7 +92,7 @@ class FitSettings:
         }
         for name, value in positive.items():
             if not value > 0:
-                raise ValueError(f"{name} must be above 0 (got {value})")
+                raise ValueError(f"{name} must be above 0, got {value}")
         not_negative: dict[str, float] = {
             "model.weight_decay": self.weight_decay,
             "model.ridge_anchor": self.ridge_anchor,
@@ -100,9 +105,9 @@ class FitSettings:
         }
         for name, value in not_negative.items():
             if value < 0:
-                raise ValueError(f"{name} must not be negative (got {value})")
+                raise ValueError(f"{name} must not be negative, got {value}")
         if not 0 < self.val_fraction < 1:
-            raise ValueError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
+            raise ValueError(f"data.val_fraction must be between 0 and 1, got {self.val_fraction}")
         copies = self.contrast_size + self.reference_triples_size + self.paraphrase_triples_size
         if (copies > 0) != (self.contrast_weight > 0):
             raise ValueError(
@@ -112,9 +117,8 @@ class FitSettings:
                 f"{self.paraphrase_triples_size})"
             )
         if self.paraphrase_triples_size == 1:  # a triple is a paraphrase and an error copy
-            raise ValueError("data.paraphrase_triples_size must be 0 or at least 2 (got 1)")
-        if self.contrast_depth < 1:
-            raise ValueError(f"data.contrast_depth must be at least 1 (got {self.contrast_depth})")
+            raise ValueError("data.paraphrase_triples_size must be 0 or at least 2, got 1")
+        check_at_least_one({"data.contrast_depth": self.contrast_depth})
         check_class_weights(self.contrast_class_weights)
         try:
             check_source_columns(self.source_features)

@@ -59,7 +59,7 @@ def check_class_weights(weights: dict[str, float]) -> None:
                 f"unknown error class {code!r} in contrast class weights; known: {', '.join(ERROR_CODES)}"
             )
         if not isinstance(weight, int | float) or not weight > 0:
-            raise ValueError(f"contrast class weight of {code} must be above 0 (got {weight})")
+            raise ValueError(f"contrast class weight of {code} must be above 0, got {weight}")
 
 
 def context_maker(
@@ -106,7 +106,7 @@ def contrast_records(
     weights and seed -> same copies.
     """
     if depth < 1:
-        raise ValueError(f"contrast depth must be at least 1 (got {depth})")
+        raise ValueError(f"contrast depth must be at least 1, got {depth}")
     check_class_weights(class_weights or {})
     rules = shared_rules()
     rng = random.Random(seed)

@@ -121,9 +121,9 @@ class MismatchConfig:
                     "num_ratings": self.num_ratings, "span_dim": self.span_dim}  # fmt: skip
         for name, size in optional.items():
             if size < 0:
-                raise ValueError(f"{name} must not be negative (got {size})")
+                raise ValueError(f"{name} must not be negative, got {size}")
         if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be at least 0 and below 1 (got {self.dropout})")
+            raise ValueError(f"dropout must be at least 0 and below 1, got {self.dropout}")
         if self.encoder_mode not in ENCODER_MODES:
             raise ValueError(
                 f"encoder_mode must be one of {ENCODER_MODES}, got {self.encoder_mode!r}"
