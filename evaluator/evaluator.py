@@ -287,7 +287,7 @@ class Evaluator:
 
     def _truncated_pairs(self, refs: list[str | list[str]], gens: Sequence[str]) -> tuple[int, int]:
         """The encoder's token limit and how many pairs have a text over it (it is cut)."""
-        limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)])
+        limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)], str(self.device))
         count = sum(
             1
             for ref, gen in zip(refs, gens, strict=True)
@@ -330,8 +330,9 @@ def _length_key(ref: str | list[str], gen: str) -> tuple:
     return (sum(len(r) for r in references), references, len(gen))
 
 
-def _over_long_texts(checkpoint: Checkpoint, texts: list[str]) -> tuple[int, set[str]]:
-    """The encoder's token limit and the distinct texts over it, counted as the encoder does."""
+def _over_long_texts(checkpoint: Checkpoint, texts: list[str], device: str) -> tuple[int, set[str]]:
+    """The encoder's token limit and the distinct texts over it, counted as the encoder does
+    (its copy on ``device``, the one predict's encoder pass loads)."""
     from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 
     config = checkpoint.model.config
@@ -340,7 +341,7 @@ def _over_long_texts(checkpoint: Checkpoint, texts: list[str]) -> tuple[int, set
         return 0, set()
     from mismatch_core.resources import load_encoder
 
-    tokenizer, encoder = load_encoder(config.encoder)
+    tokenizer, encoder = load_encoder(config.encoder, device)
     limit = min(tokenizer.model_max_length, encoder.config.max_position_embeddings)
     distinct = list(dict.fromkeys(texts))
     ids = tokenizer([t.strip() for t in distinct], add_special_tokens=True, verbose=False)

@@ -45,18 +45,24 @@ def check_learning_rate(learning_rate: float) -> None:
 
 
 def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:
-    """What makes a YAML file unusable as settings before a parser reads it, or None. The
-    parser reports a file with no value in it (empty, or comments alone) or a value other than
-    a mapping only as "Unexpected config: ...", and one of ``sections`` given as a scalar
-    (``data: 5``) as a key missing from that section. A syntax error is left to it to name."""
+    """What makes a YAML file unusable as settings before a parser reads it, or None: no value
+    in it (empty, or comments alone), or what ``mapping_problem`` finds. The parser says only
+    "Unexpected config: ..." of these; a syntax error is left to it to name."""
     try:
         value = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError:
         return None
     if value is None:
         return "no settings in the file (a YAML mapping of keys to values)"
+    return mapping_problem(value, sections, "the file")
+
+
+def mapping_problem(value: object, sections: Sequence[str], what: str) -> str | None:
+    """Why a YAML value (``what``: where it came from) is no mapping of settings, or one of
+    ``sections`` in it is no mapping (``data: 5``, which the parser reports as a key missing
+    from that section); None when neither."""
     if not isinstance(value, dict):
-        return f"the file must be a YAML mapping of keys to values, got {value!r}"
+        return f"{what} must be a YAML mapping of keys to values, got {value!r}"
     for section in sections:
         if section in value and not isinstance(value[section], dict):
             given = "nothing" if value[section] is None else repr(value[section])
@@ -70,9 +76,10 @@ def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:
 def config_file_problem(
     args: Sequence[str], sections: Sequence[str] = TRAINING_SECTIONS
 ) -> str | None:
-    """The first file named by a --config / -c option of a command line that
-    ``settings_problem`` refuses, as "FILE: problem", or None. LightningCLI reads these files itself, after
-    this check; a value that is no file (inline YAML) is left to it."""
+    """The first --config / -c value of a command line that is no mapping of settings, as
+    "FILE: problem" (``settings_problem``) or, for inline YAML, "--config: problem"; None when
+    none is. LightningCLI reads these values itself, after this check; one that is neither a
+    file nor a YAML mapping (a path that does not exist) is left to it."""
     for index, arg in enumerate(args):
         if arg in ("--config", "-c") and index + 1 < len(args):
             value = args[index + 1]
@@ -80,9 +87,23 @@ def config_file_problem(
             value = arg.removeprefix("--config=")
         else:
             continue
-        problem = Path(value).is_file() and settings_problem(Path(value), sections)
-        if problem:
-            return f"{value}: {problem}"
+        try:
+            is_file = Path(value).is_file()
+        except OSError:  # inline YAML longer than a file name may be
+            is_file = False
+        if is_file:
+            problem = settings_problem(Path(value), sections)
+            if problem:
+                return f"{value}: {problem}"
+            continue
+        try:
+            inline = yaml.safe_load(value)
+        except yaml.YAMLError:
+            continue
+        if isinstance(inline, dict):
+            problem = mapping_problem(inline, sections, "--config")
+            if problem:
+                return f"--config: {problem}"
     return None
 
 

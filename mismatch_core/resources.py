@@ -134,20 +134,28 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
 
 
 def torch_device(name: str):
-    """The torch.device of a name ("cpu", "cuda", "cuda:1"), a GPU with its index ("cuda" is
-    the current one); ValueError for an unknown name or a GPU this machine does not have."""
+    """The torch.device of a name ("cpu", "cuda", "cuda:1") in one spelling per device: the
+    CPU without an index, a GPU with its index ("cuda" is the current one); ValueError for an
+    unknown name or a GPU this machine does not have."""
     import torch
 
     try:
         resolved = torch.device(name)
     except RuntimeError:
         raise ValueError(f"unknown device {name!r}; use cpu or cuda") from None
-    if resolved.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"device {name} requested but no CUDA GPU is available")
-        if resolved.index is None:
-            resolved = torch.device("cuda", torch.cuda.current_device())
-    return resolved
+    if resolved.type == "cpu":
+        return torch.device("cpu")
+    if resolved.type != "cuda":
+        raise ValueError(f"unknown device {name!r}; use cpu or cuda")
+    if not torch.cuda.is_available():
+        raise ValueError(f"device {name} requested but no CUDA GPU is available")
+    index = torch.cuda.current_device() if resolved.index is None else resolved.index
+    if index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {name} requested but this machine's GPUs are 0 to "
+            f"{torch.cuda.device_count() - 1}"
+        )
+    return torch.device("cuda", index)
 
 
 def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):

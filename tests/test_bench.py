@@ -71,9 +71,15 @@ def test_predict_options_are_refused_by_another_target(calls, capsys) -> None:
     assert "--input, --device: for the predict target, not realtext" in capsys.readouterr().err
 
 
-def test_all_hands_each_target_its_own_options(calls) -> None:
+def test_all_hands_each_target_its_own_options(calls, capsys, tmp_path: Path) -> None:
     assert main(["bench", "all", "--device", "cpu", "--checkpoint", "ckpt"]) == 0
     assert [target for target, _, _ in calls] == list(TARGETS)
+    calls.clear()  # a bad --device or --input is found before the first target, not at predict
+    assert main(["bench", "all", "--device", "tpu"]) == 2 and calls == []
+    assert "--device: unknown device 'tpu'" in capsys.readouterr().err
+    missing = tmp_path / "none.jsonl"
+    assert main(["bench", "all", "--input", str(missing)]) == 2 and calls == []
+    assert f"--input: {missing}: no such file" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # the shipped base, the packaged encoder and bert-score
@@ -100,7 +106,7 @@ def test_predict_refuses_a_device_it_cannot_use(tmp_path: Path, capsys) -> None:
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text('{"ref": "A cat.", "gen": "A dog."}\n', encoding="utf-8")
     assert main(["bench", "predict", "--input", str(pairs), "--device", "tpu"]) == 2
-    assert "unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
+    assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
 
 
 def test_predict_names_the_bad_line_of_its_input(tmp_path: Path, capsys) -> None:

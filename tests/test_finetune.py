@@ -658,6 +658,14 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
             lightning_main(["fit", "--config", str(config)])
         assert exit_.value.code == 2
         assert f"{config}: {problem}" in capsys.readouterr().err
+    # inline YAML too, also longer than a file name may be
+    for inline in ("{trainer: 7}", "{trainer: 7, data: {task: summarization" + " " * 300 + "}}"):
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main(["fit", "--config", inline])
+        assert exit_.value.code == 2
+        assert "--config: key 'trainer' must be a mapping of its settings, got 7" in (
+            capsys.readouterr().err
+        )
 
 
 def test_lightning_cli_fits_and_exports(

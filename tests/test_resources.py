@@ -22,6 +22,28 @@ def test_packaged_encoder_gives_a_384_d_embedding():
     assert torch.isfinite(hidden).all()
 
 
+def test_one_encoder_copy_per_device_whatever_it_is_called():
+    """predict's encoder pass and its truncation count ask for the encoder in other words;
+    they must share one copy (two had cost a second MiniLM in memory)."""
+    default = resources.load_encoder("all-MiniLM-L6-v2")[1]
+    assert resources.load_encoder("all-MiniLM-L6-v2", "cpu")[1] is default
+    assert resources.load_encoder("all-MiniLM-L6-v2", "cpu:0")[1] is default
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("tpu", "unknown device 'tpu'; use cpu or cuda"),
+        ("meta", "unknown device 'meta'; use cpu or cuda"),
+        ("cuda:99", "device cuda:99 requested but"),
+    ],
+)
+def test_a_device_this_machine_cannot_use_is_refused_by_name(name, problem):
+    assert str(resources.torch_device("cpu:0")) == "cpu"
+    with pytest.raises(ValueError, match=problem):
+        resources.torch_device(name)
+
+
 def test_spacy_pipeline_parses(nlp):
     doc = nlp("Two dogs chased a cat in Chicago.")
     assert [t.pos_ for t in doc][:3] == ["NUM", "NOUN", "VERB"]

@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
+    from evaluator.tasks import human_root
     from evaluator.training.data import SPLITS
     from evaluator.training.real_bases import real_base_pairs
     from mismatch_core.atomic import atomic_directory, folder_problem
@@ -126,7 +127,7 @@ def _pairs(args: argparse.Namespace) -> int:
         raise CommandError(f"--out: {problem}")
     if args.cap_per_class < 1:
         raise CommandError(f"--cap-per-class must be positive, got {args.cap_per_class}")
-    human = args.human or data_dir() / "human"
+    human = human_root(args.human)
     sick = args.sick or data_dir() / "sick" / "sick_train.jsonl.gz"
     try:
         splits = real_base_pairs(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from pathlib import Path
+
+from mismatch_core.resources import torch_device
 
 # target -> "module:function"; each function takes the parsed args and prints its report.
 TARGETS: dict[str, str] = {
@@ -91,6 +94,14 @@ def run(args: argparse.Namespace) -> int:
             flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
             where = " and ".join(readers) + (" targets" if len(readers) > 1 else " target")
             raise CommandError(f"{flags}: for the {where}, not {args.target}")
+    # checked before any target runs: with `all`, predict comes after minutes of others
+    if args.device is not None:
+        try:
+            torch_device(args.device)
+        except ValueError as error:
+            raise CommandError(f"--device: {error}") from None
+    if args.input is not None and not Path(args.input).is_file():
+        raise CommandError(f"--input: {args.input}: no such file")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")

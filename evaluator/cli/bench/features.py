@@ -23,7 +23,7 @@ from evaluator.features.compute import compute_features
 from evaluator.features.encoder_pass import encode_distinct
 from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, METRICS
 from evaluator.features.registry import is_encoder_metric as _is_encoder
-from mismatch_core.resources import REPO_ROOT, data_dir
+from mismatch_core.resources import REPO_ROOT
 
 DEFAULT_SYNTH_PAIRS = REPO_ROOT / "data" / "synth" / "train.parquet"
 HUMAN_SETS = (
@@ -42,11 +42,12 @@ def bench_pairs(count: int, seed: int) -> tuple[list[str], list[str], str]:
         frame = frame.sample(n=min(count, len(frame)), random_state=seed)
         return list(frame["ref"]), list(frame["gen"]), f"synth pairs from {synth_pairs}"
     from evaluator.human_data import load_records
+    from evaluator.tasks import human_root
 
     per_set = -(-count // len(HUMAN_SETS))
     refs, gens = [], []
     for name in HUMAN_SETS:
-        records = load_records(data_dir() / "human" / name)
+        records = load_records(human_root() / name)
         random.Random(seed).shuffle(records)
         refs += [record.refs[0] for record in records[:per_set]]
         gens += [record.gen for record in records[:per_set]]

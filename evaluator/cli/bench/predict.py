@@ -85,17 +85,15 @@ def bench_predict(args: argparse.Namespace) -> None:
     count = len(refs)
     if count == 0:
         raise CommandError(f"{args.input}: no pairs to time")
-    device = args.device or "cpu"
-    try:
-        evaluator = Evaluator.from_pretrained(CHECKPOINT, device=device)
-    except ValueError as error:  # a --device the evaluator refuses
-        raise CommandError(str(error)) from None
+    device = args.device or "cpu"  # checked by the bench command
+    evaluator = Evaluator.from_pretrained(CHECKPOINT, device=device)
     on_gpu = evaluator.device.type == "cuda"
     where = torch.cuda.get_device_name(evaluator.device) if on_gpu else f"{os.cpu_count()} CPU(s)"
     encoder = evaluator.checkpoint.model.config.encoder
     model_type = encoder_path(encoder)
     num_layers = (
-        evaluator.checkpoint.num_layers or load_encoder(encoder)[1].config.num_hidden_layers
+        evaluator.checkpoint.num_layers
+        or load_encoder(encoder, str(evaluator.device))[1].config.num_hidden_layers
     )
     print(
         f"predict bench: {count} {source}; checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; "

@@ -302,9 +302,10 @@ def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.cli.bench.realtext import parse_parts, run_parts, write_result
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
+    from evaluator.tasks import human_root
     from mismatch_core.atomic import output_problem
     from mismatch_core.checkpoint_files import resolve_checkpoint
-    from mismatch_core.resources import data_dir, quiet_hub_libraries
+    from mismatch_core.resources import quiet_hub_libraries
 
     if args.parts is None:  # the synthetic part when its pairs are given
         parts = list(PARTS) if args.synth_pairs is not None else ["bases"]
@@ -330,7 +331,7 @@ def bench_spans(args: argparse.Namespace) -> None:
     print(f"spans bench: checkpoint {name}; seed {args.seed}", flush=True)
     runs = {
         "synth": lambda: bench_synth(evaluator, Path(args.synth_pairs), per_class, args.seed),
-        "bases": lambda: bench_bases(evaluator, data_dir() / "human", bases_limit, args.seed),
+        "bases": lambda: bench_bases(evaluator, human_root(), bases_limit, args.seed),
     }
     run_parts(parts, runs, {"synth": synth_report, "bases": bases_report}, result)
     write_result(args.out, result)
