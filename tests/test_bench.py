@@ -80,6 +80,8 @@ def test_all_hands_each_target_its_own_options(calls, capsys, tmp_path: Path) ->
     missing = tmp_path / "none.jsonl"
     assert main(["bench", "all", "--input", str(missing)]) == 2 and calls == []
     assert f"--input: {missing}: no such file" in capsys.readouterr().err
+    assert main(["bench", "predict", "--input", str(tmp_path)]) == 2 and calls == []
+    assert f"--input: {tmp_path}: is a directory; give a .jsonl file" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # the shipped base, the packaged encoder and bert-score

@@ -101,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise CommandError(f"--device: {error}") from None
     if args.input is not None and not Path(args.input).is_file():
-        raise CommandError(f"--input: {args.input}: no such file")
+        what = "is a directory; give a .jsonl file" if Path(args.input).is_dir() else "no such file"
+        raise CommandError(f"--input: {args.input}: {what}")
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in targets:
         module_name, function_name = TARGETS[target].split(":")
