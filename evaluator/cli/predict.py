@@ -246,6 +246,11 @@ def _scorer(args: argparse.Namespace):
         raise CommandError(f"--devices must be positive, got {args.devices}")
     if args.devices == 1:
         return None
+    if args.device != "cpu":  # Lightning puts each process's model on its own device
+        raise CommandError(
+            f"--device {args.device} is for one process; with --devices {args.devices} "
+            "choose --accelerator cpu or gpu"
+        )
     from lightning.fabric.utilities.exceptions import MisconfigurationException
 
     from evaluator.multi_device import LightningScorer
