@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -141,14 +142,23 @@ def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeyp
     EmbeddingStore(keep).save(corpus["embeddings"])
     embedded: list[str] = []
 
-    def fake_encode(texts, encoder, batch_size):
+    devices: list[str] = []
+
+    def fake_encode(texts, encoder, batch_size, device):
         embedded.extend(texts)
+        devices.append(device)
         return np.ones((len(texts), DIM), dtype=np.float32)
 
     monkeypatch.setattr(data_module, "encode_texts", fake_encode)
     datamodule(corpus).prepare_data()
-    assert len(embedded) == 5
+    assert len(embedded) == 5 and devices == ["cpu"]  # no trainer: the CPU
     assert len(EmbeddingStore.open(corpus["embeddings"])) == len(store)
+    # attached to a trainer, the encoder runs on its device ("cpu:0" stands in for a GPU's)
+    EmbeddingStore(keep).save(corpus["embeddings"])
+    attached = datamodule(corpus)
+    attached.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device("cpu", 0)))
+    attached.prepare_data()
+    assert devices == ["cpu", "cpu:0"]
 
 
 def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Path]) -> None:

@@ -133,7 +133,12 @@ def _train(args: argparse.Namespace) -> int:
     texts = [*pairs["ref"], *pairs["gen"]]
     try:
         added = ensure_tokens(
-            str(args.tokens), texts, config.encoder, settings.batch_size, checkpoint.num_layers
+            str(args.tokens),
+            texts,
+            config.encoder,
+            settings.batch_size,
+            checkpoint.num_layers,
+            "cpu",  # the tagger trains on the CPU
         )
         print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
         store = TokenStore(args.tokens)

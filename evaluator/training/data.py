@@ -201,7 +201,7 @@ class MismatchDataModule(L.LightningDataModule):
 
     def prepare_data(self) -> None:
         """Frozen mode: embed (once) every ref/gen text the embedding store (and the token
-        store) does not hold yet."""
+        store) does not hold yet, on the trainer's device (a GPU run embeds on its GPU)."""
         if self.hparams["encoder_mode"] != "frozen":
             return
         if self.hparams["embeddings"] is None and self.hparams["tokens"] is None:
@@ -221,6 +221,7 @@ class MismatchDataModule(L.LightningDataModule):
                 texts,
                 self.hparams["encoder"],
                 self.hparams["embed_batch_size"],
+                self.encoder_device(),
             )
         if self.hparams["tokens"] is not None:
             ensure_tokens(
@@ -229,7 +230,12 @@ class MismatchDataModule(L.LightningDataModule):
                 self.hparams["encoder"],
                 self.hparams["embed_batch_size"],
                 self.hparams["feature_layers"],
+                self.encoder_device(),
             )
+
+    def encoder_device(self) -> str:
+        """The trainer's device when the module is attached to one, else the CPU."""
+        return "cpu" if self.trainer is None else str(self.trainer.strategy.root_device)
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
@@ -355,27 +361,36 @@ class MismatchDataModule(L.LightningDataModule):
 
 
 def ensure_tokens(
-    path: str, texts: list[str], encoder: str, batch_size: int, num_layers: int | None
+    path: str,
+    texts: list[str],
+    encoder: str,
+    batch_size: int,
+    num_layers: int | None,
+    device: str,
 ) -> int:
     """Add the token states of the texts missing from the store at ``path``, one shard per
     block of ``ENCODE_BLOCK`` texts (an interrupted run keeps its finished blocks, and memory
-    holds one block's full states at a time); return how many were added."""
+    holds one block's full states at a time), the encoder on ``device``; return how many were
+    added."""
     store = TokenStore(path)
     missing = list(dict.fromkeys(text for text in texts if text not in store))
     added = 0
     for start in range(0, len(missing), ENCODE_BLOCK):
         encoded = encode_distinct(
-            missing[start : start + ENCODE_BLOCK], encoder, batch_size, num_layers
+            missing[start : start + ENCODE_BLOCK], encoder, batch_size, num_layers, device=device
         )
         added += store.add({text_key(t): token_states(state) for t, state in encoded.items()})
     return added
 
 
-def ensure_embeddings(path: str, texts: list[str], encoder: str, batch_size: int) -> int:
-    """Embed the texts missing from the store at ``path`` (created if absent); return how many."""
+def ensure_embeddings(
+    path: str, texts: list[str], encoder: str, batch_size: int, device: str
+) -> int:
+    """Embed the texts missing from the store at ``path`` (created if absent), the encoder on
+    ``device``; return how many."""
     store = EmbeddingStore.open(path) if Path(path).exists() else EmbeddingStore()
     missing = [text for text in texts if text not in store]
     if missing:
-        store.add(missing, encode_texts(missing, encoder=encoder, batch_size=batch_size))
+        store.add(missing, encode_texts(missing, encoder, batch_size, device))
         store.save(path)
     return len(missing)
