@@ -166,10 +166,11 @@ def test_several_devices_take_the_accelerator_not_a_device(
 ) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
     argv = ["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", str(source)]
-    assert main([*argv, "--devices", "2", "--device", "cuda:1"]) == 2
-    assert "--device cuda:1 is for one process; with --devices 2 choose --accelerator" in (
-        capsys.readouterr().err
-    )
+    for device in ("cuda:1", "cpu"):  # an explicit --device, whichever, is refused
+        assert main([*argv, "--devices", "2", "--device", device]) == 2
+        assert f"--device {device} is for one process; with --devices 2 choose --accelerator" in (
+            capsys.readouterr().err
+        )
 
 
 def test_several_gpus_without_a_gpu_are_a_clear_error(

@@ -153,12 +153,15 @@ def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeyp
     datamodule(corpus).prepare_data()
     assert len(embedded) == 5 and devices == ["cpu"]  # no trainer: the CPU
     assert len(EmbeddingStore.open(corpus["embeddings"])) == len(store)
-    # attached to a trainer, the encoder runs on its device ("cpu:0" stands in for a GPU's)
-    EmbeddingStore(keep).save(corpus["embeddings"])
-    attached = datamodule(corpus)
-    attached.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device("cpu", 0)))
-    attached.prepare_data()
-    assert devices == ["cpu", "cpu:0"]
+    # attached to a trainer, the encoder runs on its GPU (encode_texts is the fake above, so no
+    # GPU is needed), and on the CPU when the trainer's device is neither (Apple's MPS)
+    for root, expected in ((torch.device("cuda", 0), "cuda:0"), (torch.device("mps"), "cpu")):
+        EmbeddingStore(keep).save(corpus["embeddings"])
+        attached = datamodule(corpus)
+        attached.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=root))
+        attached.prepare_data()
+        assert devices[-1] == expected
+    assert len(devices) == 3
 
 
 def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Path]) -> None:

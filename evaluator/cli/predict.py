@@ -85,8 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument(
         "--device",
-        default="cpu",
-        help="cpu or cuda: where the encoder pass and the model run (default cpu)",
+        default=None,
+        help="cpu or cuda: where the encoder pass and the model run, in one process (default "
+        "cpu; with --devices N, --accelerator chooses)",
     )
     parser.add_argument(
         "--devices",
@@ -246,7 +247,7 @@ def _scorer(args: argparse.Namespace):
         raise CommandError(f"--devices must be positive, got {args.devices}")
     if args.devices == 1:
         return None
-    if args.device != "cpu":  # Lightning puts each process's model on its own device
+    if args.device is not None:  # Lightning puts each process's model on its own device
         raise CommandError(
             f"--device {args.device} is for one process; with --devices {args.devices} "
             "choose --accelerator cpu or gpu"
@@ -306,7 +307,7 @@ def _load_evaluator(args: argparse.Namespace, directory: Path):
 
     try:
         evaluator = Evaluator.from_pretrained(
-            directory, device=args.device, threshold=args.threshold
+            directory, device=args.device or "cpu", threshold=args.threshold
         )
     except ValueError as error:  # a --threshold or --device the evaluator refuses
         raise CommandError(str(error)) from None

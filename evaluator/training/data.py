@@ -215,13 +215,14 @@ class MismatchDataModule(L.LightningDataModule):
                 ]
             )
         ).tolist()
+        device = self.encoder_device()
         if self.hparams["embeddings"] is not None:
             ensure_embeddings(
                 self.hparams["embeddings"],
                 texts,
                 self.hparams["encoder"],
                 self.hparams["embed_batch_size"],
-                self.encoder_device(),
+                device,
             )
         if self.hparams["tokens"] is not None:
             ensure_tokens(
@@ -230,12 +231,14 @@ class MismatchDataModule(L.LightningDataModule):
                 self.hparams["encoder"],
                 self.hparams["embed_batch_size"],
                 self.hparams["feature_layers"],
-                self.encoder_device(),
+                device,
             )
 
     def encoder_device(self) -> str:
-        """The trainer's device when the module is attached to one, else the CPU."""
-        return "cpu" if self.trainer is None else str(self.trainer.strategy.root_device)
+        """The trainer's GPU when the module is attached to a trainer on one, else the CPU (the
+        encoder pass runs on CUDA or the CPU: an `auto` accelerator may pick Apple's MPS)."""
+        device = None if self.trainer is None else self.trainer.strategy.root_device
+        return str(device) if device is not None and device.type == "cuda" else "cpu"
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
