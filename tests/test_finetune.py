@@ -10,6 +10,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -641,6 +642,30 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
         cli_main(["finetune", "--task", "summarization", "--config", str(tmp_path / "none.yaml")])
     assert exit_.value.code == 2
     assert "the following arguments are required: --out" in capsys.readouterr().err
+
+
+def test_the_caches_are_filled_on_the_trainers_gpu(
+    base_checkpoint: Path, data_root: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """scripts/finetune.py on a GPU: what the task's caches lack is encoded on the trainer's
+    device, through prepare_task to every cache it fills ("cuda:0" reaches a CPU-only
+    cache function here: the spy runs it on the CPU)."""
+    import evaluator.finetune.data as data_module
+
+    seen = []
+    real = data_module.update_feature_cache
+
+    def spy(*args, device: str, **kwargs):
+        seen.append(device)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(data_module, "update_feature_cache", spy)
+    data = RatingDataModule(
+        "summarization", str(base_checkpoint), cache_dir=str(tmp_path), data_root=str(data_root)
+    )
+    data.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device("cuda", 0)))
+    data.setup("fit")
+    assert seen and set(seen) == {"cuda:0"}
 
 
 def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -> None:

@@ -244,6 +244,14 @@ def token_offsets(text: EncodedText) -> np.ndarray:
     return text.offsets
 
 
+def trainer_device(trainer) -> str:
+    """Where a data module attached to a Lightning ``trainer`` (None: not attached) runs the
+    encoder pass: the trainer's GPU, else the CPU (an `auto` accelerator may pick Apple's MPS,
+    which the pass does not take)."""
+    device = None if trainer is None else trainer.strategy.root_device
+    return str(device) if device is not None and device.type == "cuda" else "cpu"
+
+
 def encode_texts(
     texts: list[str], encoder: str = DEFAULT_ENCODER, batch_size: int = 64, device: str = "cpu"
 ) -> np.ndarray:

@@ -160,6 +160,7 @@ def build_inputs(
     tokens: bool = False,
     name: str | None = None,
     source_features: list[str] | None = None,
+    device: str = "cpu",
 ) -> TaskInputs:
     """Fill the task's feature and embedding cache as needed, then read it in record order.
 
@@ -167,7 +168,8 @@ def build_inputs(
     them); tokens: also cache and read every text's token states (likewise); name: the cache
     files' stem (default the task's name; contrast copies have their
     own); source_features: also cache and read these features of every record against its
-    source (ValueError for a record without one)."""
+    source (ValueError for a record without one); device: where the encoder pass of what the
+    cache lacks runs."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
     stem = name or task.name
@@ -187,6 +189,7 @@ def build_inputs(
         progress=progress,
         alignments_path=alignments_path,
         tokens_path=tokens_path,
+        device=device,
     )
     source = None
     if source_features:
@@ -200,6 +203,7 @@ def build_inputs(
             encoder=encoder,
             num_layers=num_layers,
             progress=progress,
+            device=device,
         )
         read = pd.read_parquet(source_path, columns=["id", *source_features]).set_index("id")
         source = read.loc[frame["id"]].reset_index(drop=True).astype(np.float64)

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
+from evaluator.features.encoder_pass import trainer_device
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import (
     ANCHOR,
@@ -85,6 +86,7 @@ def prepare_task(
     train_datasets: tuple[str, ...] = (),
     source_features: tuple[str, ...] = (),
     paraphrase_triples_size: int = 0,
+    device: str = "cpu",
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
 
@@ -100,7 +102,8 @@ def prepare_task(
     source_features: features also read against every record's source, for ratings that
     read it (``MismatchConfig.source_features``; copies keep their record's source); with
     contrast copies, each record with a source also gets a copy that repeats it
-    (``evaluator.finetune.contrast.source_copies``)."""
+    (``evaluator.finetune.contrast.source_copies``). device: where the encoder pass of what
+    the caches lack runs."""
     task = get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, data_root)
@@ -117,6 +120,7 @@ def prepare_task(
         alignments=base.model.config.use_alignment,
         tokens=base.model.config.use_tokens,
         source_features=list(source_features),
+        device=device,
     )
     inputs = build(task, records, base.feature_names)
     features = base.scaler.transform(inputs.features)
@@ -329,6 +333,7 @@ class RatingDataModule(L.LightningDataModule):
                 train_datasets=tuple(self.hparams["train_datasets"] or ()),
                 source_features=tuple(self.hparams["source_features"] or ()),
                 paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
+                device=trainer_device(self.trainer),
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
-from evaluator.features.encoder_pass import encode_distinct, token_states
+from evaluator.features.encoder_pass import encode_distinct, token_states, trainer_device
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
@@ -215,7 +215,7 @@ class MismatchDataModule(L.LightningDataModule):
                 ]
             )
         ).tolist()
-        device = self.encoder_device()
+        device = trainer_device(self.trainer)
         if self.hparams["embeddings"] is not None:
             ensure_embeddings(
                 self.hparams["embeddings"],
@@ -233,12 +233,6 @@ class MismatchDataModule(L.LightningDataModule):
                 self.hparams["feature_layers"],
                 device,
             )
-
-    def encoder_device(self) -> str:
-        """The trainer's GPU when the module is attached to a trainer on one, else the CPU (the
-        encoder pass runs on CUDA or the CPU: an `auto` accelerator may pick Apple's MPS)."""
-        device = None if self.trainer is None else self.trainer.strategy.root_device
-        return str(device) if device is not None and device.type == "cuda" else "cpu"
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
