@@ -244,12 +244,11 @@ def token_offsets(text: EncodedText) -> np.ndarray:
     return text.offsets
 
 
-def trainer_device(trainer) -> str:
-    """Where a data module attached to a Lightning ``trainer`` (None: not attached) runs the
-    encoder pass: the trainer's GPU, else the CPU (an `auto` accelerator may pick Apple's MPS,
-    which the pass does not take)."""
-    device = None if trainer is None else trainer.strategy.root_device
-    return str(device) if device is not None and device.type == "cuda" else "cpu"
+def encoder_device(root: torch.device | None) -> str:
+    """Where a data module whose trainer runs on ``root`` (None: no trainer) runs the encoder
+    pass: that GPU, else the CPU (an `auto` accelerator may pick Apple's MPS, which the pass
+    does not take)."""
+    return str(root) if root is not None and root.type == "cuda" else "cpu"
 
 
 def encode_texts(

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from evaluator.features.encoder_pass import trainer_device
+from evaluator.features.encoder_pass import encoder_device
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.contrast import (
     ANCHOR,
@@ -333,7 +333,9 @@ class RatingDataModule(L.LightningDataModule):
                 train_datasets=tuple(self.hparams["train_datasets"] or ()),
                 source_features=tuple(self.hparams["source_features"] or ()),
                 paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
-                device=trainer_device(self.trainer),
+                device=encoder_device(
+                    None if self.trainer is None else self.trainer.strategy.root_device
+                ),
             )
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
-from evaluator.features.encoder_pass import encode_distinct, token_states, trainer_device
+from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
@@ -215,7 +215,7 @@ class MismatchDataModule(L.LightningDataModule):
                 ]
             )
         ).tolist()
-        device = trainer_device(self.trainer)
+        device = encoder_device(None if self.trainer is None else self.trainer.strategy.root_device)
         if self.hparams["embeddings"] is not None:
             ensure_embeddings(
                 self.hparams["embeddings"],
