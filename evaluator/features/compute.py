@@ -2,8 +2,9 @@
 
 Each (reference, generation) combination is scored on its own and the scores of one pair's
 references are aggregated per feature (max by default, as bert_score does). CPU metrics run
-in worker processes, one per usable core up to MAX_WORKERS, when there is enough work; encoder metrics share one forward pass
-per distinct text, in blocks so memory stays bounded on large inputs.
+in worker processes, one per usable core up to MAX_WORKERS, when there is enough work;
+encoder metrics share one forward pass per distinct text, in blocks so memory stays bounded
+on large inputs.
 """
 
 from __future__ import annotations

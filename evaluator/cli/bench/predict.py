@@ -1,10 +1,11 @@
-"""`mismatch bench predict`: end-to-end predict speed against bert-score on the same real pairs.
+"""`mismatch bench predict`: end-to-end predict speed against bert-score on the same pairs.
 
-One process, the same pairs, the same MiniLM on the same device (``--device``; the CPU by
-default): our `Evaluator.predict` (metric features + encoder pass + model, shipped base
-checkpoint) and `bert_score.score` with that encoder and layer; when the checkpoint has a span tagger, also our predict without spans
-(`--no-spans`), whose time the spans may exceed by at most 10 %. Each is timed twice in turn
-and the best time counts. Both are warmed up on a few pairs first, so the times exclude one-off loading
+One process, the same pairs (real human-rated ones, or ``--input``'s), the same MiniLM on the
+same device (``--device``; the CPU by default): our `Evaluator.predict` (metric features +
+encoder pass + model, shipped base checkpoint) and `bert_score.score` with that encoder and
+layer; when the checkpoint has a span tagger, also our predict without spans (`--no-spans`),
+whose time the spans may exceed by at most 10 %. Each is timed twice in turn and the best
+time counts. Both are warmed up on a few pairs first, so the times exclude one-off loading
 (bert-score still reloads its model inside every call, a fraction of a second).
 """
 
