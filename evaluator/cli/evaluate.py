@@ -94,8 +94,6 @@ def run(args: argparse.Namespace) -> int:
         prepared = prepare(
             task,
             checkpoint,
-            task_settings.cache_dir,
-            task_settings.data_root,
             task_settings,
             configs[task],
             checkpoint_from_config=args.checkpoint is None,

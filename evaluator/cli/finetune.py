@@ -120,25 +120,22 @@ def load_settings(task: str, config: str | None) -> FitSettings:
 def prepare(
     task: str,
     checkpoint: str,
-    cache_dir: str,
-    data_root: str | None,
-    settings: FitSettings | None = None,
+    settings: FitSettings,
     config: str | None = None,
     checkpoint_from_config: bool = False,
 ):
-    """prepare_task (with the contrast copies of ``settings``) with its user errors (unknown
-    task, bad checkpoint or data) as CommandError. ``config``: the file ``settings`` came
-    from, named in the errors of what it set: a dataset it names, and the checkpoint when
-    ``checkpoint_from_config`` (no --checkpoint)."""
-    settings = settings or FitSettings()
+    """prepare_task (with the cache, data and contrast copies of ``settings``) with its user
+    errors (unknown task, bad checkpoint or data) as CommandError. ``config``: the file
+    ``settings`` came from, named in the errors of what it set: a dataset it names, and the
+    checkpoint when ``checkpoint_from_config`` (no --checkpoint)."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     try:
         return prepare_task(
             task,
             checkpoint,
-            cache_dir,
-            data_root,
+            settings.cache_dir,
+            settings.data_root,
             progress=True,
             contrast_size=settings.contrast_size,
             contrast_depth=settings.contrast_depth,
@@ -174,13 +171,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"--seed: {error}") from None
     checkpoint = args.checkpoint or settings.checkpoint
     prepared = prepare(
-        args.task,
-        checkpoint,
-        settings.cache_dir,
-        settings.data_root,
-        settings,
-        config,
-        checkpoint_from_config=args.checkpoint is None,
+        args.task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint

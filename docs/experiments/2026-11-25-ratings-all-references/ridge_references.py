@@ -5,6 +5,7 @@ prepared.train_pairs) vs max over all references (what the metric baselines read
 
 import json
 import sys
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def ridge(Z, Y, f, v, t, c):
 
 for task in tasks:
     settings = load_settings(task, f"configs/finetune/{task}.yaml")
-    prep = prepare(task, "checkpoints/mismatch-base", sys.argv[1], None, settings)
+    prep = prepare(task, "checkpoints/mismatch-base", replace(settings, cache_dir=sys.argv[1]))
     Xmax = prep.inputs.record_features().to_numpy()
     Xclose = prep.inputs.features.to_numpy()[prep.train_pairs]
     Y = prep.inputs.targets

@@ -5,6 +5,7 @@ validation groups, against ours (docs/results)."""
 
 import json
 import sys
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -26,7 +27,7 @@ tasks = sys.argv[2:] or [
 ALPHAS = (1, 10, 100, 1000, 10000)
 for task in tasks:
     settings = load_settings(task, f"configs/finetune/{task}.yaml")
-    prep = prepare(task, "checkpoints/mismatch-base", sys.argv[1], None, settings)
+    prep = prepare(task, "checkpoints/mismatch-base", replace(settings, cache_dir=sys.argv[1]))
     crit = [c.key for c in prep.task.criteria]
     out = {k: [] for k in crit}
     for seed in range(3):

@@ -1,6 +1,8 @@
 """NLI: fit on the MNLI train part alone vs with SICK TRAIN added; τ and accuracy on the same
 MNLI test records (groups of the 80/20 split over both). Analysis only."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from evaluator.cli.finetune import load_settings, prepare
@@ -10,7 +12,11 @@ from evaluator.finetune.evaluate import model_scores
 from evaluator.finetune.train import fit
 
 s = load_settings("nli", "configs/finetune/nli.yaml")
-p = prepare("nli", s.checkpoint, "data/nli_sick/cache", "data/nli_sick/human", s)
+p = prepare(
+    "nli",
+    s.checkpoint,
+    replace(s, cache_dir="data/nli_sick/cache", data_root="data/nli_sick/human"),
+)
 names = np.array([r.dataset for r in p.records])
 T = p.inputs.targets
 for seed in (0, 1, 2):

@@ -2,6 +2,7 @@
 
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 
@@ -14,7 +15,7 @@ CACHE = os.environ.get("FEATURE_CACHE", "data/human_features")  # the feature ca
 
 task = sys.argv[1]
 s = load_settings(task, f"configs/finetune/{task}.yaml")
-p = prepare(task, s.checkpoint, CACHE, None, s)
+p = prepare(task, s.checkpoint, replace(s, cache_dir=CACHE))
 for seed in (0, 1, 2):
     train, test = split_rows(p.records, np.arange(len(p.records)), seed, 0.2)
     module, data, _ = fit(p, train, s, seed, checkpoint=s.checkpoint)

@@ -2,6 +2,7 @@
 
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 from sklearn.model_selection import GroupKFold
@@ -26,7 +27,7 @@ def ridge(x, y, a):
 
 for task in sys.argv[1:]:
     s = load_settings(task, f"configs/finetune/{task}.yaml")
-    p = prepare(task, s.checkpoint, CACHE, None, s)
+    p = prepare(task, s.checkpoint, replace(s, cache_dir=CACHE))
     X = np.nan_to_num(max_over_references(p.features, p.inputs.pair_owner()))
     # record level: first pair row of each record after max
     X = X[p.inputs.pair_starts()]

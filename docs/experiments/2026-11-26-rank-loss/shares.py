@@ -3,6 +3,7 @@
 import os
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,7 +23,7 @@ if os.environ.get("NO_CONSTRAINT"):  # shares by τ alone, without the contrast-
     rm.contrast_parts = lambda *a: None
 for task in sys.argv[2:]:
     s = load_settings(task, f"{config_dir}/{task}.yaml")
-    p = prepare(task, s.checkpoint, CACHE, None, s)
+    p = prepare(task, s.checkpoint, replace(s, cache_dir=CACHE))
     T = p.inputs.targets
     crit = [c.key for c in p.task.criteria]
     res = {}

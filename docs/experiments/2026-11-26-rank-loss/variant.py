@@ -4,6 +4,7 @@ part: what a variant is chosen on) and on the test groups (reported only). Analy
 import os
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -18,7 +19,7 @@ CACHE = os.environ.get("FEATURE_CACHE", "data/human_features")  # the feature ca
 config_dir = sys.argv[1]
 for task in sys.argv[2:]:
     s = load_settings(task, f"{config_dir}/{task}.yaml")
-    p = prepare(task, s.checkpoint, CACHE, None, s)
+    p = prepare(task, s.checkpoint, replace(s, cache_dir=CACHE))
     T = p.inputs.targets
     crit = [c.key for c in p.task.criteria]
     start = time.time()

@@ -9,6 +9,7 @@ shipped checkpoint bit for bit.
 """
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from evaluator.finetune.train import export, fit
 task, base, cache_dir, out = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
 seeds = [int(s) for s in sys.argv[5].split(",")]
 settings = load_settings(task, None)
-prepared = prepare(task, base, cache_dir, None, settings)
+prepared = prepare(task, base, replace(settings, cache_dir=cache_dir))
 for seed in seeds:
     rows = np.arange(len(prepared.records))
     module, data, val_loss = fit(prepared, rows, settings, seed, checkpoint=base)

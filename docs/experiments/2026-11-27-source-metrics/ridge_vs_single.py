@@ -8,6 +8,7 @@ Usage (from the repository root):
 
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -24,7 +25,7 @@ ALPHAS = (10, 30, 100, 300, 1000)
 
 task, config = sys.argv[1], sys.argv[2]
 settings = load_settings(task, config)
-prepared = prepare(task, settings.checkpoint, CACHE, None, settings)
+prepared = prepare(task, settings.checkpoint, replace(settings, cache_dir=CACHE))
 owner = prepared.inputs.pair_owner()
 columns = prepared.base.model.config.set_columns()
 reference = max_over_references(prepared.features, owner)[prepared.train_pairs][:, columns]

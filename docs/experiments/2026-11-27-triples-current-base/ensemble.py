@@ -11,6 +11,7 @@ Usage: FEATURE_CACHE=DIR python ensemble.py TASK...
 
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 from scipy.stats import rankdata
@@ -25,7 +26,7 @@ KS = (1, 2, 3, 5)
 
 for task in sys.argv[1:]:
     settings = load_settings(task, None)
-    prepared = prepare(task, settings.checkpoint, CACHE, None, settings)
+    prepared = prepare(task, settings.checkpoint, replace(settings, cache_dir=CACHE))
     targets = prepared.inputs.targets
     frame = prepared.inputs.record_features()
     criteria = [c.key for c in prepared.task.criteria]
