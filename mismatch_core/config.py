@@ -38,6 +38,14 @@ def check_at_least_one(sizes: Mapping[str, int]) -> None:
             raise ValueError(f"{name} must be at least 1, got {size}")
 
 
+def check_not_negative(values: Mapping[str, float]) -> None:
+    """ValueError naming the first of ``values`` (name -> a size, weight or margin where 0
+    means none) below 0."""
+    for name, value in values.items():
+        if value < 0:
+            raise ValueError(f"{name} must not be negative, got {value}")
+
+
 def check_learning_rate(learning_rate: float) -> None:
     """ValueError unless ``learning_rate`` is a finite number above 0."""
     if not (math.isfinite(learning_rate) and learning_rate > 0):

@@ -28,6 +28,7 @@ from evaluator.finetune.module import RatingModule
 from mismatch_core.config import (
     TRAINING_SECTIONS,
     check_at_least_one,
+    check_not_negative,
     check_seed,
     read_config,
 )
@@ -93,19 +94,18 @@ class FitSettings:
         for name, value in positive.items():
             if not value > 0:
                 raise ValueError(f"{name} must be above 0, got {value}")
-        not_negative: dict[str, float] = {
-            "model.weight_decay": self.weight_decay,
-            "model.ridge_anchor": self.ridge_anchor,
-            "data.contrast_size": self.contrast_size,
-            "data.reference_triples_size": self.reference_triples_size,
-            "data.paraphrase_triples_size": self.paraphrase_triples_size,
-            "model.contrast_weight": self.contrast_weight,
-            "model.contrast_margin": self.contrast_margin,
-            "model.reference_margin": self.reference_margin,
-        }
-        for name, value in not_negative.items():
-            if value < 0:
-                raise ValueError(f"{name} must not be negative, got {value}")
+        check_not_negative(
+            {
+                "model.weight_decay": self.weight_decay,
+                "model.ridge_anchor": self.ridge_anchor,
+                "data.contrast_size": self.contrast_size,
+                "data.reference_triples_size": self.reference_triples_size,
+                "data.paraphrase_triples_size": self.paraphrase_triples_size,
+                "model.contrast_weight": self.contrast_weight,
+                "model.contrast_margin": self.contrast_margin,
+                "model.reference_margin": self.reference_margin,
+            }
+        )
         if not 0 < self.val_fraction < 1:
             raise ValueError(f"data.val_fraction must be between 0 and 1, got {self.val_fraction}")
         copies = self.contrast_size + self.reference_triples_size + self.paraphrase_triples_size

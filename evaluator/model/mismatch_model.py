@@ -27,7 +27,7 @@ from evaluator.features.scaling import DEFAULT_MARGIN, scale_to_bounds
 from evaluator.model.metric_set import MetricSetEncoder
 from evaluator.model.span_tagger import SpanTagger
 from evaluator.model.token_interaction import TokenInteraction
-from mismatch_core.config import check_at_least_one
+from mismatch_core.config import check_at_least_one, check_not_negative
 from mismatch_core.resources import DEFAULT_ENCODER
 from mismatch_core.taxonomy import INDEX, NUM_CLASSES
 
@@ -117,11 +117,8 @@ class MismatchConfig:
                  "num_heads": self.num_heads, "num_blocks": self.num_blocks,
                  "num_seeds": self.num_seeds, "num_classes": self.num_classes}  # fmt: skip
         check_at_least_one(sizes)
-        optional = {"num_inducing": self.num_inducing, "head_hidden": self.head_hidden,
-                    "num_ratings": self.num_ratings, "span_dim": self.span_dim}  # fmt: skip
-        for name, size in optional.items():
-            if size < 0:
-                raise ValueError(f"{name} must not be negative, got {size}")
+        check_not_negative({"num_inducing": self.num_inducing, "head_hidden": self.head_hidden,
+                            "num_ratings": self.num_ratings, "span_dim": self.span_dim})  # fmt: skip
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be at least 0 and below 1, got {self.dropout}")
         if self.encoder_mode not in ENCODER_MODES:
