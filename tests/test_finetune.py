@@ -668,6 +668,32 @@ def test_the_caches_are_filled_on_the_trainers_gpu(
     assert seen and set(seen) == {"cuda:0"}
 
 
+def test_one_process_fills_the_caches_and_the_others_read_them(
+    base_checkpoint: Path, data_root: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Multi-device fine-tuning: Lightning runs prepare_data on the first process of a node
+    only. It fills the task's caches and keeps what it prepared; another process's setup reads
+    those caches and encodes or scores nothing again."""
+    import evaluator.features.cache as cache
+
+    settings = {"cache_dir": str(tmp_path), "data_root": str(data_root)}
+    first = RatingDataModule("summarization", str(base_checkpoint), **settings)
+    first.prepare_data()
+    prepared = first.prepared
+    first.setup("fit")
+    assert first.prepared is prepared
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a cache was filled a second time")
+
+    for name in ("compute_features", "encode_distinct", "encode_texts"):
+        monkeypatch.setattr(cache, name, refuse)
+    other = RatingDataModule("summarization", str(base_checkpoint), **settings)
+    other.setup("fit")
+    assert other.split["train"].tolist() == first.split["train"].tolist()
+    np.testing.assert_array_equal(other.ready().features, prepared.features)
+
+
 def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -> None:
     """scripts/finetune.py reads its config as mismatch finetune does: `data: 5` is named, not
     reported as a key missing from the data section."""

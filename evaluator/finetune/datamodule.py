@@ -317,26 +317,38 @@ class RatingDataModule(L.LightningDataModule):
         data.prepared, data.rows = prepared, np.asarray(rows)
         return data
 
+    def prepare_data(self) -> None:
+        """Fill the task's caches and keep the prepared task. Lightning calls this on the first
+        process of each node only, before ``setup``: the other processes of a multi-device run
+        then read the filled caches instead of each encoding the same texts."""
+        if self.prepared is None:
+            self.prepared = self._prepare_task()
+
+    def _prepare_task(self) -> PreparedTask:
+        """The task prepared by this module's settings; what its caches lack is encoded on the
+        trainer's device."""
+        return prepare_task(
+            self.hparams["task"],
+            self.hparams["checkpoint"],
+            self.hparams["cache_dir"],
+            self.hparams["data_root"],
+            contrast_size=self.hparams["contrast_size"],
+            contrast_depth=self.hparams["contrast_depth"],
+            contrast_class_weights=self.hparams["contrast_class_weights"],
+            reference_triples_size=self.hparams["reference_triples_size"],
+            train_datasets=tuple(self.hparams["train_datasets"] or ()),
+            source_features=tuple(self.hparams["source_features"] or ()),
+            paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
+            device=encoder_device(
+                None if self.trainer is None else self.trainer.strategy.root_device
+            ),
+        )
+
     def setup(self, stage: str | None = None) -> None:
         if self.split:
             return
-        if self.prepared is None:
-            self.prepared = prepare_task(
-                self.hparams["task"],
-                self.hparams["checkpoint"],
-                self.hparams["cache_dir"],
-                self.hparams["data_root"],
-                contrast_size=self.hparams["contrast_size"],
-                contrast_depth=self.hparams["contrast_depth"],
-                contrast_class_weights=self.hparams["contrast_class_weights"],
-                reference_triples_size=self.hparams["reference_triples_size"],
-                train_datasets=tuple(self.hparams["train_datasets"] or ()),
-                source_features=tuple(self.hparams["source_features"] or ()),
-                paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
-                device=encoder_device(
-                    None if self.trainer is None else self.trainer.strategy.root_device
-                ),
-            )
+        if self.prepared is None:  # a process that prepare_data did not run on
+            self.prepared = self._prepare_task()
         rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
         rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)
         # another seed than the test split's, whose hash would put no train group below the fraction
