@@ -37,6 +37,17 @@ from mismatch_core.resources import DEFAULT_ENCODER
 METADATA_KEY = b"mismatch.feature_versions"
 
 
+@dataclass(frozen=True)
+class EncoderSettings:
+    """How a cache's encoder pass runs: the model, its batch size, the BERTScore layer (None:
+    the last) and the torch device; one value for every helper that encodes."""
+
+    encoder: str
+    batch_size: int
+    num_layers: int | None
+    device: str
+
+
 @dataclass
 class CacheReport:
     """What one run did: values computed per feature, and pairs in the output."""
@@ -136,6 +147,7 @@ def update_feature_cache(
             EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
         )
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
+    settings = EncoderSettings(encoder, batch_size, num_layers, device)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
@@ -147,28 +159,25 @@ def update_feature_cache(
             frame,
             rows,
             names,
-            batch_size,
-            encoder,
-            num_layers,
+            settings,
             store,
             report,
             found if alignments is not None else None,
             found_tokens if tokens is not None else None,
-            device=device,
         )
         if store is not None and embeddings_path is not None:
-            add_missing_embeddings(store, rows, encoder, batch_size, report, device)
+            add_missing_embeddings(store, rows, settings, report)
             if len(store) > stored:
                 store.save(embeddings_path)
         if alignments is not None and alignments_path is not None:
             before = len(alignments)
             alignments.add_keyed(found)
-            add_missing_alignments(alignments, rows, encoder, batch_size, num_layers, device)
+            add_missing_alignments(alignments, rows, settings)
             report.alignments_added += len(alignments) - before
             if len(alignments) > before:
                 alignments.save(alignments_path)
         if tokens is not None:
-            add_missing_tokens(found_tokens, tokens, rows, encoder, batch_size, num_layers, device)
+            add_missing_tokens(found_tokens, tokens, rows, settings)
             report.tokens_added += tokens.add(found_tokens)
         if changed or not out_path.is_file():
             write_cache(out_path, frame, versions)
@@ -185,15 +194,11 @@ def fill_chunk(
     frame: pd.DataFrame,
     rows: pd.DataFrame,
     names: list[str],
-    batch_size: int,
-    encoder: str,
-    num_layers: int | None,
+    settings: EncoderSettings,
     store: EmbeddingStore | None,
     report: CacheReport,
     alignments_out: dict[str, np.ndarray] | None = None,
     tokens_out: dict[str, np.ndarray] | None = None,
-    *,
-    device: str,
 ) -> bool:
     """Compute the missing values of one chunk, grouping columns missing for the same rows."""
     missing = frame.loc[rows["id"], names].isna().to_numpy()
@@ -212,13 +217,13 @@ def fill_chunk(
             [ref if isinstance(ref, str) else list(ref) for ref in selected["ref"]],
             list(selected["gen"]),
             group_names,
-            encoder=encoder,
-            batch_size=batch_size,
+            encoder=settings.encoder,
+            batch_size=settings.batch_size,
             embeddings_out=embeddings if store is not None and encoder_pass else None,
-            num_layers=num_layers,
+            num_layers=settings.num_layers,
             alignments_out=alignments_out if encoder_pass else None,
             tokens_out=tokens_out if encoder_pass else None,
-            device=device,
+            device=settings.device,
         )
         frame.loc[selected["id"], group_names] = values.to_numpy()
         for name in group_names:
@@ -233,15 +238,15 @@ def fill_chunk(
 def add_missing_embeddings(
     store: EmbeddingStore,
     rows: pd.DataFrame,
-    encoder: str,
-    batch_size: int,
+    settings: EncoderSettings,
     report: CacheReport,
-    device: str,
 ) -> None:
     """Encode the chunk's texts that the store lacks (features were cached, embeddings not)."""
     absent = [text for text in chunk_texts(rows) if text not in store]
     if absent:
-        store.add(absent, encode_texts(absent, encoder, batch_size, device))
+        store.add(
+            absent, encode_texts(absent, settings.encoder, settings.batch_size, settings.device)
+        )
         report.embeddings_added += len(absent)
 
 
@@ -257,25 +262,22 @@ def add_missing_tokens(
     found: dict[str, np.ndarray],
     store: TokenStore,
     rows: pd.DataFrame,
-    encoder: str,
-    batch_size: int,
-    num_layers: int | None,
-    device: str,
+    settings: EncoderSettings,
 ) -> None:
     """Encode the chunk's texts that neither the store nor ``found`` holds into ``found``."""
     absent = [t for t in chunk_texts(rows) if t not in store and text_key(t) not in found]
     if absent:
-        encoded = encode_distinct(absent, encoder, batch_size, num_layers, device=device)
+        encoded = encode_distinct(
+            absent, settings.encoder, settings.batch_size, settings.num_layers,
+            device=settings.device,
+        )  # fmt: skip
         found.update({text_key(t): token_states(state) for t, state in encoded.items()})
 
 
 def add_missing_alignments(
     store: EmbeddingStore,
     rows: pd.DataFrame,
-    encoder: str,
-    batch_size: int,
-    num_layers: int | None,
-    device: str,
+    settings: EncoderSettings,
 ) -> None:
     """Compute the alignment vectors of the chunk's pairs that the store lacks."""
     refs, gens = [], []
@@ -287,7 +289,7 @@ def add_missing_alignments(
     if refs:
         found: dict[str, np.ndarray] = {}
         compute_features(
-            refs, gens, [], encoder=encoder, batch_size=batch_size, num_layers=num_layers,
-            alignments_out=found, device=device,
+            refs, gens, [], encoder=settings.encoder, batch_size=settings.batch_size,
+            num_layers=settings.num_layers, alignments_out=found, device=settings.device,
         )  # fmt: skip
         store.add_keyed(found)
