@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import functools
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
 from mismatch_core.resources import lemma_count, wordnet
-from synth.perturb.base import Change, Context, replace_word
+from synth.perturb.base import Change, Context, lemmas, replace_word
 from synth.perturb.lexicon_attributes import (
     ADVERB_OPPOSITES,
     ATTRIBUTE_SCALES,
@@ -111,7 +111,7 @@ def _fits_head(adjective: str, head: Token) -> bool:
 def _adjective_values(token: Token) -> tuple[str, ...]:
     """Other values for an adjective, inflected like it (bigger -> smaller)."""
     if token.tag_ in ("JJR", "JJS"):
-        lemma = (getLemma(token.lower_, upos="ADJ") or (token.lower_,))[0]
+        lemma = (lemmas(token.lower_, "ADJ") or (token.lower_,))[0]
     else:
         lemma = token.lower_
     values = _scale_of().get(lemma) or _antonyms(lemma, "a")
@@ -161,7 +161,7 @@ def _candidates(doc: Doc) -> list[tuple[Token, tuple[str, ...], str]]:
         elif _is_candidate_adjective(token):
             values = _adjective_values(token)
             if values:
-                lemma = (getLemma(token.lower_, upos="ADJ") or (token.lower_,))[0]
+                lemma = (lemmas(token.lower_, "ADJ") or (token.lower_,))[0]
                 rule = "AttrErr/scale" if lemma in _scale_of() else "AttrErr/antonym"
                 found.append((token, values, rule))
     return found

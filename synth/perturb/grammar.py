@@ -12,11 +12,18 @@ broken text is no paraphrase, which a single-edit rule alone did not (docs/stres
 
 from __future__ import annotations
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
 from synth.perturb import noise
-from synth.perturb.base import Change, Context, Rule, indefinite_article, replace_tokens
+from synth.perturb.base import (
+    Change,
+    Context,
+    Rule,
+    indefinite_article,
+    lemmas,
+    replace_tokens,
+)
 
 # Finite verb -> the form for the other grammatical number.
 AGREEMENT_SWAPS = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have",
@@ -33,8 +40,8 @@ CASE_SWAPS = {"he": "him", "she": "her", "they": "them", "we": "us", "him": "he"
 def verb_lemma(token: Token) -> str:
     """The verb's lemma by lemminflect, which is surer than the small spaCy model ('riding'
     -> 'ride', where spaCy sometimes says 'rid')."""
-    lemmas = getLemma(token.lower_, upos="VERB")
-    return lemmas[0] if lemmas else token.lemma_.lower()
+    found = lemmas(token.lower_, "VERB")
+    return found[0] if found else token.lemma_.lower()
 
 
 def _inflect(lemma: str, tag: str) -> str | None:

@@ -9,10 +9,10 @@ negation is removed instead, re-inflecting the verb when do-support goes away.
 
 from __future__ import annotations
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
-from synth.perturb.base import Change, Context, indefinite_article, replace, replace_token
+from synth.perturb.base import Change, Context, indefinite_article, lemmas, replace, replace_token
 from synth.perturb.lexicon_function_words import EXPANDED_AUX, NEGATION_WORDS, NEGATIVE_CONTRACTIONS
 
 DO_FORMS = {"VBD": "did", "VBZ": "does", "VBP": "do"}
@@ -83,7 +83,7 @@ def negate_main_verb(doc: Doc, ctx: Context) -> Change | None:
     if root.tag_ in DO_FORMS and root.lemma_ != "do":
         if subject is None or subject.i > root.i:
             return None
-        lemma = (getLemma(root.lower_, upos="VERB") or (root.lemma_,))[0]
+        lemma = (lemmas(root.lower_, "VERB") or (root.lemma_,))[0]
         if root.lower_ not in getInflection(lemma, tag=root.tag_):  # a mis-tagged noun
             return None
         do = DO_FORMS[root.tag_]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 from wordfreq import zipf_frequency
 
 from mismatch_core.resources import lemma_count, wordnet
-from synth.perturb.base import Change, Context, replace, replace_word, swap_spans
+from synth.perturb.base import Change, Context, lemmas, replace, replace_word, swap_spans
 from synth.perturb.lexicon_function_words import (
     EXPANDED_AUX,
     NEGATION_WORDS,
@@ -143,7 +143,7 @@ def _synonyms(lemma: str, pos: str) -> tuple[str, ...]:
             continue
         if lower.startswith(lemma[:4]) or wn.morphy(lower, pos) != lower:
             continue
-        if pos == "n" and lower not in getLemma(lower, upos="NOUN"):
+        if pos == "n" and lower not in lemmas(lower, "NOUN"):
             continue  # a plural-only noun ('works') takes no further plural ('workses')
         own = wn.synsets(lower, pos=pos)
         if own and own[0] == first and _dominant_share(lower, pos) >= MIN_DOMINANT_SHARE:

@@ -11,7 +11,7 @@ carry content, every number, negation and name; it only moves them or changes fu
 
 from __future__ import annotations
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
 
 from synth.perturb.base import (
@@ -23,6 +23,7 @@ from synth.perturb.base import (
     replace,
     replace_span,
 )
+from synth.perturb.grammar import verb_lemma
 
 NOUN_POS = ("NOUN", "PROPN")
 # verbs whose object is no patient: "has a dog" -> "a dog is had" is no English
@@ -68,11 +69,6 @@ def _contiguous(token: Token) -> bool:
 def _inflect(lemma: str, tag: str) -> str | None:
     forms = getInflection(lemma, tag=tag)
     return forms[0] if forms else None
-
-
-def _verb_lemma(verb: Token) -> str:
-    lemmas = getLemma(verb.lower_, upos="VERB")
-    return lemmas[0] if lemmas else verb.lemma_.lower()
 
 
 def _phrase(doc: Doc, head: Token, as_subject: bool, to_start: bool) -> str | None:
@@ -122,7 +118,7 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
     riding a horse' -> 'A horse being ridden by a man'."""
     candidates = []
     for verb in doc:
-        if verb.pos_ != "VERB" or _verb_lemma(verb) in NO_PASSIVE:
+        if verb.pos_ != "VERB" or verb_lemma(verb) in NO_PASSIVE:
             continue
         if any(c.dep_ in BLOCKING_DEPS for c in verb.children):
             continue
@@ -134,7 +130,7 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
             continue
         if _passive_would_mislead(doc, verb, obj):
             continue
-        vbn = _inflect(_verb_lemma(verb), "VBN")
+        vbn = _inflect(verb_lemma(verb), "VBN")
         if vbn is None:
             continue
         subjects = [c for c in verb.children if c.dep_ == "nsubj"]
@@ -198,7 +194,7 @@ def passive_to_active(doc: Doc, ctx: Context) -> Change | None:
             continue
         if any(t.dep_ in ("relcl", "appos", "acl") or t.text == "," for t in actor.subtree):
             continue  # 'Soho Press in the US, where ..., printed': a long agent loses its commas
-        lemma = _verb_lemma(verb)
+        lemma = verb_lemma(verb)
         plural = _plural(actor)
         words = [a.lower_ for a in auxes]
         if len(words) == 1 and words[0] in ("is", "are", "am"):
@@ -432,7 +428,7 @@ def verb_to_light(doc: Doc, ctx: Context) -> Change | None:
     'made a decision to leave'; 'visited Paris' -> 'paid a visit to Paris'."""
     candidates = []
     for verb in doc:
-        lemma = _verb_lemma(verb)
+        lemma = verb_lemma(verb)
         if verb.pos_ != "VERB" or verb.tag_ not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN"):
             continue
         children = list(verb.children)
@@ -472,7 +468,7 @@ def light_to_verb(doc: Doc, ctx: Context) -> Change | None:
     """'took a walk' -> 'walked', 'went for a swim' -> 'swam', 'made a decision to' -> 'decided to'."""
     candidates = []
     for verb in doc:
-        light = _verb_lemma(verb)
+        light = verb_lemma(verb)
         if light not in ("make", "take", "go") or verb.tag_ not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN"):
             continue
         if any(c.dep_ in ("auxpass", "prt", "dative") for c in verb.children):
