@@ -694,6 +694,21 @@ def test_one_process_fills_the_caches_and_the_others_read_them(
     np.testing.assert_array_equal(other.ready().features, prepared.features)
 
 
+def test_preparing_a_task_leaves_torchs_random_state_alone(
+    base_checkpoint: Path, data_root: Path, tmp_path: Path
+) -> None:
+    """scripts/finetune.py trains from the same random state with a cold or a warm cache, and
+    on every process of a multi-device run: preparing the task loads models, which would draw
+    from it."""
+    for cache in ("cold", "warm"):  # the first preparation fills the cache, the second reads it
+        torch.manual_seed(0)
+        before = torch.get_rng_state()
+        RatingDataModule(
+            "summarization", str(base_checkpoint), cache_dir=str(tmp_path), data_root=str(data_root)
+        ).prepare_data()
+        assert torch.equal(torch.get_rng_state(), before), cache
+
+
 def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -> None:
     """scripts/finetune.py reads its config as mismatch finetune does: `data: 5` is named, not
     reported as a key missing from the data section."""

@@ -318,42 +318,46 @@ class RatingDataModule(L.LightningDataModule):
         return data
 
     def prepare_data(self) -> None:
-        """Fill the task's caches and keep the prepared task. Lightning calls this on the first
-        process of each node only, before ``setup``: the other processes of a multi-device run
-        then read the filled caches instead of each encoding the same texts."""
-        if self.prepared is None:
-            self.prepared = self._prepare_task()
+        """Prepare the task once: fill what its caches lack (encoded on the trainer's device)
+        and keep the result. Lightning calls this on the first process of each node only,
+        before ``setup``; the other processes of a multi-device run then read the filled caches
+        instead of each encoding the same texts. Preparing loads models, which draws from
+        torch's random state: it runs on a copy of that state, so that a cold or a warm cache,
+        and every process, start training from the same one."""
+        self._task()
 
-    def _prepare_task(self) -> PreparedTask:
-        """The task prepared by this module's settings; what its caches lack is encoded on the
-        trainer's device."""
-        return prepare_task(
-            self.hparams["task"],
-            self.hparams["checkpoint"],
-            self.hparams["cache_dir"],
-            self.hparams["data_root"],
-            contrast_size=self.hparams["contrast_size"],
-            contrast_depth=self.hparams["contrast_depth"],
-            contrast_class_weights=self.hparams["contrast_class_weights"],
-            reference_triples_size=self.hparams["reference_triples_size"],
-            train_datasets=tuple(self.hparams["train_datasets"] or ()),
-            source_features=tuple(self.hparams["source_features"] or ()),
-            paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
-            device=encoder_device(
-                None if self.trainer is None else self.trainer.strategy.root_device
-            ),
-        )
+    def _task(self) -> PreparedTask:
+        """The prepared task, prepared on first use."""
+        if self.prepared is not None:
+            return self.prepared
+        with torch.random.fork_rng(devices=[]):
+            self.prepared = prepare_task(
+                self.hparams["task"],
+                self.hparams["checkpoint"],
+                self.hparams["cache_dir"],
+                self.hparams["data_root"],
+                contrast_size=self.hparams["contrast_size"],
+                contrast_depth=self.hparams["contrast_depth"],
+                contrast_class_weights=self.hparams["contrast_class_weights"],
+                reference_triples_size=self.hparams["reference_triples_size"],
+                train_datasets=tuple(self.hparams["train_datasets"] or ()),
+                source_features=tuple(self.hparams["source_features"] or ()),
+                paraphrase_triples_size=self.hparams["paraphrase_triples_size"],
+                device=encoder_device(
+                    None if self.trainer is None else self.trainer.strategy.root_device
+                ),
+            )
+        return self.prepared
 
     def setup(self, stage: str | None = None) -> None:
         if self.split:
             return
-        if self.prepared is None:  # a process that prepare_data did not run on
-            self.prepared = self._prepare_task()
-        rows = self.rows if self.rows is not None else np.arange(len(self.prepared.records))
-        rows = training_rows(self.prepared.records, rows, self.prepared.train_datasets)
+        prepared = self._task()  # prepared here where prepare_data did not run on this process
+        rows = self.rows if self.rows is not None else np.arange(len(prepared.records))
+        rows = training_rows(prepared.records, rows, prepared.train_datasets)
         # another seed than the test split's, whose hash would put no train group below the fraction
         val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
-        train, val = split_rows(self.prepared.records, rows, val_seed, self.hparams["val_fraction"])
+        train, val = split_rows(prepared.records, rows, val_seed, self.hparams["val_fraction"])
         if len(train) == 0 or len(val) == 0:
             raise ValueError(
                 f"task {self.hparams['task']!r}: {len(rows)} records give {len(train)} train and "
