@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -97,6 +98,29 @@ def test_datamodule_batches_and_train_only_scaler(corpus: dict[str, Path]) -> No
     val = data.frames["val"]
     assert torch.equal(first["gen"][0], torch.from_numpy(store.lookup([val["gen"][0]])[0]))
     assert first["labels"][0].item() == val["label_id"][0]
+
+
+def test_a_features_folder_may_hold_the_stores_beside_the_split_caches(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    """The folder layout mismatch adapt train reads (train.parquet and val.parquet as mismatch
+    features wrote them, and the embedding store beside them) serves pretraining too; a folder
+    with neither split cache is named."""
+    folder = tmp_path / "synth_features"
+    folder.mkdir()
+    cache = pd.read_parquet(corpus["features"])
+    for split in ("train", "val"):
+        cache[cache["id"].str.startswith(split)].to_parquet(folder / f"{split}.parquet")
+    shutil.copy(corpus["embeddings"], folder / "embeddings.parquet")
+    data = datamodule(corpus, features=str(folder), embeddings=str(folder / "embeddings.parquet"))
+    assert data.feature_names == FEATURES
+    data.setup("fit")
+    both = pd.concat([data.frames["train"], data.frames["val"]])
+    assert len(both) == len(cache)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataError, match=f"feature cache folder {empty} holds neither"):
+        datamodule(corpus, features=str(empty))
 
 
 def test_metric_only_ablation_has_no_text_inputs(corpus: dict[str, Path]) -> None:

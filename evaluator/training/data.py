@@ -36,11 +36,27 @@ SPLITS = ("train", "val")
 ENCODE_BLOCK = 8192  # texts per encoder call when filling a token store (one shard each)
 
 
-def feature_columns(path: str | Path) -> list[str]:
-    """Float columns of a feature cache (file or directory), read from the parquet schema only."""
-    if not Path(path).exists():
+def feature_files(path: str | Path) -> list[str]:
+    """The parquet files of a feature cache: the file itself, or a folder's train.parquet and
+    val.parquet (what ``mismatch features --out`` wrote per split). Other files of the folder
+    are not read, so it may also hold the embedding and alignment stores, as the features
+    folders of ``mismatch adapt train`` do."""
+    path = Path(path)
+    if not path.exists():
         raise DataError(f"feature cache {path} does not exist")
-    schema = pa_dataset.dataset(str(path), format="parquet").schema
+    if path.is_file():
+        return [str(path)]
+    files = [
+        str(path / f"{split}.parquet") for split in SPLITS if (path / f"{split}.parquet").is_file()
+    ]
+    if not files:
+        raise DataError(f"feature cache folder {path} holds neither train.parquet nor val.parquet")
+    return files
+
+
+def feature_columns(path: str | Path) -> list[str]:
+    """Float columns of a feature cache (file or folder), read from the parquet schema only."""
+    schema = pa_dataset.dataset(feature_files(path), format="parquet").schema
     if "id" not in schema.names:
         raise DataError(f"feature cache {path} has no 'id' column")
     return [f.name for f in schema if f.name != "id" and pa_types.is_floating(f.type)]
@@ -176,12 +192,13 @@ class MismatchDataModule(L.LightningDataModule):
         embed_batch_size: int = 64,
         feature_layers: int | None = None,
     ) -> None:
-        """embeddings: EmbeddingStore path (frozen mode); None gives no text inputs (metric-only
-        ablation). alignments: per-pair alignment vector store (frozen mode), None: not used.
-        tokens: TokenStore folder of per-text token states (frozen mode), None: not used.
-        feature_names: metric columns to use, default every float column of the cache.
-        feature_layers: the BERTScore layer the cache was computed with (None: last), recorded in
-        the checkpoint so prediction computes the same features."""
+        """features: a feature cache file, or a folder with its train.parquet and val.parquet
+        (``feature_files``). embeddings: EmbeddingStore path (frozen mode); None gives no text
+        inputs (metric-only ablation). alignments: per-pair alignment vector store (frozen
+        mode), None: not used. tokens: TokenStore folder of per-text token states (frozen
+        mode), None: not used. feature_names: metric columns to use, default every float
+        column of the cache. feature_layers: the BERTScore layer the cache was computed with
+        (None: last), recorded in the checkpoint so prediction computes the same features."""
         super().__init__()
         check_at_least_one({"data.batch_size": batch_size, "data.eval_batch_size": eval_batch_size,
                             "data.max_length": max_length,
@@ -237,7 +254,12 @@ class MismatchDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
             return
-        features = pd.read_parquet(self.hparams["features"], columns=["id", *self.feature_names])
+        features = pd.concat(
+            [
+                pd.read_parquet(file, columns=["id", *self.feature_names])
+                for file in feature_files(self.hparams["features"])
+            ]
+        )
         if features["id"].duplicated().any():
             raise DataError(f"feature cache {self.hparams['features']} has duplicate ids")
         features = features.set_index("id")
