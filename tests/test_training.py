@@ -15,7 +15,7 @@ import torch
 from evaluator.features import EmbeddingStore, FeatureScaler
 from evaluator.hub import load
 from evaluator.training import data as data_module
-from evaluator.training.data import DataError, MismatchDataModule
+from evaluator.training.data import DataError, MismatchDataModule, split_features
 from evaluator.training.module import MismatchModule
 from evaluator.training.pretrain import main
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
@@ -117,6 +117,8 @@ def test_a_features_folder_may_hold_the_stores_beside_the_split_caches(
     data.setup("fit")
     both = pd.concat([data.frames["train"], data.frames["val"]])
     assert len(both) == len(cache)
+    val = data.frames["val"]  # what a continued run reads for a split
+    assert split_features(val, folder, FEATURES, "val", "pairs").shape == (len(val), 3)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(DataError, match=f"feature cache folder {empty} holds neither"):

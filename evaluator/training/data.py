@@ -54,6 +54,14 @@ def feature_files(path: str | Path) -> list[str]:
     return files
 
 
+def read_feature_cache(path: str | Path, names: list[str]) -> pd.DataFrame:
+    """The ``id`` and ``names`` columns of a feature cache (file or folder, ``feature_files``)."""
+    return pd.concat(
+        [pd.read_parquet(file, columns=["id", *names]) for file in feature_files(path)],
+        ignore_index=True,
+    )
+
+
 def feature_columns(path: str | Path) -> list[str]:
     """Float columns of a feature cache (file or folder), read from the parquet schema only."""
     schema = pa_dataset.dataset(feature_files(path), format="parquet").schema
@@ -95,7 +103,7 @@ def split_features(
     missing = [name for name in names if name not in feature_columns(path)]
     if missing:
         raise DataError(f"feature cache {path} lacks the checkpoint's feature(s) {missing}")
-    cached = pd.read_parquet(path, columns=["id", *names]).set_index("id")
+    cached = read_feature_cache(path, names).set_index("id")
     try:
         return attach_features(pairs, cached, split)
     except DataError as error:
@@ -254,12 +262,7 @@ class MismatchDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
             return
-        features = pd.concat(
-            [
-                pd.read_parquet(file, columns=["id", *self.feature_names])
-                for file in feature_files(self.hparams["features"])
-            ]
-        )
+        features = read_feature_cache(self.hparams["features"], self.feature_names)
         if features["id"].duplicated().any():
             raise DataError(f"feature cache {self.hparams['features']} has duplicate ids")
         features = features.set_index("id")
