@@ -500,3 +500,102 @@ def test_train_head_only_learns_a_new_column_and_leaves_the_base_as_it_was(
     assert main(again) == 0
     record = load(root / "again").config["training"]["continued"]
     assert record["before"] == after.config["training"]["continued"]
+
+
+# --- graded chains -------------------------------------------------------------------------
+
+
+def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, capsys) -> None:
+    real = data / "real"
+    assert main(["adapt", "pairs", "--out", str(real), "--human", str(data / "human"),
+                 "--sick", str(data / "sick_train.jsonl.gz")]) == 0  # fmt: skip
+    out = data / "graded"
+    assert main(["adapt", "chains", "--real", str(real), "--out", str(out), "--depth", "0"]) == 2
+    assert "--depth must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["adapt", "chains", "--real", str(real), "--out", str(out)]) == 0
+    chains = pd.concat([read_pairs(out / f"{s}.parquet", labelled=True) for s in ("train", "val")])
+    pairs = pd.concat([read_pairs(real / f"{s}.parquet", labelled=True) for s in ("train", "val")])
+    bases = chains[chains["parent"] == ""]
+    assert set(bases["id"]) == set(pairs["id"][pairs["rule"] == "real_base"])
+    assert (bases["label"] == "NoContr").all()
+    copies = chains[chains["parent"] != ""]
+    by_id = chains.set_index("id")
+    assert len(copies) > len(bases)  # chains longer than one copy
+    for copy in copies.itertuples():
+        parent = by_id.loc[copy.parent]
+        assert copy.ref == parent.ref and copy.gen != parent.gen
+        depth = json.loads(copy.detail)["depth"]
+        if parent.parent == "":  # the first error, on the base itself
+            assert depth == 1
+        else:  # one more error of the same class
+            assert (copy.label, depth) == (parent.label, json.loads(parent.detail)["depth"] + 1)
+        assert copy.rule == f"graded/{copy.label}" and copy.label != "NoContr"
+    assert max(json.loads(d)["depth"] for d in copies["detail"]) == 3
+    again = data / "again"
+    assert main(["adapt", "chains", "--real", str(real), "--out", str(again)]) == 0
+    assert pd.read_parquet(again / "train.parquet").equals(pd.read_parquet(out / "train.parquet"))
+
+
+def write_graded_set(inputs: dict[str, Path], rng: np.random.Generator) -> None:
+    """Chains of a base and two copies whose chrf, which the class labels follow, stays the
+    base's: only bleu, falling along each chain, tells a copy from its parent. The class loss
+    alone gives no reason to read it; the chains' hinge does."""
+    root = inputs["root"]
+    pairs_dir, features_dir = root / "graded", root / "graded_features"
+    pairs_dir.mkdir()
+    features_dir.mkdir()
+    embeddings, alignments = EmbeddingStore(), EmbeddingStore()
+    for split, chains in (("train", 60), ("val", 30)):
+        rows, features = [], []
+        for c in range(chains):
+            chrf, bleu = 50 + rng.random() * 50, 60 + rng.random() * 40
+            for depth in range(3):
+                rows.append({
+                    "id": f"{split}-{c}-{depth}", "ref": f"graded {split} ref {c}",
+                    "gen": f"graded {split} gen {c} {depth}",
+                    "label": "NumErr" if depth else "NoContr", "label_id": CODES.index(
+                        "NumErr" if depth else "NoContr"),
+                    "parent": f"{split}-{c}-{depth - 1}" if depth else "",
+                })  # fmt: skip
+                features.append({"id": rows[-1]["id"], "chrf": chrf, "bleu": bleu - 25 * depth})
+        frame = pd.DataFrame(rows)
+        frame.to_parquet(pairs_dir / f"{split}.parquet")
+        pd.DataFrame(features).to_parquet(features_dir / f"{split}.parquet")
+        texts = sorted(set(frame["ref"]) | set(frame["gen"]))
+        embeddings.add(texts, rng.standard_normal((len(texts), DIM)).astype(np.float32))
+        alignments.add_keyed(
+            {pair_key(r, g): rng.standard_normal(2 * DIM).astype(np.float32)
+             for r, g in zip(frame["ref"], frame["gen"], strict=True)}
+        )  # fmt: skip
+    embeddings.save(features_dir / "embeddings.parquet")
+    alignments.save(features_dir / "alignments.parquet")
+    inputs["graded"], inputs["graded_features"] = pairs_dir, features_dir
+
+
+def test_train_with_graded_chains_ranks_each_added_error_below_its_parent(
+    adapt_inputs: dict[str, Path], capsys
+) -> None:
+    root = adapt_inputs["root"]
+    assert main(adapt_args(adapt_inputs, root / "out", "--graded", str(root))) == 2
+    assert "--graded and --graded-features go together" in capsys.readouterr().err
+    write_graded_set(adapt_inputs, np.random.default_rng(8))
+    graded = ["--graded", str(adapt_inputs["graded"]),
+              "--graded-features", str(adapt_inputs["graded_features"]), "--nocontr-weights", "1"]  # fmt: skip
+    assert main(adapt_args(adapt_inputs, root / "out", *graded, "--graded-margin", "nan")) == 2
+    assert "graded_margin must be a number, got nan" in capsys.readouterr().err
+    figures = {}
+    for weight in ("0", "30"):  # a tiny model on random inputs: the hinge must outweigh the rest
+        out = root / f"graded-{weight}"
+        assert main(adapt_args(adapt_inputs, out, *graded, "--graded-weight", weight)) == 0
+        record = load(out).config["training"]["continued"]
+        assert record["graded_links"] == {"train": 120, "val": 60}
+        assert record["settings"]["graded_weight"] == float(weight)
+        figures[weight] = [epoch["graded_val_below"] for epoch in record["runs"][0]]
+    assert figures["0"][0] == figures["30"][0]  # the same start
+    assert max(figures["0"]) < 0.8  # the labels alone do not order the chains
+    assert max(figures["30"]) >= 0.95
+    frame = pd.read_parquet(adapt_inputs["graded"] / "val.parquet")
+    frame.loc[1, "parent"] = "nowhere"
+    frame.to_parquet(adapt_inputs["graded"] / "val.parquet")
+    assert main(adapt_args(adapt_inputs, root / "bad", *graded)) == 2
+    assert "val.parquet: parent 'nowhere' is no pair of the file" in capsys.readouterr().err

@@ -12,7 +12,13 @@
         --real data/real_bases --real-features data/features/real_bases \
         --synth data/synth --synth-features data/features/synth --out checkpoints/mismatch-base
 
-``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
+    graded chains (each added error must lower P(NoContr)), one more pairs folder:
+    mismatch adapt chains --real data/real_bases --out data/graded
+    (mismatch features for its splits, into data/features/graded, as above)
+    mismatch adapt train ... --graded data/graded --graded-features data/features/graded
+
+``chains`` writes, per split of such a folder, its real bases with chains of one, two and three
+errors (``real_bases.graded_chains``), which ``train --graded`` ranks. ``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
 of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself and with synth
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
 writes the best run's checkpoint; the span tagger and the scaler are kept. With
@@ -63,6 +69,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add SICK TRAIN contradictions that swap or substitute one content word, "
         "labelled by that word's class (besides the negation ones)",
     )
+    chains = modes.add_parser(
+        "chains", help="write graded chains on the real bases of a pairs folder"
+    )
+    chains.add_argument(
+        "--real", required=True, type=Path, help="`mismatch adapt pairs` output folder"
+    )
+    chains.add_argument("--out", required=True, type=Path, help="folder to write")
+    chains.add_argument("--depth", type=int, default=3, help="errors in the longest copy")
+    chains.add_argument("--seed", type=int, default=31, help="seed of the applied errors")
     train = modes.add_parser("train", help="continue training and write the best run")
     train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to continue")
     for name, what in (("real", "`mismatch adapt pairs`"), ("synth", "`mismatch synth`")):
@@ -97,6 +112,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(e.g. disfluency; both features folders must hold them)",
     )
     train.add_argument(
+        "--graded",
+        type=Path,
+        default=None,
+        help="`mismatch adapt chains` output folder: each copy must score below its parent",
+    )
+    train.add_argument(
+        "--graded-features", type=Path, default=None, help="what mismatch features wrote for it"
+    )
+    train.add_argument(
+        "--graded-weight",
+        type=float,
+        default=1.0,
+        help="weight of the graded chains' hinge beside the class loss (with --graded)",
+    )
+    train.add_argument(
+        "--graded-margin",
+        type=float,
+        default=defaults.graded_margin,
+        help="how far a copy's NoContr logit must sit below its parent's",
+    )
+    train.add_argument(
         "--head-only",
         action="store_true",
         help="the added columns are read by the mismatch head alone, through one linear "
@@ -109,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     from mismatch_core.resources import quiet_hub_libraries
 
     quiet_hub_libraries()
-    return _pairs(args) if args.mode == "pairs" else _train(args)
+    commands = {"pairs": _pairs, "chains": _chains, "train": _train}
+    return commands[args.mode](args)
 
 
 def _pairs(args: argparse.Namespace) -> int:
@@ -144,6 +181,40 @@ def _pairs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chains(args: argparse.Namespace) -> int:
+    from evaluator.cli import CommandError
+    from evaluator.training.data import SPLITS, read_split
+    from evaluator.training.real_bases import graded_chains
+    from mismatch_core.atomic import atomic_directory, folder_problem
+    from mismatch_core.config import check_seed
+    from mismatch_core.errors import DataError
+
+    names = tuple(f"{split}.parquet" for split in SPLITS)
+    problem = folder_problem(args.out, names)
+    if problem:
+        raise CommandError(f"--out: {problem}")
+    if args.depth < 1:
+        raise CommandError(f"--depth must be at least 1, got {args.depth}")
+    try:
+        check_seed(args.seed)
+        splits = {
+            split: graded_chains(read_split(args.real, split), args.depth, args.seed)
+            for split in SPLITS
+        }
+    except (DataError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    with atomic_directory(args.out, names) as staging:  # both splits or neither
+        for split, frame in splits.items():
+            frame.to_parquet(staging / f"{split}.parquet", index=False)
+    for split, frame in splits.items():
+        copies = frame[frame["parent"] != ""]
+        print(
+            f"{split}: {len(frame) - len(copies)} bases, {len(copies)} copies "
+            f"{copies['label'].value_counts().to_dict()} -> {args.out / f'{split}.parquet'}"
+        )
+    return 0
+
+
 def weights_digest(checkpoint_dir: str) -> str | None:
     """sha256 of a local checkpoint's model.safetensors: which start a run continued, however
     the folder was named (None for a Hub id)."""
@@ -162,6 +233,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.training.continued import (
         ContinueSettings,
         continue_run,
+        load_graded_links,
         load_split_inputs,
         with_features,
     )
@@ -181,6 +253,8 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(f"--add-features: {error}") from None
     if args.head_only and not added:
         raise CommandError("--head-only needs --add-features")
+    if (args.graded is None) != (args.graded_features is None):
+        raise CommandError("--graded and --graded-features go together")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
     try:
@@ -193,6 +267,8 @@ def _train(args: argparse.Namespace) -> int:
             add_token_branch=args.add_token_branch,
             add_features=added,
             head_only=args.head_only,
+            graded_weight=args.graded_weight if args.graded else 0.0,
+            graded_margin=args.graded_margin,
         )
     except ValueError as error:
         raise CommandError(f"adapt train: {error}") from None
@@ -214,11 +290,20 @@ def _train(args: argparse.Namespace) -> int:
             checkpoint, folder, features, args.add_token_branch
         ).items()
     }
+    graded = None
+    if args.graded is not None:
+        graded = load_graded_links(checkpoint, args.graded, args.graded_features)
     print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
     runs = []
     for weight in weights:
         model, history, chosen = continue_run(
-            path, revision, data, settings, weight, log=lambda line: print(line, file=sys.stderr)
+            path,
+            revision,
+            data,
+            settings,
+            weight,
+            log=lambda line: print(line, file=sys.stderr),
+            graded=graded,
         )
         runs.append((chosen, model, history))
     chosen, model, _ = max(runs, key=lambda run: run[0]["score"])
@@ -228,6 +313,7 @@ def _train(args: argparse.Namespace) -> int:
         "from_sha256": weights_digest(path),
         "real_pairs": {s: len(data[f"real_{s}"]) for s in ("train", "val")},
         "synthetic_pairs": {s: len(data[f"synth_{s}"]) for s in ("train", "val")},
+        "graded_links": None if graded is None else {s: len(graded[s]) for s in graded},
         "settings": {**vars(settings), "nocontr_weights": list(weights)},
         "runs": [history for _, _, history in runs],
         "chosen": chosen,
@@ -236,7 +322,11 @@ def _train(args: argparse.Namespace) -> int:
     }
     metrics = dict(checkpoint.config.get("metrics") or {})  # the start's, on its own data
     metrics.update(
-        {f"continued {k}": v for k, v in chosen.items() if k.endswith(("_acc", "_nocontr"))}
+        {
+            f"continued {k}": v
+            for k, v in chosen.items()
+            if k.endswith(("_acc", "_nocontr", "_below"))
+        }
     )
     save_pretrained(
         model,

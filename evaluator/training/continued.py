@@ -12,6 +12,13 @@ without one (``with_token_branch``): the head reads the branch through input wei
 at zero, so training starts from the checkpoint's own predictions and the branch earns its
 place.
 
+With ``graded_weight`` each step also draws a batch of links from graded chains
+(``real_bases.graded_chains``: a real base, the base with one error, with two, with three) and
+adds a hinge that puts each copy's NoContr logit margin ``graded_margin`` below its parent's.
+Class labels alone never say that two errors are worse than one; real outputs that are
+compared with each other (WMT19 DARR) mostly differ in how many errors they carry. The epoch
+rule is unchanged; each epoch also reports the share of val links ranked that way.
+
 With ``add_features`` the base also reads new metric columns (``with_features``): its metric
 branch gets an id embedding per new column, and the scaler bounds for them are fitted on the
 train splits, with the quantiles and margin of the checkpoint's own scaler. With ``head_only``
@@ -39,7 +46,12 @@ from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.data import read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
-from mismatch_core.config import check_at_least_one, check_learning_rate, check_seed
+from mismatch_core.config import (
+    check_at_least_one,
+    check_learning_rate,
+    check_not_negative,
+    check_seed,
+)
 from mismatch_core.errors import CheckpointError, DataError
 
 
@@ -57,10 +69,17 @@ class ContinueSettings:
     add_token_branch: bool = False
     add_features: tuple[str, ...] = ()
     head_only: bool = False  # add_features read by the head alone; nothing else trains
+    graded_weight: float = 0.0  # the graded chains' hinge (0: not used)
+    graded_margin: float = 1.0  # a copy's NoContr logit margin this far below its parent's
 
     def __post_init__(self) -> None:
         check_at_least_one({"epochs": self.epochs, "batch_size": self.batch_size})
         check_learning_rate(self.learning_rate)
+        graded = {"graded_weight": self.graded_weight, "graded_margin": self.graded_margin}
+        for name, value in graded.items():
+            if not math.isfinite(value):
+                raise ValueError(f"{name} must be a number, got {value}")
+        check_not_negative(graded)
         weights = self.nocontr_weights
         if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")
@@ -248,6 +267,71 @@ def load_split_inputs(
     return sets
 
 
+@dataclass
+class GradedLinks:
+    """A graded chains split as model inputs, and each copy's row beside its parent's."""
+
+    pairs: PairInputs
+    child: torch.Tensor
+    parent: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.child)
+
+
+def load_graded_links(
+    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path
+) -> dict[str, GradedLinks]:
+    """The train and val splits of a ``mismatch adapt chains`` folder, read as
+    ``load_split_inputs`` reads a pairs folder, with their parent links."""
+    sets = load_split_inputs(checkpoint, pairs_dir, features_dir)
+    links = {}
+    for split, pairs in sets.items():
+        path = pairs_dir / f"{split}.parquet"
+        frame = read_split(pairs_dir, split)
+        if "parent" not in frame.columns:
+            raise DataError(f"{path} has no parent column; write it with mismatch adapt chains")
+        row = {pair_id: k for k, pair_id in enumerate(frame["id"])}
+        child = [k for k, parent in enumerate(frame["parent"]) if parent]
+        unknown = [frame["parent"].iloc[k] for k in child if frame["parent"].iloc[k] not in row]
+        if unknown:
+            raise DataError(f"{path}: parent {unknown[0]!r} is no pair of the file")
+        if not child:
+            raise DataError(f"{path} holds no copy with a parent: no chain to rank")
+        parent = [row[frame["parent"].iloc[k]] for k in child]
+        links[split] = GradedLinks(pairs, torch.tensor(child), torch.tensor(parent))
+    return links
+
+
+def nocontr_margin(logits: torch.Tensor) -> torch.Tensor:
+    """log P(NoContr) - log(1 - P(NoContr)) per row: the score's logit."""
+    return logits[:, 0] - torch.logsumexp(logits[:, 1:], dim=-1)
+
+
+def graded_loss(
+    model: MismatchModel, links: GradedLinks, index: torch.Tensor, margin: float
+) -> torch.Tensor:
+    """Mean hinge over the links at ``index``: zero once each copy's margin is ``margin``
+    below its parent's."""
+    rows = torch.cat([links.child[index], links.parent[index]])
+    margins = nocontr_margin(model(**links.pairs.rows(rows)))
+    child, parent = margins[: len(index)], margins[len(index) :]
+    return torch.relu(margin - (parent - child)).mean()
+
+
+def graded_below(model: MismatchModel, links: GradedLinks, batch_size: int = 2048) -> float:
+    """Share of the links whose copy scores below its parent."""
+    model.eval()
+    with torch.no_grad():
+        margins = torch.cat(
+            [
+                nocontr_margin(model(**links.pairs.rows(slice(start, start + batch_size))))
+                for start in range(0, len(links.pairs), batch_size)
+            ]
+        )
+    return float((margins[links.child] < margins[links.parent]).float().mean())
+
+
 def _split_inputs(
     checkpoint: Checkpoint, pairs_dir: Path, split: str, features_dir: Path, stores: InputStores
 ) -> PairInputs:
@@ -286,10 +370,12 @@ def continue_run(
     settings: ContinueSettings,
     nocontr_weight: float,
     log: Callable[[str], None] = print,
+    graded: dict[str, GradedLinks] | None = None,
 ) -> tuple[MismatchModel, list[dict], dict]:
     """One run from the checkpoint's weights; (model at its best epoch, per-epoch figures, the
     best epoch's figures). ``data`` holds real_train, real_val, synth_train and synth_val;
-    epoch 0 is the checkpoint as loaded. Each run loads the checkpoint itself, after setting
+    ``graded`` the train and val links when ``settings.graded_weight`` is set. Epoch 0 is the
+    checkpoint as loaded. Each run loads the checkpoint itself, after setting
     the seed: building the model draws from the generator, and the shipped base's run did it in
     this order, so runs repeat it bit for bit whether or not others ran before them."""
     torch.manual_seed(settings.seed)
@@ -314,6 +400,9 @@ def continue_run(
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps)
     history: list[dict] = []
     best_state, chosen, best = None, {}, -1.0
+    if settings.graded_weight and graded is None:
+        raise ValueError("graded_weight is set but no graded chains were given")
+    draws = torch.Generator().manual_seed(settings.seed)  # which links each step ranks
     for epoch in range(settings.epochs + 1):
         started = time.time()
         if epoch:
@@ -324,6 +413,13 @@ def continue_run(
                 loss = functional.cross_entropy(
                     model(**train.rows(rows)), train.labels[rows], weight=weight
                 )
+                if settings.graded_weight and graded is not None:
+                    links = torch.randint(
+                        len(graded["train"]), (settings.batch_size,), generator=draws
+                    )
+                    loss = loss + settings.graded_weight * graded_loss(
+                        model, graded["train"], links, settings.graded_margin
+                    )
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -341,6 +437,8 @@ def continue_run(
             "seconds": round(time.time() - started, 1),
             "score": selection_score(real_acc, synth_acc, real_recall),
         }
+        if graded is not None:
+            figures["graded_val_below"] = round(graded_below(model, graded["val"]), 4)
         history.append(figures)
         log(str(figures))
         if figures["score"] > best:

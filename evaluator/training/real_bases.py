@@ -19,6 +19,11 @@ differ in their count of negation words add NegErr pairs, in both directions (no
 (``contradiction_class``) add pairs of that word's error class too: real contradictions that
 reword nothing else, which the synth rules only make on near-copies. A tenth of the groups
 (hashed) is the val split.
+
+``graded_chains`` grows, on the real bases of such a split, chains of copies with one, two and
+three errors of one class. Class labels say nothing about how wrong a text is, so a base
+trained on them alone may rank an output with three errors above one with one; the chains
+let continued training ask that each added error lowers P(NoContr) (``continued``).
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evaluator.human_data import load_records, split_by_group
+from evaluator.finetune.contrast import contrast_records
+from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
 from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.taxonomy import index_of
@@ -53,6 +59,7 @@ PLACE_PREPOSITIONS = frozenset(
     "from to toward towards around off up down".split()
 )
 COLUMNS = ["id", "ref", "gen", "label", "label_id", "source", "group", "rule", "detail"]
+GRADED_COLUMNS = [*COLUMNS, "parent"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +199,32 @@ def real_base_pairs(
         part.insert(0, "id", [_pair_id(r.ref, r.gen, r.label) for r in part.itertuples()])
         splits[split] = part[COLUMNS]
     return splits
+
+
+def graded_chains(split: pd.DataFrame, depth: int = 3, seed: int = 31) -> pd.DataFrame:
+    """The real bases of a ``real_base_pairs`` split (rule ``real_base``, NoContr) and, per
+    base, one chain of up to ``depth`` copies (``finetune.contrast.contrast_records``): the
+    first copy has one error, each next one more of the same class. Columns ``GRADED_COLUMNS``;
+    ``parent`` is the id of the pair a copy was made from (a base's or the copy before it; ""
+    for a base), ``detail`` holds each copy's depth. Same split, depth and seed -> same pairs."""
+    bases = split[split["rule"] == "real_base"].reset_index(drop=True)
+    records = [
+        HumanRecord(id=row.id, refs=(row.ref,), gen=row.gen, src=None, group=row.group, scores={})
+        for row in bases.itertuples()
+    ]
+    copies, owners, parents = contrast_records(records, depth * len(records), seed, depth)
+    rows = [{**bases.loc[i, COLUMNS].to_dict(), "parent": ""} for i in range(len(bases))]
+    depths: list[int] = []
+    for copy, owner, parent in zip(copies, owners, parents, strict=True):
+        base = bases.loc[owner]
+        code = copy.id.split("~")[1]  # contrast_records' ids: <record>~<class>~<text hash>
+        depths.append(1 if parent < 0 else depths[parent] + 1)
+        row = _row(base.ref, copy.gen, code, base.source, base.group, f"graded/{code}",
+                   depth=depths[-1])  # fmt: skip
+        row["id"] = _pair_id(base.ref, copy.gen, code)
+        rows.append({**row, "parent": base.id if parent < 0 else rows[len(bases) + parent]["id"]})
+    # two bases on one reference may give the same copy: one pair, which both chains link to
+    return pd.DataFrame(rows, columns=GRADED_COLUMNS).drop_duplicates("id", ignore_index=True)
 
 
 def _row(ref: str, gen: str, label: str, source: str, group: str, rule: str, **detail) -> dict:
