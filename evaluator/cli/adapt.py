@@ -149,19 +149,39 @@ def run(args: argparse.Namespace) -> int:
     return commands[args.mode](args)
 
 
+def _split_files() -> tuple[str, ...]:
+    from evaluator.training.data import SPLITS
+
+    return tuple(f"{split}.parquet" for split in SPLITS)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse a folder the split files would clobber before any work is done."""
+    from evaluator.cli import CommandError
+    from mismatch_core.atomic import folder_problem
+
+    problem = folder_problem(out, _split_files())
+    if problem:
+        raise CommandError(f"--out: {problem}")
+
+
+def _write_splits(out: Path, splits: dict) -> None:
+    """Both splits or neither: the folder is swapped in whole."""
+    from mismatch_core.atomic import atomic_directory
+
+    with atomic_directory(out, _split_files()) as staging:
+        for split, frame in splits.items():
+            frame.to_parquet(staging / f"{split}.parquet", index=False)
+
+
 def _pairs(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.tasks import human_root
-    from evaluator.training.data import SPLITS
     from evaluator.training.real_bases import real_base_pairs
-    from mismatch_core.atomic import atomic_directory, folder_problem
     from mismatch_core.errors import DataError
     from mismatch_core.resources import data_dir
 
-    names = tuple(f"{split}.parquet" for split in SPLITS)
-    problem = folder_problem(args.out, names)
-    if problem:
-        raise CommandError(f"--out: {problem}")
+    _check_out(args.out)
     if args.cap_per_class < 1:
         raise CommandError(f"--cap-per-class must be positive, got {args.cap_per_class}")
     human = human_root(args.human)
@@ -172,9 +192,7 @@ def _pairs(args: argparse.Namespace) -> int:
         )
     except (DataError, OSError, ValueError) as error:
         raise CommandError(str(error)) from None
-    with atomic_directory(args.out, names) as staging:  # both splits or neither
-        for split, frame in splits.items():
-            frame.to_parquet(staging / f"{split}.parquet", index=False)
+    _write_splits(args.out, splits)
     for split, frame in splits.items():
         counts = frame["label"].value_counts().to_dict()
         print(f"{split}: {len(frame)} pairs {counts} -> {args.out / f'{split}.parquet'}")
@@ -185,14 +203,10 @@ def _chains(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.training.data import SPLITS, read_split
     from evaluator.training.real_bases import graded_chains
-    from mismatch_core.atomic import atomic_directory, folder_problem
     from mismatch_core.config import check_seed
     from mismatch_core.errors import DataError
 
-    names = tuple(f"{split}.parquet" for split in SPLITS)
-    problem = folder_problem(args.out, names)
-    if problem:
-        raise CommandError(f"--out: {problem}")
+    _check_out(args.out)
     if args.depth < 1:
         raise CommandError(f"--depth must be at least 1, got {args.depth}")
     try:
@@ -203,9 +217,7 @@ def _chains(args: argparse.Namespace) -> int:
         }
     except (DataError, ValueError) as error:
         raise CommandError(str(error)) from None
-    with atomic_directory(args.out, names) as staging:  # both splits or neither
-        for split, frame in splits.items():
-            frame.to_parquet(staging / f"{split}.parquet", index=False)
+    _write_splits(args.out, splits)
     for split, frame in splits.items():
         copies = frame[frame["parent"] != ""]
         print(
