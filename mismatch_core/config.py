@@ -40,8 +40,10 @@ def check_at_least_one(sizes: Mapping[str, int]) -> None:
 
 def check_not_negative(values: Mapping[str, float]) -> None:
     """ValueError naming the first of ``values`` (name -> a size, weight or margin where 0
-    means none) below 0."""
+    means none) below 0, or not a number at all."""
     for name, value in values.items():
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a number, got {value}")
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
 

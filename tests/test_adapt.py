@@ -536,6 +536,30 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
     assert pd.read_parquet(again / "train.parquet").equals(pd.read_parquet(out / "train.parquet"))
 
 
+def test_a_copy_that_meets_another_chain_ends_its_own(monkeypatch) -> None:
+    """Two bases on one reference can give the same copy: it is one pair, in the chain that
+    made it first; the other chain ends there, so no depth or link is ever mixed up."""
+    import evaluator.training.real_bases as real_bases
+
+    split = pd.DataFrame([
+        {"id": f"b{i}", "ref": "R.", "gen": gen, "label": "NoContr", "label_id": 0,
+         "source": "wmt16", "group": "g", "rule": "real_base", "detail": "{}"}
+        for i, gen in enumerate(["A cat sat.", "The cat sat."])
+    ])  # fmt: skip
+
+    def chains(records, size, seed, depth):  # b0 -> X -> Y; b1 -> X (met) -> Z
+        copies = [HumanRecord(f"{records[o].id}~NumErr~{t}", ("R.",), t, None, "g", {})
+                  for o, t in ((0, "X"), (1, "X"), (0, "Y"), (1, "Z"))]  # fmt: skip
+        return copies, [0, 1, 0, 1], [-1, -1, 0, 1]
+
+    monkeypatch.setattr(real_bases, "contrast_records", chains)
+    frame = real_bases.graded_chains(split)
+    by_gen = frame.set_index("gen")
+    assert list(frame["gen"]) == ["A cat sat.", "The cat sat.", "X", "Y"]
+    assert by_gen.loc["X", "parent"] == "b0" and by_gen.loc["Y", "parent"] == by_gen.loc["X", "id"]
+    assert [json.loads(d).get("depth") for d in frame["detail"][2:]] == [1, 2]
+
+
 def write_graded_set(inputs: dict[str, Path], rng: np.random.Generator) -> None:
     """Chains of a base and two copies whose chrf, which the class labels follow, stays the
     base's: only bleu, falling along each chain, tells a copy from its parent. The class loss
@@ -578,6 +602,8 @@ def test_train_with_graded_chains_ranks_each_added_error_below_its_parent(
     root = adapt_inputs["root"]
     assert main(adapt_args(adapt_inputs, root / "out", "--graded", str(root))) == 2
     assert "--graded and --graded-features go together" in capsys.readouterr().err
+    assert main(adapt_args(adapt_inputs, root / "out", "--graded-weight", "2")) == 2
+    assert "--graded-weight and --graded-margin need --graded" in capsys.readouterr().err
     write_graded_set(adapt_inputs, np.random.default_rng(8))
     graded = ["--graded", str(adapt_inputs["graded"]),
               "--graded-features", str(adapt_inputs["graded_features"]), "--nocontr-weights", "1"]  # fmt: skip

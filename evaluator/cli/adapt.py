@@ -123,14 +123,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     train.add_argument(
         "--graded-weight",
         type=float,
-        default=1.0,
-        help="weight of the graded chains' hinge beside the class loss (with --graded)",
+        default=None,
+        help="weight of the graded chains' hinge beside the class loss (with --graded; default 1)",
     )
     train.add_argument(
         "--graded-margin",
         type=float,
-        default=defaults.graded_margin,
-        help="how far a copy's NoContr logit must sit below its parent's",
+        default=None,
+        help="how far a copy's NoContr logit must sit below its parent's (with --graded; "
+        f"default {defaults.graded_margin})",
     )
     train.add_argument(
         "--head-only",
@@ -267,8 +268,16 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError("--head-only needs --add-features")
     if (args.graded is None) != (args.graded_features is None):
         raise CommandError("--graded and --graded-features go together")
+    if args.graded is None and (args.graded_weight, args.graded_margin) != (None, None):
+        raise CommandError("--graded-weight and --graded-margin need --graded")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
+    graded_weight = 0.0 if args.graded is None else 1.0
+    if args.graded_weight is not None:
+        graded_weight = args.graded_weight
+    graded_margin = ContinueSettings.graded_margin
+    if args.graded_margin is not None:
+        graded_margin = args.graded_margin
     try:
         settings = ContinueSettings(
             epochs=args.epochs,
@@ -279,8 +288,8 @@ def _train(args: argparse.Namespace) -> int:
             add_token_branch=args.add_token_branch,
             add_features=added,
             head_only=args.head_only,
-            graded_weight=args.graded_weight if args.graded else 0.0,
-            graded_margin=args.graded_margin,
+            graded_weight=graded_weight,
+            graded_margin=graded_margin,
         )
     except ValueError as error:
         raise CommandError(f"adapt train: {error}") from None
@@ -304,7 +313,9 @@ def _train(args: argparse.Namespace) -> int:
     }
     graded = None
     if args.graded is not None:
-        graded = load_graded_links(checkpoint, args.graded, args.graded_features)
+        graded = load_graded_links(
+            checkpoint, args.graded, args.graded_features, args.add_token_branch
+        )
     print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
     runs = []
     for weight in weights:

@@ -75,11 +75,9 @@ class ContinueSettings:
     def __post_init__(self) -> None:
         check_at_least_one({"epochs": self.epochs, "batch_size": self.batch_size})
         check_learning_rate(self.learning_rate)
-        graded = {"graded_weight": self.graded_weight, "graded_margin": self.graded_margin}
-        for name, value in graded.items():
-            if not math.isfinite(value):
-                raise ValueError(f"{name} must be a number, got {value}")
-        check_not_negative(graded)
+        check_not_negative(
+            {"graded_weight": self.graded_weight, "graded_margin": self.graded_margin}
+        )
         weights = self.nocontr_weights
         if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")
@@ -280,11 +278,11 @@ class GradedLinks:
 
 
 def load_graded_links(
-    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path
+    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path, add_token_branch: bool = False
 ) -> dict[str, GradedLinks]:
     """The train and val splits of a ``mismatch adapt chains`` folder, read as
     ``load_split_inputs`` reads a pairs folder, with their parent links."""
-    sets = load_split_inputs(checkpoint, pairs_dir, features_dir)
+    sets = load_split_inputs(checkpoint, pairs_dir, features_dir, add_token_branch)
     links = {}
     for split, pairs in sets.items():
         path = pairs_dir / f"{split}.parquet"
@@ -319,16 +317,9 @@ def graded_loss(
     return torch.relu(margin - (parent - child)).mean()
 
 
-def graded_below(model: MismatchModel, links: GradedLinks, batch_size: int = 2048) -> float:
+def graded_below(model: MismatchModel, links: GradedLinks) -> float:
     """Share of the links whose copy scores below its parent."""
-    model.eval()
-    with torch.no_grad():
-        margins = torch.cat(
-            [
-                nocontr_margin(model(**links.pairs.rows(slice(start, start + batch_size))))
-                for start in range(0, len(links.pairs), batch_size)
-            ]
-        )
+    margins = nocontr_margin(_val_logits(model, links.pairs))
     return float((margins[links.child] < margins[links.parent]).float().mean())
 
 
@@ -346,16 +337,20 @@ def val_figures(
     model: MismatchModel, pairs: PairInputs, batch_size: int = 2048
 ) -> tuple[float, float]:
     """(accuracy, NoContr recall) on a val set."""
+    predicted = _val_logits(model, pairs, batch_size).argmax(-1)
+    correct = predicted == pairs.labels
+    return float(correct.float().mean()), float(correct[pairs.labels == 0].float().mean())
+
+
+def _val_logits(model: MismatchModel, pairs: PairInputs, batch_size: int = 2048) -> torch.Tensor:
     model.eval()
     with torch.no_grad():
-        predicted = torch.cat(
+        return torch.cat(
             [
-                model(**pairs.rows(slice(start, start + batch_size))).argmax(-1)
+                model(**pairs.rows(slice(start, start + batch_size)))
                 for start in range(0, len(pairs), batch_size)
             ]
         )
-    correct = predicted == pairs.labels
-    return float(correct.float().mean()), float(correct[pairs.labels == 0].float().mean())
 
 
 def selection_score(real_acc: float, synth_acc: float, real_nocontr: float) -> float:
@@ -378,6 +373,8 @@ def continue_run(
     checkpoint as loaded. Each run loads the checkpoint itself, after setting
     the seed: building the model draws from the generator, and the shipped base's run did it in
     this order, so runs repeat it bit for bit whether or not others ran before them."""
+    if settings.graded_weight and graded is None:
+        raise ValueError("graded_weight is set but no graded chains were given")
     torch.manual_seed(settings.seed)
     model = load(checkpoint_path, revision).model
     if settings.add_features:
@@ -400,8 +397,6 @@ def continue_run(
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps)
     history: list[dict] = []
     best_state, chosen, best = None, {}, -1.0
-    if settings.graded_weight and graded is None:
-        raise ValueError("graded_weight is set but no graded chains were given")
     draws = torch.Generator().manual_seed(settings.seed)  # which links each step ranks
     for epoch in range(settings.epochs + 1):
         started = time.time()
@@ -413,7 +408,7 @@ def continue_run(
                 loss = functional.cross_entropy(
                     model(**train.rows(rows)), train.labels[rows], weight=weight
                 )
-                if settings.graded_weight and graded is not None:
+                if graded is not None and settings.graded_weight:
                     links = torch.randint(
                         len(graded["train"]), (settings.batch_size,), generator=draws
                     )

@@ -206,7 +206,9 @@ def graded_chains(split: pd.DataFrame, depth: int = 3, seed: int = 31) -> pd.Dat
     base, one chain of up to ``depth`` copies (``finetune.contrast.contrast_records``): the
     first copy has one error, each next one more of the same class. Columns ``GRADED_COLUMNS``;
     ``parent`` is the id of the pair a copy was made from (a base's or the copy before it; ""
-    for a base), ``detail`` holds each copy's depth. Same split, depth and seed -> same pairs."""
+    for a base), ``detail`` holds each copy's depth. A copy that gives a (ref, gen) pair the
+    set already holds (two bases on one reference can meet) ends its chain there. Same
+    split, depth and seed -> same pairs."""
     bases = split[split["rule"] == "real_base"].reset_index(drop=True)
     records = [
         HumanRecord(id=row.id, refs=(row.ref,), gen=row.gen, src=None, group=row.group, scores={})
@@ -214,17 +216,24 @@ def graded_chains(split: pd.DataFrame, depth: int = 3, seed: int = 31) -> pd.Dat
     ]
     copies, owners, parents = contrast_records(records, depth * len(records), seed, depth)
     rows = [{**bases.loc[i, COLUMNS].to_dict(), "parent": ""} for i in range(len(bases))]
-    depths: list[int] = []
+    seen = {(row["ref"], row["gen"]) for row in rows}
+    kept: list[dict | None] = []  # per copy: its row, or None where its chain ended
     for copy, owner, parent in zip(copies, owners, parents, strict=True):
         base = bases.loc[owner]
+        above = None if parent < 0 else kept[parent]
+        if (parent >= 0 and above is None) or (base.ref, copy.gen) in seen:
+            kept.append(None)
+            continue
         code = copy.id.split("~")[1]  # contrast_records' ids: <record>~<class>~<text hash>
-        depths.append(1 if parent < 0 else depths[parent] + 1)
+        depth = 1 if above is None else json.loads(above["detail"])["depth"] + 1
         row = _row(base.ref, copy.gen, code, base.source, base.group, f"graded/{code}",
-                   depth=depths[-1])  # fmt: skip
+                   depth=depth)  # fmt: skip
         row["id"] = _pair_id(base.ref, copy.gen, code)
-        rows.append({**row, "parent": base.id if parent < 0 else rows[len(bases) + parent]["id"]})
-    # two bases on one reference may give the same copy: one pair, which both chains link to
-    return pd.DataFrame(rows, columns=GRADED_COLUMNS).drop_duplicates("id", ignore_index=True)
+        row["parent"] = base.id if above is None else above["id"]
+        seen.add((base.ref, copy.gen))
+        kept.append(row)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=GRADED_COLUMNS)
 
 
 def _row(ref: str, gen: str, label: str, source: str, group: str, rule: str, **detail) -> dict:
