@@ -17,11 +17,12 @@
     (mismatch features for its splits, into data/features/graded, as above)
     mismatch adapt train ... --graded data/graded --graded-features data/features/graded
 
-``chains`` writes, per split of such a folder, its real bases with chains of one, two and three
-errors (``real_bases.graded_chains``), which ``train --graded`` ranks. ``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
+``pairs`` writes real-base pairs (``evaluator.training.real_bases``: highly rated real outputs
 of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself and with synth
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
-writes the best run's checkpoint; the span tagger and the scaler are kept. With
+writes the best run's checkpoint; the span tagger and the scaler are kept. ``chains`` writes,
+per split of a ``pairs`` folder, its real bases with chains of one, two and three errors
+(``real_bases.graded_chains``), which ``train --graded`` ranks. With
 ``--add-token-branch`` each run first grafts the token-level comparison branch onto the
 checkpoint (``continued.with_token_branch``), and ``--add-features`` adds metric columns
 (``continued.with_features``), with ``--head-only`` read by the mismatch head alone. The
