@@ -217,21 +217,21 @@ def graded_chains(split: pd.DataFrame, depth: int = 3, seed: int = 31) -> pd.Dat
     copies, owners, parents = contrast_records(records, depth * len(records), seed, depth)
     rows = [{**bases.loc[i, COLUMNS].to_dict(), "parent": ""} for i in range(len(bases))]
     seen = {(row["ref"], row["gen"]) for row in rows}
-    kept: list[dict | None] = []  # per copy: its row, or None where its chain ended
+    kept: list[tuple[str, int] | None] = []  # per copy: (its id, its depth); None: chain ended
     for copy, owner, parent in zip(copies, owners, parents, strict=True):
         base = bases.loc[owner]
-        above = None if parent < 0 else kept[parent]
-        if (parent >= 0 and above is None) or (base.ref, copy.gen) in seen:
+        above = (base.id, 0) if parent < 0 else kept[parent]  # the base has no error
+        if above is None or (base.ref, copy.gen) in seen:
             kept.append(None)
             continue
+        parent_id, depth = above[0], above[1] + 1
         code = copy.id.split("~")[1]  # contrast_records' ids: <record>~<class>~<text hash>
-        depth = 1 if above is None else json.loads(above["detail"])["depth"] + 1
         row = _row(base.ref, copy.gen, code, base.source, base.group, f"graded/{code}",
                    depth=depth)  # fmt: skip
         row["id"] = _pair_id(base.ref, copy.gen, code)
-        row["parent"] = base.id if above is None else above["id"]
+        row["parent"] = parent_id
         seen.add((base.ref, copy.gen))
-        kept.append(row)
+        kept.append((row["id"], depth))
         rows.append(row)
     return pd.DataFrame(rows, columns=GRADED_COLUMNS)
 
