@@ -22,6 +22,7 @@ from safetensors.numpy import load_file
 
 from evaluator import Evaluator
 from evaluator.features.registry import available_features
+from evaluator.predict_io import read_jsonl_file
 from evaluator.tasks import TASKS, get_task
 from mismatch_core.resources import REPO_ROOT
 from mismatch_core.taxonomy import CODES
@@ -195,6 +196,48 @@ def test_a_reworded_output_with_a_turned_order_or_question_names_it(name: str) -
     )
     for code, prediction in zip(REWORDED_ERRORS, predictions, strict=True):
         assert prediction.labels == [code], (code, prediction.mismatch)
+
+
+# `make demo` (examples/pairs.jsonl), read by the base as issue #23 asks: the good real
+# translations and the paraphrase read as NoContr, each constructed error as its class.
+DEMO_READINGS = {
+    "wmt17-good-1": "NoContr",
+    "wmt17-good-2": "NoContr",
+    "number": "NumErr",
+    "negation": "NegErr",
+    "entity": "EntErr",
+    "place": "STErr",
+    "missing": "MissInfo",
+    "added": "OutofRef",
+    "multi-ref": "NoContr",
+}
+DEMO_MISSES = {"multi-ref": "P(NoContr) 0.008, read as HypErr 0.63 (its 'workers')"}
+
+
+@cache
+def demo_predictions() -> dict:
+    evaluator, _ = evaluated("base")
+    pairs, _ = read_jsonl_file(REPO_ROOT / "examples" / "pairs.jsonl")
+    predictions = evaluator.predict(pairs.refs, pairs.gens, ids=pairs.ids, progress=False)
+    return {p.id: p for p in predictions}
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        pytest.param(
+            p, marks=[pytest.mark.xfail(strict=True, reason=f"issue #23: {DEMO_MISSES[p]}")]
+        )
+        if p in DEMO_MISSES
+        else p
+        for p in DEMO_READINGS
+    ],
+)
+def test_the_base_reads_each_demo_pair_as_the_demo_says(pair: str) -> None:
+    prediction = demo_predictions()[pair]
+    top = max(prediction.mismatch, key=prediction.mismatch.__getitem__)
+    assert top == DEMO_READINGS[pair], prediction.mismatch
+    assert (prediction.score >= 0.5) == (top == "NoContr"), prediction.score
 
 
 @pytest.mark.parametrize(("name", "check"), cases(list(TASKS), [f"paraphrase-{e}" for e in ERRORS]))
