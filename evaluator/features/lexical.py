@@ -341,34 +341,3 @@ class Agreement(Metric):
             for ref, gen in zip(refs, gens, strict=True)
         ]
         return np.asarray(rows, dtype=np.float64).reshape(len(refs), len(self.columns))
-
-
-SPELLING_VARIANT = 70.0  # rapidfuzz ratio (0-100) from which two names are one name respelt
-
-
-@register
-class NameReplaced(PairMetric):
-    """name_replaced: the share of the reference's names (``names``) that gen drops while it
-    brings in a name of its own, none of which is a respelling of the dropped one.
-
-    Good translations respell names (Lanzmann -> Lancmans, ratio 75): about a fifth of the
-    highly rated real outputs the base continues on change a person word, so a changed name
-    alone cannot mark an error. A name put in another's place is spelt unlike it (Kendall ->
-    Kylie 33, Manchester -> Liverpool 21). A dropped name with no new one is an omission, 0.
-    """
-
-    name = "name_replaced"
-    version = 1
-    columns = ("name_replaced",)
-
-    def score(self, ref: str, gen: str) -> float:
-        from rapidfuzz.fuzz import ratio
-
-        ref_names, gen_names = names(ref), names(gen)
-        dropped, brought = ref_names - gen_names, gen_names - ref_names
-        replaced = sum(
-            count
-            for name, count in dropped.items()
-            if brought and all(ratio(name, new) < SPELLING_VARIANT for new in brought)
-        )
-        return replaced / ref_names.total() if ref_names else 0.0
