@@ -116,6 +116,28 @@ def save_pretrained(
     return target
 
 
+def save_from_checkpoint(
+    checkpoint: Checkpoint,
+    model: MismatchModel,
+    directory: str | os.PathLike,
+    *,
+    training: Mapping[str, object],
+    metrics: Mapping[str, float] | None,
+) -> Path:
+    """``save_pretrained`` for a model trained further from ``checkpoint``: its features are
+    read as the checkpoint's (scaler, aggregation, BERTScore layer) and it rates its tasks."""
+    return save_pretrained(
+        model,
+        directory,
+        scaler=checkpoint.scaler,
+        aggregate=checkpoint.aggregate,
+        num_layers=checkpoint.num_layers,
+        training=training,
+        metrics=metrics,
+        tasks=checkpoint.tasks,
+    )
+
+
 def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:
     """A training record as card bullets: values inline, nested records as nested bullets, and
     a list of records (per-epoch or per-run logs) by its length and its key in config.json, so

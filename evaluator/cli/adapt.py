@@ -243,7 +243,7 @@ def weights_digest(checkpoint_dir: str) -> str | None:
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
-    from evaluator.hub import load, save_pretrained
+    from evaluator.hub import load, save_from_checkpoint
     from evaluator.training.continued import (
         ContinueSettings,
         continue_run,
@@ -352,15 +352,6 @@ def _train(args: argparse.Namespace) -> int:
             if k.endswith(("_acc", "_nocontr", "_below"))
         }
     )
-    save_pretrained(
-        model,
-        args.out,
-        scaler=checkpoint.scaler,
-        aggregate=checkpoint.aggregate,
-        num_layers=checkpoint.num_layers,
-        training=training,
-        metrics=metrics,
-        tasks=checkpoint.tasks,
-    )
+    save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
     print(json.dumps({"chosen": chosen, "out": str(args.out)}, indent=2))
     return 0

@@ -77,7 +77,7 @@ def _train(args: argparse.Namespace) -> int:
 
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
-    from evaluator.hub import load
+    from evaluator.hub import load, save_from_checkpoint
     from evaluator.training.data import ensure_tokens
     from evaluator.training.spans import (
         SpanTraining,
@@ -169,14 +169,15 @@ def _train(args: argparse.Namespace) -> int:
         "dev_pairs": len(dev),
         **history,
     }
-    _save(checkpoint, model, args.out, training)
+    metrics = checkpoint.config.get("metrics")
+    save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
     print(json.dumps(training["span_tagger"], indent=2))
     return 0
 
 
 def _copy(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
-    from evaluator.hub import load
+    from evaluator.hub import load, save_from_checkpoint
     from evaluator.training.spans import copy_span_tagger
     from mismatch_core.errors import CheckpointError
 
@@ -191,7 +192,8 @@ def _copy(args: argparse.Namespace) -> int:
         for target_path, target, model in copies:
             training = dict(target.config.get("training") or {})
             training["span_tagger"] = {**record, "copied_from": str(args.source)}
-            _save(target, model, target_path, training)
+            metrics = target.config.get("metrics")
+            save_from_checkpoint(target, model, target_path, training=training, metrics=metrics)
             print(f"span tagger copied into {target_path}")
     except (CheckpointError, ValueError) as error:
         raise CommandError(str(error)) from None
@@ -203,21 +205,6 @@ def _load(load, name):
 
     path, revision = resolve_checkpoint(str(name))
     return load(path, revision)
-
-
-def _save(checkpoint, model, directory: Path, training: dict) -> None:
-    from evaluator.hub import save_pretrained
-
-    save_pretrained(
-        model,
-        directory,
-        scaler=checkpoint.scaler,
-        aggregate=checkpoint.aggregate,
-        num_layers=checkpoint.num_layers,
-        training=training,
-        metrics=checkpoint.config.get("metrics"),
-        tasks=checkpoint.tasks,
-    )
 
 
 def _sha256(path: Path) -> str:
