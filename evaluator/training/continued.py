@@ -290,13 +290,14 @@ def load_graded_links(
         if "parent" not in frame.columns:
             raise DataError(f"{path} has no parent column; write it with mismatch adapt chains")
         row = {pair_id: k for k, pair_id in enumerate(frame["id"])}
-        child = [k for k, parent in enumerate(frame["parent"]) if parent]
-        unknown = [frame["parent"].iloc[k] for k in child if frame["parent"].iloc[k] not in row]
+        parents = frame["parent"].tolist()
+        child = [k for k, parent in enumerate(parents) if parent]
+        unknown = [parents[k] for k in child if parents[k] not in row]
         if unknown:
             raise DataError(f"{path}: parent {unknown[0]!r} is no pair of the file")
         if not child:
             raise DataError(f"{path} holds no copy with a parent: no chain to rank")
-        parent = [row[frame["parent"].iloc[k]] for k in child]
+        parent = [row[parents[k]] for k in child]
         links[split] = GradedLinks(pairs, torch.tensor(child), torch.tensor(parent))
     return links
 
