@@ -24,13 +24,19 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
-from evaluator.training.continued import load_split_inputs, val_figures, with_token_branch
+from evaluator.training.continued import (
+    load_graded_links,
+    load_split_inputs,
+    val_figures,
+    with_token_branch,
+)
 from evaluator.training.real_bases import (
     EVALUATE_SEEDS,
     contradiction_class,
     real_base_pairs,
     sick_rows,
 )
+from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES
 from synth.rules import parse
@@ -536,6 +542,29 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
     assert pd.read_parquet(again / "train.parquet").equals(pd.read_parquet(out / "train.parquet"))
 
 
+def test_graded_links_against_the_base_skip_every_copy_with_an_error(
+    adapt_inputs: dict[str, Path],
+) -> None:
+    """Ranked against its chain's base, a copy with two errors must sit two margins below
+    the correct base, and no copy that carries an error is ever the one pushed up."""
+    write_graded_set(adapt_inputs, np.random.default_rng(8))
+    checkpoint = load(adapt_inputs["checkpoint"])
+    folders = (adapt_inputs["graded"], adapt_inputs["graded_features"])
+    frame = pd.read_parquet(adapt_inputs["graded"] / "val.parquet")
+    for against, depth_two_above, depth_two_steps in (("parent", 1, 1.0), ("base", 0, 2.0)):
+        links = load_graded_links(checkpoint, *folders, against=against)["val"]
+        ids = frame["id"]
+        pairs = {ids[c]: (ids[a], s) for c, a, s in
+                 zip(links.child.tolist(), links.above.tolist(), links.steps.tolist(), strict=True)}  # fmt: skip
+        assert pairs["val-4-1"] == ("val-4-0", 1.0)
+        assert pairs["val-4-2"] == (f"val-4-{depth_two_above}", depth_two_steps)
+    looped = frame.copy()
+    looped.loc[0, "parent"] = "val-0-1"  # the base's parent is its own copy
+    looped.to_parquet(adapt_inputs["graded"] / "val.parquet")
+    with pytest.raises(DataError, match="the parents of 'val-0-0' form a loop"):
+        load_graded_links(checkpoint, *folders, against="base")
+
+
 def test_a_copy_that_meets_another_chain_ends_its_own(monkeypatch) -> None:
     """Two bases on one reference can give the same copy: it is one pair, in the chain that
     made it first; the other chain ends there, so no depth or link is ever mixed up."""
@@ -603,7 +632,9 @@ def test_train_with_graded_chains_ranks_each_added_error_below_its_parent(
     assert main(adapt_args(adapt_inputs, root / "out", "--graded", str(root))) == 2
     assert "--graded and --graded-features go together" in capsys.readouterr().err
     assert main(adapt_args(adapt_inputs, root / "out", "--graded-weight", "2")) == 2
-    assert "--graded-weight and --graded-margin need --graded" in capsys.readouterr().err
+    assert "--graded-weight, --graded-margin and --graded-against need --graded" in (
+        capsys.readouterr().err
+    )
     write_graded_set(adapt_inputs, np.random.default_rng(8))
     graded = ["--graded", str(adapt_inputs["graded"]),
               "--graded-features", str(adapt_inputs["graded_features"]), "--nocontr-weights", "1"]  # fmt: skip
@@ -620,6 +651,11 @@ def test_train_with_graded_chains_ranks_each_added_error_below_its_parent(
     assert figures["0"][0] == figures["30"][0]  # the same start
     assert max(figures["0"]) < 0.8  # the labels alone do not order the chains
     assert max(figures["30"]) >= 0.95
+    against = root / "graded-base"
+    assert main(adapt_args(adapt_inputs, against, *graded, "--graded-against", "base")) == 0
+    record = load(against).config["training"]["continued"]
+    assert record["settings"]["graded_against"] == "base"
+    assert record["graded_links"] == {"train": 120, "val": 60}
     frame = pd.read_parquet(adapt_inputs["graded"] / "val.parquet")
     frame.loc[1, "parent"] = "nowhere"
     frame.to_parquet(adapt_inputs["graded"] / "val.parquet")

@@ -42,7 +42,7 @@ from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from evaluator.training.continued import ContinueSettings
+    from evaluator.training.continued import GRADED_AGAINST, ContinueSettings
 
     defaults = ContinueSettings()
     modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
@@ -133,6 +133,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="how far a copy's NoContr logit must sit below its parent's (with --graded; "
         f"default {defaults.graded_margin})",
+    )
+    train.add_argument(
+        "--graded-against",
+        choices=GRADED_AGAINST,
+        default=None,
+        help="rank each copy below its parent, or below its chain's base by one margin per "
+        f"error, so no copy with an error is pushed toward NoContr (with --graded; default "
+        f"{defaults.graded_against})",
     )
     train.add_argument(
         "--head-only",
@@ -269,8 +277,12 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError("--head-only needs --add-features")
     if (args.graded is None) != (args.graded_features is None):
         raise CommandError("--graded and --graded-features go together")
-    if args.graded is None and (args.graded_weight, args.graded_margin) != (None, None):
-        raise CommandError("--graded-weight and --graded-margin need --graded")
+    if args.graded is None and (args.graded_weight, args.graded_margin, args.graded_against) != (
+        None,
+        None,
+        None,
+    ):
+        raise CommandError("--graded-weight, --graded-margin and --graded-against need --graded")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
     graded_weight = 0.0 if args.graded is None else 1.0
@@ -279,6 +291,7 @@ def _train(args: argparse.Namespace) -> int:
     graded_margin = ContinueSettings.graded_margin
     if args.graded_margin is not None:
         graded_margin = args.graded_margin
+    graded_against = args.graded_against or ContinueSettings.graded_against
     try:
         settings = ContinueSettings(
             epochs=args.epochs,
@@ -291,6 +304,7 @@ def _train(args: argparse.Namespace) -> int:
             head_only=args.head_only,
             graded_weight=graded_weight,
             graded_margin=graded_margin,
+            graded_against=graded_against,
         )
     except ValueError as error:
         raise CommandError(f"adapt train: {error}") from None
@@ -315,7 +329,7 @@ def _train(args: argparse.Namespace) -> int:
     graded = None
     if args.graded is not None:
         graded = load_graded_links(
-            checkpoint, args.graded, args.graded_features, args.add_token_branch
+            checkpoint, args.graded, args.graded_features, args.add_token_branch, graded_against
         )
     print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
     runs = []

@@ -15,6 +15,9 @@ place.
 With ``graded_weight`` each step also draws a batch of links from graded chains
 (``real_bases.graded_chains``: a real base, the base with one error, with two, with three) and
 adds a hinge that puts each copy's NoContr logit margin ``graded_margin`` below its parent's.
+With ``graded_against="base"`` each copy is ranked against the real base of its chain instead,
+``graded_margin`` times its depth below it: only the base, a correct output, is pushed toward
+NoContr, never a copy that carries an error itself.
 Class labels alone never say that two errors are worse than one; real outputs that are
 compared with each other (WMT19 DARR) mostly differ in how many errors they carry. The epoch
 rule is unchanged; each epoch also reports the share of val links ranked that way.
@@ -54,6 +57,8 @@ from mismatch_core.config import (
 )
 from mismatch_core.errors import CheckpointError, DataError
 
+GRADED_AGAINST = ("parent", "base")
+
 
 @dataclass
 class ContinueSettings:
@@ -71,6 +76,7 @@ class ContinueSettings:
     head_only: bool = False  # add_features read by the head alone; nothing else trains
     graded_weight: float = 0.0  # the graded chains' hinge (0: not used)
     graded_margin: float = 1.0  # a copy's NoContr logit margin this far below its parent's
+    graded_against: str = "parent"  # or "base": below the chain's base, margin times depth
 
     def __post_init__(self) -> None:
         check_at_least_one({"epochs": self.epochs, "batch_size": self.batch_size})
@@ -82,6 +88,11 @@ class ContinueSettings:
         if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")
         check_seed(self.seed)
+        if self.graded_against not in GRADED_AGAINST:
+            raise ValueError(
+                f"graded_against must be one of {', '.join(GRADED_AGAINST)}, "
+                f"got {self.graded_against!r}"
+            )
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:
@@ -267,21 +278,28 @@ def load_split_inputs(
 
 @dataclass
 class GradedLinks:
-    """A graded chains split as model inputs, and each copy's row beside its parent's."""
+    """A graded chains split as model inputs, and each copy's row beside the row it must
+    score below (its parent, or its chain's base), with how many margins below (``steps``)."""
 
     pairs: PairInputs
     child: torch.Tensor
-    parent: torch.Tensor
+    above: torch.Tensor
+    steps: torch.Tensor
 
     def __len__(self) -> int:
         return len(self.child)
 
 
 def load_graded_links(
-    checkpoint: Checkpoint, pairs_dir: Path, features_dir: Path, add_token_branch: bool = False
+    checkpoint: Checkpoint,
+    pairs_dir: Path,
+    features_dir: Path,
+    add_token_branch: bool = False,
+    against: str = "parent",
 ) -> dict[str, GradedLinks]:
     """The train and val splits of a ``mismatch adapt chains`` folder, read as
-    ``load_split_inputs`` reads a pairs folder, with their parent links."""
+    ``load_split_inputs`` reads a pairs folder, with each copy linked to its parent (one
+    margin below it) or, ``against="base"``, to its chain's base (a margin per error)."""
     sets = load_split_inputs(checkpoint, pairs_dir, features_dir, add_token_branch)
     links = {}
     for split, pairs in sets.items():
@@ -297,8 +315,17 @@ def load_graded_links(
             raise DataError(f"{path}: parent {unknown[0]!r} is no pair of the file")
         if not child:
             raise DataError(f"{path} holds no copy with a parent: no chain to rank")
-        parent = [row[parents[k]] for k in child]
-        links[split] = GradedLinks(pairs, torch.tensor(child), torch.tensor(parent))
+        above, steps = [row[parents[k]] for k in child], [1.0] * len(child)
+        if against == "base":
+            for i, k in enumerate(child):
+                while parents[above[i]]:
+                    above[i] = row[parents[above[i]]]
+                    steps[i] += 1
+                    if steps[i] > len(parents):
+                        raise DataError(f"{path}: the parents of {frame['id'][k]!r} form a loop")
+        links[split] = GradedLinks(
+            pairs, torch.tensor(child), torch.tensor(above), torch.tensor(steps)
+        )
     return links
 
 
@@ -311,17 +338,17 @@ def graded_loss(
     model: MismatchModel, links: GradedLinks, index: torch.Tensor, margin: float
 ) -> torch.Tensor:
     """Mean hinge over the links at ``index``: zero once each copy's margin is ``margin``
-    below its parent's."""
-    rows = torch.cat([links.child[index], links.parent[index]])
+    times the link's steps below the margin of the row it links to."""
+    rows = torch.cat([links.child[index], links.above[index]])
     margins = nocontr_margin(model(**links.pairs.rows(rows)))
-    child, parent = margins[: len(index)], margins[len(index) :]
-    return torch.relu(margin - (parent - child)).mean()
+    child, above = margins[: len(index)], margins[len(index) :]
+    return torch.relu(margin * links.steps[index] - (above - child)).mean()
 
 
 def graded_below(model: MismatchModel, links: GradedLinks) -> float:
-    """Share of the links whose copy scores below its parent."""
+    """Share of the links whose copy scores below the row it links to."""
     margins = nocontr_margin(_val_logits(model, links.pairs))
-    return float((margins[links.child] < margins[links.parent]).float().mean())
+    return float((margins[links.child] < margins[links.above]).float().mean())
 
 
 def _split_inputs(
