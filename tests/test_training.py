@@ -105,7 +105,7 @@ def test_a_features_folder_may_hold_the_stores_beside_the_split_caches(
 ) -> None:
     """The folder layout mismatch adapt train reads (train.parquet and val.parquet as mismatch
     features wrote them, and the embedding store beside them) serves pretraining too; a folder
-    with neither split cache is named."""
+    without both split caches is named."""
     folder = tmp_path / "synth_features"
     folder.mkdir()
     cache = pd.read_parquet(corpus["features"])
@@ -123,6 +123,9 @@ def test_a_features_folder_may_hold_the_stores_beside_the_split_caches(
     empty.mkdir()
     with pytest.raises(DataError, match=f"feature cache folder {empty} holds neither"):
         datamodule(corpus, features=str(empty))
+    (folder / "val.parquet").unlink()  # one split's features not computed yet
+    with pytest.raises(DataError, match=f"feature cache folder {folder} has no val.parquet"):
+        datamodule(corpus, features=str(folder))
 
 
 def test_metric_only_ablation_has_no_text_inputs(corpus: dict[str, Path]) -> None:

@@ -38,20 +38,24 @@ ENCODE_BLOCK = 8192  # texts per encoder call when filling a token store (one sh
 
 def feature_files(path: str | Path) -> list[str]:
     """The parquet files of a feature cache: the file itself, or a folder's train.parquet and
-    val.parquet (what ``mismatch features --out`` wrote per split). Other files of the folder
-    are not read, so it may also hold the embedding and alignment stores, as the features
-    folders of ``mismatch adapt train`` do."""
+    val.parquet (what ``mismatch features --out`` wrote per split; training needs both, so a
+    folder with one is named before any pair is read). Other files of the folder are not read,
+    so it may also hold the embedding and alignment stores, as the features folders of
+    ``mismatch adapt train`` do."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"feature cache {path} does not exist")
     if path.is_file():
         return [str(path)]
-    files = [
-        str(path / f"{split}.parquet") for split in SPLITS if (path / f"{split}.parquet").is_file()
-    ]
-    if not files:
+    missing = [split for split in SPLITS if not (path / f"{split}.parquet").is_file()]
+    if len(missing) == len(SPLITS):
         raise DataError(f"feature cache folder {path} holds neither train.parquet nor val.parquet")
-    return files
+    if missing:
+        raise DataError(
+            f"feature cache folder {path} has no {missing[0]}.parquet: write it with "
+            f"mismatch features --pairs PAIRS/{missing[0]}.parquet --out {path}/{missing[0]}.parquet"
+        )
+    return [str(path / f"{split}.parquet") for split in SPLITS]
 
 
 def read_feature_cache(path: str | Path, names: list[str]) -> pd.DataFrame:
