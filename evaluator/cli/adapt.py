@@ -22,7 +22,8 @@ of groups no ``mismatch evaluate`` seed tests on, and SICK TRAIN, each as itself
 errors applied). ``train`` runs ``evaluator.training.continued`` once per NoContr weight and
 writes the best run's checkpoint; the span tagger and the scaler are kept. ``chains`` writes,
 per split of a ``pairs`` folder, its real bases with chains of one, two and three errors
-(``real_bases.graded_chains``), which ``train --graded`` ranks. With
+(``real_bases.graded_chains``), which ``train --graded`` ranks (each copy below its parent, or
+with ``--graded-against base`` below its chain's base). With
 ``--add-token-branch`` each run first grafts the token-level comparison branch onto the
 checkpoint (``continued.with_token_branch``), and ``--add-features`` adds metric columns
 (``continued.with_features``), with ``--head-only`` read by the mismatch head alone. The
@@ -277,11 +278,8 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError("--head-only needs --add-features")
     if (args.graded is None) != (args.graded_features is None):
         raise CommandError("--graded and --graded-features go together")
-    if args.graded is None and (args.graded_weight, args.graded_margin, args.graded_against) != (
-        None,
-        None,
-        None,
-    ):
+    graded_options = (args.graded_weight, args.graded_margin, args.graded_against)
+    if args.graded is None and any(option is not None for option in graded_options):
         raise CommandError("--graded-weight, --graded-margin and --graded-against need --graded")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
