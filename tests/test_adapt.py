@@ -563,6 +563,8 @@ def test_graded_links_against_the_base_skip_every_copy_with_an_error(
     looped.to_parquet(adapt_inputs["graded"] / "val.parquet")
     with pytest.raises(DataError, match="the parents of 'val-0-0' form a loop"):
         load_graded_links(checkpoint, *folders, against="base")
+    with pytest.raises(ValueError, match="against must be one of parent, base, got 'bases'"):
+        load_graded_links(checkpoint, *folders, against="bases")  # a typo is not the default
 
 
 def test_a_copy_that_meets_another_chain_ends_its_own(monkeypatch) -> None:

@@ -76,7 +76,7 @@ class ContinueSettings:
     head_only: bool = False  # add_features read by the head alone; nothing else trains
     graded_weight: float = 0.0  # the graded chains' hinge (0: not used)
     graded_margin: float = 1.0  # a copy's NoContr logit margin this far below its parent's
-    graded_against: str = "parent"  # or "base": below the chain's base, margin times depth
+    graded_against: str = "parent"  # or "base": the margin once per error below the chain's base
 
     def __post_init__(self) -> None:
         check_at_least_one({"epochs": self.epochs, "batch_size": self.batch_size})
@@ -300,6 +300,8 @@ def load_graded_links(
     """The train and val splits of a ``mismatch adapt chains`` folder, read as
     ``load_split_inputs`` reads a pairs folder, with each copy linked to its parent (one
     margin below it) or, ``against="base"``, to its chain's base (a margin per error)."""
+    if against not in GRADED_AGAINST:
+        raise ValueError(f"against must be one of {', '.join(GRADED_AGAINST)}, got {against!r}")
     sets = load_split_inputs(checkpoint, pairs_dir, features_dir, add_token_branch)
     links = {}
     for split, pairs in sets.items():
