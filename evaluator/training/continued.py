@@ -60,6 +60,12 @@ from mismatch_core.errors import CheckpointError, DataError
 GRADED_AGAINST = ("parent", "base")
 
 
+def check_graded_against(name: str, value: str) -> None:
+    """ValueError naming ``name`` unless ``value`` is one of the ways to rank graded chains."""
+    if value not in GRADED_AGAINST:
+        raise ValueError(f"{name} must be one of {', '.join(GRADED_AGAINST)}, got {value!r}")
+
+
 @dataclass
 class ContinueSettings:
     """How training continues (stored with the checkpoint); ValueError names a setting that
@@ -88,11 +94,7 @@ class ContinueSettings:
         if not weights or not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(f"nocontr_weights must be positive numbers, got {weights}")
         check_seed(self.seed)
-        if self.graded_against not in GRADED_AGAINST:
-            raise ValueError(
-                f"graded_against must be one of {', '.join(GRADED_AGAINST)}, "
-                f"got {self.graded_against!r}"
-            )
+        check_graded_against("graded_against", self.graded_against)
 
 
 def with_token_branch(model: MismatchModel) -> MismatchModel:
@@ -300,8 +302,7 @@ def load_graded_links(
     """The train and val splits of a ``mismatch adapt chains`` folder, read as
     ``load_split_inputs`` reads a pairs folder, with each copy linked to its parent (one
     margin below it) or, ``against="base"``, to its chain's base (a margin per error)."""
-    if against not in GRADED_AGAINST:
-        raise ValueError(f"against must be one of {', '.join(GRADED_AGAINST)}, got {against!r}")
+    check_graded_against("against", against)
     sets = load_split_inputs(checkpoint, pairs_dir, features_dir, add_token_branch)
     links = {}
     for split, pairs in sets.items():
