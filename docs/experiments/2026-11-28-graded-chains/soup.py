@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from evaluator.hub import load, save_pretrained
+from evaluator.hub import load, save_from_checkpoint
 from evaluator.training.continued import (
     ContinueSettings,
     continue_run,
@@ -50,14 +50,7 @@ soup = {
 print(soup, flush=True)
 training = dict(checkpoint.config.get("training") or {})
 training["continued"] = {"from": base, "soup": soup, "runs": runs}
-save_pretrained(
-    model,
-    out,
-    scaler=checkpoint.scaler,
-    aggregate=checkpoint.aggregate,
-    num_layers=checkpoint.num_layers,
-    training=training,
-    metrics=dict(checkpoint.config.get("metrics") or {}),
-    tasks=checkpoint.tasks,
+save_from_checkpoint(
+    checkpoint, model, out, training=training, metrics=dict(checkpoint.config.get("metrics") or {})
 )
 Path(out + ".json").write_text(json.dumps({"runs": runs, "soup": soup}, indent=1))
