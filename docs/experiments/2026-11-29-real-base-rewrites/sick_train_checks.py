@@ -4,10 +4,9 @@ contradictions that no training pair holds, read by each checkpoint.
     python sick_train_checks.py REAL_VAL_PARQUET SICK_TRAIN_JSONL_GZ OUT_DIR NAME=CKPT ...
 
 REAL_VAL_PARQUET is the val split of `mismatch adapt pairs --sick-substitutions` (without
-rewrites). Each checkpoint reads the pairs with `mismatch predict --no-spans`.
+rewrites). Each checkpoint reads all pairs in one `mismatch predict --no-spans`.
 """
 
-import gzip
 import json
 import subprocess
 import sys
@@ -16,54 +15,55 @@ from pathlib import Path
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from evaluator.training.real_bases import NEGATION, contradiction_class
-from synth.rules import parse
+from evaluator.cli.bench.realtext import THRESHOLD
+from evaluator.training.real_bases import sick_rows
+from mismatch_core.jsonl import iter_jsonl
 
 real_val, sick_train, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 checkpoints = dict(arg.split("=", 1) for arg in sys.argv[4:])
 out.mkdir(parents=True, exist_ok=True)
 
 val = pd.read_parquet(real_val)
+# the contradictions the training pairs hold (negations, one changed word), by SICK group
+_, held = sick_rows(sick_train, substitutions=True)
+held_groups = {row["group"] for row in held}
+other = [
+    {"id": value["id"], "ref": value["a"], "gen": value["b"]}
+    for _, value in iter_jsonl(sick_train)
+    if value["contradiction"] and f"sick:{value['id']}" not in held_groups
+]
 sets = {
     "val_paraphrases": val[(val.rule == "real_base") & (val.source == "sick")],
     "val_contradictions": val[val.rule.isin(["sick_contradiction", "sick_substitution"])],
+    "other_contradictions": pd.DataFrame(other),
 }
-rows = [json.loads(line) for line in gzip.open(sick_train, "rt")]
-same_negation = [
-    r for r in rows
-    if r["contradiction"] and len(NEGATION.findall(r["a"])) == len(NEGATION.findall(r["b"]))
-]  # fmt: skip
-docs = parse([text for r in same_negation for text in (r["a"], r["b"])])
-other = [
-    {"id": r["id"], "ref": r["a"], "gen": r["b"]}
-    for i, r in enumerate(same_negation)
-    if contradiction_class(docs[2 * i], docs[2 * i + 1]) is None
-    and contradiction_class(docs[2 * i + 1], docs[2 * i]) is None
-]
-sets["other_contradictions"] = pd.DataFrame(other)
-
-for name, frame in sets.items():
-    with open(out / f"{name}.jsonl", "w") as f:
+pairs = out / "pairs.jsonl"
+with open(pairs, "w") as f:
+    for name, frame in sets.items():
         for r in frame.itertuples():
-            f.write(json.dumps({"id": r.id, "ref": r.ref, "gen": r.gen}) + "\n")
+            f.write(json.dumps({"id": f"{name}:{r.id}", "ref": r.ref, "gen": r.gen}) + "\n")
 
-print(
-    "| checkpoint | val paraphrases read as NoContr | val contradictions | AUROC | other contradictions |"
-)
+
+def share(p: list[float]) -> str:
+    read = sum(x >= THRESHOLD for x in p)
+    return f"{read} / {len(p)}"
+
+
+print("| checkpoint | val paraphrases read as NoContr | val contradictions | AUROC | other contradictions |")  # fmt: skip
 print("|---|---|---|---|---|")
 for label, checkpoint in checkpoints.items():
-    p = {}
-    for name in sets:
-        predicted = out / f"{name}.{label}.jsonl"
-        subprocess.run(
-            ["mismatch", "predict", "--input", str(out / f"{name}.jsonl"), "--checkpoint",
-             checkpoint, "--no-spans", "--output", str(predicted)],
-            check=True, capture_output=True,
-        )  # fmt: skip
-        p[name] = [json.loads(line)["mismatch"]["NoContr"] for line in open(predicted)]
+    predicted = out / f"pairs.{label}.jsonl"
+    subprocess.run(
+        ["mismatch", "predict", "--input", str(pairs), "--checkpoint", checkpoint, "--no-spans",
+         "--output", str(predicted)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    p: dict[str, list[float]] = {name: [] for name in sets}
+    for _, row in iter_jsonl(predicted):
+        p[row["id"].split(":", 1)[0]].append(row["mismatch"]["NoContr"])
     para, con, oth = p["val_paraphrases"], p["val_contradictions"], p["other_contradictions"]
     auroc = roc_auc_score([1] * len(para) + [0] * len(con), para + con)
+    other_share = 100 * sum(x >= THRESHOLD for x in oth) / len(oth)
     print(
-        f"| {label} | {sum(x >= 0.5 for x in para)} / {len(para)} | {sum(x >= 0.5 for x in con)} / {len(con)} "
-        f"| {auroc:.4f} | {sum(x >= 0.5 for x in oth)} / {len(oth)} ({100 * sum(x >= 0.5 for x in oth) / len(oth):.1f} %) |"
+        f"| {label} | {share(para)} | {share(con)} | {auroc:.4f} | {share(oth)} ({other_share:.1f} %) |"
     )
