@@ -1,14 +1,13 @@
 """Training-side SICK checks of this record: SICK TRAIN's pairs in the real val split and its
 contradictions that no training pair holds, read by each checkpoint.
 
-    python sick_train_checks.py REAL_VAL_PARQUET SICK_TRAIN_JSONL_GZ OUT_DIR NAME=CKPT ...
+    python sick_train_checks.py REAL_VAL_PARQUET SICK_TRAIN_JSONL_GZ NAME=CKPT ...
 
 REAL_VAL_PARQUET is the val split of `mismatch adapt pairs --sick-substitutions` (without
-rewrites). Each checkpoint reads all pairs in one `mismatch predict --no-spans`.
+rewrites). Each checkpoint is loaded once and reads every set (`predict_proba`, what
+`mismatch predict` reports).
 """
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,12 +15,13 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from evaluator.cli.bench.realtext import THRESHOLD
+from evaluator.hub import load
+from evaluator.inference import predict_proba
 from evaluator.training.real_bases import sick_rows
 from mismatch_core.jsonl import iter_jsonl
 
-real_val, sick_train, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-checkpoints = dict(arg.split("=", 1) for arg in sys.argv[4:])
-out.mkdir(parents=True, exist_ok=True)
+real_val, sick_train = Path(sys.argv[1]), Path(sys.argv[2])
+checkpoints = dict(arg.split("=", 1) for arg in sys.argv[3:])
 
 val = pd.read_parquet(real_val)
 # the contradictions the training pairs hold (negations, one changed word), by SICK group
@@ -37,11 +37,6 @@ sets = {
     "val_contradictions": val[val.rule.isin(["sick_contradiction", "sick_substitution"])],
     "other_contradictions": pd.DataFrame(other),
 }
-pairs = out / "pairs.jsonl"
-with open(pairs, "w") as f:
-    for name, frame in sets.items():
-        for r in frame.itertuples():
-            f.write(json.dumps({"id": f"{name}:{r.id}", "ref": r.ref, "gen": r.gen}) + "\n")
 
 
 def share(p: list[float]) -> str:
@@ -52,15 +47,10 @@ def share(p: list[float]) -> str:
 print("| checkpoint | val paraphrases read as NoContr | val contradictions | AUROC | other contradictions |")  # fmt: skip
 print("|---|---|---|---|---|")
 for label, checkpoint in checkpoints.items():
-    predicted = out / f"pairs.{label}.jsonl"
-    subprocess.run(
-        ["mismatch", "predict", "--input", str(pairs), "--checkpoint", checkpoint, "--no-spans",
-         "--output", str(predicted)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    p: dict[str, list[float]] = {name: [] for name in sets}
-    for _, row in iter_jsonl(predicted):
-        p[row["id"].split(":", 1)[0]].append(row["mismatch"]["NoContr"])
+    model = load(checkpoint)
+    p = {
+        name: list(predict_proba(model, list(f.ref), list(f.gen))[:, 0]) for name, f in sets.items()
+    }
     para, con, oth = p["val_paraphrases"], p["val_contradictions"], p["other_contradictions"]
     auroc = roc_auc_score([1] * len(para) + [0] * len(con), para + con)
     other_share = 100 * sum(x >= THRESHOLD for x in oth) / len(oth)

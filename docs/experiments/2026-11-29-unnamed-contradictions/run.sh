@@ -41,6 +41,6 @@ for n in tw_c:$T/tw_c twu_c:$P/twu_c twu5_c:$P/twu5_c; do
   mismatch bench realtext --checkpoint ${n#*:} --parts sick --out $P/${n%%:*}.sick.json > $P/${n%%:*}.sick.txt
 done
 D=docs/experiments/2026-11-29-unnamed-contradictions
-python $D/unnamed_checks.py $P/unnamed $P/uc shipped=checkpoints/mismatch-base ctl=$T/ctl \
+python $D/unnamed_checks.py $P/unnamed shipped=checkpoints/mismatch-base ctl=$T/ctl \
   ctl14=$T/ctl14 tw=$T/tw tw14=$T/tw14 twu=$P/twu twu14=$P/twu14 twu5=$P/twu5 \
   tw_c=$T/tw_c twu_c=$P/twu_c twu5_c=$P/twu5_c
