@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from evaluator.features import encoder_pass, lexical, relations, roles  # noqa: F401  (registers the metrics)
+from evaluator.features import encoder_pass, lexical, relations  # noqa: F401  (registers the metrics)
 from evaluator.features.disfluency import detector_digest
 from evaluator.features.embeddings import text_key
 from evaluator.features.registry import (
