@@ -1,0 +1,92 @@
+"""Training-side probe: can a learned combination keep what the reverse reading gives SICK
+without what it costs on real outputs? A logistic regression (NoContr or not) on the forward
+class log-probabilities, the reverse reading's NoContr log-odds and their products, fitted on
+the real train split, read on the same sets as probe.py.
+
+    python stack_probe.py CKPT PAIRS_DIR SICK_TRAIN_JSONL_GZ OUT_NPZ
+
+PAIRS_DIR holds `real/{train,val}.parquet` of `mismatch adapt pairs --sick-substitutions`.
+The readings are kept in OUT_NPZ (both ways for every set; about 10 min to compute).
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from evaluator.hub import load
+from evaluator.inference import predict_proba
+from evaluator.training.real_bases import sick_rows
+from mismatch_core.jsonl import iter_jsonl
+
+checkpoint, pairs, sick_train, out = (
+    sys.argv[1],
+    Path(sys.argv[2]),
+    Path(sys.argv[3]),
+    Path(sys.argv[4]),
+)
+train = pd.read_parquet(pairs / "real" / "train.parquet")
+val = pd.read_parquet(pairs / "real" / "val.parquet")
+_, held = sick_rows(sick_train, substitutions=True)
+held_groups = {row["group"] for row in held}
+other = pd.DataFrame(
+    [
+        {"ref": value["a"], "gen": value["b"]}
+        for _, value in iter_jsonl(sick_train)
+        if value["contradiction"] and f"sick:{value['id']}" not in held_groups
+    ]
+)
+sets = {
+    "train": train,
+    "val": val,
+    "paraphrases": val[(val.rule == "real_base") & (val.source == "sick")],
+    "contradictions": pd.concat(
+        [val[val.rule.isin(["sick_contradiction", "sick_substitution"])], other]
+    ),
+}
+if out.is_file():
+    cached = np.load(out)
+    readings = {name: (cached[f"{name}_fwd"], cached[f"{name}_rev"]) for name in sets}
+else:
+    model = load(checkpoint)
+    readings = {
+        name: (
+            predict_proba(model, list(f.ref), list(f.gen)),
+            predict_proba(model, list(f.gen), list(f.ref))[:, 0],
+        )
+        for name, f in sets.items()
+    }
+    np.savez(
+        out, **{f"{n}_{k}": r[i] for n, r in readings.items() for i, k in enumerate(("fwd", "rev"))}
+    )
+
+
+def inputs(forward: np.ndarray, reverse: np.ndarray) -> np.ndarray:
+    log_probs = np.log(np.clip(forward, 1e-6, 1))
+    reverse_odds = np.log(np.clip(reverse, 1e-6, 1)) - np.log(np.clip(1 - reverse, 1e-6, 1))
+    return np.c_[log_probs, reverse_odds, forward * reverse_odds[:, None]]
+
+
+stacker = LogisticRegression(C=1.0, max_iter=2000)
+stacker.fit(inputs(*readings["train"]), (train.label == "NoContr").to_numpy())
+scores = {
+    "one way": {name: r[0][:, 0] for name, r in readings.items()},
+    "min": {name: np.minimum(r[0][:, 0], r[1]) for name, r in readings.items()},
+    "learned": {name: stacker.predict_proba(inputs(*r))[:, 1] for name, r in readings.items()},
+}
+correct = (val.label == "NoContr").to_numpy()
+print("| reading | SICK AUROC | SICK contradictions at 96 / 100 / 104 paraphrases | real val AUROC | real val errors at 200 NoContr |")  # fmt: skip
+print("|---|---|---|---|---|")
+for name, score in scores.items():
+    para, contra = score["paraphrases"], score["contradictions"]
+    auc = roc_auc_score([1] * len(para) + [0] * len(contra), np.r_[para, contra])
+    counts = [str(int((contra >= np.sort(para)[::-1][k - 1]).sum())) for k in (96, 100, 104)]
+    real = score["val"]
+    errors = int((real[~correct] >= np.sort(real[correct])[::-1][199]).sum())
+    print(
+        f"| {name} | {auc:.4f} | {' / '.join(counts)} of {len(contra)} | "
+        f"{roc_auc_score(correct, real):.4f} | {errors} of {(~correct).sum()} |"
+    )
