@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
+from learned_reading import fit, inputs
 from sklearn.metrics import roc_auc_score
 
 from evaluator.hub import load
@@ -64,14 +64,7 @@ else:
     )
 
 
-def inputs(forward: np.ndarray, reverse: np.ndarray) -> np.ndarray:
-    log_probs = np.log(np.clip(forward, 1e-6, 1))
-    reverse_odds = np.log(np.clip(reverse, 1e-6, 1)) - np.log(np.clip(1 - reverse, 1e-6, 1))
-    return np.c_[log_probs, reverse_odds, forward * reverse_odds[:, None]]
-
-
-stacker = LogisticRegression(C=1.0, max_iter=2000)
-stacker.fit(inputs(*readings["train"]), (train.label == "NoContr").to_numpy())
+stacker = fit(*readings["train"], (train.label == "NoContr").to_numpy())
 scores = {
     "one way": {name: r[0][:, 0] for name, r in readings.items()},
     "min": {name: np.minimum(r[0][:, 0], r[1]) for name, r in readings.items()},

@@ -1,0 +1,20 @@
+"""The learned reading of both ways: a logistic regression (NoContr or not) on the forward
+class probabilities and the reverse reading's P(NoContr), shared by stack_probe.py and
+bench_learned.py."""
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+
+def inputs(forward: np.ndarray, reverse: np.ndarray) -> np.ndarray:
+    """The forward class log-probabilities (n, 14), the reverse NoContr log-odds and their
+    products with the forward probabilities (what the reverse reading is worth can depend on
+    the class the forward one names)."""
+    log_probs = np.log(np.clip(forward, 1e-6, 1))
+    reverse_odds = np.log(np.clip(reverse, 1e-6, 1)) - np.log(np.clip(1 - reverse, 1e-6, 1))
+    return np.c_[log_probs, reverse_odds, forward * reverse_odds[:, None]]
+
+
+def fit(forward: np.ndarray, reverse: np.ndarray, nocontr: np.ndarray) -> LogisticRegression:
+    """The regression fitted on the training pairs' readings (C = 1, set before any fit)."""
+    return LogisticRegression(C=1.0, max_iter=2000).fit(inputs(forward, reverse), nocontr)
