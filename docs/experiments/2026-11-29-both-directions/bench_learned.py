@@ -1,9 +1,10 @@
 """`mismatch bench realtext --parts sick,bases,darr` where P(NoContr) is the learned reading
-of both ways (learned_reading.py, fitted on the real train split's readings that
-stack_probe.py saved) and each error class keeps its share of the rest; the baselines as the
-bench computes them.
+(learned_reading.py, fitted on the real train split's readings that stack_probe.py saved) and
+each error class keeps its share of the rest; the baselines as the bench computes them.
+READING is `both` (the learned reading of both ways) or `one-way` (its control, the same
+regression on the forward reading alone, run after `both` was read).
 
-    python bench_learned.py CKPT PAIRS_DIR READINGS_NPZ OUT_JSON
+    python bench_learned.py CKPT PAIRS_DIR READINGS_NPZ READING OUT_JSON
 """
 
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit, inputs
+from learned_reading import fit, fit_one_way, inputs
 
 from evaluator.cli.bench.realtext import (
     DEFAULT_BASES_LIMIT,
@@ -26,41 +27,41 @@ from evaluator.cli.bench.realtext import (
     write_result,
 )
 from evaluator.hub import load
-from evaluator.inference import predict_outputs
+from evaluator.inference import predict_proba
 from evaluator.realtext_data import DARR, SICK_TRIAL
 from mismatch_core.resources import data_dir
 
-checkpoint, pairs, readings, out = (
-    load(sys.argv[1]),
-    Path(sys.argv[2]),
-    np.load(sys.argv[3]),
-    sys.argv[4],
-)
-train = pd.read_parquet(pairs / "real" / "train.parquet")
-learned = fit(readings["train_fwd"], readings["train_rev"], (train.label == "NoContr").to_numpy())
+checkpoint, pairs, readings = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
+reading, out = sys.argv[4], sys.argv[5]
+if reading not in ("both", "one-way"):
+    sys.exit(f"READING must be both or one-way, got {reading!r}")
+nocontr = (pd.read_parquet(pairs / "real" / "train.parquet").label == "NoContr").to_numpy()
+if reading == "both":
+    learned = fit(readings["train_fwd"], readings["train_rev"], nocontr)
+else:
+    learned = fit_one_way(readings["train_fwd"], nocontr)
 
 
 class LearnedScorer(Scorer):
-    """The bench's scorer with P(NoContr) read both ways."""
+    """The bench's scorer with P(NoContr) the learned reading."""
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
         scores = super().score(refs, gens)
         forward = scores["probabilities"]
-        reverse = np.zeros(len(refs))
-        for start in range(0, len(refs), 2000):
-            chunk = slice(start, start + 2000)
-            outputs = predict_outputs(self.checkpoint, gens[chunk], refs[chunk])
-            reverse[chunk] = outputs.probabilities[:, 0]
-        nocontr = learned.predict_proba(inputs(forward, reverse))[:, 1]
+        if reading == "both":
+            reverse = predict_proba(self.checkpoint, gens, refs)[:, 0]
+            p = learned.predict_proba(inputs(forward, reverse))[:, 1]
+        else:
+            p = learned.predict_proba(np.log(np.clip(forward, 1e-6, 1)))[:, 1]
         errors = forward[:, 1:] / np.clip(forward[:, 1:].sum(axis=1, keepdims=True), 1e-12, None)
-        scores["probabilities"] = np.c_[nocontr, errors * (1 - nocontr)[:, None]]
-        scores[OURS] = nocontr
+        scores["probabilities"] = np.c_[p, errors * (1 - p)[:, None]]
+        scores[OURS] = p
         return scores
 
 
 scorer = LearnedScorer(checkpoint)
 root = data_dir()
-result: dict = {"checkpoint": sys.argv[1], "reading": "learned, both ways", "seconds": {}}
+result: dict = {"checkpoint": sys.argv[1], "reading": reading, "seconds": {}}
 runs = {
     "sick": lambda: bench_sick(scorer, root / SICK_TRIAL),
     "bases": lambda: bench_bases(scorer, root / "human", DEFAULT_BASES_LIMIT, 13),

@@ -1,6 +1,6 @@
 """The learned reading of both ways: a logistic regression (NoContr or not) on the forward
-class probabilities and the reverse reading's P(NoContr), shared by stack_probe.py and
-bench_learned.py."""
+class log-probabilities and the reverse reading's NoContr log-odds, shared by stack_probe.py
+and bench_learned.py; and its control, the same regression on the forward reading alone."""
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -18,3 +18,8 @@ def inputs(forward: np.ndarray, reverse: np.ndarray) -> np.ndarray:
 def fit(forward: np.ndarray, reverse: np.ndarray, nocontr: np.ndarray) -> LogisticRegression:
     """The regression fitted on the training pairs' readings (C = 1, set before any fit)."""
     return LogisticRegression(C=1.0, max_iter=2000).fit(inputs(forward, reverse), nocontr)
+
+
+def fit_one_way(forward: np.ndarray, nocontr: np.ndarray) -> LogisticRegression:
+    """The control: the same regression on the forward class log-probabilities alone."""
+    return LogisticRegression(C=1.0, max_iter=2000).fit(np.log(np.clip(forward, 1e-6, 1)), nocontr)

@@ -1,7 +1,9 @@
-"""Training-side probe: can a learned combination keep what the reverse reading gives SICK
-without what it costs on real outputs? A logistic regression (NoContr or not) on the forward
-class log-probabilities, the reverse reading's NoContr log-odds and their products, fitted on
-the real train split, read on the same sets as probe.py.
+"""Training-side probe: P(NoContr) read one way against readings of both ways combined by a
+fixed rule (mean, geometric mean, min) and by a learned one (learned_reading.py, fitted on the
+real train split): can a combination keep what the reverse reading gives SICK without what it
+costs on real outputs? Read on the SICK TRAIN pairs of the real val split (paraphrases
+against contradictions, with those no training pair holds) and on the whole real val split;
+never on SICK TRIAL or DARR.
 
     python stack_probe.py CKPT PAIRS_DIR SICK_TRAIN_JSONL_GZ OUT_NPZ
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit, inputs
+from learned_reading import fit, fit_one_way, inputs
 from sklearn.metrics import roc_auc_score
 
 from evaluator.hub import load
@@ -47,8 +49,10 @@ sets = {
         [val[val.rule.isin(["sick_contradiction", "sick_substitution"])], other]
     ),
 }
-if out.is_file():
+if out.is_file():  # readings of an earlier run, made by the same checkpoint
     cached = np.load(out)
+    if str(cached["checkpoint"]) != checkpoint:
+        sys.exit(f"{out} holds the readings of {cached['checkpoint']}, not of {checkpoint}")
     readings = {name: (cached[f"{name}_fwd"], cached[f"{name}_rev"]) for name in sets}
 else:
     model = load(checkpoint)
@@ -60,15 +64,24 @@ else:
         for name, f in sets.items()
     }
     np.savez(
-        out, **{f"{n}_{k}": r[i] for n, r in readings.items() for i, k in enumerate(("fwd", "rev"))}
+        out,
+        checkpoint=checkpoint,
+        **{f"{n}_{k}": r[i] for n, r in readings.items() for i, k in enumerate(("fwd", "rev"))},
     )
 
 
 stacker = fit(*readings["train"], (train.label == "NoContr").to_numpy())
+control = fit_one_way(readings["train"][0], (train.label == "NoContr").to_numpy())
 scores = {
     "one way": {name: r[0][:, 0] for name, r in readings.items()},
+    "mean": {name: (r[0][:, 0] + r[1]) / 2 for name, r in readings.items()},
+    "geometric mean": {name: np.sqrt(r[0][:, 0] * r[1]) for name, r in readings.items()},
     "min": {name: np.minimum(r[0][:, 0], r[1]) for name, r in readings.items()},
     "learned": {name: stacker.predict_proba(inputs(*r))[:, 1] for name, r in readings.items()},
+    "learned, one way (control)": {
+        name: control.predict_proba(np.log(np.clip(r[0], 1e-6, 1)))[:, 1]
+        for name, r in readings.items()
+    },
 }
 correct = (val.label == "NoContr").to_numpy()
 print("| reading | SICK AUROC | SICK contradictions at 96 / 100 / 104 paraphrases | real val AUROC | real val errors at 200 NoContr |")  # fmt: skip
@@ -83,3 +96,15 @@ for name, score in scores.items():
         f"| {name} | {auc:.4f} | {' / '.join(counts)} of {len(contra)} | "
         f"{roc_auc_score(correct, real):.4f} | {errors} of {(~correct).sum()} |"
     )
+
+print(
+    "\nErrors of the real val split read as NoContr at the threshold of 200 real bases, by class:"
+)
+by_class = {}
+for name in ("one way", "min", "geometric mean", "learned"):
+    real = scores[name]["val"]
+    passed = real[~correct] >= np.sort(real[correct])[::-1][199]
+    by_class[name] = pd.Series(passed).groupby(val.label[~correct].to_numpy()).sum()
+table = pd.DataFrame(by_class).astype(int)
+table["pairs"] = val.label[~correct].value_counts()
+print(table.to_string())

@@ -16,7 +16,7 @@ from evaluator.training.continued import load_split_inputs, selection_score, val
 
 out, pairs, paths = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
 first = load(paths[0])
-states = [load(path).model.state_dict() for path in paths]
+states = [first.model.state_dict(), *(load(path).model.state_dict() for path in paths[1:])]
 if any(state.keys() != states[0].keys() for state in states):
     sys.exit("the checkpoints differ in their tensors; a soup needs one architecture")
 model = first.model
@@ -34,8 +34,6 @@ soup = {
     "score": round(selection_score(real_acc, synth_acc, real_recall), 4),
 }
 print(soup)
-training = dict(first.config.get("training") or {})
-training["soup"] = soup
-save_from_checkpoint(
-    first, model, out, training=training, metrics=dict(first.config.get("metrics") or {})
-)
+# the card tells the soup's own figures, not the first member's
+metrics = {key: value for key, value in soup.items() if key != "members"}
+save_from_checkpoint(first, model, out, training={"soup": soup}, metrics=metrics)

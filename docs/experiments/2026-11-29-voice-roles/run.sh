@@ -10,7 +10,7 @@ P=${P:-/work/data/s46}; S=${S:-/work/data/s43/pipe}; D=docs/experiments/2026-11-
 for set in real synth30k; do  # copies of the caches with the two columns added
   mkdir -p $P/f_$set
   cp $S/f_$set/{train,val}.parquet $P/f_$set/
-  for x in embeddings.parquet alignments.parquet tokens; do ln -sf $S/f_$set/$x $P/f_$set/$x; done
+  for x in embeddings.parquet alignments.parquet tokens; do ln -sfn $S/f_$set/$x $P/f_$set/$x; done
   for s in val train; do
     mismatch features --pairs $S/$set/$s.parquet --out $P/f_$set/$s.parquet \
       --features voice_changed,roles_swapped --quiet
@@ -23,5 +23,11 @@ mismatch adapt train "${common[@]}" --out $P/vrf
 mismatch bench realtext --checkpoint $P/vrf --parts sick,bases,darr --out $P/vrf.rt.json > $P/vrf.rt.txt
 mismatch predict --input examples/pairs.jsonl --checkpoint $P/vrf --no-spans --output $P/demo_vrf.jsonl
 python docs/experiments/2026-11-29-real-base-rewrites/sick_train_checks.py $S/real/val.parquet \
-  ../shared/data/sick/sick_train.jsonl.gz shipped=checkpoints/mismatch-base vrf=$P/vrf
-python $D/voice_checks.py $S/real/val.parquet shipped=checkpoints/mismatch-base vrf=$P/vrf
+  ../shared/data/sick/sick_train.jsonl.gz shipped=checkpoints/mismatch-base vrf=$P/vrf \
+  | tee $P/sick_train_checks.txt
+python $D/voice_checks.py $S/real/val.parquet $P/f_real/val.parquet \
+  shipped=checkpoints/mismatch-base vrf=$P/vrf | tee $P/voice_checks.txt
+# the shipped checkpoints on the same parts, for the tables beside vrf (and the soup record)
+mismatch bench realtext --checkpoint checkpoints/mismatch-base --parts sick,bases --out $P/ship.rt.json > $P/ship.rt.txt
+mismatch bench realtext --checkpoint checkpoints/mismatch-summarization --parts sick,bases \
+  --out $P/ship_summ.rt.json > $P/ship_summ.rt.txt

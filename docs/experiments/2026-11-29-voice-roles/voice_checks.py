@@ -1,10 +1,9 @@
 """The SICK TRAIN pairs of the real val split whose voice changes with the roles kept
-(`voice_changed` = 1), read by each checkpoint: correct ones (NoContr) and errors built on
-such a base, each counted as read as NoContr (P(NoContr) >= 0.5, `predict_proba`).
+(`voice_changed` = 1 in the feature cache run.sh writes), read by each checkpoint: correct
+ones (NoContr) and errors built on such a base, each counted as read as NoContr
+(P(NoContr) >= 0.5, `predict_proba`).
 
-    python voice_checks.py REAL_VAL_PARQUET NAME=CKPT ...
-
-Needs voice_roles.patch applied (the `voice_roles` metric).
+    python voice_checks.py REAL_VAL_PARQUET VAL_FEATURES_PARQUET NAME=CKPT ...
 """
 
 import sys
@@ -12,14 +11,14 @@ import sys
 import pandas as pd
 
 from evaluator.cli.bench.realtext import THRESHOLD
-from evaluator.features.roles import VoiceRoles
 from evaluator.hub import load
 from evaluator.inference import predict_proba
 
 val = pd.read_parquet(sys.argv[1])
-checkpoints = dict(arg.split("=", 1) for arg in sys.argv[2:])
-sick = val[val.source == "sick"]
-voice = sick[VoiceRoles().compute(list(sick.ref), list(sick.gen))[:, 0] == 1]
+voice_changed = pd.read_parquet(sys.argv[2], columns=["id", "voice_changed"])
+checkpoints = dict(arg.split("=", 1) for arg in sys.argv[3:])
+pairs = val.merge(voice_changed, on="id", validate="one_to_one")
+voice = pairs[(pairs.source == "sick") & (pairs.voice_changed == 1)]
 correct = voice[voice.label == "NoContr"]
 errors = voice[voice.label != "NoContr"]
 print(
