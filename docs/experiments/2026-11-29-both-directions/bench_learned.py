@@ -1,8 +1,10 @@
 """`mismatch bench realtext --parts sick,bases,darr` where P(NoContr) is the learned reading
 (learned_reading.py, fitted on the real train split's readings that stack_probe.py saved) and
 each error class keeps its share of the rest; the baselines as the bench computes them.
-READING is `both` (the learned reading of both ways) or `one-way` (its control, the same
-regression on the forward reading alone, run after `both` was read).
+READING is `both` (the learned reading of both ways), `one-way` (its control, the same
+regression on the forward reading alone, run after `both` was read) or `calibrated` (the
+control fitted on the real val split's readings, its intercept set so that it reads 183 of
+that split's 242 real bases as NoContr, as the shipped base does; the rules' addendum).
 
     python bench_learned.py CKPT PAIRS_DIR READINGS_NPZ READING OUT_JSON
 """
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit, fit_one_way, inputs
+from learned_reading import fit, fit_calibrated, fit_one_way, inputs
 
 from evaluator.cli.bench.realtext import (
     DEFAULT_BASES_LIMIT,
@@ -33,13 +35,18 @@ from mismatch_core.resources import data_dir
 
 checkpoint, pairs, readings = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
 reading, out = sys.argv[4], sys.argv[5]
-if reading not in ("both", "one-way"):
-    sys.exit(f"READING must be both or one-way, got {reading!r}")
+if reading not in ("both", "one-way", "calibrated"):
+    sys.exit(f"READING must be both, one-way or calibrated, got {reading!r}")
 nocontr = (pd.read_parquet(pairs / "real" / "train.parquet").label == "NoContr").to_numpy()
 if reading == "both":
     learned = fit(readings["train_fwd"], readings["train_rev"], nocontr)
-else:
+elif reading == "one-way":
     learned = fit_one_way(readings["train_fwd"], nocontr)
+else:
+    val_nocontr = (pd.read_parquet(pairs / "real" / "val.parquet").label == "NoContr").to_numpy()
+    shipped_reads = int((readings["val_fwd"][val_nocontr, 0] >= 0.5).sum())
+    learned = fit_calibrated(readings["val_fwd"], val_nocontr, shipped_reads)
+    print(f"calibrated on the real val split: {shipped_reads} of {val_nocontr.sum()} real bases")
 
 
 class LearnedScorer(Scorer):

@@ -1,6 +1,7 @@
 """The learned reading of both ways: a logistic regression (NoContr or not) on the forward
 class log-probabilities and the reverse reading's NoContr log-odds, shared by stack_probe.py
-and bench_learned.py; and its control, the same regression on the forward reading alone."""
+and bench_learned.py; its control, the same regression on the forward reading alone; and
+that control fitted elsewhere with its intercept set by a count (``fit_calibrated``)."""
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -23,3 +24,12 @@ def fit(forward: np.ndarray, reverse: np.ndarray, nocontr: np.ndarray) -> Logist
 def fit_one_way(forward: np.ndarray, nocontr: np.ndarray) -> LogisticRegression:
     """The control: the same regression on the forward class log-probabilities alone."""
     return LogisticRegression(C=1.0, max_iter=2000).fit(np.log(np.clip(forward, 1e-6, 1)), nocontr)
+
+
+def fit_calibrated(forward: np.ndarray, nocontr: np.ndarray, reads: int) -> LogisticRegression:
+    """``fit_one_way`` with its intercept shifted so that exactly ``reads`` of the NoContr
+    pairs it was fitted on score >= 0.5 (the count another reading gives them)."""
+    model = fit_one_way(forward, nocontr)
+    logits = model.decision_function(np.log(np.clip(forward, 1e-6, 1)))
+    model.intercept_ = model.intercept_ - np.sort(logits[nocontr])[::-1][reads - 1]
+    return model
