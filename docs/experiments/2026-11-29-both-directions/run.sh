@@ -12,4 +12,6 @@ python $D/bench_learned.py checkpoints/mismatch-base $S $P/both_ways.npz both $P
   | tee $P/learned.rt.txt
 python $D/bench_learned.py checkpoints/mismatch-base $S $P/both_ways.npz one-way $P/oneway.rt.json \
   | tee $P/oneway.rt.txt
+python $D/bench_learned.py checkpoints/mismatch-base $S $P/both_ways.npz calibrated \
+  $P/calibrated.rt.json | tee $P/calibrated.rt.txt
 python $D/wmt_train_probe.py checkpoints/mismatch-base $S $P/both_ways.npz | tee $P/wmt_train_probe.txt
