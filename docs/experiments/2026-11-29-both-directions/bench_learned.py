@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit, fit_calibrated, fit_one_way, inputs
+from learned_reading import fit, fit_calibrated, fit_one_way, inputs, one_way_inputs
 
 from evaluator.cli.bench.realtext import (
     DEFAULT_BASES_LIMIT,
@@ -59,7 +59,7 @@ class LearnedScorer(Scorer):
             reverse = predict_proba(self.checkpoint, gens, refs)[:, 0]
             p = learned.predict_proba(inputs(forward, reverse))[:, 1]
         else:
-            p = learned.predict_proba(np.log(np.clip(forward, 1e-6, 1)))[:, 1]
+            p = learned.predict_proba(one_way_inputs(forward))[:, 1]
         errors = forward[:, 1:] / np.clip(forward[:, 1:].sum(axis=1, keepdims=True), 1e-12, None)
         scores["probabilities"] = np.c_[p, errors * (1 - p)[:, None]]
         scores[OURS] = p

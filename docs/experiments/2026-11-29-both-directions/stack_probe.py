@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit, fit_one_way, inputs
+from learned_reading import fit, fit_one_way, inputs, one_way_inputs
 from sklearn.metrics import roc_auc_score
 
 from evaluator.hub import load
@@ -79,8 +79,7 @@ scores = {
     "min": {name: np.minimum(r[0][:, 0], r[1]) for name, r in readings.items()},
     "learned": {name: stacker.predict_proba(inputs(*r))[:, 1] for name, r in readings.items()},
     "learned, one way (control)": {
-        name: control.predict_proba(np.log(np.clip(r[0], 1e-6, 1)))[:, 1]
-        for name, r in readings.items()
+        name: control.predict_proba(one_way_inputs(r[0]))[:, 1] for name, r in readings.items()
     },
 }
 correct = (val.label == "NoContr").to_numpy()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from learned_reading import fit_one_way
+from learned_reading import FLOOR, fit_one_way
 from scipy.stats import kendalltau
 
 from evaluator.hub import load
@@ -29,6 +29,7 @@ weights, intercept = control.coef_[0], control.intercept_[0]
 
 
 def regression(probabilities: np.ndarray, floor: float) -> np.ndarray:
+    """The regression's log-odds with its inputs floored at ``floor`` (FLOOR as fitted)."""
     return np.log(np.clip(probabilities, floor, 1)) @ weights + intercept
 
 
@@ -42,8 +43,8 @@ for name, parts in partitions(data_dir() / "human").items():
     z = np.array([r.scores["da_z"] for r in records])
     p = predict_proba(checkpoint, refs, [r.gen for r in records])
     score = p[:, 0]
-    learned = regression(p, 1e-6)
-    low = score < 1e-6
+    learned = regression(p, FLOOR)
+    low = score < FLOOR
     # below the clip, the regression's order; above it, P(NoContr)'s (shifted above the rest)
     hybrid = np.where(low, learned - learned.max() - 1, np.log(score))
     taus = [kendalltau(s, z).statistic for s in (score, learned, regression(p, 1e-30), hybrid)]
