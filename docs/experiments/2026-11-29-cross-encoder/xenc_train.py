@@ -29,6 +29,7 @@ from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.resources import encoder_path
 
 BATCH, LEARNING_RATE, MAX_LENGTH = 32, 5e-5, 256
+POOL = 50 * BATCH  # examples sorted by length together, so a batch pads little
 
 pairs, sick_train, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 epochs, data = int(sys.argv[4]), sys.argv[5]
@@ -72,6 +73,19 @@ schedule = torch.optim.lr_scheduler.LambdaLR(
 )
 
 
+def batches(rng: np.random.Generator) -> list[list[int]]:
+    """One epoch's batches: shuffled, then each pool of POOL examples sorted by length and
+    cut into batches, and the batches shuffled."""
+    order = rng.permutation(len(train))
+    cut = []
+    for start in range(0, len(order), POOL):
+        pool = sorted(
+            order[start : start + POOL], key=lambda j: len(train[j][0]) + len(train[j][1])
+        )
+        cut += [pool[i : i + BATCH] for i in range(0, len(pool), BATCH)]
+    return [cut[i] for i in rng.permutation(len(cut))]
+
+
 def encoded(refs: list[str], gens: list[str]) -> dict:
     return tokenizer(
         refs, gens, padding=True, truncation=True, max_length=MAX_LENGTH, return_tensors="pt"
@@ -83,9 +97,10 @@ start = time.time()
 model.train()
 for epoch in range(epochs):
     total = 0.0
-    order = rng.permutation(len(train))
-    for i in range(0, len(order), BATCH):
-        chunk = [train[j] for j in order[i : i + BATCH]]
+    for step, indices in enumerate(batches(rng)):
+        if step % 200 == 0:
+            print(f"epoch {epoch}, batch {step}: {time.time() - start:.0f} s", flush=True)
+        chunk = [train[j] for j in indices]
         batch = encoded([c[0] for c in chunk], [c[1] for c in chunk])
         loss = model(**batch, labels=torch.tensor([c[2] for c in chunk])).loss
         loss.backward()
