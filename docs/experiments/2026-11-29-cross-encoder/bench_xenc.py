@@ -7,14 +7,11 @@ the rest; the baselines as the bench computes them.
 """
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import torch
 from combined import Combined
-from transformers import AutoTokenizer, BertForSequenceClassification
+from cross_encoder import CrossEncoder
 
 from evaluator.cli.bench.realtext import (
     DEFAULT_BASES_LIMIT,
@@ -36,38 +33,9 @@ checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys
 xenc_dir, out = Path(sys.argv[4]), sys.argv[5]
 if str(both_ways["checkpoint"]) != sys.argv[1]:
     sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")
-tokenizer = AutoTokenizer.from_pretrained(xenc_dir / "model")
-xenc = BertForSequenceClassification.from_pretrained(xenc_dir / "model").eval()
-val = pd.read_parquet(pairs / "real" / "val.parquet")
-nocontr = (val.label == "NoContr").to_numpy()
-reads = int((both_ways["val_fwd"][nocontr, 0] >= 0.5).sum())
-combined = Combined.fit(
-    both_ways["val_fwd"], np.load(xenc_dir / "readings.npz")["val"][:, 0], nocontr, reads
-)
-print(f"fitted on the real val split, {reads} of {nocontr.sum()} bases read: {combined.describe()}")
-xenc_seconds = 0.0
-
-
-@torch.no_grad()
-def same_meaning(refs: list[str], gens: list[str]) -> np.ndarray:
-    """The cross-encoder's P(same meaning) of each pair, length-sorted batches of 64."""
-    global xenc_seconds
-    start = time.perf_counter()
-    order = sorted(range(len(refs)), key=lambda i: len(refs[i]) + len(gens[i]))
-    p = np.zeros(len(refs))
-    for i in range(0, len(order), 64):
-        chunk = order[i : i + 64]
-        batch = tokenizer(
-            [refs[j] for j in chunk],
-            [gens[j] for j in chunk],
-            padding=True,
-            truncation=True,
-            max_length=256,
-            return_tensors="pt",
-        )
-        p[chunk] = torch.softmax(xenc(**batch).logits, -1)[:, 0].numpy()
-    xenc_seconds += time.perf_counter() - start
-    return p
+xenc = CrossEncoder(xenc_dir)
+combined = Combined.fit_on_val(pairs, both_ways, xenc_dir / "readings.npz")
+print(f"fitted on the real val split: {combined.describe()}")
 
 
 class CombinedScorer(Scorer):
@@ -75,11 +43,10 @@ class CombinedScorer(Scorer):
 
     def score(self, refs: list[str], gens: list[str]) -> dict[str, np.ndarray]:
         scores = super().score(refs, gens)
-        forward = scores["probabilities"]
-        p = combined.p(forward, same_meaning(refs, gens))
-        errors = forward[:, 1:] / np.clip(forward[:, 1:].sum(axis=1, keepdims=True), 1e-12, None)
-        scores["probabilities"] = np.c_[p, errors * (1 - p)[:, None]]
-        scores[OURS] = p
+        scores["probabilities"] = combined.with_shares(
+            scores["probabilities"], xenc.same_meaning(refs, gens)
+        )
+        scores[OURS] = scores["probabilities"][:, 0]
         return scores
 
 
@@ -92,6 +59,6 @@ runs = {
     "darr": lambda: bench_darr(scorer, root / DARR, DEFAULT_DARR_LIMIT, 13),
 }
 run_parts(["sick", "bases", "darr"], runs, REPORTS, result)
-result["cross_encoder_seconds"] = round(xenc_seconds, 1)
-print(f"cross-encoder: {xenc_seconds:.0f} s of the run")
+result["cross_encoder_seconds"] = round(xenc.seconds, 1)
+print(f"cross-encoder: {xenc.seconds:.0f} s of the run")
 write_result(out, result)

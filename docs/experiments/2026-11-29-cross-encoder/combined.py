@@ -6,7 +6,10 @@ split's real bases as NoContr as the shipped base does) with the cross-encoder's
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 FLOOR = 1e-6
@@ -41,6 +44,24 @@ class Combined:
         if (xenc is not None) != self.with_xenc:
             raise ValueError("read with the inputs it was fitted on")
         return self.regression.predict_proba(inputs(base, xenc))[:, 1]
+
+    @classmethod
+    def fit_on_val(cls, pairs: Path, both_ways, xenc_readings: Path | None):
+        """The reading of the rules: fitted on the real val split of PAIRS_DIR ``pairs``, with
+        the base's readings ``both_ways`` (stack_probe.py's npz) and, unless None, the
+        cross-encoder's (xenc_train.py's readings.npz); reads as many of the split's real bases
+        as NoContr as the base does at 0.5."""
+        nocontr = (pd.read_parquet(pairs / "real" / "val.parquet").label == "NoContr").to_numpy()
+        base = both_ways["val_fwd"]
+        xenc = None if xenc_readings is None else np.load(xenc_readings)["val"][:, 0]
+        return cls.fit(base, xenc, nocontr, int((base[nocontr, 0] >= 0.5).sum()))
+
+    def with_shares(self, base: np.ndarray, xenc: np.ndarray | None) -> np.ndarray:
+        """(n, 14) class probabilities: P(NoContr) the combined reading, each error class its
+        share of the base's errors."""
+        p = self.p(base, xenc)
+        errors = base[:, 1:] / np.clip(base[:, 1:].sum(axis=1, keepdims=True), 1e-12, None)
+        return np.c_[p, errors * (1 - p)[:, None]]
 
     def describe(self) -> str:
         weights = self.regression.coef_[0]
