@@ -18,6 +18,8 @@ from mismatch_core.resources import REPO_ROOT
 from mismatch_core.taxonomy import CODES
 
 checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
+if str(both_ways["checkpoint"]) != sys.argv[1]:
+    sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")
 xenc = CrossEncoder(Path(sys.argv[4]))
 combined = Combined.fit_on_val(pairs, both_ways, Path(sys.argv[4]) / "readings.npz")
 rows = []

@@ -11,11 +11,13 @@ D=docs/experiments/2026-11-29-cross-encoder; SICK=../shared/data/sick/sick_train
 python $D/joint_probe.py $S/real/val.parquet $SICK 4 3 $P/joint4
 python $D/joint_probe.py $S/real/val.parquet $SICK 4 6 $P/joint4b 2e-4
 # the two cross-encoders (about 17 min each); the SICK-only one was trained before the
-# length-pooled batches of the rules' addendum, with random batches of 32
-python $D/xenc_train.py $S $SICK $P/xenc 3 sick
+# length-pooled batches of the rules' addendum, with random batches of 32 (the script then)
+git show 06a2922:$D/xenc_train.py > $P/xenc_train_random_batches.py
+python $P/xenc_train_random_batches.py $S $SICK $P/xenc 3 sick
 python $D/xenc_train.py $S $SICK $P/xenc_sr1 1 sick+real
 python $D/training_side.py $S $B sick=$P/xenc/readings.npz sick+real=$P/xenc_sr1/readings.npz \
   | tee $P/training_side.txt
 # the one reading on real text (the candidate the rules' gate picks), and the cost
 python $D/bench_xenc.py checkpoints/mismatch-base $S $B $P/xenc_sr1 $P/xenc.rt.json | tee $P/xenc.rt.txt
 python $D/speed.py $P/xenc_sr1 | tee $P/speed.txt
+python $D/demo.py checkpoints/mismatch-base $S $B $P/xenc_sr1 | tee $P/demo.txt

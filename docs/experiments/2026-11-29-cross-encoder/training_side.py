@@ -26,7 +26,7 @@ val = pd.read_parquet(pairs / "real" / "val.parquet")
 nocontr = (val.label == "NoContr").to_numpy()
 sick_para = ((val.rule == "real_base") & (val.source == "sick")).to_numpy()
 sick_con = val.rule.isin(["sick_contradiction", "sick_substitution"]).to_numpy()
-other_sick = (val.source != "sick").to_numpy()
+non_sick = (val.source != "sick").to_numpy()
 base_val, base_other = both_ways["val_fwd"], both_ways["contradictions_fwd"][134:]
 if len(base_other) != 143 or sick_para.sum() != 114 or sick_con.sum() != 134:
     sys.exit("the readings do not match the sets this script reads")
@@ -37,8 +37,8 @@ def row(name: str, on_val: np.ndarray, on_other: np.ndarray) -> str:
     negatives = np.r_[con, on_other]
     auroc = roc_auc_score([1] * len(para) + [0] * len(negatives), np.r_[para, negatives])
     at = np.sort(para)[::-1][99]
-    bases = on_val[other_sick & nocontr]
-    real_auroc = roc_auc_score(nocontr[other_sick], on_val[other_sick])
+    bases = on_val[non_sick & nocontr]
+    real_auroc = roc_auc_score(nocontr[non_sick], on_val[non_sick])
     return (
         f"| {name} | {(para >= 0.5).sum()} | {(con >= 0.5).sum()} | {(on_other >= 0.5).sum()} "
         f"| {auroc:.4f} | {(con >= at).sum()} + {(on_other >= at).sum()} "
