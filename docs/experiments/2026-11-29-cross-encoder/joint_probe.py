@@ -17,11 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from sick_sets import sick_sets
 from sklearn.metrics import roc_auc_score
 from torch import nn
 
-from evaluator.training.real_bases import sick_rows
-from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.resources import load_encoder
 
 torch.manual_seed(0)
@@ -29,28 +28,8 @@ real_val, sick_train, k = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 epochs, out = int(sys.argv[4]), Path(sys.argv[5])
 learning_rate = float(sys.argv[6]) if len(sys.argv) > 6 else 5e-5
 val = pd.read_parquet(real_val)
-val_groups = set(val[val.source == "sick"].group)
-_, held = sick_rows(sick_train, substitutions=True)
-held_groups = {row["group"] for row in held}
-records = [value for _, value in iter_jsonl(sick_train)]
-other_ids = {
-    v["id"] for v in records if v["contradiction"] and f"sick:{v['id']}" not in held_groups
-}
-
-
-def label(value: dict) -> int:
-    return 0 if value["paraphrase"] else 2 if value["contradiction"] else 1
-
-
-train = [
-    (ref, gen, label(v))
-    for v in records
-    if f"sick:{v['id']}" not in val_groups and v["id"] not in other_ids
-    for ref, gen in ((v["a"], v["b"]), (v["b"], v["a"]))
-]
-para = val[(val.rule == "real_base") & (val.source == "sick")]
-con = val[val.rule.isin(["sick_contradiction", "sick_substitution"])]
-oth = pd.DataFrame([{"ref": v["a"], "gen": v["b"]} for v in records if v["id"] in other_ids])
+train, held_out = sick_sets(val, sick_train)
+para, con, oth = held_out["para"], held_out["con"], held_out["oth"]
 tokenizer, encoder = load_encoder("all-MiniLM-L6-v2", "cpu")
 texts = sorted(
     {t for r, g, _ in train for t in (r, g)}

@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from combined import Combined, log_odds
+from sick_sets import contradictions, paraphrases
 from sklearn.metrics import roc_auc_score
 
 pairs, both_ways = Path(sys.argv[1]), np.load(sys.argv[2])
 candidates = dict(arg.split("=", 1) for arg in sys.argv[3:])
 val = pd.read_parquet(pairs / "real" / "val.parquet")
 nocontr = (val.label == "NoContr").to_numpy()
-sick_para = ((val.rule == "real_base") & (val.source == "sick")).to_numpy()
-sick_con = val.rule.isin(["sick_contradiction", "sick_substitution"]).to_numpy()
+sick_para, sick_con = paraphrases(val).to_numpy(), contradictions(val).to_numpy()
 non_sick = (val.source != "sick").to_numpy()
 base_val, base_other = both_ways["val_fwd"], both_ways["contradictions_fwd"][134:]
 if len(base_other) != 143 or sick_para.sum() != 114 or sick_con.sum() != 134:
@@ -52,8 +52,7 @@ print(
 )
 print("|---|---|---|---|---|---|---|---|")
 print(row("shipped base", base_val[:, 0], base_other[:, 0]))
-reads = int((base_val[nocontr, 0] >= 0.5).sum())
-control = Combined.fit(base_val, None, nocontr, reads)
+control = Combined.fit_on_val(pairs, both_ways, None)
 print(row("calibrated control", control.p(base_val, None), control.p(base_other, None)))
 for name, path in candidates.items():
     xenc = np.load(path)
@@ -62,6 +61,6 @@ for name, path in candidates.items():
     for weight in (0.5, 1.0):
         fixed = [log_odds(b[:, 0]) + weight * log_odds(x) for b, x in ((base_val, xenc_val), (base_other, xenc_other))]  # fmt: skip
         print(row(f"base + {weight} x {name} (log-odds)", *(1 / (1 + np.exp(-f)) for f in fixed)))
-    combined = Combined.fit(base_val, xenc_val, nocontr, reads)
+    combined = Combined.fit_on_val(pairs, both_ways, Path(path))
     print(row(f"combined, {name}", combined.p(base_val, xenc_val), combined.p(base_other, xenc_other)))  # fmt: skip
     print(f"\n{name}: weights {combined.describe()}\n")

@@ -22,10 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from sick_sets import sick_sets
 from transformers import AutoTokenizer, BertForSequenceClassification
 
-from evaluator.training.real_bases import sick_rows
-from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.resources import encoder_path
 
 BATCH, LEARNING_RATE, MAX_LENGTH = 32, 5e-5, 256
@@ -37,25 +36,7 @@ if data not in ("sick", "sick+real"):
     sys.exit(f"DATA must be sick or sick+real, got {data!r}")
 torch.manual_seed(0)
 val = pd.read_parquet(pairs / "real" / "val.parquet")
-val_groups = set(val[val.source == "sick"].group)
-_, held = sick_rows(sick_train, substitutions=True)
-held_groups = {row["group"] for row in held}
-records = [value for _, value in iter_jsonl(sick_train)]
-other_ids = {
-    v["id"] for v in records if v["contradiction"] and f"sick:{v['id']}" not in held_groups
-}
-
-
-def label(value: dict) -> int:
-    return 0 if value["paraphrase"] else 2 if value["contradiction"] else 1
-
-
-train = [
-    (ref, gen, label(v))
-    for v in records
-    if f"sick:{v['id']}" not in val_groups and v["id"] not in other_ids
-    for ref, gen in ((v["a"], v["b"]), (v["b"], v["a"]))
-]
+train, held_out = sick_sets(val, sick_train)
 if data == "sick+real":
     real = pd.read_parquet(pairs / "real" / "train.parquet")
     train += [
@@ -123,12 +104,7 @@ def probabilities(frame: pd.DataFrame) -> np.ndarray:
     )
 
 
-sets = {
-    "para": val[(val.rule == "real_base") & (val.source == "sick")],
-    "con": val[val.rule.isin(["sick_contradiction", "sick_substitution"])],
-    "oth": pd.DataFrame([{"ref": v["a"], "gen": v["b"]} for v in records if v["id"] in other_ids]),
-    "val": val,
-}
+sets = {**held_out, "val": val}
 out.mkdir(parents=True, exist_ok=True)
 model.save_pretrained(out / "model")
 tokenizer.save_pretrained(out / "model")
