@@ -3,7 +3,10 @@ combined reading (combined.py) of the base and a cross-encoder (xenc_train.py), 
 real val split's readings and calibrated as the rules say; each error class keeps its share of
 the rest; the baselines as the bench computes them.
 
-    python bench_xenc.py CKPT PAIRS_DIR BOTH_WAYS_NPZ XENC_DIR OUT_JSON
+    python bench_xenc.py CKPT PAIRS_DIR BOTH_WAYS_NPZ XENC_DIR OUT_JSON [int8]
+
+With `int8` the cross-encoder reads with its linear layers quantized to int8 and the
+regression is fitted on its int8 readings (XENC_DIR/readings_int8.npz, shallow_train.py).
 """
 
 import sys
@@ -31,10 +34,12 @@ from mismatch_core.resources import data_dir
 
 checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
 xenc_dir, out = Path(sys.argv[4]), sys.argv[5]
+int8 = sys.argv[6:] == ["int8"]
 if str(both_ways["checkpoint"]) != sys.argv[1]:
     sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")
-xenc = CrossEncoder(xenc_dir)
-combined = Combined.fit_on_val(pairs, both_ways, xenc_dir / "readings.npz")
+xenc = CrossEncoder(xenc_dir, int8)
+readings = xenc_dir / ("readings_int8.npz" if int8 else "readings.npz")
+combined = Combined.fit_on_val(pairs, both_ways, readings)
 print(f"fitted on the real val split: {combined.describe()}")
 
 
@@ -52,7 +57,12 @@ class CombinedScorer(Scorer):
 
 scorer = CombinedScorer(checkpoint)
 root = data_dir()
-result: dict = {"checkpoint": sys.argv[1], "cross_encoder": str(xenc_dir), "seconds": {}}
+result: dict = {
+    "checkpoint": sys.argv[1],
+    "cross_encoder": str(xenc_dir),
+    "int8": int8,
+    "seconds": {},
+}
 runs = {
     "sick": lambda: bench_sick(scorer, root / SICK_TRIAL),
     "bases": lambda: bench_bases(scorer, root / "human", DEFAULT_BASES_LIMIT, 13),

@@ -1,7 +1,9 @@
 """`make demo`'s pairs (examples/pairs.jsonl) read by the shipped base and by the combined
 reading of this record (each reference of a multi-reference row read on its own).
 
-    python demo.py CKPT PAIRS_DIR BOTH_WAYS_NPZ XENC_DIR
+    python demo.py CKPT PAIRS_DIR BOTH_WAYS_NPZ XENC_DIR [int8]
+
+`int8` as in bench_xenc.py.
 """
 
 import sys
@@ -20,8 +22,10 @@ from mismatch_core.taxonomy import CODES
 checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
 if str(both_ways["checkpoint"]) != sys.argv[1]:
     sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")
-xenc = CrossEncoder(Path(sys.argv[4]))
-combined = Combined.fit_on_val(pairs, both_ways, Path(sys.argv[4]) / "readings.npz")
+int8 = sys.argv[5:] == ["int8"]
+xenc = CrossEncoder(Path(sys.argv[4]), int8)
+readings = Path(sys.argv[4]) / ("readings_int8.npz" if int8 else "readings.npz")
+combined = Combined.fit_on_val(pairs, both_ways, readings)
 rows = []
 for _, value in iter_jsonl(REPO_ROOT / "examples" / "pairs.jsonl"):
     refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]

@@ -9,7 +9,8 @@ read on real text (`combined.py`: the calibrated regression of the both-directio
 the cross-encoder's log-odds as one more input), against the shipped base and that record's
 calibrated control. SICK: the real val split's 114 paraphrases and 134 contradictions and the
 143 other contradictions; counts at P >= 0.5 and, for ranking, contradictions at the threshold
-that reads 100 of the 114 paraphrases.
+that reads 100 of the 114 paraphrases. Last column: the val split's pairs whose error is a
+person's name swapped (`EntErr/person`, as the demo's wrong person) read as NoContr.
 """
 
 import sys
@@ -27,6 +28,7 @@ val = pd.read_parquet(pairs / "real" / "val.parquet")
 nocontr = (val.label == "NoContr").to_numpy()
 sick_para, sick_con = paraphrases(val).to_numpy(), contradictions(val).to_numpy()
 non_sick = (val.source != "sick").to_numpy()
+person = (val.rule == "EntErr/person").to_numpy()  # a person's name swapped, as in the demo
 base_val, base_other = both_ways["val_fwd"], both_ways["contradictions_fwd"][134:]
 if len(base_other) != 143 or sick_para.sum() != 114 or sick_con.sum() != 134:
     sys.exit("the readings do not match the sets this script reads")
@@ -42,15 +44,17 @@ def row(name: str, on_val: np.ndarray, on_other: np.ndarray) -> str:
     return (
         f"| {name} | {(para >= 0.5).sum()} | {(con >= 0.5).sum()} | {(on_other >= 0.5).sum()} "
         f"| {auroc:.4f} | {(con >= at).sum()} + {(on_other >= at).sum()} "
-        f"| {(bases >= 0.5).sum()} / {len(bases)} | {real_auroc:.4f} |"
+        f"| {(bases >= 0.5).sum()} / {len(bases)} | {real_auroc:.4f} "
+        f"| {(on_val[person] >= 0.5).sum()} / {person.sum()} |"
     )
 
 
 print(
     "| reading | SICK paraphrases (114) | contradictions (134) | other contradictions (143) "
-    "| AUROC | contradictions at 100 paraphrases | non-SICK bases as NoContr | non-SICK AUROC |"
+    "| AUROC | contradictions at 100 paraphrases | non-SICK bases as NoContr | non-SICK AUROC "
+    "| person swapped, as NoContr |"
 )
-print("|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|")
 print(row("shipped base", base_val[:, 0], base_other[:, 0]))
 control = Combined.fit_on_val(pairs, both_ways, None)
 print(row("calibrated control", control.p(base_val, None), control.p(base_other, None)))
