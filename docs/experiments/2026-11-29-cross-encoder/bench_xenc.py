@@ -34,6 +34,8 @@ from mismatch_core.resources import data_dir
 
 checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
 xenc_dir, out = Path(sys.argv[4]), sys.argv[5]
+if sys.argv[6:] not in ([], ["int8"]):
+    sys.exit(f"the last argument may only be int8, got {sys.argv[6:]}")
 int8 = sys.argv[6:] == ["int8"]
 if str(both_ways["checkpoint"]) != sys.argv[1]:
     sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")

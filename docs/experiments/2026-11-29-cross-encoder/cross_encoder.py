@@ -1,5 +1,6 @@
 """A cross-encoder of xenc_train.py loaded for reading: P(same meaning) of (ref, gen) pairs in
-length-sorted batches of 64, with the time it took."""
+length-sorted batches of 64, with the time it took. A subclass may run the model another way
+by overriding ``logits``."""
 
 import time
 from pathlib import Path
@@ -35,6 +36,10 @@ class CrossEncoder:
                 max_length=256,
                 return_tensors="pt",
             )
-            p[chunk] = torch.softmax(self.model(**batch).logits, -1)[:, 0].numpy()
+            p[chunk] = torch.softmax(torch.as_tensor(self.logits(batch)), -1)[:, 0].numpy()
         self.seconds += time.perf_counter() - start
         return p
+
+    def logits(self, batch: dict) -> torch.Tensor | np.ndarray:
+        """(batch, 3) class logits of a tokenized batch."""
+        return self.model(**batch).logits

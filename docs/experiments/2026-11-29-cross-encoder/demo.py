@@ -22,6 +22,8 @@ from mismatch_core.taxonomy import CODES
 checkpoint, pairs, both_ways = load(sys.argv[1]), Path(sys.argv[2]), np.load(sys.argv[3])
 if str(both_ways["checkpoint"]) != sys.argv[1]:
     sys.exit(f"{sys.argv[3]} holds the readings of {both_ways['checkpoint']}, not {sys.argv[1]}")
+if sys.argv[5:] not in ([], ["int8"]):
+    sys.exit(f"the last argument may only be int8, got {sys.argv[5:]}")
 int8 = sys.argv[5:] == ["int8"]
 xenc = CrossEncoder(Path(sys.argv[4]), int8)
 readings = Path(sys.argv[4]) / ("readings_int8.npz" if int8 else "readings.npz")

@@ -2,13 +2,16 @@
 the same training examples as xenc_train.py's `sick+real`, each loss half the hard label's
 cross-entropy and half the KL divergence to the teacher's class probabilities.
 
-    python shallow_train.py PAIRS_DIR SICK_TRAIN TEACHER_DIR OUT EPOCHS LAYERS LEARNING_RATE
+    python shallow_train.py PAIRS_DIR SICK_TRAIN TEACHER_DIR OUT EPOCHS LAYERS LEARNING_RATE [RANK]
 
 The student starts from the teacher's first LAYERS layers, pooler, head and token-type
 embeddings (the one-epoch 2-layer run of MiniLM's own layers read no pair as "same meaning");
 its word and position embeddings are MiniLM's own, frozen, so what it adds to the package is
 its layers and head (the encoder is shipped already). The teacher's
-probabilities of the training examples are cached in OUT/teacher.npy. Saves OUT/model and
+probabilities of the training examples are cached in OUT/teacher.npy. With RANK (needs peft
+on the path, not a project dependency) the layers are MiniLM's own, frozen, with low-rank
+adapters of that rank on their linear layers (peft's LoRA), so only the adapters, pooler,
+head and token-type embeddings train; they are merged into the layers before saving. Saves OUT/model and
 OUT/readings.npz as xenc_train.py does, and OUT/readings_int8.npz, the same read with its
 linear layers quantized to int8 (torch's dynamic quantization, as cross_encoder.py does).
 """
@@ -20,16 +23,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from batches import length_pooled
 from sick_sets import sick_sets
 from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
 
 from mismatch_core.resources import encoder_path
 
 BATCH, MAX_LENGTH = 32, 256
-POOL = 50 * BATCH  # examples sorted by length together, so a batch pads little
 
 pairs, sick_train, teacher_dir, out = (Path(a) for a in sys.argv[1:5])
 epochs, layers, learning_rate = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
+rank = int(sys.argv[8]) if len(sys.argv) > 8 else 0
 torch.manual_seed(0)
 val = pd.read_parquet(pairs / "real" / "val.parquet")
 train, held_out = sick_sets(val, sick_train)
@@ -72,11 +76,24 @@ soft = np.load(out / "teacher.npy")
 model = BertForSequenceClassification.from_pretrained(
     teacher_dir / "model", num_hidden_layers=layers
 )
-minilm = AutoModel.from_pretrained(encoder_path()).embeddings
+minilm = AutoModel.from_pretrained(encoder_path())
 for name in ("word_embeddings", "position_embeddings"):
     table = getattr(model.bert.embeddings, name)
-    table.weight.data.copy_(getattr(minilm, name).weight.data)
+    table.weight.data.copy_(getattr(minilm.embeddings, name).weight.data)
     table.weight.requires_grad = False
+if rank:
+    from peft import LoraConfig, get_peft_model
+
+    for student, own in zip(model.bert.encoder.layer, minilm.encoder.layer, strict=False):
+        student.load_state_dict(own.state_dict())
+    adapters = LoraConfig(
+        r=rank,
+        lora_alpha=2 * rank,
+        lora_dropout=0.1,
+        target_modules=["query", "key", "value", "output.dense", "intermediate.dense"],
+        modules_to_save=["pooler", "classifier", "token_type_embeddings"],
+    )
+    model = get_peft_model(model, adapters)
 del minilm
 trained = [p for p in model.parameters() if p.requires_grad]
 print(f"trained parameters: {sum(p.numel() for p in trained):,}", flush=True)
@@ -88,24 +105,12 @@ schedule = torch.optim.lr_scheduler.LambdaLR(
 )
 
 
-def batches(rng: np.random.Generator) -> list[list[int]]:
-    """One epoch's batches: shuffled, then each pool of POOL examples sorted by length and
-    cut into batches, and the batches shuffled."""
-    order = rng.permutation(len(train))
-    cut = []
-    for begin in range(0, len(order), POOL):
-        pool = sorted(
-            order[begin : begin + POOL], key=lambda j: len(train[j][0]) + len(train[j][1])
-        )
-        cut += [pool[i : i + BATCH] for i in range(0, len(pool), BATCH)]
-    return [cut[i] for i in rng.permutation(len(cut))]
-
-
 rng = np.random.default_rng(0)
+lengths = [len(ref) + len(gen) for ref, gen, _ in train]
 model.train()
 for epoch in range(epochs):
     total = 0.0
-    for step, indices in enumerate(batches(rng)):
+    for step, indices in enumerate(length_pooled(lengths, BATCH, rng)):
         if step % 200 == 0:
             print(f"epoch {epoch}, batch {step}: {time.time() - start:.0f} s", flush=True)
         chunk = [train[j] for j in indices]
@@ -124,6 +129,8 @@ for epoch in range(epochs):
         f"epoch {epoch}: hard-label loss {total / len(train):.4f}, {time.time() - start:.0f} s",
         flush=True,
     )
+if rank:
+    model = model.merge_and_unload()
 model.eval()
 sets = {**held_out, "val": val}
 model.save_pretrained(out / "model")

@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from batches import length_pooled
 from sick_sets import sick_sets
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from mismatch_core.resources import encoder_path
 
 BATCH, LEARNING_RATE, MAX_LENGTH = 32, 5e-5, 256
-POOL = 50 * BATCH  # examples sorted by length together, so a batch pads little
 
 pairs, sick_train, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 epochs, data = int(sys.argv[4]), sys.argv[5]
@@ -54,19 +54,6 @@ schedule = torch.optim.lr_scheduler.LambdaLR(
 )
 
 
-def batches(rng: np.random.Generator) -> list[list[int]]:
-    """One epoch's batches: shuffled, then each pool of POOL examples sorted by length and
-    cut into batches, and the batches shuffled."""
-    order = rng.permutation(len(train))
-    cut = []
-    for start in range(0, len(order), POOL):
-        pool = sorted(
-            order[start : start + POOL], key=lambda j: len(train[j][0]) + len(train[j][1])
-        )
-        cut += [pool[i : i + BATCH] for i in range(0, len(pool), BATCH)]
-    return [cut[i] for i in rng.permutation(len(cut))]
-
-
 def encoded(refs: list[str], gens: list[str]) -> dict:
     return tokenizer(
         refs, gens, padding=True, truncation=True, max_length=MAX_LENGTH, return_tensors="pt"
@@ -74,11 +61,12 @@ def encoded(refs: list[str], gens: list[str]) -> dict:
 
 
 rng = np.random.default_rng(0)
+lengths = [len(ref) + len(gen) for ref, gen, _ in train]
 start = time.time()
 model.train()
 for epoch in range(epochs):
     total = 0.0
-    for step, indices in enumerate(batches(rng)):
+    for step, indices in enumerate(length_pooled(lengths, BATCH, rng)):
         if step % 200 == 0:
             print(f"epoch {epoch}, batch {step}: {time.time() - start:.0f} s", flush=True)
         chunk = [train[j] for j in indices]
