@@ -7,11 +7,11 @@ cross-entropy and half the KL divergence to the teacher's class probabilities.
 The student starts from the teacher's first LAYERS layers, pooler, head and token-type
 embeddings (the one-epoch 2-layer run of MiniLM's own layers read no pair as "same meaning");
 its word and position embeddings are MiniLM's own, frozen, so what it adds to the package is
-its layers and head (the encoder is shipped already). The teacher's
-probabilities of the training examples are cached in OUT/teacher.npy. With RANK (needs peft
-on the path, not a project dependency) the layers are MiniLM's own, frozen, with low-rank
-adapters of that rank on their linear layers (peft's LoRA), so only the adapters, pooler,
-head and token-type embeddings train; they are merged into the layers before saving. Saves OUT/model and
+its layers and head (the encoder is shipped already). The teacher's probabilities of the
+training examples are cached in OUT/teacher.npy. With RANK (needs peft on the path, not a
+project dependency) the layers are MiniLM's own, frozen, with low-rank adapters of that rank
+on their linear layers (peft's LoRA), so only the adapters, pooler, head and token-type
+embeddings train; the adapters are merged into the layers before saving. Saves OUT/model and
 OUT/readings.npz as xenc_train.py does, and OUT/readings_int8.npz, the same read with its
 linear layers quantized to int8 (torch's dynamic quantization, as cross_encoder.py does).
 """
@@ -103,8 +103,6 @@ warmup = 0.1 * steps  # linear warm-up over a tenth of the steps, then linear de
 schedule = torch.optim.lr_scheduler.LambdaLR(
     optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - s / steps)
 )
-
-
 rng = np.random.default_rng(0)
 lengths = [len(ref) + len(gen) for ref, gen, _ in train]
 model.train()
