@@ -1,42 +1,50 @@
-"""A cross-encoder of xenc_train.py loaded for reading: P(same meaning) of (ref, gen) pairs in
-length-sorted batches of 64, with the time it took. A subclass may run the model another way
-by overriding ``logits``."""
+"""Reading this record's cross-encoders: class probabilities of (ref, gen) pairs in
+length-sorted batches of 64 (`class_probabilities`), and a saved cross-encoder loaded for
+reading P(same meaning), with the time it took (`CrossEncoder`; a subclass may run the model
+another way by overriding ``logits``)."""
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
+from training import encoded
 from transformers import AutoTokenizer, BertForSequenceClassification
+
+
+@torch.no_grad()
+def class_probabilities(
+    logits_of: Callable[[dict], torch.Tensor | np.ndarray],
+    tokenizer,
+    refs: list[str],
+    gens: list[str],
+) -> np.ndarray:
+    """(n, 3) class probabilities in the order given; ``logits_of`` reads a tokenized batch."""
+    order = sorted(range(len(refs)), key=lambda i: len(refs[i]) + len(gens[i]))
+    p = np.zeros((len(refs), 3), dtype=np.float32)
+    for i in range(0, len(order), 64):
+        chunk = order[i : i + 64]
+        batch = encoded(tokenizer, [refs[j] for j in chunk], [gens[j] for j in chunk])
+        p[chunk] = torch.softmax(torch.as_tensor(logits_of(batch)), -1).numpy()
+    return p
+
+
+def quantized(model: torch.nn.Module) -> torch.nn.Module:
+    """The model with its linear layers quantized to int8 (torch's dynamic quantization)."""
+    return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
 class CrossEncoder:
     def __init__(self, folder: Path, int8: bool = False) -> None:
         self.tokenizer = AutoTokenizer.from_pretrained(folder / "model")
         model = BertForSequenceClassification.from_pretrained(folder / "model").eval()
-        if int8:  # torch's dynamic quantization of the linear layers
-            model = torch.ao.quantization.quantize_dynamic(
-                model, {torch.nn.Linear}, dtype=torch.qint8
-            )
-        self.model = model
+        self.model = quantized(model) if int8 else model
         self.seconds = 0.0
 
-    @torch.no_grad()
     def same_meaning(self, refs: list[str], gens: list[str]) -> np.ndarray:
         start = time.perf_counter()
-        order = sorted(range(len(refs)), key=lambda i: len(refs[i]) + len(gens[i]))
-        p = np.zeros(len(refs))
-        for i in range(0, len(order), 64):
-            chunk = order[i : i + 64]
-            batch = self.tokenizer(
-                [refs[j] for j in chunk],
-                [gens[j] for j in chunk],
-                padding=True,
-                truncation=True,
-                max_length=256,
-                return_tensors="pt",
-            )
-            p[chunk] = torch.softmax(torch.as_tensor(self.logits(batch)), -1)[:, 0].numpy()
+        p = class_probabilities(self.logits, self.tokenizer, refs, gens)[:, 0]
         self.seconds += time.perf_counter() - start
         return p
 

@@ -17,9 +17,7 @@ import onnxruntime
 import torch
 from cross_encoder import CrossEncoder
 from onnxruntime.quantization import QuantType, quantize_dynamic
-from timing import time_and_report
-
-from evaluator.cli.bench.predict import bench_pairs
+from timing import pairs, time_and_report
 
 NAMES = ["input_ids", "attention_mask", "token_type_ids"]
 
@@ -56,8 +54,8 @@ ort, ort_int8 = (
     OrtReader(xenc_dir, work / "xenc_int8.onnx"),
 )
 readers = {"torch int8": xenc_int8, "onnxruntime": ort, "onnxruntime int8": ort_int8}
-time_and_report({name: reader.same_meaning for name, reader in readers.items()})
-refs, gens = bench_pairs(2000, 13)
+refs, gens = pairs()
+time_and_report(refs, gens, {name: reader.same_meaning for name, reader in readers.items()})
 reference = xenc.same_meaning(refs, gens)
 for name, reader in readers.items():
     gap = np.abs(reader.same_meaning(refs, gens) - reference)

@@ -23,13 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from batches import length_pooled
+from cross_encoder import class_probabilities, quantized
 from sick_sets import sick_sets
+from training import train_epochs
 from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
 
 from mismatch_core.resources import encoder_path
-
-BATCH, MAX_LENGTH = 32, 256
 
 pairs, sick_train, teacher_dir, out = (Path(a) for a in sys.argv[1:5])
 epochs, layers, learning_rate = int(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7])
@@ -46,27 +45,13 @@ print("training examples per class", np.bincount([t[2] for t in train]), flush=T
 tokenizer = AutoTokenizer.from_pretrained(teacher_dir / "model")
 
 
-def encoded(refs: list[str], gens: list[str]) -> dict:
-    return tokenizer(
-        refs, gens, padding=True, truncation=True, max_length=MAX_LENGTH, return_tensors="pt"
-    )
-
-
-@torch.no_grad()
 def probabilities(model: torch.nn.Module, refs: list[str], gens: list[str]) -> np.ndarray:
-    """Class probabilities in length-sorted batches of 64, in the order given."""
-    order = sorted(range(len(refs)), key=lambda i: len(refs[i]) + len(gens[i]))
-    p = np.zeros((len(refs), 3), dtype=np.float32)
-    for i in range(0, len(order), 64):
-        chunk = order[i : i + 64]
-        logits = model(**encoded([refs[j] for j in chunk], [gens[j] for j in chunk])).logits
-        p[chunk] = torch.softmax(logits, -1).numpy()
-    return p
+    return class_probabilities(lambda batch: model(**batch).logits, tokenizer, refs, gens)
 
 
 out.mkdir(parents=True, exist_ok=True)
-start = time.time()
 if not (out / "teacher.npy").exists():
+    start = time.time()
     teacher = BertForSequenceClassification.from_pretrained(teacher_dir / "model").eval()
     soft = probabilities(teacher, [t[0] for t in train], [t[1] for t in train])
     np.save(out / "teacher.npy", soft)
@@ -95,47 +80,25 @@ if rank:
     )
     model = get_peft_model(model, adapters)
 del minilm
-trained = [p for p in model.parameters() if p.requires_grad]
-print(f"trained parameters: {sum(p.numel() for p in trained):,}", flush=True)
-optimizer = torch.optim.AdamW(trained, lr=learning_rate, weight_decay=0.01)
-steps = epochs * ((len(train) + BATCH - 1) // BATCH)
-warmup = 0.1 * steps  # linear warm-up over a tenth of the steps, then linear decay
-schedule = torch.optim.lr_scheduler.LambdaLR(
-    optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - s / steps)
-)
-rng = np.random.default_rng(0)
-lengths = [len(ref) + len(gen) for ref, gen, _ in train]
-model.train()
-for epoch in range(epochs):
-    total = 0.0
-    for step, indices in enumerate(length_pooled(lengths, BATCH, rng)):
-        if step % 200 == 0:
-            print(f"epoch {epoch}, batch {step}: {time.time() - start:.0f} s", flush=True)
-        chunk = [train[j] for j in indices]
-        logits = model(**encoded([c[0] for c in chunk], [c[1] for c in chunk])).logits
-        hard = torch.nn.functional.cross_entropy(logits, torch.tensor([c[2] for c in chunk]))
-        distilled = torch.nn.functional.kl_div(
-            torch.log_softmax(logits, -1), torch.from_numpy(soft[indices]), reduction="batchmean"
-        )
-        loss = 0.5 * hard + 0.5 * distilled
-        loss.backward()
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        total += hard.item() * len(chunk)
-    print(
-        f"epoch {epoch}: hard-label loss {total / len(train):.4f}, {time.time() - start:.0f} s",
-        flush=True,
+print(f"trained parameters: {sum(p.numel() for p in model.parameters() if p.requires_grad):,}")
+
+
+def distillation(logits: torch.Tensor, indices: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Half the hard label's cross-entropy, half the KL divergence to the teacher."""
+    hard = torch.nn.functional.cross_entropy(logits, torch.tensor([train[j][2] for j in indices]))
+    distilled = torch.nn.functional.kl_div(
+        torch.log_softmax(logits, -1), torch.from_numpy(soft[indices]), reduction="batchmean"
     )
+    return 0.5 * hard + 0.5 * distilled, hard
+
+
+train_epochs(model, tokenizer, train, epochs, learning_rate, distillation)
 if rank:
-    model = model.merge_and_unload()
-model.eval()
+    model = model.merge_and_unload().eval()
 sets = {**held_out, "val": val}
 model.save_pretrained(out / "model")
 tokenizer.save_pretrained(out / "model")
-readings = {name: probabilities(model, list(f.ref), list(f.gen)) for name, f in sets.items()}
-np.savez(out / "readings.npz", **readings)
-int8 = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-readings = {name: probabilities(int8, list(f.ref), list(f.gen)) for name, f in sets.items()}
-np.savez(out / "readings_int8.npz", **readings)
+for name, reader in (("readings.npz", model), ("readings_int8.npz", quantized(model))):
+    readings = {key: probabilities(reader, list(f.ref), list(f.gen)) for key, f in sets.items()}
+    np.savez(out / name, **readings)
 print(f"saved {out}")

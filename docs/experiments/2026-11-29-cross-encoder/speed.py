@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 from cross_encoder import CrossEncoder
-from timing import time_and_report
+from timing import pairs, time_and_report
 
 xenc_dir = Path(sys.argv[1])
 xenc, xenc_int8 = CrossEncoder(xenc_dir), CrossEncoder(xenc_dir, int8=True)
-time_and_report({"cross-encoder": xenc.same_meaning, "cross-encoder int8": xenc_int8.same_meaning})
+time_and_report(
+    *pairs(), {"cross-encoder": xenc.same_meaning, "cross-encoder int8": xenc_int8.same_meaning}
+)

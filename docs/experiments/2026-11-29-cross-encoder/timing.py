@@ -28,9 +28,14 @@ def scorers() -> dict[str, Run]:
     return {"predict": ours, "bert_score.score": theirs}
 
 
-def time_and_report(readers: dict[str, Run]) -> None:
-    """Time the scorers and ``readers``; print each one's time and predict + each reader's."""
-    refs, gens = bench_pairs(2000, 13)
+def pairs() -> tuple[list[str], list[str]]:
+    """`mismatch bench predict`'s pairs: 2,000 real pairs, seed 13."""
+    return bench_pairs(2000, 13)
+
+
+def time_and_report(refs: list[str], gens: list[str], readers: dict[str, Run]) -> None:
+    """Time the scorers and ``readers`` on the pairs; print each one's time and predict + each
+    reader's."""
     runs = {**scorers(), **readers}
     for run in runs.values():
         run(refs[:WARMUP_PAIRS], gens[:WARMUP_PAIRS])

@@ -16,19 +16,19 @@ contradictions (`oth`) and the whole real val split (`val`).
 """
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
-from batches import length_pooled
+from cross_encoder import class_probabilities
 from sick_sets import sick_sets
+from training import hard_labels, train_epochs
 from transformers import AutoTokenizer, BertForSequenceClassification
 
 from mismatch_core.resources import encoder_path
 
-BATCH, LEARNING_RATE, MAX_LENGTH = 32, 5e-5, 256
+LEARNING_RATE = 5e-5
 
 pairs, sick_train, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 epochs, data = int(sys.argv[4]), sys.argv[5]
@@ -46,55 +46,16 @@ if data == "sick+real":
 print("training examples per class", np.bincount([t[2] for t in train]), flush=True)
 tokenizer = AutoTokenizer.from_pretrained(encoder_path())
 model = BertForSequenceClassification.from_pretrained(encoder_path(), num_labels=3)
-optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
-steps = epochs * ((len(train) + BATCH - 1) // BATCH)
-warmup = 0.1 * steps  # linear warm-up over a tenth of the steps, then linear decay
-schedule = torch.optim.lr_scheduler.LambdaLR(
-    optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - s / steps)
-)
-
-
-def encoded(refs: list[str], gens: list[str]) -> dict:
-    return tokenizer(
-        refs, gens, padding=True, truncation=True, max_length=MAX_LENGTH, return_tensors="pt"
-    )
-
-
-rng = np.random.default_rng(0)
-lengths = [len(ref) + len(gen) for ref, gen, _ in train]
-start = time.time()
-model.train()
-for epoch in range(epochs):
-    total = 0.0
-    for step, indices in enumerate(length_pooled(lengths, BATCH, rng)):
-        if step % 200 == 0:
-            print(f"epoch {epoch}, batch {step}: {time.time() - start:.0f} s", flush=True)
-        chunk = [train[j] for j in indices]
-        batch = encoded([c[0] for c in chunk], [c[1] for c in chunk])
-        loss = model(**batch, labels=torch.tensor([c[2] for c in chunk])).loss
-        loss.backward()
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        total += loss.item() * len(chunk)
-    print(f"epoch {epoch}: loss {total / len(train):.4f}, {time.time() - start:.0f} s", flush=True)
-model.eval()
-
-
-@torch.no_grad()
-def probabilities(frame: pd.DataFrame) -> np.ndarray:
-    refs, gens = list(frame.ref), list(frame.gen)
-    return np.concatenate(
-        [
-            torch.softmax(model(**encoded(refs[i : i + 64], gens[i : i + 64])).logits, -1).numpy()
-            for i in range(0, len(refs), 64)
-        ]
-    )
-
-
+train_epochs(model, tokenizer, train, epochs, LEARNING_RATE, hard_labels(train))
 sets = {**held_out, "val": val}
 out.mkdir(parents=True, exist_ok=True)
 model.save_pretrained(out / "model")
 tokenizer.save_pretrained(out / "model")
-np.savez(out / "readings.npz", **{name: probabilities(frame) for name, frame in sets.items()})
+readings = {
+    name: class_probabilities(
+        lambda batch: model(**batch).logits, tokenizer, list(f.ref), list(f.gen)
+    )
+    for name, f in sets.items()
+}
+np.savez(out / "readings.npz", **readings)
 print(f"saved {out}")
