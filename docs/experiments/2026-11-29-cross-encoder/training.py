@@ -39,9 +39,11 @@ def train_epochs(
     epochs: int,
     learning_rate: float,
     loss: Callable[[torch.Tensor, list[int]], tuple[torch.Tensor, torch.Tensor]],
+    after_epoch: Callable[[int], None] | None = None,
 ) -> None:
     """Train ``model``'s parameters that require grad; ``loss(logits, indices)`` gives the
-    loss to step on and the hard-label cross-entropy, whose mean each epoch prints."""
+    loss to step on and the hard-label cross-entropy, whose mean each epoch prints;
+    ``after_epoch(epoch)``, if given, runs after each epoch with the model in eval mode."""
     trained = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trained, lr=learning_rate, weight_decay=0.01)
     steps = epochs * ((len(train) + BATCH - 1) // BATCH)
@@ -72,6 +74,10 @@ def train_epochs(
             f"epoch {epoch}: hard-label loss {total / len(train):.4f}, {time.time() - start:.0f} s",
             flush=True,
         )
+        if after_epoch is not None:
+            model.eval()
+            after_epoch(epoch)
+            model.train()
     model.eval()
 
 
