@@ -28,7 +28,7 @@ from transformers import AutoTokenizer, BertForSequenceClassification  # noqa: E
 
 from evaluator.finetune.agreement import kendall  # noqa: E402
 from evaluator.finetune.datamodule import VAL_SEED_OFFSET, split_rows  # noqa: E402
-from evaluator.human_data import load_records  # noqa: E402
+from evaluator.human_data import HumanRecord, load_records  # noqa: E402
 from mismatch_core.jsonl import iter_jsonl  # noqa: E402
 from mismatch_core.resources import data_dir, encoder_path  # noqa: E402
 
@@ -36,6 +36,25 @@ CLASSES = ("entailment", "neutral", "contradiction")
 LEARNING_RATE = 5e-5
 EPOCHS = 3
 HALF_SEED_OFFSET = 20_000
+
+
+def nli_records() -> list[HumanRecord]:
+    """MNLI dev matched's records, in the data file's order (the order `mismatch evaluate` reads)."""
+    return load_records(data_dir() / "human" / "nli" / "mnli_dev_matched.jsonl.gz")
+
+
+def gold_classes(records: list[HumanRecord]) -> np.ndarray:
+    """Each record's gold class, an index into CLASSES."""
+    return np.array([[r.scores[c] for c in CLASSES] for r in records]).argmax(axis=1)
+
+
+def evaluate_splits(
+    records: list[HumanRecord], seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(train, validation, test) rows as `mismatch evaluate` splits them for ``seed``."""
+    train, test = split_rows(records, np.arange(len(records)), seed, 0.2)
+    train, val = split_rows(records, train, VAL_SEED_OFFSET + seed, 0.1)
+    return train, val, test
 
 
 def task_tau(probabilities: np.ndarray, gold: np.ndarray) -> float:
@@ -66,10 +85,9 @@ def main() -> None:
     if extra not in ("", "sick", "half"):
         sys.exit(f"EXTRA must be sick or half, got {extra!r}")
     torch.manual_seed(seed)
-    records = load_records(data_dir() / "human" / "nli" / "mnli_dev_matched.jsonl.gz")
-    gold = np.array([[r.scores[c] for c in CLASSES] for r in records]).argmax(axis=1)
-    train_rows, test = split_rows(records, np.arange(len(records)), seed, 0.2)
-    train, val = split_rows(records, train_rows, VAL_SEED_OFFSET + seed, 0.1)
+    records = nli_records()
+    gold = gold_classes(records)
+    train, val, test = evaluate_splits(records, seed)
     if extra == "half":
         train, _ = split_rows(records, train, HALF_SEED_OFFSET + seed, 0.5)
     print(f"seed {seed}: train {len(train)}, val {len(val)}, test {len(test)}", flush=True)

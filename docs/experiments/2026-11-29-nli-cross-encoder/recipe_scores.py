@@ -13,10 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from nli_probe import CLASSES, task_tau
+from nli_probe import evaluate_splits, gold_classes, task_tau
 
 from evaluator.cli.finetune import load_settings, prepare
-from evaluator.finetune.datamodule import VAL_SEED_OFFSET, split_rows
 from evaluator.finetune.evaluate import model_scores
 from evaluator.finetune.train import fit
 
@@ -27,10 +26,11 @@ def main() -> None:
     settings = replace(load_settings("nli", config), cache_dir=cache_dir)
     prepared = prepare("nli", settings.checkpoint, settings, config)
     records = prepared.records
-    gold = np.array([[r.scores[c] for c in CLASSES] for r in records]).argmax(axis=1)
-    train, test = split_rows(records, np.arange(len(records)), seed, 0.2)
-    _, val = split_rows(records, train, VAL_SEED_OFFSET + seed, 0.1)
-    module, _, _ = fit(prepared, train, settings, seed, checkpoint=settings.checkpoint)
+    gold = gold_classes(records)
+    train, val, test = evaluate_splits(records, seed)
+    # evaluate's training rows, ascending as split_rows gives them; the fit holds val out itself
+    fit_rows = np.sort(np.concatenate([train, val]))
+    module, _, _ = fit(prepared, fit_rows, settings, seed, checkpoint=settings.checkpoint)
     p_val, p_test = model_scores(module, prepared, val), model_scores(module, prepared, test)
     accuracy = float((p_test.argmax(axis=1) == gold[test]).mean())
     print(

@@ -8,16 +8,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from nli_probe import CLASSES, log_loss, task_tau
-
-from evaluator.human_data import load_records
-from mismatch_core.resources import data_dir
+from nli_probe import gold_classes, log_loss, nli_records, task_tau
 
 
 def main() -> None:
     seed, recipe_file, runs = int(sys.argv[1]), Path(sys.argv[2]), [Path(a) for a in sys.argv[3:]]
-    records = load_records(data_dir() / "human" / "nli" / "mnli_dev_matched.jsonl.gz")
-    gold = np.array([[r.scores[c] for c in CLASSES] for r in records]).argmax(axis=1)
+    records = nli_records()
+    gold = gold_classes(records)
     recipe = np.load(recipe_file)
     if list(recipe["ids"]) != [r.id for r in records]:
         sys.exit(f"{recipe_file}: records in another order than the data file")
