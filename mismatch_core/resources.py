@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import socket
+import warnings
 from pathlib import Path
 
 from mismatch_core.errors import ResourceMissingError
@@ -216,16 +217,27 @@ def use_nltk_data() -> Path:
 def wordnet():
     """The NLTK WordNet reader over the repo's data folder, loaded once.
 
+    Built without the sense map between WordNet versions that nltk's own loader makes at
+    every load (about 3 s): only its multilingual (OMW) functions read it, and nothing here
+    calls them.
+
     A forked child drops the data files it inherits: a forked file object shares its offset
     with the parent and the other children, so concurrent seek+read would return another
     process's line. The reader reopens them lazily.
     """
-    use_nltk_data()
-    from nltk.corpus import wordnet as wn
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    wn.ensure_loaded()
-    os.register_at_fork(after_in_child=wn._data_file_map.clear)
-    return wn
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):
+            return None
+
+    use_nltk_data()
+    with warnings.catch_warnings():  # "multilingual functions are not available": as meant
+        warnings.simplefilter("ignore")
+        reader = EnglishWordNet(nltk.data.find("corpora/wordnet"), omw_reader=None)
+    os.register_at_fork(after_in_child=reader._data_file_map.clear)
+    return reader
 
 
 @functools.lru_cache(maxsize=1)
