@@ -22,8 +22,10 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy
 
+# Two workers (pytest-xdist), one test file each at a time, files in collection order:
+# tests/conftest.py puts the two slowest files first so the rest runs beside them.
 test: setup lint typecheck
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 demo: setup
 	$(VENV)/bin/mismatch demo

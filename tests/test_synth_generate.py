@@ -109,7 +109,7 @@ def test_another_seed_gives_other_pairs(generated, small_corpus, config):
     assert len(before & after) < 0.5 * len(after)
 
 
-def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys):
+def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys, monkeypatch):
     from evaluator.cli import main
 
     out = tmp_path / "synth"
@@ -128,7 +128,13 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys):
     capsys.readouterr()
     assert main(["synth", "--audit", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    # a rerun replaces the set; a folder holding anything else is refused before any work
+
+    # a rerun replaces the set; a folder holding anything else is refused before any work.
+    # The rerun's generator hands back the first run's pairs (generating is tested above).
+    def generate_again(config, progress=None):
+        return train, val, {**manifest, "seed": config.seed}
+
+    monkeypatch.setattr(synth.generate, "generate", generate_again)
     assert main(["synth", "--num-pairs", "56", "--seed", "4", "--out", str(out), "--quiet"]) == 0
     assert json.loads((out / "manifest.json").read_text())["seed"] == 4
     (out / "notes.txt").write_text("mine")
