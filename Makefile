@@ -22,8 +22,8 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy
 
-# Two workers (pytest-xdist), one test file each at a time, files in collection order:
-# tests/conftest.py puts the two slowest files first so the rest runs beside them.
+# Two workers (pytest-xdist), each test file on one worker, files handed out in collection
+# order as a worker runs low: tests/conftest.py puts the two slowest first.
 test: setup lint typecheck
 	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder
 

@@ -218,7 +218,7 @@ def wordnet():
     """The NLTK WordNet reader over the repo's data folder, loaded once.
 
     Built without the sense map between WordNet versions that nltk's own loader makes at
-    every load (about 3 s): only its multilingual (OMW) functions read it, and nothing here
+    every load (about 4 s): only its multilingual (OMW) functions read it, and nothing here
     calls them.
 
     A forked child drops the data files it inherits: a forked file object shares its offset
@@ -233,8 +233,8 @@ def wordnet():
             return None
 
     use_nltk_data()
-    with warnings.catch_warnings():  # "multilingual functions are not available": as meant
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The multilingual functions are not available")
         reader = EnglishWordNet(nltk.data.find("corpora/wordnet"), omw_reader=None)
     os.register_at_fork(after_in_child=reader._data_file_map.clear)
     return reader

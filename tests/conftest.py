@@ -13,10 +13,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-# The slowest files (each over two minutes of a serial run on 2 cores; the rest of the suite
-# takes about five): first in the collection, so that `make test`'s two workers start on them
-# and share out everything else (Makefile: files in collection order).
-SLOWEST_FILES = ("test_synth_generate.py", "test_distributed.py")
+# The two slowest files, minutes each: first in the collection, so that `make test`'s two
+# workers start on them and take the other files beside them (the Makefile's xdist options
+# hand out files in collection order).
+SLOWEST_FILES = ("test_distributed.py", "test_synth_generate.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -61,6 +61,8 @@ def guarded_files() -> dict[str, str]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controlling process checks, around the whole run
     session.config.stash[_TREES_AT_START] = guarded_files()
 
 

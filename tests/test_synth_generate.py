@@ -138,6 +138,11 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys, monkey
     assert main(["synth", "--num-pairs", "56", "--seed", "4", "--out", str(out), "--quiet"]) == 0
     assert json.loads((out / "manifest.json").read_text())["seed"] == 4
     (out / "notes.txt").write_text("mine")
+
+    def no_work(config, progress=None):
+        raise AssertionError("a refused folder must be named before any pair is made")
+
+    monkeypatch.setattr(synth.generate, "generate", no_work)
     assert main(["synth", "--num-pairs", "56", "--out", str(out), "--quiet"]) == 2
     assert "holds notes.txt, not only train.parquet" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "mine"
