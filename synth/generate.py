@@ -45,8 +45,9 @@ Task = tuple[list[Group], dict[str, float], frozenset[str], SynthConfig, int]
 
 
 def _preload() -> None:
-    """Load spaCy, the rules and the lazily loaded data they use (WordNet a few seconds, lemminflect's
-    tables) once in the parent, so forked workers share them instead of each loading its own."""
+    """Load spaCy, the rules and the lazily loaded data they use (WordNet, a few seconds;
+    lemminflect's tables) once in the parent, so forked workers share them instead of each
+    loading its own."""
     from lemminflect import getAllLemmas
 
     from mismatch_core.resources import wordnet
