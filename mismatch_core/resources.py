@@ -75,7 +75,9 @@ def configure_offline_mode(offline: bool = False) -> None:
 
 
 def quiet_hub_libraries() -> None:
-    """No "Loading weights" bars from transformers: our own bar is the one that means progress."""
+    """No "Loading weights" bars from transformers: our own bar is the one that means progress.
+    The ``mismatch`` entry point calls it for every command (HF_HUB_DISABLE_PROGRESS_BARS=0
+    keeps the bars)."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -379,6 +382,22 @@ def test_a_missing_encoder_is_a_user_error_not_a_traceback(tmp_path, capsys):
     error = capsys.readouterr().err
     assert error.startswith(f"mismatch features: error: encoder '{tmp_path / 'none'}'")
     assert not (tmp_path / "o.parquet").exists()
+
+
+@pytest.mark.slow  # the packaged encoder
+def test_the_command_shows_no_loading_bars_of_the_hub_libraries(tmp_path):
+    """The encoder loads without transformers' "Loading weights" bar: under --quiet nothing
+    is drawn, and otherwise only our own bar (the entry point quiets the hub libraries)."""
+    pairs_path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"id": ["a"], "ref": ["A dog runs."], "gen": ["A cat runs."]}).to_parquet(pairs_path)
+    argv = ["features", "--quiet", "--pairs", str(pairs_path), "--out", str(tmp_path / "o.parquet")]
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    result = subprocess.run(
+        [sys.executable, "-m", "evaluator.cli", *argv, "--features", "embed_cos"],
+        capture_output=True, text=True, env=env, timeout=240,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Loading weights" not in result.stderr
 
 
 @pytest.mark.slow

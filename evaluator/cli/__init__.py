@@ -10,7 +10,7 @@ import importlib
 import sys
 
 from mismatch_core.errors import CheckpointError, ConfigError, DataError, ResourceMissingError
-from mismatch_core.resources import configure_offline_mode
+from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
     name, rest = argv[0], argv[1:]
-    configure_offline_mode()  # before a command imports the Hugging Face libraries
+    # before a command imports the Hugging Face libraries: offline when no hub answers, and no
+    # "Loading weights" bars
+    configure_offline_mode()
+    quiet_hub_libraries()
     module = importlib.import_module(COMMANDS[name][0])
     sub = argparse.ArgumentParser(prog=f"mismatch {name}", description=COMMANDS[name][1])
     module.add_arguments(sub)

@@ -153,9 +153,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mismatch_core.resources import quiet_hub_libraries
-
-    quiet_hub_libraries()
     commands = {"pairs": _pairs, "chains": _chains, "train": _train}
     return commands[args.mode](args)
 

@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 from mismatch_core.checkpoint_files import resolve_checkpoint
-from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT, quiet_hub_libraries
+from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
@@ -31,7 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    quiet_hub_libraries()
     from evaluator.cli import CommandError
     from evaluator.evaluator import Evaluator
     from evaluator.predict_io import read_jsonl_file

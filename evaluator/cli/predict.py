@@ -28,7 +28,7 @@ from mismatch_core.checkpoint_files import (
     resolve_checkpoint,
 )
 from mismatch_core.jsonl import is_gzip
-from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode, quiet_hub_libraries
+from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode
 
 # pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
 # bounded by this, not by the input (but for the JSONL ids kept to find repeats)
@@ -128,7 +128,6 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.malloc import fix_mmap_threshold
 
     fix_mmap_threshold()  # peak memory flat over long inputs
-    quiet_hub_libraries()
     if args.offline:  # before anything imports huggingface_hub
         configure_offline_mode(offline=True)
     started = time.perf_counter()

@@ -66,9 +66,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mismatch_core.resources import quiet_hub_libraries
-
-    quiet_hub_libraries()
     return _train(args) if args.mode == "train" else _copy(args)
 
 

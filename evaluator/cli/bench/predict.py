@@ -23,7 +23,6 @@ from mismatch_core.resources import (
     REPO_ROOT,
     encoder_path,
     load_encoder,
-    quiet_hub_libraries,
 )
 
 CHECKPOINT = REPO_ROOT / DEFAULT_CHECKPOINT
@@ -70,7 +69,6 @@ def bench_predict(args: argparse.Namespace) -> None:
     from evaluator.malloc import fix_mmap_threshold
 
     fix_mmap_threshold()  # as `mismatch predict` runs
-    quiet_hub_libraries()  # before bert_score imports transformers
     import bert_score
     import torch
 

@@ -431,7 +431,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.signature import signature
     from mismatch_core.atomic import output_problem
     from mismatch_core.checkpoint_files import resolve_checkpoint
-    from mismatch_core.resources import data_dir, quiet_hub_libraries
+    from mismatch_core.resources import data_dir
 
     parts = parse_parts(args.parts)
     for name in ("bases_limit", "darr_limit"):
@@ -444,7 +444,6 @@ def bench_realtext(args: argparse.Namespace) -> None:
     for part in ("sick", "darr"):
         if part in parts and not paths[part].is_file():
             raise CommandError(f"{paths[part]}: no such file")
-    quiet_hub_libraries()
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     scorer = Scorer(load(name, revision))
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None

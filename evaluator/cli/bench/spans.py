@@ -305,7 +305,6 @@ def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.tasks import human_root
     from mismatch_core.atomic import output_problem
     from mismatch_core.checkpoint_files import resolve_checkpoint
-    from mismatch_core.resources import quiet_hub_libraries
 
     if args.parts is None:  # the synthetic part when its pairs are given
         parts = list(PARTS) if args.synth_pairs is not None else ["bases"]
@@ -315,7 +314,6 @@ def bench_spans(args: argparse.Namespace) -> None:
         raise CommandError("the synth part needs --synth-pairs (a mismatch synth val.parquet)")
     if args.out and (problem := output_problem(Path(args.out))):
         raise CommandError(problem)
-    quiet_hub_libraries()
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
