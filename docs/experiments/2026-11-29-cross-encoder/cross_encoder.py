@@ -1,5 +1,6 @@
 """Reading this record's cross-encoders: class probabilities of (ref, gen) pairs in
-length-sorted batches of 64 (`class_probabilities`), and a saved cross-encoder loaded for
+length-sorted batches of 64 (`class_probabilities`; `model_probabilities` for a transformers
+classifier), and a saved cross-encoder loaded for
 reading P(same meaning), with the time it took (`CrossEncoder`; a subclass may run the model
 another way by overriding ``logits``)."""
 
@@ -28,6 +29,13 @@ def class_probabilities(
         batch = encoded(tokenizer, [refs[j] for j in chunk], [gens[j] for j in chunk])
         p[chunk] = torch.softmax(torch.as_tensor(logits_of(batch)), -1).numpy()
     return p
+
+
+def model_probabilities(
+    model: torch.nn.Module, tokenizer, refs: list[str], gens: list[str]
+) -> np.ndarray:
+    """``class_probabilities`` of a transformers sequence classifier."""
+    return class_probabilities(lambda batch: model(**batch).logits, tokenizer, refs, gens)
 
 
 def quantized(model: torch.nn.Module) -> torch.nn.Module:

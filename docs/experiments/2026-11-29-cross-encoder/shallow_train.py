@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from cross_encoder import class_probabilities, quantized
+from cross_encoder import model_probabilities, quantized
 from sick_sets import sick_sets
 from training import train_epochs
 from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
@@ -45,15 +45,11 @@ print("training examples per class", np.bincount([t[2] for t in train]), flush=T
 tokenizer = AutoTokenizer.from_pretrained(teacher_dir / "model")
 
 
-def probabilities(model: torch.nn.Module, refs: list[str], gens: list[str]) -> np.ndarray:
-    return class_probabilities(lambda batch: model(**batch).logits, tokenizer, refs, gens)
-
-
 out.mkdir(parents=True, exist_ok=True)
 if not (out / "teacher.npy").exists():
     start = time.time()
     teacher = BertForSequenceClassification.from_pretrained(teacher_dir / "model").eval()
-    soft = probabilities(teacher, [t[0] for t in train], [t[1] for t in train])
+    soft = model_probabilities(teacher, tokenizer, [t[0] for t in train], [t[1] for t in train])
     np.save(out / "teacher.npy", soft)
     del teacher
     print(f"teacher read the training examples: {time.time() - start:.0f} s", flush=True)
@@ -99,6 +95,6 @@ sets = {**held_out, "val": val}
 model.save_pretrained(out / "model")
 tokenizer.save_pretrained(out / "model")
 for name, reader in (("readings.npz", model), ("readings_int8.npz", quantized(model))):
-    readings = {key: probabilities(reader, list(f.ref), list(f.gen)) for key, f in sets.items()}
+    readings = {key: model_probabilities(reader, tokenizer, list(f.ref), list(f.gen)) for key, f in sets.items()}
     np.savez(out / name, **readings)
 print(f"saved {out}")

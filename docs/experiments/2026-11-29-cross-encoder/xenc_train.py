@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from cross_encoder import class_probabilities
+from cross_encoder import model_probabilities
 from sick_sets import sick_sets
 from training import hard_labels, train_epochs
 from transformers import AutoTokenizer, BertForSequenceClassification
@@ -52,9 +52,7 @@ out.mkdir(parents=True, exist_ok=True)
 model.save_pretrained(out / "model")
 tokenizer.save_pretrained(out / "model")
 readings = {
-    name: class_probabilities(
-        lambda batch: model(**batch).logits, tokenizer, list(f.ref), list(f.gen)
-    )
+    name: model_probabilities(model, tokenizer, list(f.ref), list(f.gen))
     for name, f in sets.items()
 }
 np.savez(out / "readings.npz", **readings)

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "2026-11-29-cross-encoder"))
-from cross_encoder import class_probabilities  # noqa: E402
+from cross_encoder import model_probabilities  # noqa: E402
 from training import hard_labels, train_epochs  # noqa: E402
 from transformers import AutoTokenizer, BertForSequenceClassification  # noqa: E402
 
@@ -103,7 +103,7 @@ def main() -> None:
     def read(rows: np.ndarray) -> np.ndarray:
         refs = [records[i].refs[0] for i in rows]
         gens = [records[i].gen for i in rows]
-        return class_probabilities(lambda batch: model(**batch).logits, tokenizer, refs, gens)
+        return model_probabilities(model, tokenizer, refs, gens)
 
     def report(epoch: int) -> None:
         p_val, p_test = read(val), read(test)
