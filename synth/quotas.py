@@ -15,7 +15,7 @@ from mismatch_core.taxonomy import CODES
 from synth.config import SynthConfig
 from synth.output import Candidate
 
-MIN_ROUND_TEXTS = 200  # per source and split
+MIN_ROUND_TEXTS = 200  # per source and split (a run of fewer than 2,000 pairs: see round_floor)
 MAX_ROUND_TEXTS = 30_000
 
 
@@ -102,6 +102,14 @@ def harvest_classes(
     )
 
 
+def round_floor(num_pairs: int) -> int:
+    """Fewest texts a round parses per source and split: enough for every source's success
+    rates to be learned, and for a small run a tenth of its pairs (at least 20) instead of
+    200, so that a 280-pair set does not parse 2,000 texts in its first round. Runs of 2,000
+    pairs or more keep the floor of 200, and with it their output."""
+    return max(min(MIN_ROUND_TEXTS, num_pairs // 10), 20)
+
+
 def plan_round(
     open_classes: dict[str, int],
     harvest: frozenset[str],
@@ -136,7 +144,7 @@ def plan_round(
             shares[source] = (weight * servable / total_need, normalised)
     share_total = sum(share for share, _ in shares.values()) or 1.0
     return {
-        source: (max(int(budget * share / share_total), MIN_ROUND_TEXTS), weights)
+        source: (max(int(budget * share / share_total), round_floor(config.num_pairs)), weights)
         for source, (share, weights) in shares.items()
     }
 

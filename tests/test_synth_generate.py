@@ -20,7 +20,7 @@ from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, 
 from synth.generate import GroupQueue, _parse_groups, _screen, _work_chunk, generate
 from synth.pairing import group_paraphrases, make_errors
 from synth.perturb import Context, load_screens
-from synth.quotas import Quotas, harvest_classes
+from synth.quotas import Quotas, harvest_classes, plan_round
 from synth.rules import shared_rules
 
 
@@ -286,6 +286,17 @@ def test_rare_classes_are_harvested_and_common_ones_drawn():
     # screened (event order) and below scarce_rate on every source (numbers here); AttrErr
     # fails on squad but succeeds on half of the coco texts; HypErr has failed, but only 180 times
     assert harvest == {"PredOrdErr", "NumErr"}
+
+
+def test_a_small_run_parses_in_proportion_to_its_size_and_a_large_one_as_before():
+    # a late round: little is left, so every source gets the round's floor of texts
+    late = {"QuestErr": 12, "NegErr": 3}
+    for num_pairs, floor in ((280, 28), (56, 20), (1_999, 199), (2_000, 200), (200_000, 200)):
+        config = SynthConfig(num_pairs=num_pairs)
+        quotas = Quotas.for_config(config)
+        plan = plan_round(late, frozenset(), quotas, Counter(), Counter(), config)
+        assert set(plan) == set(config.source_weights)
+        assert {texts for texts, _ in plan.values()} == {floor}, num_pairs
 
 
 def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
