@@ -109,9 +109,12 @@ def test_another_seed_gives_other_pairs(generated, small_corpus, config):
     assert len(before & after) < 0.5 * len(after)
 
 
-def test_cli_writes_pairs_and_manifest_then_audits_them(tmp_path, capsys, monkeypatch):
+def test_cli_writes_pairs_and_manifest_then_audits_them(small_corpus, tmp_path, capsys, monkeypatch):
     from evaluator.cli import main
 
+    # the sample corpus stands in for the whole one (loading it takes ~15 s; the tiny set of
+    # tests/test_distributed.py runs the command on the whole corpus)
+    monkeypatch.setattr(synth.generate, "load_corpus", lambda directory: small_corpus)
     out = tmp_path / "synth"
     assert main(["synth", "--num-pairs", "56", "--seed", "3", "--out", str(out), "--quiet"]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
