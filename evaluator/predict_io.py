@@ -14,6 +14,9 @@ They leave the text out (gen[start:end], or the reference's slice, may hold any 
 Offsets are code points (Python str indices), end exclusive; PROB is the probability rounded
 to 6 decimals as Python writes the float (0.93, 5e-06). An empty cell is an empty list.
 `parse_spans_column` and `parse_missing_column` read them back.
+
+`SystemSummary` adds up the predictions as they are written: the system-level figures a user
+compares systems by (`mismatch predict --summary`).
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import json
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -425,3 +429,52 @@ class PredictionWriter:
             )
         else:
             self.table.writerows(flat_row(p, self.rating_keys, self.spans) for p in predictions)
+
+
+@dataclass
+class SystemSummary:
+    """System-level figures of a run, added up as predictions come (memory does not grow with
+    the input): the mean score, the mean of each rating and how many pairs each class names.
+    One system's outputs per run, as BLEU or COMET score a system."""
+
+    rating_keys: Sequence[str]
+    pairs: int = 0
+    score_sum: float = 0.0
+    rating_sums: dict[str, float] = field(default_factory=dict)
+    label_counts: Counter[str] = field(default_factory=Counter)
+    flagged: int = 0  # pairs that list at least one error class
+    unsure: int = 0  # pairs that list no class: none reached the threshold
+
+    def add(self, predictions: Sequence[Prediction]) -> None:
+        for prediction in predictions:
+            self.pairs += 1
+            self.score_sum += prediction.score
+            for key in self.rating_keys:
+                self.rating_sums[key] = self.rating_sums.get(key, 0.0) + prediction.ratings[key]
+            self.label_counts.update(prediction.labels)
+            self.flagged += any(label != "NoContr" for label in prediction.labels)
+            self.unsure += not prediction.labels
+
+    @property
+    def mean_score(self) -> float | None:
+        """Mean P(NoContr): the system's score (None for no pairs)."""
+        return self._mean(self.score_sum)
+
+    def _mean(self, total: float) -> float | None:
+        return total / self.pairs if self.pairs else None
+
+    def to_dict(self, signature: str) -> dict:
+        """pairs; mean_score = mean P(NoContr); mean_ratings (task checkpoints; {} for the
+        base); label_counts = pairs that list each class, all 14 in taxonomy order; flagged;
+        unsure; the run's signature. Means are null for no pairs."""
+        return {
+            "pairs": self.pairs,
+            "mean_score": self.mean_score,
+            "mean_ratings": {
+                key: self._mean(self.rating_sums.get(key, 0.0)) for key in self.rating_keys
+            },
+            "label_counts": {code: self.label_counts[code] for code in CODES},
+            "flagged": self.flagged,
+            "unsure": self.unsure,
+            "signature": signature,
+        }

@@ -431,18 +431,25 @@ def test_cli_output_round_trips(tmp_path: Path, output_format: str, monkeypatch)
         {"id": f"item-{i}", "ref": r, "gen": g}
         for i, (r, g) in enumerate(zip(REFS, GENS, strict=True))
     ]
-    out = tmp_path / f"out.{output_format}"
+    out, summary = tmp_path / f"out.{output_format}", tmp_path / "summary.json"
     status = predict_cli(
         "--checkpoint", str(directory), "--input", str(write_jsonl(tmp_path / "in.jsonl", rows)),
-        "--output", str(out), "--threshold", "0.05",
+        "--output", str(out), "--threshold", "0.05", "--summary", str(summary),
     )  # fmt: skip
     assert status == 0
-    expected = [
-        p.to_dict()
-        for p in Evaluator.from_pretrained(directory, threshold=0.05).predict(
-            REFS, GENS, ids=[row["id"] for row in rows]
-        )
-    ]
+    evaluator = Evaluator.from_pretrained(directory, threshold=0.05)
+    expected = [p.to_dict() for p in evaluator.predict(REFS, GENS, ids=[row["id"] for row in rows])]
+    figures = json.loads(summary.read_text())
+    assert figures["pairs"] == len(expected)
+    assert figures["mean_score"] == sum(p["score"] for p in expected) / len(expected)
+    assert figures["mean_ratings"] == {
+        key: sum(p["ratings"][key] for p in expected) / len(expected)
+        for key in ("coherence", "fluency")
+    }
+    assert figures["label_counts"] == {
+        code: sum(code in p["labels"] for p in expected) for code in CODES
+    }
+    assert figures["signature"] == str(evaluator.signature)
     if output_format == "jsonl":
         assert [json.loads(line) for line in out.read_text().splitlines()] == expected
         return
@@ -590,6 +597,14 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         ),
         "threshold": (["--input", str(no_gen), "--threshold", "2"], ["--threshold"]),
         "output is a folder": (["--input", str(no_gen), "--output", str(tmp)], ["is a directory"]),
+        "summary is a folder": (
+            ["--input", str(no_gen), "--summary", str(tmp)],
+            [f"--summary {tmp} is a directory"],
+        ),
+        "summary is the output": (
+            ["--input", str(no_gen), "--summary", str(tmp / "out" / "result.jsonl")],
+            ["--summary and --output name the same file"],
+        ),
         "device": (
             [
                 "--input",
@@ -607,7 +622,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
      "id like a line number", "not gzip", "missing file", "input is a folder",
-     "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder", "device"],
+     "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
+     "summary is a folder", "summary is the output", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys

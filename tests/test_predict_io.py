@@ -22,6 +22,7 @@ from evaluator.evaluator import Evaluator
 from evaluator.predict_io import (
     Prediction,
     PredictionWriter,
+    SystemSummary,
     columns,
     parse_missing_column,
     parse_spans_column,
@@ -122,6 +123,29 @@ def test_compact_columns_round_trip_through_their_parsers(output_format: str) ->
     assert read_missing == [{key: item[key] for key in MISSING_KEYS} for item in missed]
     assert (records[1]["spans"], records[1]["missing"]) == ("", "")
     assert parse_spans_column("") == [] and parse_missing_column("") == []
+
+
+def test_the_summary_gives_the_system_means_and_the_pairs_each_class_names() -> None:
+    one = prediction("a", None, None)  # NumErr, score 0.25, coherence 2.5
+    clean = replace(one, id="b", score=0.75, ratings={"coherence": 4.0}, labels=["NoContr"])
+    unsure = replace(one, id="c", score=0.5, ratings={"coherence": 3.0}, labels=[])
+    both = replace(one, id="d", score=0.5, ratings={"coherence": 3.5}, labels=["NoContr", "EntErr"])
+    summary = SystemSummary(["coherence"])
+    summary.add([one, clean])  # added chunk by chunk, as predict writes
+    summary.add([unsure, both])
+    figures = summary.to_dict("checkpoint:x|version:y")
+    assert figures["pairs"] == 4
+    assert figures["mean_score"] == pytest.approx(0.5)
+    assert figures["mean_ratings"] == {"coherence": pytest.approx(3.25)}
+    assert list(figures["label_counts"]) == list(CODES)
+    assert {code: n for code, n in figures["label_counts"].items() if n} == {
+        "NoContr": 2, "NumErr": 1, "EntErr": 1,
+    }  # fmt: skip
+    assert (figures["flagged"], figures["unsure"]) == (2, 1)
+    assert figures["signature"] == "checkpoint:x|version:y"
+    empty = SystemSummary(["coherence"]).to_dict("s")
+    assert empty["pairs"] == 0 and empty["mean_score"] is None
+    assert empty["mean_ratings"] == {"coherence": None}
 
 
 def test_compact_probabilities_keep_six_decimals() -> None:

@@ -13,14 +13,16 @@ import argparse
 import functools
 import gzip
 import io
+import json
 import os
 import sys
 import time
 import warnings
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from evaluator.cli import CommandError
+from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import (
     checkpoint_directory,
     read_config,
@@ -29,6 +31,9 @@ from mismatch_core.checkpoint_files import (
 )
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode
+
+if TYPE_CHECKING:
+    from evaluator.predict_io import SystemSummary
 
 # pairs read, scored and written at a time (2 of the Evaluator's CHUNK_PAIRS): memory is
 # bounded by this, not by the input (but for the JSONL ids kept to find repeats)
@@ -43,7 +48,10 @@ EPILOG = (
     "has a span tagger, spans = the characters of gen read as wrong (start, end, text, label, "
     "prob) and missing = the reference words gen leaves out (CSV/TSV: compact columns, see "
     "the README). With several references the closest one decides. Texts over the encoder's "
-    "token limit are truncated and counted in one warning."
+    "token limit are truncated and counted in one warning. --summary FILE writes the "
+    "system-level figures as one JSON object: pairs, mean_score, mean_ratings, label_counts "
+    "(pairs that list each class), flagged (pairs with an error label), unsure (no label) and "
+    "the signature."
 )
 
 
@@ -76,6 +84,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="output file (default: stdout); a name ending in .gz is written gzip-compressed",
+    )
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="also write the system-level figures as JSON: mean score, mean ratings, pairs "
+        "per class, the signature",
     )
     parser.add_argument(
         "--format",
@@ -141,6 +156,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
+    if args.summary is not None:
+        if args.output is not None and args.summary.resolve() == args.output.resolve():
+            raise CommandError("--summary and --output name the same file")
+        problem = output_problem(args.summary)
+        if problem:
+            raise CommandError(f"--summary {problem}")
     source = _input_source(args)
     checkpoint, config = _checkpoint(args)
     total = source.count(require_sources=reads_sources(config))  # checked before the model loads
@@ -166,7 +187,7 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
         warnings.simplefilter("always", TruncationWarning)
         if args.output is None:
             try:
-                score(sys.stdout, output_format, progress=not args.quiet)
+                summary = score(sys.stdout, output_format, progress=not args.quiet)
                 sys.stdout.flush()
             except BrokenPipeError:  # the reader stopped early (`| head`): nothing to report
                 _silence_stdout()
@@ -177,16 +198,25 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             try:
                 with atomic_path(args.output) as temporary, temporary.open("wb") as raw:
                     with _text_stream(raw, is_gzip(args.output)) as stream:
-                        score(stream, output_format, progress=not args.quiet)
+                        summary = score(stream, output_format, progress=not args.quiet)
             except OSError as error:
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
     _report_warnings(caught)
+    if args.summary is not None:
+        figures = json.dumps(summary.to_dict(str(evaluator.signature)), indent=2)
+        try:
+            write_text_atomic(args.summary, figures + "\n")
+        except OSError as error:
+            raise CommandError(f"cannot write {args.summary}: {error.strerror}") from None
     if not args.quiet:
         seconds = time.perf_counter() - started
         where = "stdout" if args.output is None else args.output
+        mean = "none" if summary.mean_score is None else f"{summary.mean_score:.4f}"
         print(
             f"mismatch predict: {total} pair(s) scored with {evaluator.checkpoint.path} "
             f"in {seconds:.1f} s -> {where}\n"
+            f"mismatch predict: mean score {mean}; {summary.flagged} pair(s) labelled with an "
+            f"error, {summary.unsure} with no label\n"
             f"mismatch predict: signature {evaluator.signature}",
             file=sys.stderr,
         )
@@ -206,19 +236,23 @@ def _silence_stdout() -> None:
 
 def _score_and_write(
     args, source, total: int, evaluator, scorer, stream, output_format: str, progress: bool
-) -> None:
-    """Score the input chunk by chunk and write each chunk's predictions as they come."""
-    from evaluator.predict_io import PredictionWriter, chunked
+) -> SystemSummary:
+    """Score the input chunk by chunk and write each chunk's predictions as they come; the
+    run's SystemSummary."""
+    from evaluator.predict_io import PredictionWriter, SystemSummary, chunked
 
     spans = not args.no_spans
     writer = PredictionWriter(
         stream, output_format, evaluator.rating_keys, spans=spans and evaluator.has_spans
     )
+    summary = SystemSummary(evaluator.rating_keys)
     chunks = chunked(source.rows(), STREAM_PAIRS)
     for predictions in evaluator.predict_stream(
         chunks, total, batch_size=args.batch_size, progress=progress, scorer=scorer, spans=spans
     ):
         writer.write(predictions)
+        summary.add(predictions)
+    return summary
 
 
 def _output_format(args: argparse.Namespace) -> str:
