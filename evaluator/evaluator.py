@@ -21,7 +21,7 @@ import numpy as np
 
 from evaluator.hub import Checkpoint, CheckpointError, load
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
-from evaluator.predict_io import Pairs, Prediction
+from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
@@ -30,7 +30,6 @@ from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
-ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
 TASK_KINDS = ("regression", "classification")
 # encoder_pass warns per call; predict counts truncated pairs itself and warns once
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"

@@ -39,6 +39,7 @@ from mismatch_core.pairs import has_references, has_text
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
+ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
 STDIN_NAME = "<stdin>"
 
 
@@ -438,19 +439,22 @@ class SystemSummary:
     One system's outputs per run, as BLEU or COMET score a system."""
 
     rating_keys: Sequence[str]
-    pairs: int = 0
-    score_sum: float = 0.0
-    rating_sums: dict[str, float] = field(default_factory=dict)
-    label_counts: Counter[str] = field(default_factory=Counter)
-    flagged: int = 0  # pairs that list at least one error class
-    unsure: int = 0  # pairs that list no class: none reached the threshold
+    pairs: int = field(default=0, init=False)
+    score_sum: float = field(default=0.0, init=False)
+    rating_sums: dict[str, float] = field(init=False)
+    label_counts: Counter[str] = field(default_factory=Counter, init=False)
+    flagged: int = field(default=0, init=False)  # pairs that list an error class
+    unsure: int = field(default=0, init=False)  # pairs that list no class (none is that likely)
+
+    def __post_init__(self) -> None:
+        self.rating_sums = dict.fromkeys(self.rating_keys, 0.0)
 
     def add(self, predictions: Sequence[Prediction]) -> None:
         for prediction in predictions:
             self.pairs += 1
             self.score_sum += prediction.score
             for key in self.rating_keys:
-                self.rating_sums[key] = self.rating_sums.get(key, 0.0) + prediction.ratings[key]
+                self.rating_sums[key] += prediction.ratings[key]
             self.label_counts.update(prediction.labels)
             self.flagged += any(label != "NoContr" for label in prediction.labels)
             self.unsure += not prediction.labels
@@ -461,18 +465,17 @@ class SystemSummary:
         return self._mean(self.score_sum)
 
     def _mean(self, total: float) -> float | None:
-        return total / self.pairs if self.pairs else None
+        """Rounded as the records are: their means hold no more digits."""
+        return round(total / self.pairs, ROUND_DIGITS) if self.pairs else None
 
     def to_dict(self, signature: str) -> dict:
         """pairs; mean_score = mean P(NoContr); mean_ratings (task checkpoints; {} for the
         base); label_counts = pairs that list each class, all 14 in taxonomy order; flagged;
-        unsure; the run's signature. Means are null for no pairs."""
+        unsure; the run's signature. Means are rounded to ROUND_DIGITS, null for no pairs."""
         return {
             "pairs": self.pairs,
             "mean_score": self.mean_score,
-            "mean_ratings": {
-                key: self._mean(self.rating_sums.get(key, 0.0)) for key in self.rating_keys
-            },
+            "mean_ratings": {key: self._mean(total) for key, total in self.rating_sums.items()},
             "label_counts": {code: self.label_counts[code] for code in CODES},
             "flagged": self.flagged,
             "unsure": self.unsure,

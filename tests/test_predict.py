@@ -440,15 +440,17 @@ def test_cli_output_round_trips(tmp_path: Path, output_format: str, monkeypatch)
     evaluator = Evaluator.from_pretrained(directory, threshold=0.05)
     expected = [p.to_dict() for p in evaluator.predict(REFS, GENS, ids=[row["id"] for row in rows])]
     figures = json.loads(summary.read_text())
+    mean = lambda values: round(sum(values) / len(expected), 6)  # noqa: E731
     assert figures["pairs"] == len(expected)
-    assert figures["mean_score"] == sum(p["score"] for p in expected) / len(expected)
+    assert figures["mean_score"] == mean([p["score"] for p in expected])
     assert figures["mean_ratings"] == {
-        key: sum(p["ratings"][key] for p in expected) / len(expected)
-        for key in ("coherence", "fluency")
+        key: mean([p["ratings"][key] for p in expected]) for key in ("coherence", "fluency")
     }
     assert figures["label_counts"] == {
         code: sum(code in p["labels"] for p in expected) for code in CODES
     }
+    assert figures["flagged"] == sum(p["labels"] not in ([], ["NoContr"]) for p in expected)
+    assert figures["unsure"] == sum(p["labels"] == [] for p in expected)
     assert figures["signature"] == str(evaluator.signature)
     if output_format == "jsonl":
         assert [json.loads(line) for line in out.read_text().splitlines()] == expected
@@ -605,6 +607,18 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["--input", str(no_gen), "--summary", str(tmp / "out" / "result.jsonl")],
             ["--summary and --output name the same file"],
         ),
+        "summary is an input": (
+            ["--refs", str(refs), "--gens", str(short), "--summary", str(short)],
+            [f"--summary {short} is an input of this run"],
+        ),
+        "output is an input": (
+            ["--refs", str(refs), "--gens", str(short), "--output", str(refs)],
+            [f"--output {refs} is an input of this run"],
+        ),
+        "summary is gzip": (
+            ["--input", str(no_gen), "--summary", str(tmp / "s.json.gz")],
+            ["the summary is plain JSON; drop the .gz"],
+        ),
         "device": (
             [
                 "--input",
@@ -623,7 +637,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
      "id like a line number", "not gzip", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
-     "summary is a folder", "summary is the output", "device"],
+     "summary is a folder", "summary is the output", "summary is an input", "output is an input",
+     "summary is gzip", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys
@@ -664,6 +679,45 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp(
     assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "earlier result\n"
     assert [p.name for p in out_dir.iterdir()] == ["result.jsonl"]
+
+
+def test_a_failed_summary_write_says_the_scores_were_written(
+    base_dir: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    import evaluator.cli.predict
+
+    def refuse(path, text):
+        raise OSError(28, "No space left on device")
+
+    input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
+    out, summary = tmp_path / "scores.jsonl", tmp_path / "summary.json"
+    monkeypatch.setattr(evaluator.cli.predict, "write_text_atomic", refuse)
+    status = predict_cli(
+        "--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out),
+        "--summary", str(summary),
+    )  # fmt: skip
+    assert status == 2
+    error = capsys.readouterr().err
+    assert f"cannot write the summary {summary}: No space left on device" in error
+    assert f"(the scores were written to {out})" in error
+    assert len(out.read_text().splitlines()) == 1 and not summary.exists()
+
+
+def test_the_summary_line_gives_the_mean_score_and_counts(
+    base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    rows = [{"ref": ref, "gen": gen} for ref, gen in zip(REFS, GENS, strict=True)]
+    input_file = write_jsonl(tmp_path / "in.jsonl", rows)
+    summary = tmp_path / "summary.json"
+    assert main(["predict", "--checkpoint", str(base_dir), "--input", str(input_file),
+                 "--summary", str(summary)]) == 0  # fmt: skip
+    printed = capsys.readouterr()
+    assert len(printed.out.splitlines()) == len(REFS)  # the records on stdout
+    figures = json.loads(summary.read_text())
+    assert (
+        f"mismatch predict: mean score {figures['mean_score']:.4f}; {figures['flagged']} pair(s) "
+        f"labelled with an error, {figures['unsure']} with no label\n" in printed.err
+    )
 
 
 def test_empty_input_gives_an_empty_table(base_dir: Path, tmp_path: Path) -> None:

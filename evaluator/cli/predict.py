@@ -89,8 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--summary",
         type=Path,
         metavar="FILE",
-        help="also write the system-level figures as JSON: mean score, mean ratings, pairs "
-        "per class, the signature",
+        help="also write the system-level figures as JSON (pairs, mean score, mean ratings, "
+        "pairs per class, flagged and unsure pairs, signature), last, once every pair is scored",
     )
     parser.add_argument(
         "--format",
@@ -156,12 +156,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
-    if args.summary is not None:
-        if args.output is not None and args.summary.resolve() == args.output.resolve():
-            raise CommandError("--summary and --output name the same file")
-        problem = output_problem(args.summary)
-        if problem:
-            raise CommandError(f"--summary {problem}")
+    _check_written_paths(args)
     source = _input_source(args)
     checkpoint, config = _checkpoint(args)
     total = source.count(require_sources=reads_sources(config))  # checked before the model loads
@@ -207,7 +202,11 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
         try:
             write_text_atomic(args.summary, figures + "\n")
         except OSError as error:
-            raise CommandError(f"cannot write {args.summary}: {error.strerror}") from None
+            where = "stdout" if args.output is None else args.output
+            raise CommandError(
+                f"cannot write the summary {args.summary}: {error.strerror} (the scores were "
+                f"written to {where})"
+            ) from None
     if not args.quiet:
         seconds = time.perf_counter() - started
         where = "stdout" if args.output is None else args.output
@@ -221,6 +220,27 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             file=sys.stderr,
         )
     return 0
+
+
+def _check_written_paths(args: argparse.Namespace) -> None:
+    """--output and --summary must name two files that are not an input (scoring would read
+    the input and then replace it), and the summary is plain JSON."""
+    inputs = [*(args.refs or []), args.gens, args.srcs]
+    if args.input not in (None, "-"):
+        inputs.append(Path(args.input))
+    read = {path.resolve() for path in inputs if path is not None}
+    for option, path in (("--output", args.output), ("--summary", args.summary)):
+        if path is not None and path.resolve() in read:
+            raise CommandError(f"{option} {path} is an input of this run; name another file")
+    if args.summary is None:
+        return
+    if args.output is not None and args.summary.resolve() == args.output.resolve():
+        raise CommandError("--summary and --output name the same file")
+    if is_gzip(args.summary):
+        raise CommandError(f"--summary {args.summary}: the summary is plain JSON; drop the .gz")
+    problem = output_problem(args.summary)
+    if problem:
+        raise CommandError(f"--summary {problem}")
 
 
 def _silence_stdout() -> None:
