@@ -79,6 +79,8 @@ def read_pairs(path: str | Path, labelled: bool = False) -> pd.DataFrame:
     gen of the right types and, when ``labelled``, every label the taxonomy class of its
     label_id. Unlabelled: the id (as a string), ref and gen columns; labelled: every column."""
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"pairs file {path} is a directory; give a .parquet file of pairs")
     if not path.is_file():
         raise DataError(f"pairs file {path} does not exist")
     try:
@@ -110,6 +112,11 @@ def read_pairs(path: str | Path, labelled: bool = False) -> pd.DataFrame:
 
 
 def _check_labels(pairs: pd.DataFrame, path: Path) -> None:
+    if not pd.api.types.is_integer_dtype(pairs["label_id"]):
+        raise DataError(
+            f"{path}: column label_id holds {pairs['label_id'].dtype} values; expected integer "
+            f"class indices 0..{NUM_CLASSES - 1}"
+        )
     out_of_range = ~pairs["label_id"].between(0, NUM_CLASSES - 1)
     if out_of_range.any():
         raise DataError(

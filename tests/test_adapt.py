@@ -518,6 +518,16 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
     out = data / "graded"
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out), "--depth", "0"]) == 2
     assert "--depth must be at least 1, got 0" in capsys.readouterr().err
+    for name, change, message in (
+        ("no_rule", lambda f: f.drop(columns="rule"), "lacks column(s) rule"),
+        ("synth", lambda f: f.assign(rule="synth"), "holds no real bases (rule 'real_base')"),
+    ):  # not a `mismatch adapt pairs` folder: named, nothing written
+        other = data / name
+        other.mkdir()
+        for split in ("train", "val"):
+            change(pd.read_parquet(real / f"{split}.parquet")).to_parquet(other / f"{split}.parquet")
+        assert main(["adapt", "chains", "--real", str(other), "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err and not out.exists()
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out)]) == 0
     chains = pd.concat([read_pairs(out / f"{s}.parquet", labelled=True) for s in ("train", "val")])
     pairs = pd.concat([read_pairs(real / f"{s}.parquet", labelled=True) for s in ("train", "val")])

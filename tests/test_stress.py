@@ -325,6 +325,9 @@ def test_cli_writes_the_report(tmp_path: Path, capsys) -> None:
     assert "bleu: " in capsys.readouterr().out
     assert main([*argv, "--tests", "nope"]) == 2
     assert "unknown test(s) nope" in capsys.readouterr().err
+    assert main([*argv, "--tests", ","]) == 2  # not "all": an empty selection is a mistake
+    assert "--tests ',' names no test" in capsys.readouterr().err
+    assert json.loads((out / "report.json").read_text()) == report  # the report is kept
 
 
 def test_cli_refuses_an_unusable_out_before_scoring(tmp_path: Path, capsys) -> None:

@@ -44,6 +44,9 @@ def test_an_unfinished_shard_is_ignored_and_odd_shapes_refused(tmp_path: Path) -
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(ValueError, match="is not a folder"):
         TokenStore(tmp_path / "file")
+    (path / "notes.txt").write_text("mine")  # a folder of someone's files is not a store
+    with pytest.raises(ValueError, match="holds notes.txt, not only token-store shards"):
+        TokenStore(path)
 
 
 def test_table_batches_are_zero_padded_with_a_mask() -> None:

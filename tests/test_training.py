@@ -18,6 +18,7 @@ from evaluator.training import data as data_module
 from evaluator.training.data import DataError, MismatchDataModule, split_features
 from evaluator.training.module import MismatchModule
 from evaluator.training.pretrain import main
+from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 FEATURES = ["rouge1_f", "bleu", "chrf"]
@@ -163,6 +164,23 @@ def test_label_and_label_id_must_agree(corpus: dict[str, Path]) -> None:
     frame.to_parquet(path)
     with pytest.raises(DataError, match="label 'NegErr' does not match label_id 0"):
         datamodule(corpus).setup("fit")
+
+
+@pytest.mark.parametrize(
+    ("label_ids", "message"),
+    [(["0", "1"], "column label_id holds str values; expected integer class indices"),
+     ([0.0, 1.5], "column label_id holds float64 values; expected integer class indices")],
+)  # fmt: skip
+def test_label_ids_that_are_not_integers_are_named(tmp_path: Path, label_ids, message) -> None:
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame(
+        {"id": ["a", "b"], "ref": ["A cat.", "A dog."], "gen": ["A cat.", "Two dogs."],
+         "label": ["NoContr", "GramErr"], "label_id": label_ids}
+    ).to_parquet(path)  # fmt: skip
+    with pytest.raises(DataError, match=message):
+        read_pairs(path, labelled=True)
+    with pytest.raises(DataError, match="is a directory; give a .parquet file"):
+        read_pairs(tmp_path, labelled=True)
 
 
 def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeypatch) -> None:

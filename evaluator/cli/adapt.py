@@ -209,8 +209,8 @@ def _pairs(args: argparse.Namespace) -> int:
 
 def _chains(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
-    from evaluator.training.data import SPLITS, read_split
-    from evaluator.training.real_bases import graded_chains
+    from evaluator.training.data import SPLITS
+    from evaluator.training.real_bases import graded_chains, read_real_bases
     from mismatch_core.config import check_seed
     from mismatch_core.errors import DataError
 
@@ -220,7 +220,7 @@ def _chains(args: argparse.Namespace) -> int:
     try:
         check_seed(args.seed)
         splits = {
-            split: graded_chains(read_split(args.real, split), args.depth, args.seed)
+            split: graded_chains(read_real_bases(args.real, split), args.depth, args.seed)
             for split in SPLITS
         }
     except (DataError, ValueError) as error:

@@ -70,8 +70,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--seeds must be at least 1")
     configs = {t: str(Path(args.config_dir) / f"{t}.yaml") for t in tasks}
     settings = {t: with_paths(load_settings(t, configs[t]), args) for t in tasks}
-    problems = [output_problem(Path(args.out), "directory")]
-    problems += [output_problem(Path(s.cache_dir), "directory") for s in settings.values()]
+    def named(option: str, problem: str | None) -> str | None:
+        return problem and f"{option}: {problem}"
+
+    problems = [named("--out", output_problem(Path(args.out), "directory"))]
+    problems += [
+        named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
+        for task, s in settings.items()
+    ]
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
     for task, task_settings in settings.items():

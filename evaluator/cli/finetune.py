@@ -159,11 +159,12 @@ def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
     config = config_file(args.task, args.config)
     settings = with_paths(load_settings(args.task, config), args)
-    problem = export_problem(Path(args.out)) or output_problem(
-        Path(settings.cache_dir), "directory"
-    )
+    problem = export_problem(Path(args.out))
     if problem:  # checked before the fit, not after it
-        raise CommandError(problem)
+        raise CommandError(f"--out: {problem}")
+    problem = output_problem(Path(settings.cache_dir), "directory")
+    if problem:
+        raise CommandError(f"--cache-dir: {problem}")
     if args.seed is not None:
         try:
             settings = replace(settings, seed=args.seed)

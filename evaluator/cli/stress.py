@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     problem = output_problem(args.out, kind="directory")
     if problem:
         raise CommandError(f"--out: {problem}")
-    tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
+    tests = None if args.tests is None else [t.strip() for t in args.tests.split(",") if t.strip()]
+    if tests == []:
+        raise CommandError(f"--tests {args.tests!r} names no test; leave it out to run them all")
     try:
         items = load_items(args.data, args.limit)
         metrics = parse_metrics(args.metrics)

@@ -12,6 +12,7 @@ array and gathers padded batches from it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from evaluator.features.embeddings import stored_for, text_key
 from mismatch_core.atomic import atomic_path
 
 MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
+# a shard's two files; a name starting with "." is a write in progress (atomic_path)
+SHARD_FILE = re.compile(r"\d{5}\.(npy|keys\.parquet)")
 
 
 class TokenTable:
@@ -82,6 +85,17 @@ class TokenStore:
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"token store {self.path} exists and is not a folder")
         if self.path.is_dir():
+            others = sorted(
+                entry.name
+                for entry in self.path.iterdir()
+                if not SHARD_FILE.fullmatch(entry.name) and not entry.name.startswith(".")
+            )
+            if others:  # a new shard would be written beside someone's files
+                raise ValueError(
+                    f"token store {self.path} holds {', '.join(others[:3])}"
+                    f"{' ...' if len(others) > 3 else ''}, not only token-store shards; give "
+                    "a new or empty folder"
+                )
             self._read()
 
     def _read(self) -> None:

@@ -42,7 +42,9 @@ import pandas as pd
 from evaluator.finetune.contrast import contrast_records
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
+from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import index_of
 from synth.rules import parse
 
@@ -199,6 +201,24 @@ def real_base_pairs(
         part.insert(0, "id", [_pair_id(r.ref, r.gen, r.label) for r in part.itertuples()])
         splits[split] = part[COLUMNS]
     return splits
+
+
+def read_real_bases(pairs_dir: Path, split: str) -> pd.DataFrame:
+    """A split of a ``mismatch adapt pairs`` folder, checked before chains are made on it:
+    the columns ``graded_chains`` copies and at least one real base (a synth folder has none:
+    its chains would be empty)."""
+    path = Path(pairs_dir) / f"{split}.parquet"
+    frame = read_pairs(path, labelled=True)
+    missing = [column for column in COLUMNS if column not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path} lacks column(s) {', '.join(missing)}: not a `mismatch adapt pairs` split"
+        )
+    if not (frame["rule"] == "real_base").any():
+        raise DataError(
+            f"{path} holds no real bases (rule 'real_base'): not a `mismatch adapt pairs` split"
+        )
+    return frame
 
 
 def graded_chains(split: pd.DataFrame, depth: int = 3, seed: int = 31) -> pd.DataFrame:
