@@ -58,6 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _named(option: str, problem: str | None) -> str | None:
+    """The problem with an option's path, prefixed with the option, or None."""
+    return problem and f"{option}: {problem}"
+
+
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
 
@@ -70,12 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--seeds must be at least 1")
     configs = {t: str(Path(args.config_dir) / f"{t}.yaml") for t in tasks}
     settings = {t: with_paths(load_settings(t, configs[t]), args) for t in tasks}
-    def named(option: str, problem: str | None) -> str | None:
-        return problem and f"{option}: {problem}"
-
-    problems = [named("--out", output_problem(Path(args.out), "directory"))]
+    problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     problems += [
-        named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
+        _named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
         for task, s in settings.items()
     ]
     if args.export_dir is not None:
