@@ -518,6 +518,8 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
     out = data / "graded"
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out), "--depth", "0"]) == 2
     assert "--depth must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["adapt", "chains", "--real", str(real), "--out", str(out), "--seed", "-1"]) == 2
+    assert "--seed must be in 0..4294967295, got -1" in capsys.readouterr().err
     for name, change, message in (
         ("no_rule", lambda f: f.drop(columns="rule"), "lacks column(s) rule"),
         ("synth", lambda f: f.assign(rule="synth"), "holds no real bases (rule 'real_base')"),

@@ -218,7 +218,7 @@ def _chains(args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CommandError(f"--depth must be at least 1, got {args.depth}")
     try:
-        check_seed(args.seed)
+        check_seed(args.seed, "--seed")
         splits = {
             split: graded_chains(read_real_bases(args.real, split), args.depth, args.seed)
             for split in SPLITS

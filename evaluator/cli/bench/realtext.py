@@ -418,8 +418,9 @@ def parse_parts(text: str | None, allowed: tuple[str, ...] = PARTS) -> list[str]
     parts = [p.strip() for p in text.split(",") if p.strip()]
     unknown = [p for p in parts if p not in allowed]
     if unknown or not parts:
+        named = f"unknown part(s) {', '.join(unknown)}; " if unknown else ""
         raise CommandError(
-            f"--parts {text!r}: expected a comma-separated subset of {','.join(allowed)}"
+            f"--parts {text!r}: {named}expected a comma-separated subset of {','.join(allowed)}"
         )
     return list(dict.fromkeys(parts))
 
