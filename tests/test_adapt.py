@@ -475,6 +475,9 @@ def test_train_head_only_learns_a_new_column_and_leaves_the_base_as_it_was(
     out = root / "head-only"
     assert main(adapt_args(adapt_inputs, out, "--head-only")) == 2
     assert "--head-only needs --add-features" in capsys.readouterr().err
+    missing = adapt_args(adapt_inputs, out, "--real", str(root / "none"))  # the later one counts
+    assert main(missing) == 2
+    assert f"--real {root / 'none'}: no such folder of pairs" in capsys.readouterr().err
     rng = np.random.default_rng(6)
     for name in ("real", "synth"):
         for split in ("train", "val"):
@@ -527,7 +530,8 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
         other = data / name
         other.mkdir()
         for split in ("train", "val"):
-            change(pd.read_parquet(real / f"{split}.parquet")).to_parquet(other / f"{split}.parquet")
+            frame = change(pd.read_parquet(real / f"{split}.parquet"))
+            frame.to_parquet(other / f"{split}.parquet")
         assert main(["adapt", "chains", "--real", str(other), "--out", str(out)]) == 2
         assert message in capsys.readouterr().err and not out.exists()
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out)]) == 0

@@ -280,6 +280,10 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError("--graded-weight, --graded-margin and --graded-against need --graded")
     if args.head_only and args.add_token_branch:
         raise CommandError("--head-only trains the added columns alone; drop --add-token-branch")
+    folders = {"--real": args.real, "--synth": args.synth, "--graded": args.graded}
+    for option, folder in folders.items():
+        if folder is not None and not Path(folder).is_dir():  # else its features are named missing
+            raise CommandError(f"{option} {folder}: no such folder of pairs")
     graded_weight = 0.0 if args.graded is None else 1.0
     if args.graded_weight is not None:
         graded_weight = args.graded_weight
