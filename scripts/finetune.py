@@ -4,6 +4,6 @@ from mismatch_core.resources import configure_offline_mode
 
 if __name__ == "__main__":
     configure_offline_mode()  # before the Hugging Face libraries are imported
-    from evaluator.cli.finetune import main
+    from evaluator.finetune.lightning_cli import main
 
     main()

@@ -82,3 +82,25 @@ def test_a_pretrain_config_without_settings_is_named_before_parsing(tmp_path, ca
         error = capsys.readouterr().err
         assert error.startswith(f"mismatch pretrain: error: fit --config={config}: {config}: ")
         assert problem in error and error.count("\n") == 1
+
+
+def test_the_fitting_commands_check_their_arguments_before_loading_lightning(tmp_path):
+    """Loading Lightning takes seconds: --help and a misspelt task answer without it."""
+    script = f"""
+import sys
+from evaluator.cli import main
+for argv in (["evaluate", "--task", "summarisation", "--out", {str(tmp_path)!r}],
+             ["finetune", "--task", "summarisation", "--out", {str(tmp_path / "x")!r}]):
+    assert main(argv) == 2
+for argv in (["evaluate", "--help"], ["finetune", "--help"]):
+    try:
+        main(argv)
+    except SystemExit as done:
+        assert done.code == 0
+print(sorted(name for name in sys.modules if name.split(".")[0] == "lightning"))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "unknown task(s) summarisation" in result.stderr
+    assert "unknown task 'summarisation'" in result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"

@@ -717,7 +717,7 @@ def test_preparing_a_task_leaves_torchs_random_state_alone(
 def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -> None:
     """scripts/finetune.py reads its config as mismatch finetune does: `data: 5` is named, not
     reported as a key missing from the data section."""
-    from evaluator.cli.finetune import main as lightning_main
+    from evaluator.finetune.lightning_cli import main as lightning_main
 
     config = tmp_path / "bad.yaml"
     for text, problem in (
@@ -742,7 +742,7 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
 def test_lightning_cli_fits_and_exports(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
-    from evaluator.cli.finetune import main as cli_main
+    from evaluator.finetune.lightning_cli import main as lightning_main
 
     config = yaml.safe_load(Path("configs/finetune/summarization.yaml").read_text())
     config["export_dir"] = str(tmp_path / "export")
@@ -755,7 +755,7 @@ def test_lightning_cli_fits_and_exports(
     )
     path = tmp_path / "summarization.yaml"
     path.write_text(yaml.safe_dump(config))
-    cli_main(["fit", "--config", str(path)])
+    lightning_main(["fit", "--config", str(path)])
     checkpoint = load(tmp_path / "export")
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.model.config.source_features == config["data"]["source_features"]

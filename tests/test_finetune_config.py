@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from evaluator.cli import main as mismatch_main
-from evaluator.cli.finetune import main as lightning_main
 from evaluator.finetune.config import FitSettings, fit_parser, read_fit_config
+from evaluator.finetune.lightning_cli import main as lightning_main
 from evaluator.tasks import TASKS
 from mismatch_core.errors import ConfigError
 

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from evaluator.cli import CommandError
 from evaluator.cli.finetune import (
     add_input_arguments,
     check_given_paths,
@@ -21,9 +22,6 @@ from evaluator.cli.finetune import (
     prepare,
     with_paths,
 )
-from evaluator.finetune.evaluate import evaluate_task, write_results
-from evaluator.finetune.transfer import evaluate_transfers
-from evaluator.signature import signature
 from evaluator.tasks import TASKS, missing_data_file
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
@@ -64,8 +62,6 @@ def _named(option: str, problem: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluator.cli import CommandError
-
     check_given_paths(args)
     tasks = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
     unknown = [t for t in tasks if t not in TASKS]
@@ -88,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)
+    # the fitting modules load Lightning (seconds): only once the arguments are known good
+    from evaluator.finetune.evaluate import evaluate_task, write_results
+    from evaluator.finetune.transfer import evaluate_transfers
+    from evaluator.signature import signature
+
     command = (
         "mismatch evaluate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
         if sys.argv[1:2] == ["evaluate"]

@@ -1,8 +1,9 @@
-"""`mismatch finetune --task T` and the LightningCLI behind `scripts/finetune.py fit --config ...`.
+"""`mismatch finetune --task T`, and what `mismatch evaluate` shares with it.
 
-Both fine-tune the base checkpoint on every record of a task (a validation slice split off by
+Like the LightningCLI of `scripts/finetune.py fit --config ...` (``evaluator.finetune.lightning_cli``),
+it fine-tunes the base checkpoint on every record of a task (a validation slice split off by
 group for early stopping) with the numbers of ``configs/finetune/<task>.yaml``, read through one
-schema (``evaluator.finetune.config``), and export the best weights to the folder named by
+schema (``evaluator.finetune.config``), and exports the best weights to the folder named by
 ``--out`` (the LightningCLI: the config's ``export_dir``); no default, so the shipped
 ``checkpoints/mismatch-<task>`` is replaced only when asked.
 """
@@ -11,32 +12,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
-import torch
-from lightning.pytorch.callbacks import ModelCheckpoint
-from lightning.pytorch.cli import ArgsType, LightningArgumentParser, LightningCLI
+from typing import TYPE_CHECKING
 
 from evaluator.cli import CommandError
-from evaluator.finetune.config import (
-    SEED,
-    FitSettings,
-    add_fit_arguments,
-    fit_settings,
-    read_fit_config,
-    trainer_kwargs,
-)
-from evaluator.finetune.datamodule import RatingDataModule, prepare_task
-from evaluator.finetune.module import RatingModule
-from evaluator.finetune.train import export, finish_fit, fit
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
-from mismatch_core.config import config_file_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
+
+if TYPE_CHECKING:
+    from evaluator.finetune.config import FitSettings
+    from evaluator.finetune.datamodule import PreparedTask
+
+# The fitting modules load Lightning (seconds): they are imported where a command needs them,
+# after its arguments are checked, so that --help and a misspelt option answer at once.
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,6 +105,8 @@ def load_settings(task: str, config: str | None) -> FitSettings:
     a bad setting is a user error."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    from evaluator.finetune.config import read_fit_config
+
     return read_fit_config(config_file(task, config), task)
 
 
@@ -123,13 +116,15 @@ def prepare(
     settings: FitSettings,
     config: str | None = None,
     checkpoint_from_config: bool = False,
-):
+) -> PreparedTask:
     """prepare_task (with the cache, data and contrast copies of ``settings``) with its user
     errors (unknown task, bad checkpoint or data) as CommandError. ``config``: the file
     ``settings`` came from, named in the errors of what it set: a dataset it names, and the
     checkpoint when ``checkpoint_from_config`` (no --checkpoint)."""
     if task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    from evaluator.finetune.datamodule import prepare_task
+
     try:
         return prepare_task(
             task,
@@ -170,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
             settings = replace(settings, seed=args.seed)
         except ValueError as error:
             raise CommandError(f"--seed: {error}") from None
+    import numpy as np
+
+    from evaluator.finetune.train import export, fit
+
     checkpoint = args.checkpoint or settings.checkpoint
     prepared = prepare(
         args.task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
@@ -186,61 +185,3 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"{args.task}: val loss {val_loss:.4f}; exported to {out}")
     return 0
-
-
-class FinetuneCLI(LightningCLI):
-    """LightningCLI for RatingModule + RatingDataModule with the schema of
-    ``evaluator.finetune.config``; checks the fit numbers as ``mismatch finetune`` does and
-    exports the best weights after fit. No optimizer arguments: RatingModule makes its own
-    from model.lr and model.weight_decay, which the other entry points read too."""
-
-    def __init__(self, args: ArgsType = None) -> None:
-        super().__init__(
-            RatingModule,
-            RatingDataModule,
-            save_config_kwargs={"overwrite": True},
-            trainer_defaults=trainer_kwargs(FitSettings()),
-            seed_everything_default=SEED,
-            args=args,
-            auto_configure_optimizers=False,
-        )
-
-    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
-        add_fit_arguments(parser)
-
-    def parse_arguments(self, parser: LightningArgumentParser, args) -> None:
-        """Name a --config file that holds no settings, or gives a section as something other
-        than a mapping, before the parser reads it (it says only "Unexpected config: ..." or
-        that a key of the section is missing)."""
-        if args is None or isinstance(args, list):
-            problem = config_file_problem(sys.argv[1:] if args is None else args)
-            if problem:
-                parser.error(problem)
-        super().parse_arguments(parser, args)
-
-    def before_instantiate_classes(self) -> None:
-        if self.subcommand == "fit":
-            try:
-                fit_settings(self.config["fit"])
-            except ValueError as error:
-                self.parser.error(str(error))
-
-    def after_fit(self) -> None:
-        callback = self.trainer.checkpoint_callback
-        best = callback.best_model_path if isinstance(callback, ModelCheckpoint) else ""
-        finish_fit(self.model, self.datamodule, best)
-        export_dir = self._get(self.config, "export_dir")
-        if export_dir and self.trainer.is_global_zero:  # under DDP, one process exports
-            out = export(
-                self.model.eval(),
-                self.datamodule,
-                Path(export_dir),
-                training={"best checkpoint": Path(best).name if best else "last step"},
-            )
-            print(f"exported to {out}")
-
-
-def main(args: list[str] | None = None) -> None:
-    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/finetune/dialogue.yaml``)."""
-    torch.set_flush_denormal(True)
-    FinetuneCLI(args)

@@ -1,6 +1,6 @@
 """The one reader of ``configs/finetune/<task>.yaml``: the schema of the fine-tuning LightningCLI.
 
-``scripts/finetune.py fit`` (``evaluator.cli.finetune.FinetuneCLI``), ``mismatch finetune`` and
+``scripts/finetune.py fit`` (``evaluator.finetune.lightning_cli.FinetuneCLI``), ``mismatch finetune`` and
 ``mismatch evaluate`` read a fine-tuning config through the same jsonargparse schema: the
 LightningCLI's ``fit`` arguments (seed_everything, trainer, model, data, ckpt_path) plus what
 ``add_fit_arguments`` adds to them. A key one entry point accepts, the others accept; an

@@ -1,0 +1,85 @@
+"""The fine-tuning LightningCLI behind ``scripts/finetune.py fit --config configs/finetune/<task>.yaml``.
+
+Kept apart from the ``mismatch finetune`` command (``evaluator.cli.finetune``) so that the
+command's help and argument checks do not wait for Lightning to load, as the pretraining
+LightningCLI sits in ``evaluator.training.pretrain``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.cli import ArgsType, LightningArgumentParser, LightningCLI
+
+from evaluator.finetune.config import (
+    SEED,
+    FitSettings,
+    add_fit_arguments,
+    fit_settings,
+    trainer_kwargs,
+)
+from evaluator.finetune.datamodule import RatingDataModule
+from evaluator.finetune.module import RatingModule
+from evaluator.finetune.train import export, finish_fit
+from mismatch_core.config import config_file_problem
+
+
+class FinetuneCLI(LightningCLI):
+    """LightningCLI for RatingModule + RatingDataModule with the schema of
+    ``evaluator.finetune.config``; checks the fit numbers as ``mismatch finetune`` does and
+    exports the best weights after fit. No optimizer arguments: RatingModule makes its own
+    from model.lr and model.weight_decay, which the other entry points read too."""
+
+    def __init__(self, args: ArgsType = None) -> None:
+        super().__init__(
+            RatingModule,
+            RatingDataModule,
+            save_config_kwargs={"overwrite": True},
+            trainer_defaults=trainer_kwargs(FitSettings()),
+            seed_everything_default=SEED,
+            args=args,
+            auto_configure_optimizers=False,
+        )
+
+    def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
+        add_fit_arguments(parser)
+
+    def parse_arguments(self, parser: LightningArgumentParser, args) -> None:
+        """Name a --config file that holds no settings, or gives a section as something other
+        than a mapping, before the parser reads it (it says only "Unexpected config: ..." or
+        that a key of the section is missing)."""
+        if args is None or isinstance(args, list):
+            problem = config_file_problem(sys.argv[1:] if args is None else args)
+            if problem:
+                parser.error(problem)
+        super().parse_arguments(parser, args)
+
+    def before_instantiate_classes(self) -> None:
+        if self.subcommand == "fit":
+            try:
+                fit_settings(self.config["fit"])
+            except ValueError as error:
+                self.parser.error(str(error))
+
+    def after_fit(self) -> None:
+        callback = self.trainer.checkpoint_callback
+        best = callback.best_model_path if isinstance(callback, ModelCheckpoint) else ""
+        finish_fit(self.model, self.datamodule, best)
+        export_dir = self._get(self.config, "export_dir")
+        if export_dir and self.trainer.is_global_zero:  # under DDP, one process exports
+            out = export(
+                self.model.eval(),
+                self.datamodule,
+                Path(export_dir),
+                training={"best checkpoint": Path(best).name if best else "last step"},
+            )
+            print(f"exported to {out}")
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/finetune/dialogue.yaml``)."""
+    torch.set_flush_denormal(True)
+    FinetuneCLI(args)
