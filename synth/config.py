@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jsonargparse import ArgumentParser, Namespace
 
-from mismatch_core.config import check_at_least_one, read_config
+from mismatch_core.config import check_at_least_one, check_seed, read_config
 from synth.corpora import SOURCES
 
 
@@ -68,6 +68,7 @@ class SynthConfig:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"{name} must be an integer, got {value!r}")
         check_at_least_one({name: getattr(self, name) for name in at_least_one})
+        check_seed(self.seed)
         shares = {
             "val_fraction": (0.0, 1.0, False),
             "divergent_share": (0.0, 1.0, True),

@@ -309,6 +309,10 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     args[-1] = str(tmp_path / "new.parquet")
     assert cli_main([*args, "--features", "bleu", "--device", "tpu"]) == 2
     assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
+    for layers in ("-1", "7"):  # the packaged encoder has 6; named before it is loaded
+        assert cli_main([*args, "--features", "bertscore_f", "--num-layers", layers]) == 2
+        error = capsys.readouterr().err
+        assert f"--num-layers must be in 0..6 for 'all-MiniLM-L6-v2', got {layers}" in error
     assert not (tmp_path / "new.parquet").exists()
 
 

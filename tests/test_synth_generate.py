@@ -312,6 +312,7 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         ({"source_weights": {"bogus": 1.0}}, "source_weights: unknown source(s) bogus; known: squad"),
         ({"max_source_share": 0.0}, "max_source_share 0.0 leaves no source a single pair"),
         ({"max_source_share": 1e-6}, "max_source_share 1e-06 leaves no source a single pair"),
+        ({"seed": -1}, "seed must be in 0..4294967295, got -1"),
         (5, "the file must be a YAML mapping of keys to values, got 5"),
     ):
         config = tmp_path / "synth.yaml"
@@ -322,13 +323,17 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
     assert main(["synth", "--config", str(config), "--out", str(tmp_path / "out")]) == 2
     assert "synth.yaml: no settings in the file" in capsys.readouterr().err
     assert main(["synth", "--processes", "0", "--out", str(tmp_path / "out")]) == 2
-    assert "processes must be at least 1, got 0" in capsys.readouterr().err
+    assert "--processes: processes must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["synth", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
+    assert "--seed: seed must be in 0..4294967295, got -1" in capsys.readouterr().err
     assert main(["synth", "--num-pairs", "28", "--out", str(tmp_path / "out")]) == 2
     assert "num_pairs (--num-pairs) must be at least 42 (one pair per class in each split" in (
         capsys.readouterr().err
     )
     assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2
     assert "--audit must be at least 1" in capsys.readouterr().err
+    assert main(["synth", "--audit", "2", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
+    assert "--seed must be in 0..4294967295, got -1" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

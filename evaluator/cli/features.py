@@ -9,7 +9,7 @@ from evaluator.cli import CommandError
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
 from mismatch_core.atomic import output_problem
-from mismatch_core.resources import DEFAULT_ENCODER, torch_device
+from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable, torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         torch_device(args.device)
     except ValueError as error:
         raise CommandError(f"--device: {error}") from None
+    check_num_layers(args.encoder, args.num_layers)
     try:
         metrics_for(names)
         report = update_feature_cache(
@@ -100,3 +101,20 @@ def run(args: argparse.Namespace) -> int:
     if args.tokens is not None:
         print(f"token states: {report.tokens_added} texts added -> {args.tokens}")
     return 0
+
+
+def check_num_layers(encoder: str, num_layers: int | None) -> None:
+    """--num-layers against the encoder's depth, read from its config before the encoder
+    itself is loaded (seconds)."""
+    if num_layers is None:
+        return
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(
+        encoder_path(encoder), local_files_only=not hub_reachable()
+    )
+    if not 0 <= num_layers <= config.num_hidden_layers:
+        raise CommandError(
+            f"--num-layers must be in 0..{config.num_hidden_layers} for {encoder!r}, "
+            f"got {num_layers}"
+        )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from evaluator.cli import CommandError
+from mismatch_core.config import check_seed
 from synth.config import SynthConfig, dump_config, load_config
 
 
@@ -39,13 +40,19 @@ def run(args: argparse.Namespace) -> int:
     if args.audit is not None:
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
+        try:
+            check_seed(args.seed or 0, "--seed")
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         return audit(args.out, args.audit, args.seed or 0, args.audit_by)
     config = load_config(args.config)
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:
         config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
-    except ValueError as error:
-        raise CommandError(str(error)) from None
+    except ValueError as error:  # "<field> must be ...": name the flag that set it
+        field = str(error).split()[0]
+        flag = f"--{field.replace('_', '-')}: " if field in overrides else ""
+        raise CommandError(f"{flag}{error}") from None
     least = smallest_run(config)
     if config.num_pairs < least:
         raise CommandError(
