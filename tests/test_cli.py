@@ -84,20 +84,21 @@ def test_a_pretrain_config_without_settings_is_named_before_parsing(tmp_path, ca
         assert problem in error and error.count("\n") == 1
 
 
-def test_the_fitting_commands_check_their_arguments_before_loading_lightning(tmp_path):
-    """Loading Lightning takes seconds: --help and a misspelt task answer without it."""
+def test_the_training_commands_check_their_arguments_before_loading_torch(tmp_path):
+    """Loading torch and Lightning takes seconds: --help and a misspelt task answer without."""
     script = f"""
 import sys
 from evaluator.cli import main
 for argv in (["evaluate", "--task", "summarisation", "--out", {str(tmp_path)!r}],
              ["finetune", "--task", "summarisation", "--out", {str(tmp_path / "x")!r}]):
     assert main(argv) == 2
-for argv in (["evaluate", "--help"], ["finetune", "--help"]):
+for argv in (["evaluate", "--help"], ["finetune", "--help"], ["adapt", "train", "--help"],
+             ["spans", "train", "--help"]):
     try:
         main(argv)
     except SystemExit as done:
         assert done.code == 0
-print(sorted(name for name in sys.modules if name.split(".")[0] == "lightning"))
+print(sorted(name for name in sys.modules if name.split(".")[0] in ("torch", "lightning")))
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

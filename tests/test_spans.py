@@ -22,9 +22,9 @@ from evaluator.features.token_store import MAX_TOKENS, TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.spans import pair_spans, token_spans
+from evaluator.training.span_settings import SpanTraining
 from evaluator.training.spans import (
     SpanExamples,
-    SpanTraining,
     copy_span_tagger,
     overlap_labels,
     real_base_pairs,

@@ -43,7 +43,7 @@ from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from evaluator.training.continued import GRADED_AGAINST, ContinueSettings
+    from evaluator.training.continue_settings import GRADED_AGAINST, ContinueSettings
 
     defaults = ContinueSettings()
     modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
@@ -250,8 +250,8 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
     from evaluator.hub import load, save_from_checkpoint
+    from evaluator.training.continue_settings import ContinueSettings
     from evaluator.training.continued import (
-        ContinueSettings,
         continue_run,
         load_graded_links,
         load_split_inputs,

@@ -26,7 +26,7 @@ DEV_FRACTION = 0.1  # training groups held out to choose the epoch
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from evaluator.training.spans import SpanTraining
+    from evaluator.training.span_settings import SpanTraining
 
     defaults = SpanTraining()
     modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
@@ -76,8 +76,8 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.features.token_store import TokenStore
     from evaluator.hub import load, save_from_checkpoint
     from evaluator.training.data import ensure_tokens
+    from evaluator.training.span_settings import SpanTraining
     from evaluator.training.spans import (
-        SpanTraining,
         check_span_pairs,
         real_base_pairs,
         span_examples,

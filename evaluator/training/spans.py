@@ -32,7 +32,7 @@ from evaluator.features.encoder_pass import tokenize
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
-from mismatch_core.config import check_at_least_one, check_learning_rate, check_seed
+from evaluator.training.span_settings import SpanTraining
 from mismatch_core.errors import DataError
 from mismatch_core.pairs import is_null
 from mismatch_core.resources import load_tokenizer
@@ -158,27 +158,6 @@ def overlap_labels(offsets: np.ndarray, regions: list[Region]) -> np.ndarray:
     for start, end in regions:
         labels[(offsets[:, 0] < end) & (offsets[:, 1] > start)] = 1.0
     return labels
-
-
-@dataclass
-class SpanTraining:
-    """How the tagger is trained (stored with the checkpoint); ValueError names a setting that
-    training cannot use (no epoch at all would leave an untrained tagger; a seed outside
-    0..2**32-1 fails numpy and pandas)."""
-
-    dim: int = 64
-    epochs: int = 8
-    batch_size: int = 64
-    learning_rate: float = 2e-3
-    patience: int = 2
-    seed: int = 13
-
-    def __post_init__(self) -> None:
-        check_at_least_one(
-            {name: getattr(self, name) for name in ("dim", "epochs", "batch_size", "patience")}
-        )
-        check_learning_rate(self.learning_rate)
-        check_seed(self.seed)
 
 
 def with_span_tagger(checkpoint: Checkpoint, dim: int, seed: int) -> MismatchModel:
