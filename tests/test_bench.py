@@ -65,6 +65,14 @@ def test_real_text_options_are_refused_by_a_throughput_target(calls, capsys) -> 
     )
 
 
+def test_a_pair_count_is_refused_by_the_realtext_target(calls, capsys) -> None:
+    """realtext's samples are set by --bases-limit and --darr-limit; --pairs would be ignored."""
+    assert main(["bench", "realtext", "--pairs", "100"]) == 2 and calls == []
+    assert "--pairs: for the synth, features, predict and spans targets, not realtext" in (
+        capsys.readouterr().err
+    )
+
+
 def test_predict_options_are_refused_by_another_target(calls, capsys) -> None:
     assert main(["bench", "realtext", "--device", "cuda", "--input", "x.jsonl"]) == 2
     assert calls == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from evaluator import cli
 
 
@@ -88,6 +90,8 @@ def test_the_training_commands_check_their_arguments_before_loading_torch(tmp_pa
     """Loading torch and Lightning takes seconds: --help and a misspelt task answer without."""
     script = f"""
 import sys
+
+import pytest
 from evaluator.cli import main
 for argv in (["evaluate", "--task", "summarisation", "--out", {str(tmp_path)!r}],
              ["finetune", "--task", "summarisation", "--out", {str(tmp_path / "x")!r}]):
@@ -105,3 +109,11 @@ print(sorted(name for name in sys.modules if name.split(".")[0] in ("torch", "li
     assert "unknown task(s) summarisation" in result.stderr
     assert "unknown task 'summarisation'" in result.stderr
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def test_evaluate_writes_results_only_where_told(capsys):
+    """docs/results holds the shipped results: a one-task check must not replace them."""
+    with pytest.raises(SystemExit) as done:
+        cli.main(["evaluate", "--task", "nli"])
+    assert done.value.code == 2
+    assert "the following arguments are required: --out" in capsys.readouterr().err

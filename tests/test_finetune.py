@@ -524,7 +524,8 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
             argv = [*argv, "--out", str(tmp_path / "finetuned")]
         return cli_main(argv)
 
-    assert main(["evaluate", "--task", "poetry", "--checkpoint", str(base_checkpoint)]) == 2
+    assert main(["evaluate", "--task", "poetry", "--checkpoint", str(base_checkpoint),
+                 "--out", str(tmp_path / "results")]) == 2  # fmt: skip
     assert "unknown task(s) poetry" in capsys.readouterr().err
     assert main(["finetune", "--task", "summarization", "--checkpoint", str(tmp_path / "nope"),
                  "--config", "configs/finetune/summarization.yaml"]) == 2  # fmt: skip

@@ -99,14 +99,11 @@ def test_an_unknown_key_fails_in_every_entry_point(tmp_path: Path, capsys) -> No
         == 2
     )
     assert message in capsys.readouterr().err
-    assert (
-        mismatch_main(["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)]) == 2
-    )
+    evaluate = ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path), "--out", out]
+    assert mismatch_main(evaluate) == 2
     assert "summarization.yaml does not exist" in capsys.readouterr().err
     (tmp_path / "summarization.yaml").write_text(path.read_text())
-    assert (
-        mismatch_main(["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)]) == 2
-    )
+    assert mismatch_main(evaluate) == 2
     assert "summarization.yaml: Group 'model' does not accept option" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
         lightning_main(["fit", "--config", str(path)])
@@ -151,7 +148,7 @@ def test_the_config_paths_are_used_but_not_recorded(tmp_path: Path, capsys) -> N
     out = str(tmp_path / "finetuned")
     for command in (
         ["finetune", "--task", "summarization", "--config", str(path), "--out", out],
-        ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path)],
+        ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path), "--out", out],
     ):
         assert mismatch_main(command) == 2
         assert str(in_the_way) in capsys.readouterr().err  # the config's cache was checked

@@ -39,7 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seeds", type=int, default=3, help="number of seeded splits (seeds 0..N-1)"
     )
     parser.add_argument(
-        "--out", default="docs/results", help="folder for results.md / results.json"
+        "--out",
+        required=True,
+        help="folder for results.md / results.json (docs/results holds the shipped ones: "
+        "give it only to replace them)",
     )
     parser.add_argument(
         "--export-dir",

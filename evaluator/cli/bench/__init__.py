@@ -18,9 +18,10 @@ TARGETS: dict[str, str] = {
     "spans": "evaluator.cli.bench.spans:bench_spans",
 }
 
-# the options only some targets read -> those targets (every target reads --pairs and --seed;
-# with `all`, each target reads what is its own)
+# the options only some targets read -> those targets (every target reads --seed; with `all`,
+# each target reads what is its own)
 OPTION_READERS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("pairs",): ("synth", "features", "predict", "spans"),
     ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out"): (
         "realtext",
         "spans",
@@ -58,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     realtext.add_argument(
         "--parts",
         default=None,
-        help="comma-separated subset of sick,bases,darr (realtext) or synth,bases (spans); "
-        "default all",
+        help="comma-separated subset of sick,bases,darr (realtext; default all) or synth,bases "
+        "(spans; default bases, and synth when --synth-pairs is given)",
     )
     realtext.add_argument(
         "--synth-pairs",
@@ -92,7 +93,11 @@ def run(args: argparse.Namespace) -> int:
         given = [name for name in options if getattr(args, name) is not None]
         if given and args.target not in (*readers, "all"):
             flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
-            where = " and ".join(readers) + (" targets" if len(readers) > 1 else " target")
+            where = (
+                f"{', '.join(readers[:-1])} and {readers[-1]} targets"
+                if len(readers) > 1
+                else f"{readers[0]} target"
+            )
             raise CommandError(f"{flags}: for the {where}, not {args.target}")
     # checked before any target runs: with `all`, predict comes after minutes of others
     if args.device is not None:
