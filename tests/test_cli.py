@@ -117,3 +117,18 @@ def test_evaluate_writes_results_only_where_told(capsys):
         cli.main(["evaluate", "--task", "nli"])
     assert done.value.code == 2
     assert "the following arguments are required: --out" in capsys.readouterr().err
+
+
+def test_help_states_each_default_once(capsys):
+    """A default the help text does not give is added; none is said twice, none is 'None'."""
+    for argv, stated in (
+        (["adapt", "train", "--help"], "epochs per run (the best is kept) (default: 8)"),
+        (["predict", "--help"], "pairs per batch (default: 64)"),
+        (["stress", "--help"], "random seeds per test (default: 5) --limit"),
+    ):
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        assert done.value.code == 0
+        text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+        assert stated in text, argv
+        assert "(default: None)" not in text and "(default: )" not in text

@@ -28,6 +28,23 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, with an option's default stated where its help text does not say it.
+    Subcommand modes pass it on: ``add_parser(..., formatter_class=parser.formatter_class)``."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if (
+            not text
+            or not action.option_strings
+            or action.default in (None, "", argparse.SUPPRESS)
+            or action.default is False
+            or "default" in text
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class CommandError(Exception):
     """A user error: printed as one line on stderr with exit status 2, as are the project's
     own error types (``mismatch_core.errors``) that reach the entry point."""
@@ -55,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     configure_offline_mode()
     quiet_hub_libraries()
     module = importlib.import_module(COMMANDS[name][0])
-    sub = argparse.ArgumentParser(prog=f"mismatch {name}", description=COMMANDS[name][1])
+    sub = argparse.ArgumentParser(
+        prog=f"mismatch {name}", description=COMMANDS[name][1], formatter_class=HelpFormatter
+    )
     module.add_arguments(sub)
     args = sub.parse_args(rest)
     try:

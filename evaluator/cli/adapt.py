@@ -47,7 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     defaults = ContinueSettings()
     modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
-    pairs = modes.add_parser("pairs", help="write real-base pairs (train.parquet, val.parquet)")
+    pairs = modes.add_parser(
+        "pairs",
+        help="write real-base pairs (train.parquet, val.parquet)",
+        formatter_class=parser.formatter_class,
+    )
     pairs.add_argument("--out", required=True, type=Path, help="folder to write")
     pairs.add_argument(
         "--human", type=Path, default=None, help="human-rating data folder (default: <data>/human)"
@@ -72,7 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "labelled by that word's class (besides the negation ones)",
     )
     chains = modes.add_parser(
-        "chains", help="write graded chains on the real bases of a pairs folder"
+        "chains",
+        help="write graded chains on the real bases of a pairs folder",
+        formatter_class=parser.formatter_class,
     )
     chains.add_argument(
         "--real", required=True, type=Path, help="`mismatch adapt pairs` output folder"
@@ -80,7 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chains.add_argument("--out", required=True, type=Path, help="folder to write")
     chains.add_argument("--depth", type=int, default=3, help="errors in the longest copy")
     chains.add_argument("--seed", type=int, default=31, help="seed of the applied errors")
-    train = modes.add_parser("train", help="continue training and write the best run")
+    train = modes.add_parser(
+        "train",
+        help="continue training and write the best run",
+        formatter_class=parser.formatter_class,
+    )
     train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to continue")
     for name, what in (("real", "`mismatch adapt pairs`"), ("synth", "`mismatch synth`")):
         train.add_argument(f"--{name}", required=True, type=Path, help=f"{what} output folder")
@@ -92,15 +102,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             "embeddings.parquet, alignments.parquet, and tokens/ for a token-level branch",
         )
     train.add_argument("--out", required=True, type=Path, help="checkpoint folder to write")
-    train.add_argument("--epochs", type=int, default=defaults.epochs)
-    train.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    train.add_argument(
+        "--epochs", type=int, default=defaults.epochs, help="epochs per run (the best is kept)"
+    )
+    train.add_argument(
+        "--learning-rate", type=float, default=defaults.learning_rate, help="AdamW learning rate"
+    )
     train.add_argument(
         "--nocontr-weights",
         default=",".join(str(w) for w in defaults.nocontr_weights),
         help="comma-separated NoContr class weights, one run each",
     )
-    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    train.add_argument("--seed", type=int, default=defaults.seed)
+    train.add_argument(
+        "--batch-size", type=int, default=defaults.batch_size, help="pairs per training step"
+    )
+    train.add_argument(
+        "--seed", type=int, default=defaults.seed, help="seed of initialisation and batch order"
+    )
     train.add_argument(
         "--add-token-branch",
         action="store_true",

@@ -97,7 +97,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("jsonl", "csv", "tsv"),
         help="output format (default: from the --output suffix before any .gz, else jsonl)",
     )
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="pairs per batch"
+    )
     parser.add_argument(
         "--device",
         default=None,

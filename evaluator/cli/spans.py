@@ -30,7 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     defaults = SpanTraining()
     modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
-    train = modes.add_parser("train", help="fit a span tagger and write the checkpoint with it")
+    train = modes.add_parser(
+        "train",
+        help="fit a span tagger and write the checkpoint with it",
+        formatter_class=parser.formatter_class,
+    )
     train.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to extend")
     train.add_argument("--pairs", required=True, type=Path, help="mismatch synth output folder")
     train.add_argument(
@@ -54,13 +58,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="seeded sample of PAIRS/train.parquet (real-base pairs are all kept)",
     )
-    train.add_argument("--dim", type=int, default=defaults.dim)
-    train.add_argument("--epochs", type=int, default=defaults.epochs)
-    train.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    train.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
-    train.add_argument("--patience", type=int, default=defaults.patience)
-    train.add_argument("--seed", type=int, default=defaults.seed)
-    copy = modes.add_parser("copy", help="put a trained span tagger into other checkpoints")
+    train.add_argument("--dim", type=int, default=defaults.dim, help="the tagger's hidden width")
+    train.add_argument("--epochs", type=int, default=defaults.epochs, help="most epochs")
+    train.add_argument(
+        "--batch-size", type=int, default=defaults.batch_size, help="pairs per training step"
+    )
+    train.add_argument(
+        "--learning-rate", type=float, default=defaults.learning_rate, help="AdamW learning rate"
+    )
+    train.add_argument(
+        "--patience",
+        type=int,
+        default=defaults.patience,
+        help="epochs without a lower dev loss before training stops",
+    )
+    train.add_argument(
+        "--seed", type=int, default=defaults.seed, help="seed of the tagger's start, the samples and the real-base errors"
+    )
+    copy = modes.add_parser(
+        "copy",
+        help="put a trained span tagger into other checkpoints",
+        formatter_class=parser.formatter_class,
+    )
     copy.add_argument("--from", dest="source", required=True, help="checkpoint with a tagger")
     copy.add_argument("--to", nargs="+", required=True, type=Path, help="checkpoint folders")
 

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the full config (defaults, then --config, then the flags) as YAML and exit",
     )  # fmt: skip
     parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=int, help="generation seed (default: the config's, 13)")
     parser.add_argument("--processes", type=int, help="worker processes (default 2)")
     parser.add_argument("--audit", type=int, metavar="N", help="print N random pairs per class of OUT/train.parquet and exit")
     parser.add_argument(

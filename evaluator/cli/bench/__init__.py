@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pairs", type=int, default=None, help="number of pairs (default per target)"
     )
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--seed", type=int, default=13, help="seed of the sampled pairs and applied errors")
     predict = parser.add_argument_group("predict")
     predict.add_argument(
         "--input",
