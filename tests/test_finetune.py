@@ -50,6 +50,7 @@ from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
+from evaluator.signature import checkpoint_sha256
 from evaluator.tasks import TASKS, get_task
 from evaluator.training.continued import with_head_only_features
 from mismatch_core.resources import encoder_path
@@ -378,6 +379,9 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     assert result["task"] == "summarization" and "checkpoint" not in result
     assert set(result["criteria"]["coherence"]) == {"ours", "baselines", "ablations"}
     assert "| summarization |" in (out / "results.md").read_text()
+    base = result["base_signature"]
+    assert base["sha256"] == checkpoint_sha256(base_checkpoint)
+    assert f"Base: `{base['signature']}`." in (out / "results.md").read_text()
     written = {p for p in tmp_path.rglob("*") if "cache" not in p.parts} - before
     assert written == {out, out / "results.json", out / "results.md"}  # no checkpoint anywhere
     assert (

@@ -783,6 +783,8 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
         assert any(line.startswith(row["id"] + " ") for line in out.splitlines()), row["id"]
         assert "    gen: " + row["gen"][:40] in out
     assert "score = P(NoContr)" in out
+    signature = Evaluator.from_pretrained(tmp_path / "tiny").signature
+    assert f"\nsignature {signature}\n" in out  # what decides these scores, as predict says
     assert main(["demo", "--checkpoint", str(tmp_path / "none")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["demo", "--top", "0"]) == 2

@@ -258,6 +258,7 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     printed = capsys.readouterr().out
     assert "AUROC" in printed and "Kendall-like tau" in printed and "top error = class" in printed
     result = json.loads(out.read_text())
+    assert f"\nsignature {result['signature']['signature']}\n" in printed  # beside the table
     assert result["signature"]["sha256"] == checkpoint_sha256(checkpoint)
     assert result["signature"]["threshold"] == 0.5
     assert (result["threshold"], result["seed"], result["darr_limit"]) == (0.5, 13, 3)
@@ -359,3 +360,7 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
     assert "wmt16_da.jsonl.gz" in capsys.readouterr().err
     assert main(["bench", "realtext", "--parts", "sick,nonsense"]) == 2
     assert "--parts 'sick,nonsense': unknown part(s) nonsense;" in capsys.readouterr().err
+    assert main(["bench", "realtext", "--out", str(tmp_path)]) == 2
+    assert f"--out: {tmp_path}" in capsys.readouterr().err
+    assert main(["bench", "realtext", "--out", " "]) == 2
+    assert "--out is empty; give a path" in capsys.readouterr().err

@@ -198,7 +198,10 @@ def test_a_callable_metric_plugs_in_and_truncation_lowers_it(result) -> None:
 
 
 def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
-    written = write_report(result, tmp_path / "out", title="toy", command="mismatch stress ...")
+    signatures = {"overlap": {"signature": "checkpoint:x|sha256:0"}}  # as signatures() gives
+    written = write_report(
+        result, tmp_path / "out", title="toy", command="mismatch stress ...", signatures=signatures
+    )
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     for metric in ("overlap", "chrf"):
         tests = report["metrics"][metric]["tests"]
@@ -215,6 +218,8 @@ def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
             assert len(entry["below_gold"]) == len(entry["levels"]) - 1
     assert (tmp_path / "out" / "plots" / "overlap.png").read_bytes()[:4] == b"\x89PNG"
     assert "| truncation |" in (tmp_path / "out" / "report.md").read_text()
+    assert "Signature of overlap: `checkpoint:x|sha256:0`" in (tmp_path / "out" / "report.md").read_text()
+    assert report["signatures"] == signatures
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == sorted(
         [p.name for p in written] + ["plots"]
     )  # no temp files left

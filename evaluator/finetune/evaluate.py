@@ -432,6 +432,7 @@ def results_markdown(results: list[dict], command: str) -> str:
         "# Fine-tuned evaluator vs single metrics (Kendall τ-b on held-out groups)",
         "",
         f"Command: `{command}`. Seeds {seeds}: 80/20 split by group per seed; means over seeds.",
+        *base_lines(results),
         "Metric baselines are oriented by the sign of their τ on the train part. τ on the",
         "normalised scale; classification tasks (NLI) use the class probability vs the one-hot label.",
         "",
@@ -456,6 +457,17 @@ def results_markdown(results: list[dict], command: str) -> str:
         ]
     parts += [task_table(result) for result in results]
     return "\n".join(parts)
+
+
+def base_lines(results: list[dict]) -> list[str]:
+    """The signature of the base the tasks were fitted on (one line per base when they differ)."""
+    bases: dict[str, list[str]] = {}
+    for result in results:
+        if "base_signature" in result:
+            bases.setdefault(result["base_signature"]["signature"], []).append(result["task"])
+    if len(bases) == 1:
+        return [f"Base: `{next(iter(bases))}`."]
+    return [f"Base of {', '.join(tasks)}: `{base}`." for base, tasks in bases.items()]
 
 
 def write_results(directory: Path, results: list[dict], command: str) -> None:

@@ -48,10 +48,19 @@ def plot_metric(result: StressResult, metric: str, path: Path) -> None:
     plt.close(figure)
 
 
-def markdown(result: StressResult, title: str, command: str, plots: dict[str, str]) -> str:
-    """The report: pass/fail per test and metric (gold -> highest-noise mean), coverage, plots."""
+def markdown(
+    result: StressResult,
+    title: str,
+    command: str,
+    plots: dict[str, str],
+    signatures: dict | None = None,
+) -> str:
+    """The report: pass/fail per test and metric (gold -> highest-noise mean), coverage, plots;
+    ``signatures``: metric -> signature dict, one line each under the command."""
     metrics = list(result.curves)
     lines = [f"# {title}", "", f"Command: `{command}`", ""]
+    if signatures:
+        lines += [f"Signature of {m}: `{s['signature']}`" for m, s in signatures.items()] + [""]
     lines += [
         f"{result.items} items, {result.seeds} seeds. A test passes when the mean score falls "
         "strictly with each noise level and most noised texts score below their gold at every "
@@ -88,7 +97,7 @@ def write_report(
     result: StressResult, out: Path, title: str, command: str, signatures: dict | None = None
 ) -> list[Path]:
     """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths.
-    ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in the JSON."""
+    ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in both."""
     out = Path(out)
     plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
     payload = {"title": title, "command": command, **result.to_json()}
@@ -96,7 +105,7 @@ def write_report(
         payload["signatures"] = signatures
     written = [out / "report.json", out / "report.md"]
     write_text_atomic(written[0], json.dumps(payload, indent=1) + "\n")
-    write_text_atomic(written[1], markdown(result, title, command, plots))
+    write_text_atomic(written[1], markdown(result, title, command, plots, signatures))
     for metric, relative in plots.items():
         plot_metric(result, metric, out / relative)
         written.append(out / relative)

@@ -85,6 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
 
+    if args.out is not None and not args.out.strip():
+        raise CommandError("--out is empty; give a path")
     if args.target == "all" and (args.out or args.parts):
         raise CommandError("--out and --parts name one target's output and parts; not with all")
     if args.pairs is not None and args.pairs < 1:

@@ -439,7 +439,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise CommandError(f"--{name.replace('_', '-')} must not be negative")
     if args.out and (problem := output_problem(Path(args.out))):
-        raise CommandError(problem)
+        raise CommandError(f"--out: {problem}")
     root = data_dir()  # a missing data folder: one line, from the command's entry point
     paths = {"sick": root / SICK_TRIAL, "darr": root / DARR}
     for part in ("sick", "darr"):
@@ -463,6 +463,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
         "seconds": {},
     }
     print(f"realtext bench: checkpoint {name}; threshold {THRESHOLD}; seed {args.seed}", flush=True)
+    print(f"signature {result['signature']['signature']}", flush=True)
     if scorer.rating:
         print(
             f"{scorer.rating}: the task's mean rating, each criterion on [0, 1] "

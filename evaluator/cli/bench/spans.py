@@ -313,7 +313,7 @@ def bench_spans(args: argparse.Namespace) -> None:
     if "synth" in parts and args.synth_pairs is None:
         raise CommandError("the synth part needs --synth-pairs (a mismatch synth val.parquet)")
     if args.out and (problem := output_problem(Path(args.out))):
-        raise CommandError(problem)
+        raise CommandError(f"--out: {problem}")
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
@@ -327,6 +327,7 @@ def bench_spans(args: argparse.Namespace) -> None:
         "seconds": {},
     }
     print(f"spans bench: checkpoint {name}; seed {args.seed}", flush=True)
+    print(f"signature {result['signature']['signature']}", flush=True)
     runs = {
         "synth": lambda: bench_synth(evaluator, Path(args.synth_pairs), per_class, args.seed),
         "bases": lambda: bench_bases(evaluator, human_root(), bases_limit, args.seed),
