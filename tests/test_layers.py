@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "evaluator.tasks",
         "evaluator.predict_io",
         "evaluator.spans",
+        "evaluator.system_comparison",
     ),
     ("evaluator.signature",),  # what decides a checkpoint's scores
     ("evaluator.inference",),  # checkpoint + texts -> model outputs

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "finetune": ("evaluator.cli.finetune", "fine-tune the base evaluator on a task's human ratings"),
     "evaluate": ("evaluator.cli.evaluate", "fine-tune and evaluate per task against metric baselines"),
     "predict": ("evaluator.cli.predict", "rate generated texts against references; name their errors"),
+    "compare": ("evaluator.cli.compare", "compare systems on the same references, with significance"),
     "spans": ("evaluator.cli.spans", "train a span tagger (which words are wrong) for a checkpoint"),
     "stress": ("evaluator.cli.stress", "blind-spot stress tests for any metric, ours included"),
     "bench": ("evaluator.cli.bench", "measure throughput of synth / features / predict"),

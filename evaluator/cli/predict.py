@@ -97,9 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("jsonl", "csv", "tsv"),
         help="output format (default: from the --output suffix before any .gz, else jsonl)",
     )
-    parser.add_argument(
-        "--batch-size", type=int, default=64, help="pairs per batch"
-    )
+    parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
     parser.add_argument(
         "--device",
         default=None,
@@ -154,13 +152,13 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
     if args.signature:
-        print(_load_evaluator(args, _checkpoint(args)[0]).signature)
+        print(load_evaluator(args, checkpoint_of(args)[0]).signature)
         return 0
     if args.output is not None and args.output.is_dir():
         raise CommandError(f"--output {args.output} is a directory; name a file")
     _check_written_paths(args)
     source = _input_source(args)
-    checkpoint, config = _checkpoint(args)
+    checkpoint, config = checkpoint_of(args)
     total = source.count(require_sources=reads_sources(config))  # checked before the model loads
     scorer = _scorer(args)
     try:
@@ -172,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _score(args, source, total: int, scorer, output_format: str, started: float, checkpoint) -> int:
     """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
-    evaluator = _load_evaluator(args, checkpoint)
+    evaluator = load_evaluator(args, checkpoint)
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes
         with open(os.devnull, "w", encoding="utf-8") as sink:
@@ -341,9 +339,9 @@ def _input_source(args: argparse.Namespace):
     return JsonlInput.from_stream(sys.stdin.buffer)
 
 
-def _checkpoint(args: argparse.Namespace) -> tuple[Path, dict]:
+def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
     """The directory (a Hub id downloaded once, here) and config.json of the checkpoint asked
-    for, found and read before torch loads."""
+    for (--checkpoint, --task), found and read before torch loads."""
     if args.task is not None:
         from evaluator.tasks import get_task
 
@@ -357,7 +355,7 @@ def _checkpoint(args: argparse.Namespace) -> tuple[Path, dict]:
     return directory, read_config(directory)
 
 
-def _load_evaluator(args: argparse.Namespace, directory: Path):
+def load_evaluator(args: argparse.Namespace, directory: Path):
     from evaluator.evaluator import Evaluator
 
     try:

@@ -1,0 +1,182 @@
+"""`mismatch compare --refs REF --gens A B [C ...]`: systems scored on the same references,
+each compared with the first.
+
+As sacrebleu's paired tests and COMET's comet-compare do for their scores: every system's
+mean score (and mean ratings with --task) with a 95 % bootstrap interval, its difference to
+the baseline (the first --gens file) with an interval and a paired randomization p-value, and
+the same for the share of pairs labelled with each error class, which says what kind of
+errors one system makes more often than another (``evaluator.system_comparison``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from evaluator.cli import CommandError
+from evaluator.cli.predict import checkpoint_of, load_evaluator
+from mismatch_core.atomic import output_problem, write_text_atomic
+from mismatch_core.checkpoint_files import reads_sources
+from mismatch_core.config import check_seed
+from mismatch_core.errors import DataError
+from mismatch_core.jsonl import is_gzip
+from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--refs",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="reference file(s), one text per line; several files = several references per pair",
+    )
+    parser.add_argument(
+        "--gens",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="two or more systems' outputs, each line-aligned with the references; the first "
+        "is the baseline",
+    )
+    parser.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
+    parser.add_argument(
+        "--names", help="comma-separated system names, one per --gens file (default: the paths)"
+    )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="PATH_OR_HUB_ID[@REVISION]",
+        help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
+        "or checkpoints/mismatch-TASK with --task)",
+    )
+    parser.add_argument(
+        "--task", help="use the checkpoint fine-tuned for this task: its ratings compared too"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="a pair is labelled with a class when its probability is at least this",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap and randomization resamples"
+    )
+    parser.add_argument("--seed", type=int, default=13, help="seed of the resamples")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="also write every figure as JSON")
+    parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
+    parser.add_argument(
+        "--device", default=None, help="cpu or cuda: where the encoder and the model run"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    names = _names(args)
+    _check_numbers(args)
+    _check_out(args)
+    from evaluator.predict_io import AlignedInput
+
+    checkpoint, config = checkpoint_of(args)
+    systems = [AlignedInput(args.refs, gens, args.srcs) for gens in args.gens]
+    pairs = {system.count(require_sources=reads_sources(config)) for system in systems}
+    (total,) = pairs  # each system is checked line-aligned with the same references
+    if total < 2:
+        raise CommandError(f"{args.gens[0]}: a comparison needs at least 2 pairs, got {total}")
+
+    from evaluator.system_comparison import compare_systems, comparison_report
+
+    evaluator = load_evaluator(args, checkpoint)
+    predictions = []
+    for name, system in zip(names, systems, strict=True):
+        if not args.quiet:
+            print(f"mismatch compare: scoring {name}", file=sys.stderr, flush=True)
+        ids, refs, gens, srcs = zip(*system.rows(), strict=True)
+        try:
+            predictions.append(
+                evaluator.predict(
+                    list(refs),
+                    list(gens),
+                    list(srcs),
+                    batch_size=args.batch_size,
+                    ids=list(ids),
+                    progress=not args.quiet,
+                    spans=False,
+                )
+            )
+        except ValueError as error:  # a pair the evaluator refuses (named by its line)
+            raise DataError(f"{system.gen_path}: {error}") from None
+    comparison = compare_systems(
+        names, predictions, evaluator.rating_keys, args.resamples, args.seed
+    )
+    signature = evaluator.signature
+    print(
+        f"mismatch compare: {total} pairs, {len(names)} systems, baseline {names[0]}; "
+        f"{args.resamples} resamples, seed {args.seed}\nsignature {signature}\n"
+        "each mean with its 95% bootstrap interval; 'vs base': the mean per-pair difference "
+        "to the baseline, its interval and the paired randomization p-value\n"
+    )
+    print(comparison_report(comparison, names))
+    if args.out is not None:
+        payload = {
+            "command": "mismatch compare " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+            if sys.argv[1:2] == ["compare"]
+            else "mismatch compare",
+            "signature": signature.to_dict(),
+            "pairs": total,
+            "systems": dict(zip(names, map(str, args.gens), strict=True)),
+            "baseline": names[0],
+            "resamples": args.resamples,
+            "seed": args.seed,
+            **comparison,
+        }
+        write_text_atomic(args.out, json.dumps(payload, indent=2) + "\n")
+        print(f"\nresults in {args.out}")
+    return 0
+
+
+def _names(args: argparse.Namespace) -> list[str]:
+    if len(args.gens) < 2:
+        raise CommandError("--gens: give two or more systems' files (the first is the baseline)")
+    if args.names is None:
+        return [str(path) for path in args.gens]
+    names = [name.strip() for name in args.names.split(",")]
+    if len(names) != len(args.gens) or not all(names):
+        raise CommandError(
+            f"--names: give one non-empty name per --gens file ({len(args.gens)}), "
+            f"got {args.names!r}"
+        )
+    if len(set(names)) != len(names):
+        raise CommandError(f"--names: each system needs its own name, got {args.names!r}")
+    return names
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    if args.resamples < 1:
+        raise CommandError(f"--resamples must be at least 1, got {args.resamples}")
+    if args.batch_size < 1:
+        raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
+    if not 0.0 < args.threshold <= 1.0:
+        raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    try:
+        check_seed(args.seed, "--seed")
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """--out: a plain JSON file that is not an input of this run."""
+    if args.out is None:
+        return
+    inputs = {path.resolve() for path in [*args.refs, *args.gens, args.srcs] if path}
+    if args.out.resolve() in inputs:
+        raise CommandError(f"--out {args.out} is an input of this run; name another file")
+    if is_gzip(args.out):
+        raise CommandError(f"--out {args.out}: the figures are plain JSON; drop the .gz")
+    problem = output_problem(args.out)
+    if problem:
+        raise CommandError(f"--out: {problem}")

@@ -1,0 +1,148 @@
+"""`mismatch compare`: systems on the same references, each against the first, with intervals
+and paired randomization p-values (``evaluator.system_comparison``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_predict import GENS, REFS, REGRESSION_TASK, make_checkpoint, write_lines
+
+from evaluator.cli import main
+from evaluator.evaluator import Evaluator
+from evaluator.predict_io import Prediction
+from evaluator.signature import checkpoint_sha256
+from evaluator.system_comparison import (
+    Mean,
+    compare_systems,
+    comparison_report,
+    mean_interval,
+    paired_difference,
+)
+from mismatch_core.taxonomy import CODES
+
+
+def prediction(score: float, labels: list[str], fluency: float = 3.0) -> Prediction:
+    return Prediction("0", score, {"fluency": fluency}, dict.fromkeys(CODES, 0.0), labels)
+
+
+def test_a_difference_in_every_pair_has_the_exact_randomization_p_value() -> None:
+    """Five pairs all one way: 2**5 sign patterns, two as extreme as the one seen (all +, all -),
+    so p = 2/32 exactly (scipy enumerates them all when resamples exceed them)."""
+    baseline = np.zeros(5)
+    system = np.array([0.1, 0.2, 0.3, 0.1, 0.2])
+    difference = paired_difference(baseline, system, resamples=1000, seed=0)
+    assert difference.delta == pytest.approx(0.18)
+    assert difference.p_value == pytest.approx(2 / 32)
+    assert 0.1 <= difference.low < difference.delta < difference.high <= 0.3
+
+
+def test_equal_systems_differ_by_nothing_with_p_one() -> None:
+    values = np.array([0.2, 0.9, 0.4, 0.7])
+    difference = paired_difference(values, values, resamples=200, seed=0)
+    assert (difference.delta, difference.low, difference.high, difference.p_value) == (0, 0, 0, 1)
+
+
+def test_a_mean_interval_holds_the_mean_and_a_constant_has_its_own_value() -> None:
+    values = np.linspace(0.0, 1.0, 101)
+    interval = mean_interval(values, resamples=500, seed=3)
+    assert interval.mean == pytest.approx(0.5)
+    assert 0.4 < interval.low < 0.5 < interval.high < 0.6
+    assert mean_interval(values, resamples=500, seed=3) == interval  # seeded
+    assert mean_interval(np.full(7, 0.25), resamples=500, seed=3) == Mean(0.25, 0.25, 0.25)
+
+
+def test_a_clearly_better_system_is_significant_and_the_figures_are_its_shares() -> None:
+    baseline = [prediction(0.2, ["NumErr"]) for _ in range(30)]
+    better = [prediction(0.9, ["NoContr"], fluency=4.0) for _ in range(27)]
+    better += [prediction(0.3, ["NumErr"], fluency=4.0) for _ in range(3)]
+    comparison = compare_systems(["a", "b"], [baseline, better], ["fluency"], 500, seed=1)
+    score = comparison["score"]
+    assert "delta" not in score["a"] and score["a"]["mean"] == pytest.approx(0.2)
+    assert score["b"]["delta"] == pytest.approx(0.64)
+    assert score["b"]["p_value"] < 0.01 and score["b"]["delta_low"] > 0
+    assert comparison["ratings"]["fluency"]["b"]["delta"] == pytest.approx(1.0)
+    assert list(comparison["labels"]) == ["NumErr"]  # error classes some system lists
+    assert comparison["labels"]["NumErr"]["a"]["mean"] == 1.0
+    assert comparison["labels"]["NumErr"]["b"]["mean"] == pytest.approx(0.1)
+    report = comparison_report(comparison, ["a", "b"])
+    assert "rating fluency" in report
+    assert "NumErr  100.0  10.0" in report and "-90.0 (p " in report
+
+
+def test_a_figure_does_not_depend_on_the_others_computed() -> None:
+    """Each figure draws from a fresh generator of the seed: adding a class or a system leaves
+    the score's figures as they were."""
+    rng = np.random.default_rng(0)
+    a = [prediction(float(s), []) for s in rng.random(40)]
+    b = [prediction(float(s), []) for s in rng.random(40)]
+    c = [prediction(float(s), ["EntErr"]) for s in rng.random(40)]
+    two = compare_systems(["a", "b"], [a, b], [], 300, seed=5)
+    three = compare_systems(["a", "b", "c"], [a, b, c], [], 300, seed=5)
+    assert three["score"]["b"] == two["score"]["b"]
+    assert compare_systems(["a", "b"], [a, b], [], 300, seed=6)["score"]["b"] != two["score"]["b"]
+
+
+def test_systems_that_cannot_be_compared_are_refused() -> None:
+    one = [prediction(0.5, []), prediction(0.6, [])]
+    with pytest.raises(ValueError, match="two or more systems"):
+        compare_systems(["a"], [one], [])
+    with pytest.raises(ValueError, match="different numbers of pairs: \\[1, 2\\]"):
+        compare_systems(["a", "b"], [one, one[:1]], [])
+    with pytest.raises(ValueError, match="at least 2 pairs"):
+        compare_systems(["a", "b"], [one[:1], one[:1]], [])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("compare")
+    return {
+        "refs": write_lines(root / "refs.txt", REFS),
+        "mt": write_lines(root / "mt.txt", GENS[:4] + ["Kids are playing."]),
+        "copy": write_lines(root / "copy.txt", REFS),
+        "short": write_lines(root / "short.txt", REFS[:3]),
+    }
+
+
+def test_the_command_prints_and_writes_every_figure(tmp_path: Path, files, capsys) -> None:
+    checkpoint = make_checkpoint(tmp_path / "task", REGRESSION_TASK)
+    out = tmp_path / "figures.json"
+    argv = ["compare", "--refs", str(files["refs"]), "--gens", str(files["mt"]),
+            str(files["copy"]), "--names", "mt,copy", "--checkpoint", str(checkpoint),
+            "--resamples", "200", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    figures = json.loads(out.read_text())
+    evaluator = Evaluator.from_pretrained(checkpoint)
+    assert figures["signature"]["sha256"] == checkpoint_sha256(checkpoint)
+    assert f"signature {evaluator.signature}" in printed
+    assert (figures["pairs"], figures["baseline"], figures["resamples"]) == (5, "mt", 200)
+    assert figures["systems"] == {"mt": str(files["mt"]), "copy": str(files["copy"])}
+    assert set(figures["ratings"]) == {"coherence", "fluency"}
+    # the figures are those of the predictions predict gives, compared in the library
+    scored = [evaluator.predict(REFS, open(files[n]).read().splitlines(), progress=False)
+              for n in ("mt", "copy")]  # fmt: skip
+    expected = compare_systems(["mt", "copy"], scored, evaluator.rating_keys, 200, seed=13)
+    for key in ("score", "ratings", "labels"):
+        assert figures[key] == json.loads(json.dumps(expected[key])), key
+    assert comparison_report(expected, ["mt", "copy"]).splitlines()[1] in printed
+    assert main(argv) == 0 and json.loads(out.read_text()) == figures  # seeded
+
+
+def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> None:
+    refs, mt, copy = str(files["refs"]), str(files["mt"]), str(files["copy"])
+    for argv, message in (
+        (["--gens", mt], "--gens: give two or more systems' files"),
+        (["--gens", mt, copy, "--names", "a"], "--names: give one non-empty name per --gens"),
+        (["--gens", mt, copy, "--names", "a,a"], "--names: each system needs its own name"),
+        (["--gens", mt, copy, "--resamples", "0"], "--resamples must be at least 1, got 0"),
+        (["--gens", mt, copy, "--seed", "-1"], "--seed must be in 0..4294967295, got -1"),
+        (["--gens", mt, copy, "--out", mt], f"--out {mt} is an input of this run"),
+        (["--gens", mt, copy, "--out", str(tmp_path / "f.json.gz")], "plain JSON; drop the .gz"),
+        (["--gens", mt, str(files["short"])], "has 5 line(s) but"),
+    ):
+        assert main(["compare", "--refs", refs, *argv, "--quiet"]) == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not list(tmp_path.iterdir())
