@@ -39,6 +39,13 @@ def test_a_difference_in_every_pair_has_the_exact_randomization_p_value() -> Non
     assert 0.1 <= difference.low < difference.delta < difference.high <= 0.3
 
 
+def test_the_p_value_counts_resamples_as_far_from_zero_either_way() -> None:
+    """Sampled (2**40 sign patterns, 999 drawn): no pattern of 40 equal differences is as far
+    from zero as all of them, so p is the smallest one, 1 / (R + 1), not twice it."""
+    difference = paired_difference(np.zeros(40), np.ones(40), resamples=999, seed=0)
+    assert difference.p_value == pytest.approx(1 / 1000)
+
+
 def test_equal_systems_differ_by_nothing_with_p_one() -> None:
     values = np.array([0.2, 0.9, 0.4, 0.7])
     difference = paired_difference(values, values, resamples=200, seed=0)
@@ -93,6 +100,10 @@ def test_systems_that_cannot_be_compared_are_refused() -> None:
         compare_systems(["a", "b"], [one, one[:1]], [])
     with pytest.raises(ValueError, match="at least 2 pairs"):
         compare_systems(["a", "b"], [one[:1], one[:1]], [])
+    with pytest.raises(ValueError, match="each system needs its own name"):
+        compare_systems(["a", "a"], [one, one], [])
+    with pytest.raises(ValueError, match="resamples must be at least 100, got 99"):
+        compare_systems(["a", "b"], [one, one], [], resamples=99)
 
 
 @pytest.fixture(scope="module")
@@ -131,13 +142,31 @@ def test_the_command_prints_and_writes_every_figure(tmp_path: Path, files, capsy
     assert main(argv) == 0 and json.loads(out.read_text()) == figures  # seeded
 
 
+def test_default_names_and_several_references(tmp_path: Path, files, capsys) -> None:
+    """Systems are named by their file names; a second reference file gives each pair two
+    references, the closest deciding (a copy of either reads as a copy)."""
+    checkpoint = make_checkpoint(tmp_path / "base")
+    other = write_lines(tmp_path / "other.txt", [ref.upper() for ref in REFS])
+    argv = ["compare", "--refs", str(other), str(files["refs"]), "--gens", str(files["mt"]),
+            str(files["copy"]), "--checkpoint", str(checkpoint), "--resamples", "100",
+            "--quiet", "--out", str(tmp_path / "f.json")]  # fmt: skip
+    assert main(argv) == 0
+    figures = json.loads((tmp_path / "f.json").read_text())
+    assert list(figures["systems"]) == ["mt", "copy"] and figures["baseline"] == "mt"
+    single = Evaluator.from_pretrained(checkpoint).predict(REFS, REFS, progress=False)
+    assert figures["score"]["copy"]["mean"] == pytest.approx(np.mean([p.score for p in single]))
+    assert "\ncopy " in capsys.readouterr().out
+
+
 def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> None:
     refs, mt, copy = str(files["refs"]), str(files["mt"]), str(files["copy"])
     for argv, message in (
         (["--gens", mt], "--gens: give two or more systems' files"),
         (["--gens", mt, copy, "--names", "a"], "--names: give one non-empty name per --gens"),
         (["--gens", mt, copy, "--names", "a,a"], "--names: each system needs its own name"),
-        (["--gens", mt, copy, "--resamples", "0"], "--resamples must be at least 1, got 0"),
+        (["--gens", mt, copy, "--resamples", "99"], "--resamples must be at least 100 (fewer"),
+        (["--gens", mt, mt], "--gens: a file is given twice; give --names"),
+        (["--gens", mt, copy, "--task", "summarization"], "give --srcs FILE"),
         (["--gens", mt, copy, "--seed", "-1"], "--seed must be in 0..4294967295, got -1"),
         (["--gens", mt, copy, "--out", mt], f"--out {mt} is an input of this run"),
         (["--gens", mt, copy, "--out", str(tmp_path / "f.json.gz")], "plain JSON; drop the .gz"),

@@ -14,10 +14,11 @@ import argparse
 import json
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from evaluator.cli.predict import checkpoint_of, load_evaluator
+from evaluator.cli.predict import checkpoint_of, load_evaluator, report_warnings
 from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
@@ -46,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
     parser.add_argument(
-        "--names", help="comma-separated system names, one per --gens file (default: the paths)"
+        "--names",
+        help="comma-separated system names, one per --gens file (default: the file names "
+        "without their suffix, or the paths where two are alike)",
     )
     parser.add_argument(
         "--checkpoint",
@@ -63,8 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.5,
         help="a pair is labelled with a class when its probability is at least this",
     )
+    # the library's DEFAULT_RESAMPLES and seed, written out so that --help does not load scipy
     parser.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap and randomization resamples"
+        "--resamples",
+        type=int,
+        default=1000,
+        help="bootstrap and randomization resamples (at least 100)",
     )
     parser.add_argument("--seed", type=int, default=13, help="seed of the resamples")
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write every figure as JSON")
@@ -97,19 +104,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"mismatch compare: scoring {name}", file=sys.stderr, flush=True)
         ids, refs, gens, srcs = zip(*system.rows(), strict=True)
         try:
-            predictions.append(
-                evaluator.predict(
-                    list(refs),
-                    list(gens),
-                    list(srcs),
-                    batch_size=args.batch_size,
-                    ids=list(ids),
-                    progress=not args.quiet,
-                    spans=False,
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                predictions.append(
+                    evaluator.predict(
+                        list(refs),
+                        list(gens),
+                        list(srcs),
+                        batch_size=args.batch_size,
+                        ids=list(ids),
+                        progress=not args.quiet,
+                        spans=False,
+                    )
                 )
-            )
         except ValueError as error:  # a pair the evaluator refuses (named by its line)
             raise DataError(f"{system.gen_path}: {error}") from None
+        report_warnings(caught, f"mismatch compare: {name}")
     comparison = compare_systems(
         names, predictions, evaluator.rating_keys, args.resamples, args.seed
     )
@@ -140,10 +150,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _names(args: argparse.Namespace) -> list[str]:
+    """One name per --gens file: --names, else the file names without suffix, else (two
+    alike) the paths as given; two systems never share one."""
     if len(args.gens) < 2:
         raise CommandError("--gens: give two or more systems' files (the first is the baseline)")
     if args.names is None:
-        return [str(path) for path in args.gens]
+        names = [path.stem for path in args.gens]
+        if len(set(names)) < len(names):
+            names = [str(path) for path in args.gens]
+        if len(set(names)) < len(names):
+            raise CommandError("--gens: a file is given twice; give --names, one per system")
+        return names
     names = [name.strip() for name in args.names.split(",")]
     if len(names) != len(args.gens) or not all(names):
         raise CommandError(
@@ -156,8 +173,13 @@ def _names(args: argparse.Namespace) -> list[str]:
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
-    if args.resamples < 1:
-        raise CommandError(f"--resamples must be at least 1, got {args.resamples}")
+    from evaluator.system_comparison import MIN_RESAMPLES
+
+    if args.resamples < MIN_RESAMPLES:
+        raise CommandError(
+            f"--resamples must be at least {MIN_RESAMPLES} (fewer give no usable interval), "
+            f"got {args.resamples}"
+        )
     if args.batch_size < 1:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:

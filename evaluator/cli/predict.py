@@ -196,7 +196,7 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
                         summary = score(stream, output_format, progress=not args.quiet)
             except OSError as error:
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
-    _report_warnings(caught)
+    report_warnings(caught)
     if args.summary is not None:
         figures = json.dumps(summary.to_dict(str(evaluator.signature)), indent=2)
         try:
@@ -372,13 +372,14 @@ def load_evaluator(args: argparse.Namespace, directory: Path):
     return evaluator
 
 
-def _report_warnings(caught: list[warnings.WarningMessage]) -> None:
-    """Print our truncation count as one line; pass every other warning on unchanged."""
+def report_warnings(caught: list[warnings.WarningMessage], prefix: str = "mismatch predict") -> None:
+    """Print our truncation count as one line after ``prefix``; pass every other warning on
+    unchanged."""
     from evaluator.evaluator import TruncationWarning
 
     for warning in caught:
         if issubclass(warning.category, TruncationWarning):
-            print(f"mismatch predict: warning: {warning.message}", file=sys.stderr)
+            print(f"{prefix}: warning: {warning.message}", file=sys.stderr)
         else:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno
