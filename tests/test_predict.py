@@ -306,6 +306,12 @@ def test_loads_from_a_populated_hub_cache_without_network(
     )  # fmt: skip
     assert status == 0
     assert json.loads(out.read_text())["score"] == expected[0].score
+    from evaluator.stress.metrics import parse_metrics, signatures
+
+    name = f"mismatch=someone/mismatch-tiny@{revision}"  # a stress metric takes @REVISION too
+    scores = parse_metrics(name)[name]([[ref] for ref in REFS], GENS, [None] * len(GENS))
+    assert scores.tolist() == [p.score for p in expected]
+    assert signatures([name])[name]["checkpoint"] == f"someone/mismatch-tiny@{revision}"
 
 
 # Runs `mismatch predict` in a fresh process (nothing of the hub libraries or torch imported

@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--metrics",
         default=DEFAULT_METRICS,
         help="comma-separated: bleu, rougeL, chrf, meteor, bertscore, any feature column, "
-        "mismatch[=CHECKPOINT] (P(NoContr)), mismatch=CHECKPOINT#CRITERION or #ratings (what a "
+        "mismatch[=CHECKPOINT[@REVISION]] (P(NoContr)), mismatch=CHECKPOINT#CRITERION or #ratings (what a "
         "fine-tuned checkpoint rates), module:function (default: %(default)s)",
     )
     parser.add_argument(

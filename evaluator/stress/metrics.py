@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mismatch_core.resources import DEFAULT_CHECKPOINT, local_path
+from mismatch_core.checkpoint_files import resolve_checkpoint
+from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 MetricFn = Callable[[Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], ArrayLike]
 
@@ -60,7 +61,8 @@ def mismatch_metric(
     """
     from evaluator.evaluator import Evaluator
 
-    evaluator = Evaluator.from_pretrained(local_path(checkpoint) or checkpoint)
+    name, revision = resolve_checkpoint(str(checkpoint))
+    evaluator = Evaluator.from_pretrained(name, revision=revision)
     if rating is not None:
         keys = evaluator.rating_keys
         if not keys:
@@ -132,8 +134,7 @@ def signatures(names: Sequence[str]) -> dict[str, dict]:
     found = {}
     for name in names:
         if is_mismatch(name):
-            path = mismatch_spec(name)[0]
-            found[name] = signature(load(local_path(path) or path)).to_dict()
+            found[name] = signature(load(*resolve_checkpoint(mismatch_spec(name)[0]))).to_dict()
     return found
 
 
