@@ -212,9 +212,12 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 def comparison_report(comparison: dict, names: Sequence[str]) -> str:
     """The comparison as text: a table for the score and for each rating (a row per system,
     the first the baseline), and one of the label shares (a row per class some system lists)."""
-    blocks = [_mean_table("score = mean P(NoContr) (1 = no error found)", comparison["score"], names)]
+    blocks = [
+        _mean_table("score = mean P(NoContr) (1 = no error found)", comparison["score"], names)
+    ]
     blocks += [
-        _mean_table(f"rating {key}", figures, names) for key, figures in comparison["ratings"].items()
+        _mean_table(f"rating {key}", figures, names)
+        for key, figures in comparison["ratings"].items()
     ]
     if comparison["labels"]:
         blocks.append(_labels_table(comparison["labels"], names))

@@ -96,7 +96,7 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
     if "@" in spec and not Path(spec).expanduser().exists():
         name, _, revision = spec.rpartition("@")
         if not name or not revision:
-            raise CheckpointError(f"--checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
+            raise CheckpointError(f"checkpoint {spec!r}: expected PATH_OR_HUB_ID[@REVISION]")
     found = local_path(name)
     if found is not None:
         if revision is not None:

@@ -92,6 +92,21 @@ def test_a_figure_does_not_depend_on_the_others_computed() -> None:
     assert compare_systems(["a", "b"], [a, b], [], 300, seed=6)["score"]["b"] != two["score"]["b"]
 
 
+def test_the_command_defaults_are_the_librarys() -> None:
+    """The parser writes them out (its --help does not load scipy); they must not drift."""
+    import argparse
+    import inspect
+
+    from evaluator.cli import compare
+    from evaluator.system_comparison import DEFAULT_RESAMPLES
+
+    parser = argparse.ArgumentParser()
+    compare.add_arguments(parser)
+    defaults = inspect.signature(compare_systems).parameters
+    assert parser.get_default("resamples") == DEFAULT_RESAMPLES == defaults["resamples"].default
+    assert parser.get_default("seed") == defaults["seed"].default
+
+
 def test_systems_that_cannot_be_compared_are_refused() -> None:
     one = [prediction(0.5, []), prediction(0.6, [])]
     with pytest.raises(ValueError, match="two or more systems"):
@@ -171,6 +186,7 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
         (["--gens", mt, copy, "--out", mt], f"--out {mt} is an input of this run"),
         (["--gens", mt, copy, "--out", str(tmp_path / "f.json.gz")], "plain JSON; drop the .gz"),
         (["--gens", mt, str(files["short"])], "has 5 line(s) but"),
+        (["--gens", mt, copy, "--device", "tpu"], "--device: unknown device 'tpu'"),
     ):
         assert main(["compare", "--refs", refs, *argv, "--quiet"]) == 2, argv
         assert message in capsys.readouterr().err, argv

@@ -26,7 +26,7 @@ from evaluator.stress.perturbations import INJECTIONS, PERTURBATIONS, Source, co
 from evaluator.stress.report import write_report
 from evaluator.stress.runner import perturb_items, run_stress
 from evaluator.stress.verdict import passes
-from mismatch_core.errors import DataError
+from mismatch_core.errors import CheckpointError, DataError
 
 GOLD = (
     "John Smith drove the red car to the hospital in Boston. "
@@ -218,7 +218,8 @@ def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
             assert len(entry["below_gold"]) == len(entry["levels"]) - 1
     assert (tmp_path / "out" / "plots" / "overlap.png").read_bytes()[:4] == b"\x89PNG"
     assert "| truncation |" in (tmp_path / "out" / "report.md").read_text()
-    assert "Signature of overlap: `checkpoint:x|sha256:0`" in (tmp_path / "out" / "report.md").read_text()
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "\n- signature of overlap: `checkpoint:x|sha256:0`\n" in markdown
     assert report["signatures"] == signatures
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == sorted(
         [p.name for p in written] + ["plots"]
@@ -295,6 +296,8 @@ def test_mismatch_metric_reads_the_ratings_of_a_fine_tuned_checkpoint(tmp_path: 
         mismatch_metric(nli, "ratings")
     with pytest.raises(ValueError, match="not fine-tuned on a task"):
         mismatch_metric(make_checkpoint(tmp_path / "base"), "fluency")
+    with pytest.raises(CheckpointError, match="metric 'mismatch=x@': checkpoint 'x@': expected"):
+        parse_metrics("bleu,mismatch=x@")  # which metric names a bad checkpoint
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -18,13 +18,13 @@ import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from evaluator.cli.predict import checkpoint_of, load_evaluator, report_warnings
+from evaluator.cli.scoring import checkpoint_of, load_evaluator, report_warnings
 from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import is_gzip
-from mismatch_core.resources import DEFAULT_CHECKPOINT
+from mismatch_core.resources import DEFAULT_CHECKPOINT, torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write every figure as JSON")
     parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
     parser.add_argument(
-        "--device", default=None, help="cpu or cuda: where the encoder and the model run"
+        "--device", default=None, help="cpu (default) or cuda: where the encoder and the model run"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -188,6 +188,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
         check_seed(args.seed, "--seed")
     except ValueError as error:
         raise CommandError(str(error)) from None
+    if args.device is not None:  # before the checkpoint and the inputs are read
+        try:
+            torch_device(args.device)
+        except ValueError as error:
+            raise CommandError(f"--device: {error}") from None
 
 
 def _check_out(args: argparse.Namespace) -> None:

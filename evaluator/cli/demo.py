@@ -25,7 +25,12 @@ PLAIN_MARKS = ("[[", "]]")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--examples", type=Path, default=EXAMPLES, help="pairs JSONL to score")
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        default=EXAMPLES,
+        help="pairs JSONL to score (default: the repository's examples/pairs.jsonl)",
+    )
     parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to use")
     parser.add_argument("--top", type=int, default=3, help="classes shown per pair")
 

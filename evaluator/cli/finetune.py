@@ -1,11 +1,12 @@
 """`mismatch finetune --task T`, and what `mismatch evaluate` shares with it.
 
-Like the LightningCLI of `scripts/finetune.py fit --config ...` (``evaluator.finetune.lightning_cli``),
-it fine-tunes the base checkpoint on every record of a task (a validation slice split off by
-group for early stopping) with the numbers of ``configs/finetune/<task>.yaml``, read through one
-schema (``evaluator.finetune.config``), and exports the best weights to the folder named by
-``--out`` (the LightningCLI: the config's ``export_dir``); no default, so the shipped
-``checkpoints/mismatch-<task>`` is replaced only when asked.
+Like the LightningCLI of `scripts/finetune.py fit --config ...`
+(``evaluator.finetune.lightning_cli``), it fine-tunes the base checkpoint on every record of a
+task (a validation slice split off by group for early stopping) with the numbers of
+``configs/finetune/<task>.yaml``, read through one schema (``evaluator.finetune.config``), and
+exports the best weights to the folder named by ``--out`` (the LightningCLI: the config's
+``export_dir``); no default, so the shipped ``checkpoints/mismatch-<task>`` is replaced only
+when asked.
 """
 
 from __future__ import annotations

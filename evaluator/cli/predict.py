@@ -22,13 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from evaluator.cli import CommandError
+from evaluator.cli.scoring import checkpoint_of, load_evaluator, report_warnings
 from mismatch_core.atomic import output_problem, write_text_atomic
-from mismatch_core.checkpoint_files import (
-    checkpoint_directory,
-    read_config,
-    reads_sources,
-    resolve_checkpoint,
-)
+from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode
 
@@ -196,7 +192,7 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
                         summary = score(stream, output_format, progress=not args.quiet)
             except OSError as error:
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
-    report_warnings(caught)
+    report_warnings(caught, "mismatch predict")
     if args.summary is not None:
         figures = json.dumps(summary.to_dict(str(evaluator.signature)), indent=2)
         try:
@@ -337,50 +333,3 @@ def _input_source(args: argparse.Namespace):
             "no input: give --input pairs.jsonl, --refs F --gens F, or pipe JSONL on stdin"
         )
     return JsonlInput.from_stream(sys.stdin.buffer)
-
-
-def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
-    """The directory (a Hub id downloaded once, here) and config.json of the checkpoint asked
-    for (--checkpoint, --task), found and read before torch loads."""
-    if args.task is not None:
-        from evaluator.tasks import get_task
-
-        try:
-            get_task(args.task)
-        except KeyError as error:
-            raise CommandError(str(error.args[0])) from None
-    directory = checkpoint_directory(
-        *resolve_checkpoint(args.checkpoint, args.task), local_files_only=False
-    )
-    return directory, read_config(directory)
-
-
-def load_evaluator(args: argparse.Namespace, directory: Path):
-    from evaluator.evaluator import Evaluator
-
-    try:
-        evaluator = Evaluator.from_pretrained(
-            directory, device=args.device or "cpu", threshold=args.threshold
-        )
-    except ValueError as error:  # a --threshold or --device the evaluator refuses
-        raise CommandError(str(error)) from None
-    if args.task and args.task not in evaluator.checkpoint.tasks:
-        raise CommandError(
-            f"{evaluator.checkpoint.path} is not fine-tuned for task {args.task!r} "
-            f"(its tasks: {', '.join(evaluator.checkpoint.tasks) or 'none'})"
-        )
-    return evaluator
-
-
-def report_warnings(caught: list[warnings.WarningMessage], prefix: str = "mismatch predict") -> None:
-    """Print our truncation count as one line after ``prefix``; pass every other warning on
-    unchanged."""
-    from evaluator.evaluator import TruncationWarning
-
-    for warning in caught:
-        if issubclass(warning.category, TruncationWarning):
-            print(f"{prefix}: warning: {warning.message}", file=sys.stderr)
-        else:
-            warnings.showwarning(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )

@@ -73,7 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="epochs without a lower dev loss before training stops",
     )
     train.add_argument(
-        "--seed", type=int, default=defaults.seed, help="seed of the tagger's start, the samples and the real-base errors"
+        "--seed",
+        type=int,
+        default=defaults.seed,
+        help="seed of the tagger's start, the samples and the real-base errors",
     )
     copy = modes.add_parser(
         "copy",

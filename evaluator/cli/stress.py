@@ -20,8 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--metrics",
         default=DEFAULT_METRICS,
         help="comma-separated: bleu, rougeL, chrf, meteor, bertscore, any feature column, "
-        "mismatch[=CHECKPOINT[@REVISION]] (P(NoContr)), mismatch=CHECKPOINT#CRITERION or #ratings (what a "
-        "fine-tuned checkpoint rates), module:function (default: %(default)s)",
+        "mismatch[=CHECKPOINT[@REVISION]] (P(NoContr)), mismatch=CHECKPOINT#CRITERION or "
+        "#ratings (what a fine-tuned checkpoint rates), module:function (default: %(default)s)",
     )
     parser.add_argument(
         "--data",

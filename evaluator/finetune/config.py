@@ -1,12 +1,12 @@
 """The one reader of ``configs/finetune/<task>.yaml``: the schema of the fine-tuning LightningCLI.
 
-``scripts/finetune.py fit`` (``evaluator.finetune.lightning_cli.FinetuneCLI``), ``mismatch finetune`` and
-``mismatch evaluate`` read a fine-tuning config through the same jsonargparse schema: the
-LightningCLI's ``fit`` arguments (seed_everything, trainer, model, data, ckpt_path) plus what
-``add_fit_arguments`` adds to them. A key one entry point accepts, the others accept; an
-unknown key or a value of the wrong type fails in all of them, naming the key. ``FitSettings``
-holds the numbers of the fit recipe (``evaluator.finetune.train.fit``) taken from a parsed
-config, and checks them the same way for every entry point.
+``scripts/finetune.py fit`` (``evaluator.finetune.lightning_cli.FinetuneCLI``), ``mismatch
+finetune`` and ``mismatch evaluate`` read a fine-tuning config through the same jsonargparse
+schema: the LightningCLI's ``fit`` arguments (seed_everything, trainer, model, data,
+ckpt_path) plus what ``add_fit_arguments`` adds to them. A key one entry point accepts, the
+others accept; an unknown key or a value of the wrong type fails in all of them, naming the
+key. ``FitSettings`` holds the numbers of the fit recipe (``evaluator.finetune.train.fit``)
+taken from a parsed config, and checks them the same way for every entry point.
 """
 
 from __future__ import annotations

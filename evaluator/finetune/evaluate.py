@@ -432,10 +432,10 @@ def results_markdown(results: list[dict], command: str) -> str:
         "# Fine-tuned evaluator vs single metrics (Kendall τ-b on held-out groups)",
         "",
         f"Command: `{command}`. Seeds {seeds}: 80/20 split by group per seed; means over seeds.",
-        *base_lines(results),
         "Metric baselines are oriented by the sign of their τ on the train part. τ on the",
         "normalised scale; classification tasks (NLI) use the class probability vs the one-hot label.",
         "",
+        *base_lines(results),
         summary_table(results),
         "## Per dataset",
         "",
@@ -465,9 +465,11 @@ def base_lines(results: list[dict]) -> list[str]:
     for result in results:
         if "base_signature" in result:
             bases.setdefault(result["base_signature"]["signature"], []).append(result["task"])
+    if not bases:
+        return []
     if len(bases) == 1:
-        return [f"Base: `{next(iter(bases))}`."]
-    return [f"Base of {', '.join(tasks)}: `{base}`." for base, tasks in bases.items()]
+        return [f"Base: `{next(iter(bases))}`.", ""]
+    return [f"- base of {', '.join(tasks)}: `{base}`" for base, tasks in bases.items()] + [""]
 
 
 def write_results(directory: Path, results: list[dict], command: str) -> None:

@@ -1,4 +1,5 @@
-"""The fine-tuning LightningCLI behind ``scripts/finetune.py fit --config configs/finetune/<task>.yaml``.
+"""The fine-tuning LightningCLI behind ``scripts/finetune.py fit --config
+configs/finetune/<task>.yaml``.
 
 Kept apart from the ``mismatch finetune`` command (``evaluator.cli.finetune``) so that the
 command's help and argument checks do not wait for Lightning to load, as the pretraining
@@ -80,6 +81,7 @@ class FinetuneCLI(LightningCLI):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/finetune/dialogue.yaml``)."""
+    """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config
+    configs/finetune/dialogue.yaml``)."""
     torch.set_flush_denormal(True)
     FinetuneCLI(args)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from mismatch_core.checkpoint_files import resolve_checkpoint
+from mismatch_core.errors import CheckpointError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 MetricFn = Callable[[Sequence[Sequence[str]], Sequence[str], Sequence["str | None"]], ArrayLike]
@@ -151,7 +152,10 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
             raise ValueError(f"metric {name!r} is named twice")
         if is_mismatch(name):
             path, rating = mismatch_spec(name)
-            metrics[name] = mismatch_metric(path, rating)
+            try:
+                metrics[name] = mismatch_metric(path, rating)
+            except CheckpointError as error:  # which of the metrics names it
+                raise CheckpointError(f"metric {name!r}: {error}") from None
         elif name in FEATURE_ALIASES or name in available_features():
             metrics[name] = feature_metric(FEATURE_ALIASES.get(name, name))
         elif ":" in name:
@@ -159,7 +163,7 @@ def parse_metrics(spec: str) -> dict[str, MetricFn]:
         else:
             raise ValueError(
                 f"unknown metric {name!r}; use {', '.join(FEATURE_ALIASES)}, a feature column, "
-                "mismatch[=CHECKPOINT[#CRITERION|#ratings]] or module:function"
+                "mismatch[=CHECKPOINT[@REVISION][#CRITERION|#ratings]] or module:function"
             )
     return metrics
 

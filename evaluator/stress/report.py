@@ -60,7 +60,8 @@ def markdown(
     metrics = list(result.curves)
     lines = [f"# {title}", "", f"Command: `{command}`", ""]
     if signatures:
-        lines += [f"Signature of {m}: `{s['signature']}`" for m, s in signatures.items()] + [""]
+        lines += [f"- signature of {m}: `{s['signature']}`" for m, s in signatures.items()]
+        lines.append("")
     lines += [
         f"{result.items} items, {result.seeds} seeds. A test passes when the mean score falls "
         "strictly with each noise level and most noised texts score below their gold at every "

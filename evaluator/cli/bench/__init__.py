@@ -33,9 +33,18 @@ OPTION_READERS: dict[tuple[str, ...], tuple[str, ...]] = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", choices=[*TARGETS, "all"], help="what to measure")
     parser.add_argument(
-        "--pairs", type=int, default=None, help="number of pairs (default per target)"
+        "--pairs",
+        type=int,
+        default=None,
+        help="number of pairs, for synth, features and predict (spans: per class); default per "
+        "target",
     )
-    parser.add_argument("--seed", type=int, default=13, help="seed of the sampled pairs and applied errors")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=13,
+        help="seed of the sampled pairs and applied errors (predict with --input reads none)",
+    )
     predict = parser.add_argument_group("predict")
     predict.add_argument(
         "--input",

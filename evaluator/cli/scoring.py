@@ -1,0 +1,62 @@
+"""What the scoring commands (predict, compare) share: the checkpoint named by --checkpoint
+and --task, the evaluator loaded from it with --device and --threshold, and how truncation
+is reported."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from evaluator.cli import CommandError
+from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
+
+
+def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
+    """The directory (a Hub id downloaded once, here) and config.json of the checkpoint asked
+    for (--checkpoint, --task), found and read before torch loads."""
+    if args.task is not None:
+        from evaluator.tasks import get_task
+
+        try:
+            get_task(args.task)
+        except KeyError as error:
+            raise CommandError(str(error.args[0])) from None
+    directory = checkpoint_directory(
+        *resolve_checkpoint(args.checkpoint, args.task), local_files_only=False
+    )
+    return directory, read_config(directory)
+
+
+def load_evaluator(args: argparse.Namespace, directory: Path):
+    """The Evaluator of ``directory`` with --device and --threshold; one fine-tuned for --task
+    when a task is named."""
+    from evaluator.evaluator import Evaluator
+
+    try:
+        evaluator = Evaluator.from_pretrained(
+            directory, device=args.device or "cpu", threshold=args.threshold
+        )
+    except ValueError as error:  # a --threshold or --device the evaluator refuses
+        raise CommandError(str(error)) from None
+    if args.task and args.task not in evaluator.checkpoint.tasks:
+        raise CommandError(
+            f"{evaluator.checkpoint.path} is not fine-tuned for task {args.task!r} "
+            f"(its tasks: {', '.join(evaluator.checkpoint.tasks) or 'none'})"
+        )
+    return evaluator
+
+
+def report_warnings(caught: list[warnings.WarningMessage], prefix: str) -> None:
+    """Print our truncation count as one line after ``prefix``; pass every other warning on
+    unchanged."""
+    from evaluator.evaluator import TruncationWarning
+
+    for warning in caught:
+        if issubclass(warning.category, TruncationWarning):
+            print(f"{prefix}: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
