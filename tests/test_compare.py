@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_predict import GENS, REFS, REGRESSION_TASK, make_checkpoint, write_lines
+from test_predict import GENS, REFS, REGRESSION_TASK, make_checkpoint, write_jsonl, write_lines
 
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
@@ -177,10 +177,11 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
     refs, mt, copy = str(files["refs"]), str(files["mt"]), str(files["copy"])
     for argv, message in (
         (["--gens", mt], "--gens: give two or more systems' files"),
-        (["--gens", mt, copy, "--names", "a"], "--names: give one non-empty name per --gens"),
+        (["--gens", mt, copy, "--names", "a"], "--names: give one non-empty name per system file"),
         (["--gens", mt, copy, "--names", "a,a"], "--names: each system needs its own name"),
         (["--gens", mt, copy, "--resamples", "99"], "--resamples must be at least 100 (fewer"),
-        (["--gens", mt, mt], "--gens: a file is given twice; give --names"),
+        (["--gens", mt, mt], "a system file is given twice; give --names"),
+        (["--gens", mt, copy, "--inputs", mt, copy], "give either --inputs or --refs/--gens"),
         (["--gens", mt, copy, "--task", "summarization"], "give --srcs FILE"),
         (["--gens", mt, copy, "--seed", "-1"], "--seed must be in 0..4294967295, got -1"),
         (["--gens", mt, copy, "--out", mt], f"--out {mt} is an input of this run"),
@@ -190,4 +191,38 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
     ):
         assert main(["compare", "--refs", refs, *argv, "--quiet"]) == 2, argv
         assert message in capsys.readouterr().err, argv
+    assert main(["compare", "--gens", mt, copy]) == 2
+    assert "line-aligned input needs both --refs and --gens" in capsys.readouterr().err
+    assert main(["compare"]) == 2
+    assert "no input: give --refs F --gens A B, or --inputs A.jsonl B.jsonl" in (
+        capsys.readouterr().err
+    )
     assert not list(tmp_path.iterdir())
+
+
+def test_jsonl_inputs_are_read_as_predict_reads_them(tmp_path: Path, files, capsys) -> None:
+    """--inputs: one JSONL per system (a list of references per pair allowed); the figures are
+    those of the same pairs given as line-aligned files; other references are refused."""
+    checkpoint = make_checkpoint(tmp_path / "base")
+    mt_gens = files["mt"].read_text().splitlines()
+    for name, gens in (("mt", mt_gens), ("copy", REFS)):
+        pairs = zip(REFS, gens, strict=True)
+        rows = [{"id": f"p{i}", "ref": ref, "gen": gen} for i, (ref, gen) in enumerate(pairs)]
+        write_jsonl(tmp_path / f"{name}.jsonl", rows)
+    common = ["--checkpoint", str(checkpoint), "--resamples", "100", "--quiet"]
+    jsonl = ["--inputs", str(tmp_path / "mt.jsonl"), str(tmp_path / "copy.jsonl")]
+    aligned = ["--refs", str(files["refs"]), "--gens", str(files["mt"]), str(files["copy"])]
+    for argv, out in ((jsonl, "j.json"), (aligned, "a.json")):
+        assert main(["compare", *argv, *common, "--out", str(tmp_path / out)]) == 0
+    by_jsonl = json.loads((tmp_path / "j.json").read_text())
+    by_lines = json.loads((tmp_path / "a.json").read_text())
+    assert list(by_jsonl["systems"]) == ["mt", "copy"]
+    for key in ("pairs", "score", "ratings", "labels"):
+        assert by_jsonl[key] == by_lines[key], key
+    other = [{"ref": [ref, "Another reference."], "gen": ref} for ref in REFS]
+    write_jsonl(tmp_path / "other.jsonl", other)
+    assert main(["compare", "--inputs", str(tmp_path / "mt.jsonl"), str(tmp_path / "other.jsonl"),
+                 *common]) == 2  # fmt: skip
+    assert "other.jsonl: pair 1 (id '1') has other references than pair 1 of" in (
+        capsys.readouterr().err
+    )

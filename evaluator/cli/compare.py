@@ -1,9 +1,9 @@
-"""`mismatch compare --refs REF --gens A B [C ...]`: systems scored on the same references,
-each compared with the first.
+"""`mismatch compare --refs REF --gens A B [C ...]` (or `--inputs A.jsonl B.jsonl`): systems
+scored on the same references, each compared with the first.
 
 As sacrebleu's paired tests and COMET's comet-compare do for their scores: every system's
 mean score (and mean ratings with --task) with a 95 % bootstrap interval, its difference to
-the baseline (the first --gens file) with an interval and a paired randomization p-value, and
+the baseline (the first system) with an interval and a paired randomization p-value, and
 the same for the share of pairs labelled with each error class, which says what kind of
 errors one system makes more often than another (``evaluator.system_comparison``).
 """
@@ -28,27 +28,35 @@ from mismatch_core.resources import DEFAULT_CHECKPOINT, torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    source = parser.add_argument_group(
+        "input (one of; two or more systems, the first the baseline)"
+    )
+    source.add_argument(
         "--refs",
         type=Path,
         nargs="+",
-        required=True,
         metavar="FILE",
         help="reference file(s), one text per line; several files = several references per pair",
     )
-    parser.add_argument(
+    source.add_argument(
         "--gens",
         type=Path,
         nargs="+",
-        required=True,
         metavar="FILE",
-        help="two or more systems' outputs, each line-aligned with the references; the first "
-        "is the baseline",
+        help="each system's outputs, line-aligned with the references",
     )
-    parser.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
+    source.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
+    source.add_argument(
+        "--inputs",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help='each system\'s pairs as JSONL, as predict reads them ({"ref": str | [str], "gen": '
+        'str, "src"?, "id"?}), the same references line by line',
+    )
     parser.add_argument(
         "--names",
-        help="comma-separated system names, one per --gens file (default: the file names "
+        help="comma-separated system names, one per system file (default: the file names "
         "without their suffix, or the paths where two are alike)",
     )
     parser.add_argument(
@@ -83,26 +91,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = _names(args)
+    files = _system_files(args)
+    names = _names(args, files)
     _check_numbers(args)
-    _check_out(args)
-    from evaluator.predict_io import AlignedInput
-
+    _check_out(args, files)
     checkpoint, config = checkpoint_of(args)
-    systems = [AlignedInput(args.refs, gens, args.srcs) for gens in args.gens]
-    pairs = {system.count(require_sources=reads_sources(config)) for system in systems}
-    (total,) = pairs  # each system is checked line-aligned with the same references
+    systems = _read_systems(args, files, reads_sources(config))
+    total = len(systems[0])
     if total < 2:
-        raise CommandError(f"{args.gens[0]}: a comparison needs at least 2 pairs, got {total}")
+        raise CommandError(f"{files[0]}: a comparison needs at least 2 pairs, got {total}")
 
     from evaluator.system_comparison import compare_systems, comparison_report
 
     evaluator = load_evaluator(args, checkpoint)
     predictions = []
-    for name, system in zip(names, systems, strict=True):
+    for name, path, rows in zip(names, files, systems, strict=True):
         if not args.quiet:
             print(f"mismatch compare: scoring {name}", file=sys.stderr, flush=True)
-        ids, refs, gens, srcs = zip(*system.rows(), strict=True)
+        ids, refs, gens, srcs = zip(*rows, strict=True)
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -117,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
                         spans=False,
                     )
                 )
-        except ValueError as error:  # a pair the evaluator refuses (named by its line)
-            raise DataError(f"{system.gen_path}: {error}") from None
+        except ValueError as error:  # a pair the evaluator refuses (named by its id)
+            raise DataError(f"{path}: {error}") from None
         report_warnings(caught, f"mismatch compare: {name}")
     comparison = compare_systems(
         names, predictions, evaluator.rating_keys, args.resamples, args.seed
@@ -138,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             else "mismatch compare",
             "signature": signature.to_dict(),
             "pairs": total,
-            "systems": dict(zip(names, map(str, args.gens), strict=True)),
+            "systems": dict(zip(names, map(str, files), strict=True)),
             "baseline": names[0],
             "resamples": args.resamples,
             "seed": args.seed,
@@ -149,23 +155,62 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _names(args: argparse.Namespace) -> list[str]:
-    """One name per --gens file: --names, else the file names without suffix, else (two
+def _system_files(args: argparse.Namespace) -> list[Path]:
+    """The file of each system: the --gens files with --refs, or the --inputs files."""
+    aligned = args.refs is not None or args.gens is not None or args.srcs is not None
+    if aligned and args.inputs is not None:
+        raise CommandError("give either --inputs or --refs/--gens (and --srcs), not both")
+    if aligned and (args.refs is None or args.gens is None):
+        raise CommandError("line-aligned input needs both --refs and --gens")
+    if not aligned and args.inputs is None:
+        raise CommandError("no input: give --refs F --gens A B, or --inputs A.jsonl B.jsonl")
+    files = args.gens if aligned else args.inputs
+    option = "--gens" if aligned else "--inputs"
+    if len(files) < 2:
+        raise CommandError(f"{option}: give two or more systems' files (the first is the baseline)")
+    return files
+
+
+def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: bool) -> list:
+    """Every system's pairs, (id, ref, gen, src) each, checked (as predict checks its input)
+    and read against the same references; DataError names the file and pair that differ."""
+    from evaluator.predict_io import AlignedInput, JsonlInput
+
+    sources: list[AlignedInput | JsonlInput] = (
+        [AlignedInput(args.refs, gens, args.srcs) for gens in files]
+        if args.inputs is None
+        else [JsonlInput.from_file(path) for path in files]
+    )
+    for source in sources:
+        source.count(require_sources=require_sources)
+    systems = [list(source.rows()) for source in sources]
+    first = systems[0]
+    for path, rows in zip(files[1:], systems[1:], strict=True):
+        if len(rows) != len(first):
+            raise DataError(f"{path} has {len(rows)} pair(s) but {files[0]} has {len(first)}")
+        for number, (row, base) in enumerate(zip(rows, first, strict=True), 1):
+            if row[1] != base[1]:
+                raise DataError(
+                    f"{path}: pair {number} (id {row[0]!r}) has other references than pair "
+                    f"{number} of {files[0]}; every system is read against the same ones"
+                )
+    return systems
+
+
+def _names(args: argparse.Namespace, files: list[Path]) -> list[str]:
+    """One name per system file: --names, else the file names without suffix, else (two
     alike) the paths as given; two systems never share one."""
-    if len(args.gens) < 2:
-        raise CommandError("--gens: give two or more systems' files (the first is the baseline)")
     if args.names is None:
-        names = [path.stem for path in args.gens]
+        names = [path.stem for path in files]
         if len(set(names)) < len(names):
-            names = [str(path) for path in args.gens]
+            names = [str(path) for path in files]
         if len(set(names)) < len(names):
-            raise CommandError("--gens: a file is given twice; give --names, one per system")
+            raise CommandError("a system file is given twice; give --names, one per system")
         return names
     names = [name.strip() for name in args.names.split(",")]
-    if len(names) != len(args.gens) or not all(names):
+    if len(names) != len(files) or not all(names):
         raise CommandError(
-            f"--names: give one non-empty name per --gens file ({len(args.gens)}), "
-            f"got {args.names!r}"
+            f"--names: give one non-empty name per system file ({len(files)}), got {args.names!r}"
         )
     if len(set(names)) != len(names):
         raise CommandError(f"--names: each system needs its own name, got {args.names!r}")
@@ -195,11 +240,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise CommandError(f"--device: {error}") from None
 
 
-def _check_out(args: argparse.Namespace) -> None:
+def _check_out(args: argparse.Namespace, files: list[Path]) -> None:
     """--out: a plain JSON file that is not an input of this run."""
     if args.out is None:
         return
-    inputs = {path.resolve() for path in [*args.refs, *args.gens, args.srcs] if path}
+    inputs = {path.resolve() for path in [*(args.refs or []), *files, args.srcs] if path}
     if args.out.resolve() in inputs:
         raise CommandError(f"--out {args.out} is an input of this run; name another file")
     if is_gzip(args.out):
