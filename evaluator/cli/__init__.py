@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("evaluator.cli.compare", "compare systems on the same references, with significance"),
     "spans": ("evaluator.cli.spans", "train a span tagger (which words are wrong) for a checkpoint"),
     "stress": ("evaluator.cli.stress", "blind-spot stress tests for any metric, ours included"),
-    "bench": ("evaluator.cli.bench", "measure throughput of synth / features / predict"),
+    "bench": ("evaluator.cli.bench", "benchmarks: throughput (synth, features, predict), real text (realtext, spans)"),
     "demo": ("evaluator.cli.demo", "run the main job on a few real pairs and print a table"),
 }
 
