@@ -18,26 +18,26 @@ import warnings
 from pathlib import Path
 
 from evaluator.cli import CommandError
-from evaluator.cli.scoring import checkpoint_of, load_evaluator, report_warnings
+from evaluator.cli.scoring import (
+    add_checkpoint_argument,
+    add_refs_argument,
+    checkpoint_of,
+    load_evaluator,
+    report_warnings,
+)
 from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import is_gzip
-from mismatch_core.resources import DEFAULT_CHECKPOINT, torch_device
+from mismatch_core.resources import torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_argument_group(
         "input (one of; two or more systems, the first the baseline)"
     )
-    source.add_argument(
-        "--refs",
-        type=Path,
-        nargs="+",
-        metavar="FILE",
-        help="reference file(s), one text per line; several files = several references per pair",
-    )
+    add_refs_argument(source)
     source.add_argument(
         "--gens",
         type=Path,
@@ -59,12 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated system names, one per system file (default: the file names "
         "without their suffix, or the paths where two are alike)",
     )
-    parser.add_argument(
-        "--checkpoint",
-        metavar="PATH_OR_HUB_ID[@REVISION]",
-        help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
-        "or checkpoints/mismatch-TASK with --task)",
-    )
+    add_checkpoint_argument(parser)
     parser.add_argument(
         "--task", help="use the checkpoint fine-tuned for this task: its ratings compared too"
     )

@@ -22,11 +22,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from evaluator.cli import CommandError
-from evaluator.cli.scoring import checkpoint_of, load_evaluator, report_warnings
+from evaluator.cli.scoring import (
+    add_checkpoint_argument,
+    add_refs_argument,
+    checkpoint_of,
+    load_evaluator,
+    report_warnings,
+)
 from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
-from mismatch_core.resources import DEFAULT_CHECKPOINT, configure_offline_mode
+from mismatch_core.resources import configure_offline_mode
 
 if TYPE_CHECKING:
     from evaluator.predict_io import SystemSummary
@@ -54,13 +60,7 @@ EPILOG = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     source = parser.add_argument_group("input (one of; default: JSONL on stdin)")
-    source.add_argument(
-        "--refs",
-        type=Path,
-        nargs="+",
-        metavar="FILE",
-        help="reference file(s), one text per line; several files = several references per pair",
-    )
+    add_refs_argument(source)
     source.add_argument("--gens", type=Path, metavar="FILE", help="generated texts, line-aligned")
     source.add_argument("--srcs", type=Path, metavar="FILE", help="source texts, line-aligned")
     source.add_argument(
@@ -68,12 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help='JSONL of {"ref": str | [str], "gen": str, "src"?: str, "id"?: str}; "-" = stdin',
     )
-    parser.add_argument(
-        "--checkpoint",
-        metavar="PATH_OR_HUB_ID[@REVISION]",
-        help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
-        "or checkpoints/mismatch-TASK with --task)",
-    )
+    add_checkpoint_argument(parser)
     parser.add_argument("--task", help="use the checkpoint fine-tuned for this task")
     parser.add_argument(
         "--output",

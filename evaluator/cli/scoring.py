@@ -1,6 +1,6 @@
-"""What the scoring commands (predict, compare) share: the checkpoint named by --checkpoint
-and --task, the evaluator loaded from it with --device and --threshold, and how truncation
-is reported."""
+"""What the scoring commands (predict, compare) share: the --refs and --checkpoint options,
+the checkpoint named by --checkpoint and --task, the evaluator loaded from it with --device
+and --threshold, and how truncation is reported."""
 
 from __future__ import annotations
 
@@ -11,6 +11,26 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
+from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+
+def add_refs_argument(group: argparse._ActionsContainer) -> None:
+    group.add_argument(
+        "--refs",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="reference file(s), one text per line; several files = several references per pair",
+    )
+
+
+def add_checkpoint_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--checkpoint",
+        metavar="PATH_OR_HUB_ID[@REVISION]",
+        help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
+        "or checkpoints/mismatch-TASK with --task)",
+    )
 
 
 def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
