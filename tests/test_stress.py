@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import random
@@ -224,6 +225,9 @@ def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == sorted(
         [p.name for p in written] + ["plots"]
     )  # no temp files left
+    chrf_only = dataclasses.replace(result, curves={"chrf": result.curves["chrf"]})
+    write_report(chrf_only, tmp_path / "out", title="toy", command="mismatch stress ...")
+    assert sorted(p.name for p in (tmp_path / "out" / "plots").iterdir()) == ["chrf.png"]
 
 
 def test_levels_that_change_no_text_are_dropped(nlp) -> None:

@@ -98,7 +98,9 @@ def write_report(
     result: StressResult, out: Path, title: str, command: str, signatures: dict | None = None
 ) -> list[Path]:
     """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths.
-    ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in both."""
+    ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in both.
+    The plots of an earlier report in ``out`` that this one does not redraw are removed: no
+    report links them any more."""
     out = Path(out)
     plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
     payload = {"title": title, "command": command, **result.to_json()}
@@ -110,4 +112,6 @@ def write_report(
     for metric, relative in plots.items():
         plot_metric(result, metric, out / relative)
         written.append(out / relative)
+    for stale in sorted(set((out / "plots").glob("*.png")) - set(written)):
+        stale.unlink()
     return written
