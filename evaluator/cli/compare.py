@@ -21,15 +21,16 @@ from evaluator.cli import CommandError
 from evaluator.cli.scoring import (
     add_checkpoint_argument,
     add_refs_argument,
+    check_batch_and_threshold,
+    check_json_output,
     checkpoint_of,
     load_evaluator,
     report_warnings,
 )
-from mismatch_core.atomic import output_problem, write_text_atomic
+from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import torch_device
 
 
@@ -220,10 +221,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
             f"--resamples must be at least {MIN_RESAMPLES} (fewer give no usable interval), "
             f"got {args.resamples}"
         )
-    if args.batch_size < 1:
-        raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
-    if not 0.0 < args.threshold <= 1.0:
-        raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    check_batch_and_threshold(args)
     try:
         check_seed(args.seed, "--seed")
     except ValueError as error:
@@ -236,14 +234,5 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _check_out(args: argparse.Namespace, files: list[Path]) -> None:
-    """--out: a plain JSON file that is not an input of this run."""
-    if args.out is None:
-        return
-    inputs = {path.resolve() for path in [*(args.refs or []), *files, args.srcs] if path}
-    if args.out.resolve() in inputs:
-        raise CommandError(f"--out {args.out} is an input of this run; name another file")
-    if is_gzip(args.out):
-        raise CommandError(f"--out {args.out}: the figures are plain JSON; drop the .gz")
-    problem = output_problem(args.out)
-    if problem:
-        raise CommandError(f"--out: {problem}")
+    if args.out is not None:
+        check_json_output("--out", args.out, [*(args.refs or []), *files, args.srcs], "the file")

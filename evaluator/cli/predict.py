@@ -25,11 +25,13 @@ from evaluator.cli import CommandError
 from evaluator.cli.scoring import (
     add_checkpoint_argument,
     add_refs_argument,
+    check_batch_and_threshold,
+    check_json_output,
     checkpoint_of,
     load_evaluator,
     report_warnings,
 )
-from mismatch_core.atomic import output_problem, write_text_atomic
+from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import configure_offline_mode
@@ -138,10 +140,7 @@ def run(args: argparse.Namespace) -> int:
         configure_offline_mode(offline=True)
     started = time.perf_counter()
     output_format = _output_format(args)
-    if args.batch_size < 1:
-        raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
-    if not 0.0 < args.threshold <= 1.0:
-        raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+    check_batch_and_threshold(args)
     if args.signature:
         print(load_evaluator(args, checkpoint_of(args)[0]).signature)
         return 0
@@ -220,18 +219,13 @@ def _check_written_paths(args: argparse.Namespace) -> None:
     if args.input not in (None, "-"):
         inputs.append(Path(args.input))
     read = {path.resolve() for path in inputs if path is not None}
-    for option, path in (("--output", args.output), ("--summary", args.summary)):
-        if path is not None and path.resolve() in read:
-            raise CommandError(f"{option} {path} is an input of this run; name another file")
+    if args.output is not None and args.output.resolve() in read:
+        raise CommandError(f"--output {args.output} is an input of this run; name another file")
     if args.summary is None:
         return
     if args.output is not None and args.summary.resolve() == args.output.resolve():
         raise CommandError("--summary and --output name the same file")
-    if is_gzip(args.summary):
-        raise CommandError(f"--summary {args.summary}: the summary is plain JSON; drop the .gz")
-    problem = output_problem(args.summary)
-    if problem:
-        raise CommandError(f"--summary {problem}")
+    check_json_output("--summary", args.summary, inputs, "the summary")
 
 
 def _silence_stdout() -> None:

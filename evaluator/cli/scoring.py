@@ -1,16 +1,20 @@
 """What the scoring commands (predict, compare) share: the --refs and --checkpoint options,
-the checkpoint named by --checkpoint and --task, the evaluator loaded from it with --device
-and --threshold, and how truncation is reported."""
+the checks of --batch-size, --threshold and of a JSON file they write, the checkpoint named by
+--checkpoint and --task, the evaluator loaded from it with --device and --threshold, and how
+truncation is reported."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 from evaluator.cli import CommandError
+from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
+from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 
@@ -31,6 +35,26 @@ def add_checkpoint_argument(parser: argparse.ArgumentParser) -> None:
         help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
         "or checkpoints/mismatch-TASK with --task)",
     )
+
+
+def check_batch_and_threshold(args: argparse.Namespace) -> None:
+    if args.batch_size < 1:
+        raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
+    if not 0.0 < args.threshold <= 1.0:
+        raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+
+
+def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], what: str) -> None:
+    """``path`` (given to ``option``) must be a writable plain JSON file that is no input of
+    the run (scoring would read the input and then replace it); ``what`` names its contents
+    in the message about a .gz name."""
+    if path.resolve() in {given.resolve() for given in inputs if given is not None}:
+        raise CommandError(f"{option} {path} is an input of this run; name another file")
+    if is_gzip(path):
+        raise CommandError(f"{option} {path}: {what} is plain JSON; drop the .gz")
+    problem = output_problem(path)
+    if problem:
+        raise CommandError(f"{option} {problem}")
 
 
 def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
