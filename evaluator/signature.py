@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from evaluator.features.compute import feature_versions
-from evaluator.hub import Checkpoint
+from evaluator.hub import Checkpoint, load
 from mismatch_core.checkpoint_files import CONFIG_FILE, WEIGHTS_FILE
 
 PACKAGE = "mismatch-eval"
@@ -93,3 +93,9 @@ def signature(checkpoint: Checkpoint, threshold: float | None = None) -> Signatu
         version=package_version(),
         threshold=threshold,
     )
+
+
+def folder_signature(directory: str | Path) -> Signature:
+    """The signature of a checkpoint folder a command has just written, printed by the
+    commands that train or export one, so their output names the model they made."""
+    return signature(load(directory))

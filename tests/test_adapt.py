@@ -24,6 +24,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import BASE_SOURCES
+from evaluator.signature import signature
 from evaluator.training.continued import (
     load_graded_links,
     load_split_inputs,
@@ -268,12 +269,18 @@ def adapt_args(inputs: dict[str, Path], out: Path, *extra: str) -> list[str]:
 
 
 def test_train_learns_from_the_checkpoint_and_keeps_the_best_epoch_by_the_rule(
-    adapt_inputs: dict[str, Path],
+    adapt_inputs: dict[str, Path], capsys
 ) -> None:
     out = adapt_inputs["root"] / "adapted"
     assert main(adapt_args(adapt_inputs, out, "--nocontr-weights", "1,2")) == 0
     before, after = load(adapt_inputs["checkpoint"]), load(out)
     record = after.config["training"]["continued"]
+    printed = json.loads(capsys.readouterr().out)  # the chosen epoch, where and what it wrote
+    assert printed == {
+        "chosen": record["chosen"],
+        "out": str(out),
+        "signature": str(signature(after)),
+    }
     runs = record["runs"]
     assert [len(history) for history in runs] == [5, 5]  # epoch 0 (as loaded) + 4
     start = runs[0][0]

@@ -50,7 +50,7 @@ from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
-from evaluator.signature import checkpoint_sha256
+from evaluator.signature import checkpoint_sha256, signature
 from evaluator.tasks import TASKS, get_task
 from evaluator.training.continued import with_head_only_features
 from mismatch_core.resources import encoder_path
@@ -390,9 +390,9 @@ def test_cli_writes_results_and_a_checkpoint_only_when_asked(
     )
     exported = load(tmp_path / "ckpts" / "mismatch-summarization")
     assert exported.tasks["summarization"]["kind"] == "regression"
-    assert json.loads((tmp_path / "again" / "results.json").read_text())["checkpoint"] == str(
-        tmp_path / "ckpts" / "mismatch-summarization"
-    )
+    again = json.loads((tmp_path / "again" / "results.json").read_text())
+    assert again["checkpoint"] == str(tmp_path / "ckpts" / "mismatch-summarization")
+    assert again["checkpoint_signature"] == signature(exported).to_dict()
 
 
 def test_finetune_prints_its_result_without_lightning_chatter(
@@ -408,6 +408,7 @@ def test_finetune_prints_its_result_without_lightning_chatter(
     ]) == 0  # fmt: skip
     printed = capfd.readouterr()
     assert f"exported to {out}" in printed.out + printed.err
+    assert f"signature {signature(load(out))}" in printed.out  # what was written, reproducibly
     for chatter in ("GPU available", "TPU available", "Tip:", "LeafSpec"):
         assert chatter not in printed.out + printed.err
 

@@ -21,6 +21,7 @@ from evaluator.features.encoder_pass import encode_distinct, token_states, token
 from evaluator.features.token_store import MAX_TOKENS, TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.signature import signature
 from evaluator.spans import pair_spans, token_spans
 from evaluator.training.span_settings import SpanTraining
 from evaluator.training.spans import (
@@ -448,6 +449,8 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
     assert code == 0
     json.loads((out / "config.json").read_text(), parse_constant=pytest.fail)  # strict JSON
     trained, original = load(out), load(base)
+    printed = json.loads(capsys.readouterr().out)  # the training record, where and what it wrote
+    assert printed["out"] == str(out) and printed["signature"] == str(signature(trained))
     assert trained.model.config.span_dim == 8
     assert (
         trained.config["training"]["span_tagger"]["train_pairs"]
@@ -630,6 +633,7 @@ def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, ca
     assert {path.name: path.read_bytes() for path in target.iterdir()} == before
     assert main(["spans", "copy", "--from", str(source), "--to", str(target)]) == 0
     copied = load(target)
+    assert f"copied into {target}, signature {signature(copied)}" in capsys.readouterr().out
     assert copied.model.config.span_dim == 8
     assert copied.config["training"]["span_tagger"] == {**record["span_tagger"],
                                                         "copied_from": str(source)}  # fmt: skip

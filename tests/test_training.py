@@ -14,6 +14,7 @@ import torch
 
 from evaluator.features import EmbeddingStore, FeatureScaler
 from evaluator.hub import load
+from evaluator.signature import signature
 from evaluator.training import data as data_module
 from evaluator.training.data import DataError, MismatchDataModule, split_features
 from evaluator.training.module import MismatchModule
@@ -303,7 +304,9 @@ def test_a_run_that_ends_before_its_first_validation_exports_its_last_weights(
     main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
     training = load(export).config["training"]
     assert training["best checkpoint"] == "last epoch"
-    assert f"; exported to {export}" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"; exported to {export}" in printed
+    assert f"signature {signature(load(export))}" in printed
 
 
 def test_validate_exports_the_checkpoint_of_a_finished_run(

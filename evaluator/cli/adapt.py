@@ -268,6 +268,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
     from evaluator.hub import load, save_from_checkpoint
+    from evaluator.signature import folder_signature
     from evaluator.training.continue_settings import ContinueSettings
     from evaluator.training.continued import (
         continue_run,
@@ -384,5 +385,6 @@ def _train(args: argparse.Namespace) -> int:
         }
     )
     save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
-    print(json.dumps({"chosen": chosen, "out": str(args.out)}, indent=2))
+    written = {"chosen": chosen, "out": str(args.out), "signature": str(folder_signature(args.out))}
+    print(json.dumps(written, indent=2))
     return 0

@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from evaluator.finetune.train import export, fit
+    from evaluator.signature import folder_signature
 
     checkpoint = args.checkpoint or settings.checkpoint
     prepared = prepare(
@@ -185,4 +186,5 @@ def run(args: argparse.Namespace) -> int:
         metrics={"val_loss": val_loss},
     )
     print(f"{args.task}: val loss {val_loss:.4f}; exported to {out}")
+    print(f"signature {folder_signature(out)}")
     return 0

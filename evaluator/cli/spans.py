@@ -97,6 +97,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.token_store import TokenStore
     from evaluator.hub import load, save_from_checkpoint
+    from evaluator.signature import folder_signature
     from evaluator.training.data import ensure_tokens
     from evaluator.training.span_settings import SpanTraining
     from evaluator.training.spans import (
@@ -190,13 +191,15 @@ def _train(args: argparse.Namespace) -> int:
     }
     metrics = checkpoint.config.get("metrics")
     save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
-    print(json.dumps(training["span_tagger"], indent=2))
+    written = {"out": str(args.out), "signature": str(folder_signature(args.out))}
+    print(json.dumps({**training["span_tagger"], **written}, indent=2))
     return 0
 
 
 def _copy(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.hub import load, save_from_checkpoint
+    from evaluator.signature import folder_signature
     from evaluator.training.spans import copy_span_tagger
     from mismatch_core.errors import CheckpointError
 
@@ -213,7 +216,8 @@ def _copy(args: argparse.Namespace) -> int:
             training["span_tagger"] = {**record, "copied_from": str(args.source)}
             metrics = target.config.get("metrics")
             save_from_checkpoint(target, model, target_path, training=training, metrics=metrics)
-            print(f"span tagger copied into {target_path}")
+            written = folder_signature(target_path)
+            print(f"span tagger copied into {target_path}, signature {written}")
     except (CheckpointError, ValueError) as error:
         raise CommandError(str(error)) from None
     return 0

@@ -20,6 +20,7 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
+from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
 
@@ -290,8 +291,10 @@ def evaluate_task(
                 "test_kendall_std_over_seeds": summary["ours_kendall_std"],
             },
         )
+        written = folder_signature(target)
         result["checkpoint"] = str(target)
-        log(f"{prepared.task.name}: exported {target}")
+        result["checkpoint_signature"] = written.to_dict()
+        log(f"{prepared.task.name}: exported {target}, signature {written}")
     return result
 
 

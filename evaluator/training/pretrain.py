@@ -23,6 +23,7 @@ from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
 
 from evaluator.hub import save_pretrained
 from evaluator.process_group import leave_process_group
+from evaluator.signature import folder_signature
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import write_report
@@ -173,6 +174,8 @@ class PretrainCLI(LightningCLI):
         written = [f"exported to {export_dir}"] if export_dir else []
         written += [f"report in {docs_dir}"] if docs_dir else []
         print("; ".join([f"val accuracy {metrics['val_accuracy']:.4f}", *written]))
+        if export_dir:
+            print(f"signature {folder_signature(export_dir)}")
 
 
 def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.ndarray, np.ndarray]:
