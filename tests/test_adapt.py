@@ -175,7 +175,10 @@ def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
     assert code == 0
     written = [read_pairs(out / f"{split}.parquet", labelled=True) for split in ("train", "val")]
     assert sum(len(frame) for frame in written) > 5
-    assert "train:" in capsys.readouterr().out
+    counts = written[0]["label"].value_counts()  # most first, as a reader would list them
+    listed = ", ".join(f"{label} {count}" for label, count in counts.items())
+    path = out / "train.parquet"
+    assert f"train: {len(written[0])} pairs ({listed}) -> {path}" in capsys.readouterr().out
     (data / "file").write_text("x")
     assert main(["adapt", "pairs", "--out", str(data / "file")]) == 2
     (out / "notes.txt").write_text("mine")  # a folder holding anything else is refused
@@ -542,6 +545,11 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
         assert main(["adapt", "chains", "--real", str(other), "--out", str(out)]) == 2
         assert message in capsys.readouterr().err and not out.exists()
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out)]) == 0
+    train = pd.read_parquet(out / "train.parquet")
+    copied = int((train["parent"] != "").sum())
+    printed = capsys.readouterr().out
+    assert f"train: {len(train) - copied} bases, {copied} copies (" in printed
+    assert "{" not in printed  # class counts as words, not a Python dict
     chains = pd.concat([read_pairs(out / f"{s}.parquet", labelled=True) for s in ("train", "val")])
     pairs = pd.concat([read_pairs(real / f"{s}.parquet", labelled=True) for s in ("train", "val")])
     bases = chains[chains["parent"] == ""]

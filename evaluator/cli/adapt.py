@@ -38,6 +38,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -220,8 +224,8 @@ def _pairs(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
     _write_splits(args.out, splits)
     for split, frame in splits.items():
-        counts = frame["label"].value_counts().to_dict()
-        print(f"{split}: {len(frame)} pairs {counts} -> {args.out / f'{split}.parquet'}")
+        counts = class_counts(frame["label"])
+        print(f"{split}: {len(frame)} pairs ({counts}) -> {args.out / f'{split}.parquet'}")
     return 0
 
 
@@ -248,9 +252,14 @@ def _chains(args: argparse.Namespace) -> int:
         copies = frame[frame["parent"] != ""]
         print(
             f"{split}: {len(frame) - len(copies)} bases, {len(copies)} copies "
-            f"{copies['label'].value_counts().to_dict()} -> {args.out / f'{split}.parquet'}"
+            f"({class_counts(copies['label'])}) -> {args.out / f'{split}.parquet'}"
         )
     return 0
+
+
+def class_counts(labels: pd.Series) -> str:
+    """'NoContr 120, EntErr 30, ...': the pairs of each class, most first, as printed."""
+    return ", ".join(f"{label} {count}" for label, count in labels.value_counts().items())
 
 
 def weights_digest(checkpoint_dir: str) -> str | None:
@@ -349,7 +358,8 @@ def _train(args: argparse.Namespace) -> int:
         graded = load_graded_links(
             checkpoint, args.graded, args.graded_features, args.add_token_branch, graded_against
         )
-    print({name: len(pairs) for name, pairs in data.items()}, file=sys.stderr, flush=True)
+    sizes = ", ".join(f"{name} {len(pairs)}" for name, pairs in data.items())
+    print(f"pairs: {sizes}", file=sys.stderr, flush=True)
     runs = []
     for weight in weights:
         model, history, chosen = continue_run(
