@@ -209,3 +209,21 @@ def test_bounded_ratings_keep_the_order_the_model_gives_beyond_the_scale() -> No
     assert round(bounded_ratings(np.array([1.07]))[0], 4) < round(
         bounded_ratings(np.array([1.14]))[0], 4
     )
+
+
+def test_a_failed_report_leaves_both_result_files_of_the_last_run(tmp_path, monkeypatch) -> None:
+    """results.json and results.md are made before either is written: a report that cannot
+    be made must not leave new figures beside an old report."""
+    from evaluator.finetune import evaluate
+
+    for name in ("results.json", "results.md"):
+        (tmp_path / name).write_text(f"last run's {name}")
+
+    def broken(results, command):
+        raise RuntimeError("no report")
+
+    monkeypatch.setattr(evaluate, "results_markdown", broken)
+    with pytest.raises(RuntimeError, match="no report"):
+        evaluate.write_results(tmp_path, [{"task": "summarization"}], "mismatch evaluate")
+    for name in ("results.json", "results.md"):
+        assert (tmp_path / name).read_text() == f"last run's {name}"

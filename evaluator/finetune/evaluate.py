@@ -476,7 +476,10 @@ def base_lines(results: list[dict]) -> list[str]:
 
 
 def write_results(directory: Path, results: list[dict], command: str) -> None:
-    """results.json (one task: its dict; several: {"tasks": {name: dict}}) and results.md."""
+    """results.json (one task: its dict; several: {"tasks": {name: dict}}) and results.md,
+    both made before either is written, so a failure leaves the two files of one run."""
     payload = results[0] if len(results) == 1 else {"tasks": {r["task"]: r for r in results}}
-    write_text_atomic(directory / "results.json", json.dumps(payload, indent=2) + "\n")
-    write_text_atomic(directory / "results.md", results_markdown(results, command))
+    figures = json.dumps(payload, indent=2) + "\n"
+    report = results_markdown(results, command)
+    write_text_atomic(directory / "results.json", figures)
+    write_text_atomic(directory / "results.md", report)
