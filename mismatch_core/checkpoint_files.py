@@ -46,10 +46,12 @@ def require_hub_id(name: str) -> None:
 
 
 def checkpoint_directory(name: str, revision: str | None, local_files_only: bool) -> Path:
-    """The local directory of a checkpoint: ``name`` itself, or the cached download of a Hub
-    repo id (config, weights and card only). CheckpointError says why not."""
-    path = Path(name).expanduser()
-    if path.exists():
+    """The local directory of a checkpoint: ``name`` itself (looked up as ``resolve_checkpoint``
+    looks, so ``checkpoints/mismatch-base`` loads from any folder, in Python as on the command
+    line), or the cached download of a Hub repo id (config, weights and card only).
+    CheckpointError says why not."""
+    path = local_path(name)
+    if path is not None:
         if not path.is_dir():
             raise CheckpointError(
                 f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"

@@ -83,6 +83,18 @@ def test_shipped_checkpoints_are_found_from_any_working_directory(tmp_path, monk
     assert local_path("user/some-hub-model") is None
 
 
+def test_the_python_api_loads_a_shipped_checkpoint_from_any_working_directory(
+    tmp_path, monkeypatch
+) -> None:
+    """README's `Evaluator.from_pretrained("checkpoints/mismatch-base")` resolves the name as
+    the command line does; it was taken for a Hub id outside the repository root."""
+    from evaluator.hub import load
+
+    monkeypatch.chdir(tmp_path)
+    checkpoint = load("checkpoints/mismatch-base", local_files_only=True)
+    assert checkpoint.path == REPO_ROOT / "checkpoints" / "mismatch-base"
+
+
 def test_a_missing_path_is_named_as_such_online_and_offline(monkeypatch) -> None:
     """A name that is neither a local path nor a Hub id fails the same way whether or not the
     Hub can be reached, before anything is downloaded."""
