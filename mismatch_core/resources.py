@@ -172,8 +172,18 @@ def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):
 @functools.lru_cache(maxsize=4)
 def _load_encoder(name: str, device: str):
     from transformers import AutoModel
+    from transformers.utils import logging as transformers_logging
 
-    model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
+    # no "Loading weights" bar in a library call either (quiet_hub_libraries covers commands);
+    # HF_HUB_DISABLE_PROGRESS_BARS=0 keeps it, and a caller's own setting is restored
+    shown = transformers_logging.is_progress_bar_enabled()
+    if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS") != "0":
+        transformers_logging.disable_progress_bar()
+    try:
+        model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()
     model.to(device).eval()
     return load_tokenizer(name), model
 

@@ -44,6 +44,23 @@ def test_a_device_this_machine_cannot_use_is_refused_by_name(name, problem):
         resources.torch_device(name)
 
 
+def test_loading_the_encoder_draws_no_bar_and_keeps_the_callers_setting(monkeypatch, capfd):
+    """A library caller sees no transformers "Loading weights" bar (the commands hide it with
+    quiet_hub_libraries), and bars they enabled stay enabled afterwards."""
+    from transformers.utils import logging as transformers_logging
+
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.enable_progress_bar()
+    try:
+        resources._load_encoder.__wrapped__(resources.DEFAULT_ENCODER, "cpu")  # not the cache
+        assert "Loading weights" not in capfd.readouterr().err
+        assert transformers_logging.is_progress_bar_enabled()
+    finally:
+        if not shown:
+            transformers_logging.disable_progress_bar()
+
+
 def test_spacy_pipeline_parses(nlp):
     doc = nlp("Two dogs chased a cat in Chicago.")
     assert [t.pos_ for t in doc][:3] == ["NUM", "NOUN", "VERB"]
