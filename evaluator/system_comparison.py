@@ -83,6 +83,12 @@ def _distance_from_zero(differences: np.ndarray, axis: int) -> np.ndarray:
     return np.abs(differences.mean(axis=axis))
 
 
+def randomization_is_exact(pairs: int, resamples: int) -> bool:
+    """Whether the randomization p-value of ``pairs`` differences enumerates every sign
+    pattern (scipy does when there are no more, 2 ** pairs, than ``resamples``) or samples."""
+    return pairs < resamples.bit_length()  # 2 ** pairs <= resamples
+
+
 def paired_difference(
     baseline: np.ndarray, system: np.ndarray, resamples: int, seed: int
 ) -> Difference:

@@ -20,6 +20,7 @@ from evaluator.system_comparison import (
     comparison_report,
     mean_interval,
     paired_difference,
+    randomization_is_exact,
 )
 from mismatch_core.taxonomy import CODES
 
@@ -37,6 +38,12 @@ def test_a_difference_in_every_pair_has_the_exact_randomization_p_value() -> Non
     assert difference.delta == pytest.approx(0.18)
     assert difference.p_value == pytest.approx(2 / 32)
     assert 0.1 <= difference.low < difference.delta < difference.high <= 0.3
+
+
+def test_the_randomization_is_exact_while_the_sign_patterns_fit_in_the_resamples() -> None:
+    assert randomization_is_exact(7, 128) and randomization_is_exact(7, 200)
+    assert not randomization_is_exact(8, 255) and randomization_is_exact(8, 256)
+    assert not randomization_is_exact(200_000, 1000)
 
 
 def test_the_p_value_counts_resamples_as_far_from_zero_either_way() -> None:
@@ -145,6 +152,9 @@ def test_the_command_prints_and_writes_every_figure(tmp_path: Path, files, capsy
     assert figures["signature"]["sha256"] == checkpoint_sha256(checkpoint)
     assert f"signature {evaluator.signature}" in printed
     assert (figures["pairs"], figures["baseline"], figures["resamples"]) == (5, "mt", 200)
+    # 2 ** 5 sign patterns, fewer than the resamples: the p-values are exact, and say so
+    assert figures["randomization_exact"] is True
+    assert "200 bootstrap resamples, randomization exact over all 32 sign patterns" in printed
     assert figures["systems"] == {"mt": str(files["mt"]), "copy": str(files["copy"])}
     assert set(figures["ratings"]) == {"coherence", "fluency"}
     # the figures are those of the predictions predict gives, compared in the library

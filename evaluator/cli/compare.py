@@ -97,7 +97,11 @@ def run(args: argparse.Namespace) -> int:
     if total < 2:
         raise CommandError(f"{files[0]}: a comparison needs at least 2 pairs, got {total}")
 
-    from evaluator.system_comparison import compare_systems, comparison_report
+    from evaluator.system_comparison import (
+        compare_systems,
+        comparison_report,
+        randomization_is_exact,
+    )
 
     evaluator = load_evaluator(args, checkpoint)
     predictions = []
@@ -126,9 +130,16 @@ def run(args: argparse.Namespace) -> int:
         names, predictions, evaluator.rating_keys, args.resamples, args.seed
     )
     signature = evaluator.signature
+    exact = randomization_is_exact(total, args.resamples)
+    resampling = (
+        f"{args.resamples} bootstrap resamples, randomization exact over all {2**total} "
+        "sign patterns"
+        if exact
+        else f"{args.resamples} resamples"
+    )
     print(
         f"mismatch compare: {total} pairs, {len(names)} systems, baseline {names[0]}; "
-        f"{args.resamples} resamples, seed {args.seed}\nsignature {signature}\n"
+        f"{resampling}, seed {args.seed}\nsignature {signature}\n"
         "each mean with its 95% bootstrap interval; 'vs base': the mean per-pair difference "
         "to the baseline, its interval and the paired randomization p-value\n"
     )
@@ -143,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             "systems": dict(zip(names, map(str, files), strict=True)),
             "baseline": names[0],
             "resamples": args.resamples,
+            "randomization_exact": exact,
             "seed": args.seed,
             **comparison,
         }
