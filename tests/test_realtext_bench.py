@@ -255,7 +255,13 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     out = tmp_path / "results.json"
     args = ["bench", "realtext", "--checkpoint", str(checkpoint), "--darr-limit", "3"]
     assert main([*args, "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
+    printed, told = capsys.readouterr()
+    # each part says that it started, before its minutes of silence
+    assert [line for line in told.splitlines() if line.startswith("part ")] == [
+        "part 1 of 3: sick ...",
+        "part 2 of 3: bases ...",
+        "part 3 of 3: darr ...",
+    ]
     assert "AUROC" in printed and "Kendall-like tau" in printed and "top error = class" in printed
     result = json.loads(out.read_text())
     assert f"\nsignature {result['signature']['signature']}\n" in printed  # beside the table

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -486,11 +487,13 @@ def run_parts(
     result: dict,
 ) -> None:
     """Run each part in turn into ``result[part]``, its time into ``result["seconds"]``, and
-    print its report; a data problem is a CommandError."""
+    print its report; a data problem is a CommandError. Each part says on stderr that it
+    started: a part takes minutes and prints nothing before its report."""
     from evaluator.cli import CommandError
     from mismatch_core.errors import DataError
 
-    for part in parts:
+    for number, part in enumerate(parts, 1):
+        print(f"part {number} of {len(parts)}: {part} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
             result[part] = runs[part]()
