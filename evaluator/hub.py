@@ -233,9 +233,12 @@ def model_card(config: Mapping) -> str:
         lines.append("Not evaluated.")
     lines += ["", "## Classes", "", "| idx | code | meaning |", "|---|---|---|"]
     lines += [f"| {c.index} | {c.code} | {c.meaning} |" for c in TAXONOMY]
+    # a checkpoint whose ratings read the source needs one on every pair
+    sources = ', srcs=["A dog ran across the park."]' if architecture.get("source_features") else ""
     tasks = config.get("tasks") or {}
     if tasks:
-        lines += ["", "## Tasks", ""] + [f"- {name}" for name in tasks]
+        lines += ["", "## Tasks", "", "Ratings on the human scales, higher is better:", ""]
+        lines += [f"- {name}: {task_scales(task)}" for name, task in tasks.items()]
     lines += [
         "",
         "## Intended use",
@@ -249,15 +252,27 @@ def model_card(config: Mapping) -> str:
         "## Usage",
         "",
         "```python",
-        "from evaluator.hub import load",
-        "from evaluator.inference import predict_proba",
+        "from evaluator import Evaluator",
         "",
-        'checkpoint = load("path/or/hub-id")',
-        'probabilities = predict_proba(checkpoint, ["A dog ran."], ["A cat ran."])',
+        'evaluator = Evaluator.from_pretrained("path/or/hub-id")',
+        f'result = evaluator.predict(["A dog ran."], ["A cat ran."]{sources})[0]',
+        "result.score, result.labels, result.ratings, result.mismatch",
         "```",
+        "",
+        "or `mismatch predict --checkpoint path/or/hub-id --refs refs.txt --gens gens.txt"
+        f"{' --srcs srcs.txt' if sources else ''}`.",
         "",
     ]
     return "\n".join(lines)
+
+
+def task_scales(task: Mapping) -> str:
+    """'fluency 1 to 3, correctness@webnlg2020 0 to 100 (regression)': each criterion's scale."""
+    scales = ", ".join(
+        f"{criterion['key']} {criterion['low']:g} to {criterion['high']:g}"
+        for criterion in task["criteria"]
+    )
+    return f"{scales} ({task['kind']})"
 
 
 def load(

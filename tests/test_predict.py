@@ -88,6 +88,19 @@ def base(base_dir: Path) -> Evaluator:
     return Evaluator.from_pretrained(base_dir)
 
 
+def test_the_model_card_gives_the_rating_scales_and_usage_that_runs(tmp_path: Path) -> None:
+    """A user reads a checkpoint's card for what its ratings mean and how to call it: the
+    scales are the checkpoint's own and the usage example runs as written."""
+    directory = make_checkpoint(tmp_path / "task", REGRESSION_TASK)
+    card = (directory / "README.md").read_text()
+    assert "- summarization: coherence 1 to 5, fluency 1 to 5 (regression)" in card
+    usage = card.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(usage.replace("path/or/hub-id", str(directory)), namespace)
+    result = namespace["result"]
+    assert set(result.ratings) == {"coherence", "fluency"} and 0.0 <= result.score <= 1.0
+
+
 def write_lines(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
@@ -788,7 +801,7 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
     for row in rows:
         assert any(line.startswith(row["id"] + " ") for line in out.splitlines()), row["id"]
         assert "    gen: " + row["gen"][:40] in out
-    assert "score = P(NoContr)" in out
+    assert "score = P(NoContr)" in out and "('-': none reaches it, the model is unsure)" in out
     signature = Evaluator.from_pretrained(tmp_path / "tiny").signature
     assert f"\nsignature {signature}\n" in out  # what decides these scores, as predict says
     assert main(["demo", "--checkpoint", str(tmp_path / "none")]) == 2

@@ -251,9 +251,16 @@ def test_ratings_that_read_the_source_train_on_copies_of_it(
     assert facts["source copies"] == f"{train} train outputs replaced by their source"
     trained = np.isin(contrast.owners, data.split["train"]).sum()
     assert facts["contrast copies"].startswith(f"{trained - train} train outputs")
-    card = (export(module, data, tmp_path / "task") / "README.md").read_text()
+    directory = export(module, data, tmp_path / "task")
+    card = (directory / "README.md").read_text()
     assert "read the generated text against its source (`src`, needed on every pair): " in card
     assert "rouge1_p, novel_2gram" in card
+    # its usage example passes a source, and runs as written
+    assert "--srcs srcs.txt`" in card
+    usage = card.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(usage.replace("path/or/hub-id", str(directory)), namespace)
+    assert set(namespace["result"].ratings) == set(namespace["evaluator"].rating_keys)
 
 
 def test_predict_names_the_line_without_a_source(fitted, tmp_path: Path, capsys) -> None:
