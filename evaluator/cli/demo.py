@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"
         "score = P(NoContr), the probability that gen says what the reference says "
-        f"(1 = no error); labels = classes with probability >= {evaluator.threshold}\n"
+        f"(1 = no error); labels = classes with probability >= {evaluator.threshold} "
+        "('-': none reaches it, the model is unsure)\n"
         f"signature {evaluator.signature}"
     )
     if any(p.spans or p.missing for p in predictions):
