@@ -28,6 +28,8 @@ def test_the_shipped_config_loads_with_defaults_for_what_it_leaves_out():
 def test_print_config_prints_the_full_config_that_config_reads_back(tmp_path, capsys):
     assert main(["synth", "--print_config"]) == 0
     assert yaml.safe_load(capsys.readouterr().out) == asdict(SynthConfig())
+    assert main(["synth", "--print-config"]) == 0  # the hyphen of every other flag works too
+    assert yaml.safe_load(capsys.readouterr().out) == asdict(SynthConfig())
 
     assert main(["synth", "--config", str(SHIPPED), "--num-pairs", "560", "--print_config"]) == 0
     printed = tmp_path / "printed.yaml"

@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--config", type=Path, help="YAML with SynthConfig fields (configs/synth.yaml)")
     parser.add_argument(
-        "--print_config", action="store_true",
-        help="print the full config (defaults, then --config, then the flags) as YAML and exit",
+        "--print_config", "--print-config", action="store_true",
+        help="print the full config (defaults, then --config, then the flags) as YAML and exit "
+        "(LightningCLI's spelling, as pretrain and finetune take it; or with a hyphen)",
     )  # fmt: skip
     parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
     parser.add_argument("--seed", type=int, help="generation seed (default: the config's, 13)")
