@@ -640,6 +640,28 @@ def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, ca
     unrecorded = span_checkpoint(tmp_path / "unrecorded", flag=3.0, nocontr=0.0)
     assert main(["spans", "copy", "--from", str(unrecorded), "--to", str(target)]) == 0
     assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
+    assert main(["spans", "copy", "--from", str(source), "--to", "someone/hub-model"]) == 2
+    assert "--to someone/hub-model: no such checkpoint folder" in capsys.readouterr().err
+
+
+def test_spans_copy_replaces_the_folder_it_read_from_any_working_folder(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """checkpoints/NAME is found in the repository from any folder; the copy must replace that
+    folder, not write a new one under the working folder."""
+    import mismatch_core.resources
+
+    repo = tmp_path / "repo"
+    monkeypatch.setattr(mismatch_core.resources, "REPO_ROOT", repo)
+    source = span_checkpoint(tmp_path / "source", flag=3.0, nocontr=0.0)
+    shipped = span_checkpoint(repo / "checkpoints" / "task", flag=0.0, nocontr=0.0, span_dim=0)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["spans", "copy", "--from", str(source), "--to", "checkpoints/task"]) == 0
+    assert load(shipped).model.config.span_dim == 8
+    assert not (elsewhere / "checkpoints").exists()
+    assert f"copied into {shipped}, signature" in capsys.readouterr().out
 
 
 def write_human(root: Path, rows: dict[str, list[tuple[str, str, str, float]]]) -> None:

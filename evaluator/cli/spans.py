@@ -202,22 +202,29 @@ def _copy(args: argparse.Namespace) -> int:
     from evaluator.signature import folder_signature
     from evaluator.training.spans import copy_span_tagger
     from mismatch_core.errors import CheckpointError
+    from mismatch_core.resources import local_path
 
     try:
         source = _load(load, args.source)
         # a tagger made outside `spans train` (tests, library use) has no training record
         record = (source.config.get("training") or {}).get("span_tagger") or {}
         copies = []  # every target is loaded and checked before any is written
-        for target_path in args.to:
+        for given in args.to:
+            # the folder that is read is the one replaced (checkpoints/... from any folder, as
+            # every command finds it); a Hub id has no folder of the user's to replace
+            target_path = local_path(given)
+            if target_path is None:
+                raise CommandError(f"--to {given}: no such checkpoint folder")
             target = load(target_path)
             copies.append((target_path, target, copy_span_tagger(source, target)))
         for target_path, target, model in copies:
             training = dict(target.config.get("training") or {})
             training["span_tagger"] = {**record, "copied_from": str(args.source)}
             metrics = target.config.get("metrics")
-            save_from_checkpoint(target, model, target_path, training=training, metrics=metrics)
-            written = folder_signature(target_path)
-            print(f"span tagger copied into {target_path}, signature {written}")
+            written = save_from_checkpoint(
+                target, model, target_path, training=training, metrics=metrics
+            )
+            print(f"span tagger copied into {written}, signature {folder_signature(written)}")
     except (CheckpointError, ValueError) as error:
         raise CommandError(str(error)) from None
     return 0
