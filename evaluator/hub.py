@@ -31,6 +31,7 @@ from mismatch_core.checkpoint_files import (
     checkpoint_directory,
     export_problem,
     read_config,
+    reads_sources,
 )
 from mismatch_core.errors import CheckpointError
 from mismatch_core.taxonomy import CODES, TAXONOMY
@@ -234,10 +235,10 @@ def model_card(config: Mapping) -> str:
     lines += ["", "## Classes", "", "| idx | code | meaning |", "|---|---|---|"]
     lines += [f"| {c.index} | {c.code} | {c.meaning} |" for c in TAXONOMY]
     # a checkpoint whose ratings read the source needs one on every pair
-    sources = ', srcs=["A dog ran across the park."]' if architecture.get("source_features") else ""
+    sources = ', srcs=["A dog ran across the park."]' if reads_sources(config) else ""
     tasks = config.get("tasks") or {}
     if tasks:
-        lines += ["", "## Tasks", "", "Ratings on the human scales, higher is better:", ""]
+        lines += ["", "## Tasks", ""]
         lines += [f"- {name}: {task_scales(task)}" for name, task in tasks.items()]
     lines += [
         "",
@@ -267,12 +268,13 @@ def model_card(config: Mapping) -> str:
 
 
 def task_scales(task: Mapping) -> str:
-    """'fluency 1 to 3, correctness@webnlg2020 0 to 100 (regression)': each criterion's scale."""
-    scales = ", ".join(
-        f"{criterion['key']} {criterion['low']:g} to {criterion['high']:g}"
-        for criterion in task["criteria"]
-    )
-    return f"{scales} ({task['kind']})"
+    """What a task's ratings are: the classes' probabilities, or each criterion on the range
+    of its human scale that the fit maps onto [0, 1] (a z-score such as da_z can leave it)."""
+    criteria = task.get("criteria") or []
+    if task.get("kind") == "classification":
+        return "the probability of each class: " + ", ".join(str(c["key"]) for c in criteria)
+    scales = ", ".join(f"{c['key']} {float(c['low']):g} to {float(c['high']):g}" for c in criteria)
+    return f"ratings on the human scale, higher is better: {scales}"
 
 
 def load(

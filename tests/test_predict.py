@@ -93,12 +93,16 @@ def test_the_model_card_gives_the_rating_scales_and_usage_that_runs(tmp_path: Pa
     scales are the checkpoint's own and the usage example runs as written."""
     directory = make_checkpoint(tmp_path / "task", REGRESSION_TASK)
     card = (directory / "README.md").read_text()
-    assert "- summarization: coherence 1 to 5, fluency 1 to 5 (regression)" in card
+    scales = "ratings on the human scale, higher is better: coherence 1 to 5, fluency 1 to 5"
+    assert f"- summarization: {scales}" in card
     usage = card.split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict = {}
     exec(usage.replace("path/or/hub-id", str(directory)), namespace)
     result = namespace["result"]
     assert set(result.ratings) == {"coherence", "fluency"} and 0.0 <= result.score <= 1.0
+    classes = (make_checkpoint(tmp_path / "nli", NLI_TASK) / "README.md").read_text()
+    keys = ", ".join(c["key"] for c in NLI_TASK["nli"]["criteria"])
+    assert f"- nli: the probability of each class: {keys}\n" in classes  # no "higher is better"
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
