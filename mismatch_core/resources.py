@@ -171,19 +171,22 @@ def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu"):
 
 @functools.lru_cache(maxsize=4)
 def _load_encoder(name: str, device: str):
+    from huggingface_hub import constants
     from transformers import AutoModel
     from transformers.utils import logging as transformers_logging
 
-    # no "Loading weights" bar in a library call either (quiet_hub_libraries covers commands);
-    # HF_HUB_DISABLE_PROGRESS_BARS=0 keeps it, and a caller's own setting is restored
-    shown = transformers_logging.is_progress_bar_enabled()
-    if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS") != "0":
-        transformers_logging.disable_progress_bar()
+    # no "Loading weights" bar in a library call either (quiet_hub_libraries covers commands):
+    # transformers' own switch alone is turned off for the load and back, so huggingface_hub's
+    # bars and a caller's settings stay as they were; HF_HUB_DISABLE_PROGRESS_BARS set to a
+    # false value keeps the bar (a transformers without the switch shows it)
+    shown = getattr(transformers_logging, "_tqdm_active", None)
+    if shown is not None and constants.HF_HUB_DISABLE_PROGRESS_BARS is not False:
+        transformers_logging._tqdm_active = False
     try:
         model = AutoModel.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
     finally:
-        if shown:
-            transformers_logging.enable_progress_bar()
+        if shown is not None:
+            transformers_logging._tqdm_active = shown
     model.to(device).eval()
     return load_tokenizer(name), model
 

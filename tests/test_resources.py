@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -44,21 +45,22 @@ def test_a_device_this_machine_cannot_use_is_refused_by_name(name, problem):
         resources.torch_device(name)
 
 
-def test_loading_the_encoder_draws_no_bar_and_keeps_the_callers_setting(monkeypatch, capfd):
+def test_loading_the_encoder_draws_no_bar_and_keeps_the_callers_settings(monkeypatch, capfd):
     """A library caller sees no transformers "Loading weights" bar (the commands hide it with
-    quiet_hub_libraries), and bars they enabled stay enabled afterwards."""
+    quiet_hub_libraries); transformers' bars stay enabled afterwards, and huggingface_hub's
+    per-group settings are left alone."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
     from transformers.utils import logging as transformers_logging
 
-    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
-    shown = transformers_logging.is_progress_bar_enabled()
-    transformers_logging.enable_progress_bar()
-    try:
-        resources._load_encoder.__wrapped__(resources.DEFAULT_ENCODER, "cpu")  # not the cache
-        assert "Loading weights" not in capfd.readouterr().err
-        assert transformers_logging.is_progress_bar_enabled()
-    finally:
-        if not shown:
-            transformers_logging.disable_progress_bar()
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_PROGRESS_BARS", None)
+    monkeypatch.setattr(transformers_logging, "_tqdm_active", True)
+    monkeypatch.setattr(sys.modules["huggingface_hub.utils.tqdm"], "progress_bar_states", {})
+    disable_progress_bars("caller-group")  # a caller's own choice for one group of hub bars
+    resources._load_encoder.__wrapped__(resources.DEFAULT_ENCODER, "cpu")  # not the cache
+    assert "Loading weights" not in capfd.readouterr().err
+    assert transformers_logging.is_progress_bar_enabled()
+    assert are_progress_bars_disabled("caller-group") and not are_progress_bars_disabled()
 
 
 def test_spacy_pipeline_parses(nlp):
