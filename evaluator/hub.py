@@ -87,7 +87,7 @@ def save_pretrained(
         raise ValueError(
             f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
         )
-    target = Path(directory)
+    target = Path(directory).expanduser()  # as every reader of the folder takes it
     problem = export_problem(target)
     if problem:
         raise CheckpointError(problem)

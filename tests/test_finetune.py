@@ -746,7 +746,7 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
 
 
 def test_lightning_cli_fits_and_exports(
-    tmp_path: Path, base_checkpoint: Path, data_root: Path
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, capsys
 ) -> None:
     from evaluator.finetune.lightning_cli import main as lightning_main
 
@@ -763,6 +763,7 @@ def test_lightning_cli_fits_and_exports(
     path.write_text(yaml.safe_dump(config))
     lightning_main(["fit", "--config", str(path)])
     checkpoint = load(tmp_path / "export")
+    assert f"signature {signature(checkpoint)}" in capsys.readouterr().out
     assert checkpoint.model.config.num_ratings == 4
     assert checkpoint.model.config.source_features == config["data"]["source_features"]
     assert checkpoint.tasks["summarization"]["kind"] == "regression"

@@ -119,6 +119,16 @@ def test_card_shows_a_nested_training_record_as_bullets(tmp_path: Path) -> None:
     assert max(len(line) for line in lines) < 200
 
 
+def test_a_home_relative_folder_is_written_where_it_is_read(tmp_path: Path, monkeypatch) -> None:
+    """export_dir: ~/ckpt in a config lands in the home folder, where load (and the signature
+    the command prints) looks, not in a folder named "~"."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    written = save_pretrained(frozen_model(), "~/ckpt", scaler=scaler())
+    assert written == tmp_path / "home" / "ckpt" and not (tmp_path / "~").exists()
+    assert load("~/ckpt").path == written
+
+
 def test_saving_replaces_a_checkpoint_but_not_other_folders(saved: Path, tmp_path: Path) -> None:
     save_pretrained(frozen_model(use_text=False), saved, scaler=scaler())
     assert load(saved).model.config.use_text is False

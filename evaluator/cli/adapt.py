@@ -259,7 +259,8 @@ def _chains(args: argparse.Namespace) -> int:
 
 def class_counts(labels: pd.Series) -> str:
     """'NoContr 120, EntErr 30, ...': the pairs of each class, most first, as printed."""
-    return ", ".join(f"{label} {count}" for label, count in labels.value_counts().items())
+    counts = labels.value_counts()
+    return ", ".join(f"{label} {count}" for label, count in counts.items()) or "none"
 
 
 def weights_digest(checkpoint_dir: str) -> str | None:

@@ -477,7 +477,8 @@ def base_lines(results: list[dict]) -> list[str]:
 
 def write_results(directory: Path, results: list[dict], command: str) -> None:
     """results.json (one task: its dict; several: {"tasks": {name: dict}}) and results.md,
-    both made before either is written, so a failure leaves the two files of one run."""
+    both made before either is written: a report that cannot be made leaves the last run's
+    two files (only the second write failing could still part them)."""
     payload = results[0] if len(results) == 1 else {"tasks": {r["task"]: r for r in results}}
     figures = json.dumps(payload, indent=2) + "\n"
     report = results_markdown(results, command)

@@ -25,6 +25,7 @@ from evaluator.finetune.config import (
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
+from evaluator.signature import folder_signature
 from mismatch_core.config import config_file_problem
 
 
@@ -77,7 +78,7 @@ class FinetuneCLI(LightningCLI):
                 Path(export_dir),
                 training={"best checkpoint": Path(best).name if best else "last step"},
             )
-            print(f"exported to {out}")
+            print(f"exported to {out}\nsignature {folder_signature(out)}")
 
 
 def main(args: list[str] | None = None) -> None:
