@@ -27,6 +27,7 @@ from evaluator.cli.scoring import (
     load_evaluator,
     report_warnings,
 )
+from evaluator.tasks import TASKS
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
@@ -62,7 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_checkpoint_argument(parser)
     parser.add_argument(
-        "--task", help="use the checkpoint fine-tuned for this task: its ratings compared too"
+        "--task",
+        help="use the checkpoint fine-tuned for this task (one of "
+        f"{', '.join(TASKS)}): its ratings compared too",
     )
     parser.add_argument(
         "--threshold",

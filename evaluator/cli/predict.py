@@ -31,6 +31,7 @@ from evaluator.cli.scoring import (
     load_evaluator,
     report_warnings,
 )
+from evaluator.tasks import TASKS
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
@@ -71,7 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='JSONL of {"ref": str | [str], "gen": str, "src"?: str, "id"?: str}; "-" = stdin',
     )
     add_checkpoint_argument(parser)
-    parser.add_argument("--task", help="use the checkpoint fine-tuned for this task")
+    parser.add_argument(
+        "--task", help=f"use the checkpoint fine-tuned for this task: one of {', '.join(TASKS)}"
+    )
     parser.add_argument(
         "--output",
         type=Path,
