@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from mismatch_core.atomic import folder_problem
@@ -126,7 +127,7 @@ def _require_cached_when_offline(name: str, revision: str | None) -> None:
         )
 
 
-def reads_sources(config: dict) -> bool:
+def reads_sources(config: Mapping) -> bool:
     """Whether a checkpoint's ratings read each output against its source (``read_config``'s
     result), so that every pair needs one."""
     return bool(config["architecture"].get("source_features"))
