@@ -110,6 +110,15 @@ def test_predict_times_the_pairs_of_a_file_on_the_device_asked(
     assert "; device cpu (" in report.splitlines()[0]
     for scorer in ("mismatch-eval predict", "bert_score.score"):
         assert re.search(rf"^{re.escape(scorer)} +\d+\.\d s +\d+\.\d pairs/s", report, re.M)
+    assert "read the targets with care: 2 pairs, fewer than the 2000" in report
+
+
+def test_timing_caveats_name_a_small_run_and_a_busy_machine() -> None:
+    from evaluator.cli.bench.predict import DEFAULT_PAIRS, timing_caveats
+
+    assert timing_caveats(DEFAULT_PAIRS, 0.4, 2) == []
+    small, busy = timing_caveats(300, 3.5, 2)
+    assert small.startswith("300 pairs, fewer than") and busy.startswith("load average 3.50 on 2")
 
 
 def test_predict_refuses_a_device_it_cannot_use(tmp_path: Path, capsys) -> None:

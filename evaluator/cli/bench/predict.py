@@ -94,10 +94,11 @@ def bench_predict(args: argparse.Namespace) -> None:
         evaluator.checkpoint.num_layers
         or load_encoder(encoder, str(evaluator.device))[1].config.num_hidden_layers
     )
+    load_before = os.getloadavg()[0]
     print(
         f"predict bench: {count} {source}; checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; "
         f"encoder {encoder} layer {num_layers}; device {device} ({where}); load average "
-        f"{os.getloadavg()[0]:.2f}"
+        f"{load_before:.2f}"
     )
 
     def ours(r: list[str], g: list[str]) -> None:
@@ -146,3 +147,23 @@ def bench_predict(args: argparse.Namespace) -> None:
         checks[f"spans ratio <= {TARGET_SPANS_RATIO}"] = spans_ratio <= TARGET_SPANS_RATIO
     print("targets: " + ", ".join(f"{k} {'met' if ok else 'MISSED'}" for k, ok in checks.items()))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    caveats = timing_caveats(count, load_before, os.cpu_count() or 1)
+    if caveats:
+        print("read the targets with care: " + "; ".join(caveats))
+
+
+def timing_caveats(pairs: int, load_before: float, cpus: int) -> list[str]:
+    """Why a run's targets may not mean what they say: they are set for the default pairs on
+    an idle machine (a new user's 300 pairs on a busy one read 2.27 for a 1.03 ratio)."""
+    caveats = []
+    if pairs < DEFAULT_PAIRS:
+        caveats.append(
+            f"{pairs} pairs, fewer than the {DEFAULT_PAIRS} the targets are set for "
+            "(start-up costs weigh more)"
+        )
+    if load_before >= cpus / 2:
+        caveats.append(
+            f"load average {load_before:.2f} on {cpus} CPU(s) at the start: other work "
+            "shared the machine"
+        )
+    return caveats
