@@ -642,6 +642,14 @@ def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, ca
     assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
     assert main(["spans", "copy", "--from", str(source), "--to", "someone/hub-model"]) == 2
     assert "--to someone/hub-model: no such checkpoint folder" in capsys.readouterr().err
+    # a folder that cannot be replaced (it holds another file) stops the copy before any write
+    other = span_checkpoint(tmp_path / "other", flag=0.0, nocontr=0.0, span_dim=0)
+    (other / "notes.txt").write_text("mine")
+    fresh = span_checkpoint(tmp_path / "fresh", flag=0.0, nocontr=0.0, span_dim=0)
+    untouched = {path.name: path.read_bytes() for path in fresh.iterdir()}
+    assert main(["spans", "copy", "--from", str(source), "--to", str(fresh), str(other)]) == 2
+    assert "notes.txt" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in fresh.iterdir()} == untouched
 
 
 def test_spans_copy_replaces_the_folder_it_read_from_any_working_folder(

@@ -201,6 +201,7 @@ def _copy(args: argparse.Namespace) -> int:
     from evaluator.hub import load, save_from_checkpoint
     from evaluator.signature import folder_signature
     from evaluator.training.spans import copy_span_tagger
+    from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import CheckpointError
     from mismatch_core.resources import local_path
 
@@ -209,12 +210,19 @@ def _copy(args: argparse.Namespace) -> int:
         # a tagger made outside `spans train` (tests, library use) has no training record
         record = (source.config.get("training") or {}).get("span_tagger") or {}
         copies = []  # every target is loaded and checked before any is written
+        folders: list[Path] = []
         for given in args.to:
             # the folder that is read is the one replaced (checkpoints/... from any folder, as
             # every command finds it); a Hub id has no folder of the user's to replace
             target_path = local_path(given)
             if target_path is None:
                 raise CommandError(f"--to {given}: no such checkpoint folder")
+            if target_path.resolve() in folders:
+                continue  # one folder named twice is written once
+            folders.append(target_path.resolve())
+            problem = export_problem(target_path)
+            if problem:
+                raise CommandError(f"--to: {problem}")
             target = load(target_path)
             copies.append((target_path, target, copy_span_tagger(source, target)))
         for target_path, target, model in copies:
