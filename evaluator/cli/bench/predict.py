@@ -65,7 +65,21 @@ def peak_rss_gb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss * 1024 / 1e9
 
 
+def load_average() -> float | None:
+    """The machine's 1-minute load average (None where the platform keeps none)."""
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return None
+
+
+def load_text(load: float | None) -> str:
+    return "unknown" if load is None else f"{load:.2f}"
+
+
 def bench_predict(args: argparse.Namespace) -> None:
+    load_before = load_average()  # before this command's own loading adds to it
+    from evaluator.features.compute import usable_cpus
     from evaluator.malloc import fix_mmap_threshold
 
     fix_mmap_threshold()  # as `mismatch predict` runs
@@ -94,11 +108,10 @@ def bench_predict(args: argparse.Namespace) -> None:
         evaluator.checkpoint.num_layers
         or load_encoder(encoder, str(evaluator.device))[1].config.num_hidden_layers
     )
-    load_before = os.getloadavg()[0]
     print(
         f"predict bench: {count} {source}; checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; "
         f"encoder {encoder} layer {num_layers}; device {device} ({where}); load average "
-        f"{load_before:.2f}"
+        f"{load_text(load_before)}"
     )
 
     def ours(r: list[str], g: list[str]) -> None:
@@ -146,13 +159,13 @@ def bench_predict(args: argparse.Namespace) -> None:
         print(f"time ratio with spans / without: {spans_ratio:.2f}")
         checks[f"spans ratio <= {TARGET_SPANS_RATIO}"] = spans_ratio <= TARGET_SPANS_RATIO
     print("targets: " + ", ".join(f"{k} {'met' if ok else 'MISSED'}" for k, ok in checks.items()))
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
-    caveats = timing_caveats(count, load_before, os.cpu_count() or 1)
+    print(f"load average after: {load_text(load_average())}")
+    caveats = timing_caveats(count, load_before, usable_cpus())
     if caveats:
         print("read the targets with care: " + "; ".join(caveats))
 
 
-def timing_caveats(pairs: int, load_before: float, cpus: int) -> list[str]:
+def timing_caveats(pairs: int, load_before: float | None, cpus: int) -> list[str]:
     """Why a run's targets may not mean what they say: they are set for the default pairs on
     an idle machine (a new user's 300 pairs on a busy one read 2.27 for a 1.03 ratio)."""
     caveats = []
@@ -161,7 +174,7 @@ def timing_caveats(pairs: int, load_before: float, cpus: int) -> list[str]:
             f"{pairs} pairs, fewer than the {DEFAULT_PAIRS} the targets are set for "
             "(start-up costs weigh more)"
         )
-    if load_before >= cpus / 2:
+    if load_before is not None and load_before >= cpus:  # every core busy before it began
         caveats.append(
             f"load average {load_before:.2f} on {cpus} CPU(s) at the start: other work "
             "shared the machine"
