@@ -10,7 +10,7 @@ with each error class:
   differences (the two systems' outputs of those pairs swapped), whose mean difference is at
   least as far from zero as the one seen, counting the seen one, (c + 1) / (R + 1)
   (``scipy.stats.permutation_test``); when the 2 ** n sign patterns of n pairs number no more
-  than R, every one is counted and p = c / 2 ** n, exact.
+  than R, every one is counted, the seen one included, and p is their exact share.
 Every figure is drawn with a fresh generator from ``seed``, so a figure does not depend on
 which others are computed, and equal inputs give equal figures.
 """

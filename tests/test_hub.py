@@ -314,3 +314,16 @@ def test_token_model_round_trips_and_predicts_from_raw_texts(tmp_path: Path) -> 
         for r, g in zip(refs, gens, strict=True)
     ]
     np.testing.assert_allclose(np.stack(one_by_one), outputs.probabilities, atol=1e-6)
+
+
+def test_each_shipped_card_says_what_its_config_says() -> None:
+    """A shipped checkpoint's README.md is the card of its config.json as the code writes it
+    now: a card left behind by an older writer would tell users stale usage or scales."""
+    from evaluator.hub import model_card
+    from mismatch_core.resources import REPO_ROOT
+
+    shipped = sorted((REPO_ROOT / "checkpoints").glob("mismatch-*"))
+    assert len(shipped) == 8
+    for directory in shipped:
+        config = json.loads((directory / "config.json").read_text())
+        assert (directory / "README.md").read_text() == model_card(config), directory.name
