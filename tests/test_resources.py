@@ -62,6 +62,16 @@ def test_loading_the_encoder_draws_no_bar_and_keeps_the_callers_settings(monkeyp
     assert transformers_logging.is_progress_bar_enabled()
     assert are_progress_bars_disabled("caller-group") and not are_progress_bars_disabled()
 
+    def fails(*args, **kwargs):
+        raise OSError("no weights")
+
+    import transformers
+
+    monkeypatch.setattr(transformers.AutoModel, "from_pretrained", fails)
+    with pytest.raises(OSError, match="no weights"):  # a failed load gives the bars back too
+        resources._load_encoder.__wrapped__(resources.DEFAULT_ENCODER, "cpu")
+    assert transformers_logging.is_progress_bar_enabled()
+
 
 def test_spacy_pipeline_parses(nlp):
     doc = nlp("Two dogs chased a cat in Chicago.")
