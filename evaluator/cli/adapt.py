@@ -395,7 +395,7 @@ def _train(args: argparse.Namespace) -> int:
             if k.endswith(("_acc", "_nocontr", "_below"))
         }
     )
-    save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
-    written = {"chosen": chosen, "out": str(args.out), "signature": str(folder_signature(args.out))}
+    out = save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
+    written = {"chosen": chosen, "out": str(out), "signature": str(folder_signature(out))}
     print(json.dumps(written, indent=2))
     return 0

@@ -190,8 +190,8 @@ def _train(args: argparse.Namespace) -> int:
         **history,
     }
     metrics = checkpoint.config.get("metrics")
-    save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
-    written = {"out": str(args.out), "signature": str(folder_signature(args.out))}
+    out = save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
+    written = {"out": str(out), "signature": str(folder_signature(out))}
     print(json.dumps({**training["span_tagger"], **written}, indent=2))
     return 0
 
