@@ -28,8 +28,10 @@ from mismatch_core.resources import (
 CHECKPOINT = REPO_ROOT / DEFAULT_CHECKPOINT
 TASKS = ("summarization", "translation", "captioning")
 DEFAULT_PAIRS = 2000
+# issue #23's lines: at least 60 pairs/s and within 1.5 x BERTScore's time (the first predict
+# issue allowed 2 x; the bench printed that looser line as met)
 TARGET_PAIRS_PER_SECOND = 60.0
-TARGET_RATIO = 2.0
+TARGET_RATIO = 1.5
 TARGET_RSS_GB = 2.5
 TARGET_SPANS_RATIO = 1.10  # predict with spans / without
 WARMUP_PAIRS = 8
