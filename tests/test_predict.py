@@ -812,6 +812,14 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
     assert "does not exist" in capsys.readouterr().err
     assert main(["demo", "--top", "0"]) == 2
     assert "--top must be at least 1, got 0" in capsys.readouterr().err
+    # --task: the task checkpoint's ratings under each pair
+    task = make_checkpoint(tmp_path / "task", REGRESSION_TASK)
+    assert main(["demo", "--checkpoint", str(task), "--task", "summarization"]) == 0
+    assert capsys.readouterr().out.count("\n    ratings: coherence ") == len(rows)
+    assert main(["demo", "--checkpoint", str(tmp_path / "tiny"), "--task", "summarization"]) == 2
+    assert "not fine-tuned for task 'summarization'" in capsys.readouterr().err
+    assert main(["demo", "--task", "poetry"]) == 2
+    assert "unknown task 'poetry'" in capsys.readouterr().err
 
 
 # --- with the real encoder ------------------------------------------------------------------

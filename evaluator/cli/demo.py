@@ -4,7 +4,7 @@ Scores examples/pairs.jsonl (real MT outputs and references with hand-made error
 shipped checkpoint through the same path as `mismatch predict`, and shows per pair the
 score, the most likely mismatch classes and the two texts; where the checkpoint marks error
 spans, gen with the wrong characters highlighted (bold red on a terminal, [[...]] otherwise)
-and the reference words it leaves out.
+and the reference words it leaves out; with --task, the task checkpoint's ratings.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mismatch_core.checkpoint_files import resolve_checkpoint
-from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT
+from evaluator.cli.scoring import add_checkpoint_argument, checkpoint_of, load_evaluator
+from evaluator.tasks import TASKS
+from mismatch_core.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
@@ -31,22 +32,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=EXAMPLES,
         help="pairs JSONL to score (default: the repository's examples/pairs.jsonl)",
     )
-    parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="checkpoint to use")
+    add_checkpoint_argument(parser)
+    parser.add_argument(
+        "--task",
+        help="use the checkpoint fine-tuned for this task and show its ratings: one of "
+        f"{', '.join(TASKS)}",
+    )
     parser.add_argument("--top", type=int, default=3, help="classes shown per pair")
+    parser.set_defaults(device=None, threshold=0.5)  # as predict's defaults; no options here
 
 
 def run(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
-    from evaluator.evaluator import Evaluator
     from evaluator.predict_io import read_jsonl_file
 
     if args.top < 1:
         raise CommandError(f"--top must be at least 1, got {args.top}")
     pairs, objects = read_jsonl_file(args.examples)
     notes = [str(value.get("note", "")) for value in objects]
-    name, revision = resolve_checkpoint(args.checkpoint)
-    evaluator = Evaluator.from_pretrained(name, revision=revision)
-    predictions = evaluator.predict(pairs.refs, pairs.gens, ids=pairs.ids, progress=False)
+    evaluator = load_evaluator(args, checkpoint_of(args)[0])
+    try:
+        predictions = evaluator.predict(
+            pairs.refs, pairs.gens, srcs=pairs.srcs, ids=pairs.ids, progress=False
+        )
+    except ValueError as error:  # e.g. a pair without the source the ratings read
+        raise CommandError(f"{args.examples}: {error}") from None
     print(
         f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"
         "score = P(NoContr), the probability that gen says what the reference says "
@@ -78,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
             print("    spans: " + ", ".join(_described(span) for span in prediction.spans))
         else:
             print("    gen: " + textwrap.shorten(gen, TEXT_WIDTH, placeholder=" ..."))
+        if prediction.ratings:
+            rated = ", ".join(f"{key} {value:.2f}" for key, value in prediction.ratings.items())
+            print(f"    ratings: {rated}")
         if prediction.missing:
             described = [
                 _described(item)

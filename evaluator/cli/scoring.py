@@ -1,4 +1,4 @@
-"""What the scoring commands (predict, compare) share: the --refs and --checkpoint options,
+"""What the scoring commands (predict, compare, demo) share: the --refs and --checkpoint options,
 the checks of --batch-size, --threshold and of a JSON file they write, the checkpoint named by
 --checkpoint and --task, the evaluator loaded from it with --device and --threshold, and how
 truncation is reported."""
