@@ -112,6 +112,11 @@ def test_the_command_defaults_are_the_librarys() -> None:
     defaults = inspect.signature(compare_systems).parameters
     assert parser.get_default("resamples") == DEFAULT_RESAMPLES == defaults["resamples"].default
     assert parser.get_default("seed") == defaults["seed"].default
+    # the threshold the scoring commands write out (their --help does not load torch)
+    from evaluator.cli.scoring import DEFAULT_THRESHOLD
+
+    library = inspect.signature(Evaluator.from_pretrained).parameters["threshold"].default
+    assert parser.get_default("threshold") == DEFAULT_THRESHOLD == library
 
 
 def test_systems_that_cannot_be_compared_are_refused() -> None:

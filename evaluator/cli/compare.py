@@ -19,15 +19,16 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.cli.scoring import (
+    add_batch_and_threshold_arguments,
     add_checkpoint_argument,
     add_refs_argument,
+    add_task_argument,
     check_batch_and_threshold,
     check_json_output,
     checkpoint_of,
     load_evaluator,
     report_warnings,
 )
-from evaluator.tasks import TASKS
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
@@ -62,17 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "without their suffix, or the paths where two are alike)",
     )
     add_checkpoint_argument(parser)
-    parser.add_argument(
-        "--task",
-        help="use the checkpoint fine-tuned for this task (one of "
-        f"{', '.join(TASKS)}): its ratings compared too",
-    )
-    parser.add_argument(
-        "--threshold",
-        type=float,
-        default=0.5,
-        help="a pair is labelled with a class when its probability is at least this",
-    )
+    add_task_argument(parser, " and compare its ratings too")
+    add_batch_and_threshold_arguments(parser)
     # the library's DEFAULT_RESAMPLES and seed, written out so that --help does not load scipy
     parser.add_argument(
         "--resamples",
@@ -82,7 +74,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=13, help="seed of the resamples")
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write every figure as JSON")
-    parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
     parser.add_argument(
         "--device", default=None, help="cpu (default) or cuda: where the encoder and the model run"
     )

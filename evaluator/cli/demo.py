@@ -15,8 +15,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from evaluator.cli.scoring import add_checkpoint_argument, checkpoint_of, load_evaluator
-from evaluator.tasks import TASKS
+from evaluator.cli.scoring import (
+    DEFAULT_THRESHOLD,
+    add_checkpoint_argument,
+    add_task_argument,
+    checkpoint_of,
+    load_evaluator,
+)
 from mismatch_core.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
@@ -33,13 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pairs JSONL to score (default: the repository's examples/pairs.jsonl)",
     )
     add_checkpoint_argument(parser)
-    parser.add_argument(
-        "--task",
-        help="use the checkpoint fine-tuned for this task and show its ratings: one of "
-        f"{', '.join(TASKS)}",
-    )
+    add_task_argument(parser, " and show its ratings")
     parser.add_argument("--top", type=int, default=3, help="classes shown per pair")
-    parser.set_defaults(device=None, threshold=0.5)  # as predict's defaults; no options here
+    parser.set_defaults(device=None, threshold=DEFAULT_THRESHOLD)  # predict's; no options here
 
 
 def run(args: argparse.Namespace) -> int:

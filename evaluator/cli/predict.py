@@ -23,15 +23,16 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from evaluator.cli import CommandError
 from evaluator.cli.scoring import (
+    add_batch_and_threshold_arguments,
     add_checkpoint_argument,
     add_refs_argument,
+    add_task_argument,
     check_batch_and_threshold,
     check_json_output,
     checkpoint_of,
     load_evaluator,
     report_warnings,
 )
-from evaluator.tasks import TASKS
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
@@ -72,9 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='JSONL of {"ref": str | [str], "gen": str, "src"?: str, "id"?: str}; "-" = stdin',
     )
     add_checkpoint_argument(parser)
-    parser.add_argument(
-        "--task", help=f"use the checkpoint fine-tuned for this task: one of {', '.join(TASKS)}"
-    )
+    add_task_argument(parser)
     parser.add_argument(
         "--output",
         type=Path,
@@ -93,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("jsonl", "csv", "tsv"),
         help="output format (default: from the --output suffix before any .gz, else jsonl)",
     )
-    parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
+    add_batch_and_threshold_arguments(parser)
     parser.add_argument(
         "--device",
         default=None,
@@ -112,12 +111,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("cpu", "gpu"),
         default="cpu",
         help="with --devices above 1: CPU processes (gloo) or one GPU per process",
-    )
-    parser.add_argument(
-        "--threshold",
-        type=float,
-        default=0.5,
-        help="a class is listed in labels when its probability is at least this (default 0.5)",
     )
     parser.add_argument(
         "--no-spans",

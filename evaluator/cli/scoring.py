@@ -1,7 +1,7 @@
-"""What the scoring commands (predict, compare, demo) share: the --refs and --checkpoint options,
-the checks of --batch-size, --threshold and of a JSON file they write, the checkpoint named by
---checkpoint and --task, the evaluator loaded from it with --device and --threshold, and how
-truncation is reported."""
+"""What the scoring commands (predict, compare, demo) share: the --refs, --checkpoint, --task,
+--batch-size and --threshold options, the checks of --batch-size, --threshold and of a JSON file
+they write, the checkpoint named by --checkpoint and --task, the evaluator loaded from it with
+--device and --threshold, and how truncation is reported."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evaluator.cli import CommandError
+from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT
+
+# the Evaluator's default, written out so that --help does not load torch
+DEFAULT_THRESHOLD = 0.5
 
 
 def add_refs_argument(group: argparse._ActionsContainer) -> None:
@@ -34,6 +38,25 @@ def add_checkpoint_argument(parser: argparse.ArgumentParser) -> None:
         metavar="PATH_OR_HUB_ID[@REVISION]",
         help=f"checkpoint directory or Hub repo id (default: {DEFAULT_CHECKPOINT}, "
         "or checkpoints/mismatch-TASK with --task)",
+    )
+
+
+def add_task_argument(parser: argparse.ArgumentParser, use: str = "") -> None:
+    """--task; ``use`` says what the command does with the task checkpoint's ratings."""
+    parser.add_argument(
+        "--task",
+        help=f"use the checkpoint fine-tuned for this task{use}: one of {', '.join(TASKS)}",
+    )
+
+
+def add_batch_and_threshold_arguments(parser: argparse.ArgumentParser) -> None:
+    """--batch-size and --threshold, which check_batch_and_threshold checks."""
+    parser.add_argument("--batch-size", type=int, default=64, help="pairs per batch")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help="a class is listed in labels when its probability is at least this",
     )
 
 
