@@ -2,8 +2,11 @@
 
 Schema (one JSON object per line, optionally gzip-compressed):
 ``{id, task, dataset, ref (str | [str]), gen, src (str | null), system, group, scores {criterion: float}}``.
-The loader names the file, line and key of any record that does not fit, so a user's own
-data fails with a message they can act on.
+Only ref, gen and scores are required, so that a user's own ratings need no bookkeeping: a
+missing id is the file and line, a missing group the source (or, without one, the first
+reference), so the outputs of one item stay on one side of a split. The loader names the file,
+line and key of any record that does not fit, so a user's own data fails with a message they
+can act on.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
 
-REQUIRED_KEYS = ("id", "ref", "gen", "group", "scores")
+REQUIRED_KEYS = ("ref", "gen", "scores")
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,8 @@ class HumanRecord:
 
 
 def parse_record(value: dict, where: str) -> HumanRecord:
-    """One validated record; ``where`` is 'file:line' for messages."""
+    """One validated record; ``where`` is 'file:line' for messages and the id of a record
+    without one."""
     for key in REQUIRED_KEYS:
         if key not in value:
             raise DataError(f"{where}: missing key {key!r}")
@@ -57,12 +61,13 @@ def parse_record(value: dict, where: str) -> HumanRecord:
             or not math.isfinite(score)
         ):
             raise DataError(f"{where}: scores[{name!r}] must be a finite number, got {score!r}")
+    record_id, group = value.get("id"), value.get("group")
     return HumanRecord(
-        id=str(value["id"]),
+        id=str(record_id if record_id is not None else where),
         refs=tuple(refs),
         gen=gen,
         src=src,
-        group=str(value["group"]),
+        group=str(group if group is not None else src if src is not None else refs[0]),
         scores={k: float(v) for k, v in scores.items()},
         dataset=str(value.get("dataset", "")),
         system=value.get("system"),
@@ -71,8 +76,19 @@ def parse_record(value: dict, where: str) -> HumanRecord:
 
 
 def load_records(path: Path) -> list[HumanRecord]:
-    """All records of one normalised JSONL(.gz) file."""
-    return [parse_record(value, f"{path}:{line}") for line, value in iter_jsonl(path)]
+    """All records of one normalised JSONL(.gz) file. Ids must be unique: the feature caches
+    are keyed by them."""
+    records = []
+    seen: dict[str, int] = {}
+    for line, value in iter_jsonl(path):
+        record = parse_record(value, f"{path}:{line}")
+        if record.id in seen:
+            raise DataError(
+                f"{path}:{line}: key 'id': {record.id!r} is also the id of line {seen[record.id]}"
+            )
+        seen[record.id] = line
+        records.append(record)
+    return records
 
 
 def split_by_group(

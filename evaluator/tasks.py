@@ -1,4 +1,5 @@
-"""Registry of the 7 evaluation tasks: their human-rating files, criteria and human scales.
+"""Registry of the 7 evaluation tasks: their human-rating files, criteria and human scales;
+and a task made from a user's own ratings file (``ratings_task``).
 
 A criterion is reported on its human scale and trained on [0, 1] (``normalise``). Where
 two datasets of one task use the same criterion name on different scales (WebNLG 2017
@@ -7,12 +8,15 @@ fluency 1-3, WebNLG 2020 fluency 0-100), the later one is keyed ``name@dataset``
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from evaluator.human_data import HumanRecord, load_records
+from mismatch_core.errors import DataError
 from mismatch_core.resources import data_dir
 
 
@@ -52,9 +56,16 @@ def bounded_ratings(raw: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    file: str  # relative to <data>/human/
+    file: str  # relative to <data>/human/, or absolute (a user's own ratings file)
     criteria: tuple[Criterion, ...]
     min_ratings: int = 0  # keep records whose meta.n_ratings is at least this (WMT21)
+    sha256: str = ""  # a user's ratings file: the hash of the bytes read
+
+    @property
+    def described(self) -> str:
+        """How a model card names it: a user's file by its name and hash, not by a path that
+        only exists on the machine it was fitted on."""
+        return f"{Path(self.file).name} (sha256 {self.sha256[:12]})" if self.sha256 else self.file
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,13 @@ class Task:
     name: str
     datasets: tuple[DatasetSpec, ...]
     kind: str = "regression"  # or "classification" (NLI: one-hot scores over classes)
+    # the stem of its feature cache files (empty: the name); a user's ratings task adds the
+    # file's hash, so that an edited file is never read from a cache keyed by its old ids
+    feature_cache: str = ""
+
+    @property
+    def cache_stem(self) -> str:
+        return self.feature_cache or self.name
 
     @property
     def criteria(self) -> tuple[Criterion, ...]:
@@ -177,6 +195,59 @@ def get_task(name: str) -> Task:
         return TASKS[name]
     except KeyError:
         raise KeyError(f"unknown task {name!r}; known: {', '.join(TASKS)}") from None
+
+
+TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def ratings_task(
+    path: str | Path, name: str | None = None, scales: dict[str, tuple[float, float]] | None = None
+) -> Task:
+    """A regression task of a user's own ratings file (the normalised schema, see
+    ``evaluator.human_data``): one criterion per key of its records' scores, in the order they
+    first appear, on the scale ``scales`` gives or else the lowest to the highest value the file
+    holds. ``name`` (default: the file name before .jsonl) names the task in the checkpoint and
+    in results. DataError names the file and the problem."""
+    path = Path(path).expanduser().resolve()
+    records = load_records(path)
+    if not records:
+        raise DataError(f"{path}: no records")
+    name = name if name is not None else path.name.split(".jsonl")[0]
+    if not TASK_NAME.fullmatch(name):
+        raise DataError(
+            f"task name {name!r}: use letters, digits, '_', '.' or '-', starting with a letter "
+            "or digit"
+        )
+    if name in TASKS:
+        raise DataError(f"task name {name!r} is a shipped task's; name yours otherwise")
+    values: dict[str, list[float]] = {}
+    for record in records:
+        for key, value in record.scores.items():
+            values.setdefault(key, []).append(value)
+    if not values:
+        raise DataError(f"{path}: no record has a score")
+    scales = dict(scales or {})
+    unknown = sorted(set(scales) - set(values))
+    if unknown:
+        raise DataError(
+            f"{path}: no record scores {', '.join(map(repr, unknown))} (criteria: "
+            f"{', '.join(values)})"
+        )
+    criteria = []
+    for key, seen in values.items():
+        low, high = scales.get(key, (min(seen), max(seen)))
+        if not low < high:
+            given = "the scale given" if key in scales else "every record"
+            raise DataError(
+                f"{path}: criterion {key!r}: {given} leaves no range to learn ({low} to {high})"
+            )
+        criteria.append(Criterion(key, key, float(low), float(high)))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Task(
+        name,
+        (DatasetSpec(str(path), tuple(criteria), sha256=digest),),
+        feature_cache=f"{name}-{digest[:12]}",
+    )
 
 
 def human_root(root: str | Path | None = None) -> Path:

@@ -6,6 +6,7 @@ local encoder would be); features are cheap lexical ones, so nothing heavy is lo
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import replace
@@ -21,6 +22,7 @@ from jsonl_files import write_jsonl_gz
 from tiny_bert import tiny_bert
 from transformers import AutoTokenizer
 
+from evaluator import Evaluator
 from evaluator.cli import main
 from evaluator.cli import main as cli_main
 from evaluator.features import FeatureScaler, compute_features
@@ -521,6 +523,117 @@ def test_evaluate_all_tasks_writes_every_task_and_exports_nothing(
     for name in TASKS:
         expected |= {out / name, out / name / "results.json", out / name / "results.md"}
     assert written == expected  # no checkpoint anywhere
+
+
+def own_ratings(path: Path) -> Path:
+    """A user's rated outputs: no ids or groups, two criteria on their own scales, one of them
+    missing from some records."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for item in range(24):
+        ref = sentence(rng)
+        for system in range(3):
+            gen = ref if system == 0 else sentence(rng)
+            scores = {"overall": 5.0 if system == 0 else float(rng.integers(1, 5))}
+            if item % 3:
+                scores["adequacy"] = 100.0 if system == 0 else float(rng.integers(0, 90))
+            rows.append({"ref": ref, "gen": gen, "scores": scores})
+    write_jsonl_gz(path, rows)
+    return path
+
+
+SMALL_FIT = (
+    "data: {batch_size: 16, val_fraction: 0.3}\ntrainer: {max_steps: 8, val_check_interval: 4}\n"
+)
+
+
+def test_your_own_ratings_fit_a_checkpoint_that_rates_on_their_scales(
+    tmp_path: Path, base_checkpoint: Path, capfd
+) -> None:
+    ratings = own_ratings(tmp_path / "my_ratings.jsonl.gz")
+    config = tmp_path / "fit.yaml"
+    config.write_text(SMALL_FIT)
+    out = tmp_path / "mismatch-mine"
+    assert main([
+        "finetune", "--ratings", str(ratings), "--scale", "overall=1:5", "--checkpoint",
+        str(base_checkpoint), "--cache-dir", str(tmp_path / "cache"), "--config", str(config),
+        "--out", str(out),
+    ]) == 0  # fmt: skip
+    printed = capfd.readouterr().out
+    assert f"my_ratings: {ratings}, criteria overall 1-5, adequacy 0-100" in printed
+    assert "my_ratings: val loss" in printed and f"signature {signature(load(out))}" in printed
+    checkpoint = load(out)
+    assert checkpoint.tasks == {
+        "my_ratings": {
+            "kind": "regression",
+            "criteria": [
+                {"key": "overall", "low": 1.0, "high": 5.0},
+                {"key": "adequacy", "low": 0.0, "high": 100.0},
+            ],
+        }
+    }
+    card = (out / "README.md").read_text()
+    assert "overall 1 to 5, adequacy 0 to 100" in card
+    # the file by its name and hash, not a path on this machine
+    digest = hashlib.sha256(ratings.read_bytes()).hexdigest()[:12]
+    assert (
+        f"- datasets: my_ratings.jsonl.gz (sha256 {digest})" in card and str(tmp_path) not in card
+    )
+    evaluator = Evaluator.from_pretrained(out)
+    (result,) = evaluator.predict(["the dog sat on the mat"], ["a cat sat on the mat"])
+    assert set(result.ratings) == {"overall", "adequacy"}
+    assert 1 <= result.ratings["overall"] <= 5 and 0 <= result.ratings["adequacy"] <= 100
+
+
+def test_your_own_ratings_are_evaluated_against_single_metrics(
+    tmp_path: Path, base_checkpoint: Path, capfd
+) -> None:
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz")
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "ratings.yaml").write_text(SMALL_FIT)
+    out = tmp_path / "results"
+    assert main([
+        "evaluate", "--ratings", str(ratings), "--name", "my_task", "--checkpoint",
+        str(base_checkpoint), "--seeds", "1", "--config-dir", str(configs), "--cache-dir",
+        str(tmp_path / "cache"), "--out", str(out), "--export-dir", str(tmp_path / "ckpts"),
+    ]) == 0  # fmt: skip
+    assert "my_task: " in capfd.readouterr().out  # its criteria and scales, before the fits
+    result = json.loads((out / "results.json").read_text())
+    assert result["task"] == "my_task" and result["transfer"] == []
+    assert list(result["criteria"]) == ["overall", "adequacy"]
+    assert set(result["criteria"]["overall"]["baselines"]) == set(FEATURES)
+    report = (out / "results.md").read_text()
+    assert "| my_task |" in report and "| my_task | — | overall, adequacy |" in report
+    assert load(tmp_path / "ckpts" / "mismatch-my_task").tasks["my_task"]["criteria"][1] == {
+        "key": "adequacy",
+        "low": 0.0,
+        "high": 100.0,
+    }
+
+
+def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
+    tmp_path: Path, base_checkpoint: Path, capsys
+) -> None:
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz")
+    common = ["--checkpoint", str(base_checkpoint), "--out", str(tmp_path / "out")]
+    refused = {
+        ("--ratings", str(ratings), "--scale", "overall=5:1"): "--scale 'overall=5:1': LOW must be below HIGH",
+        ("--ratings", str(ratings), "--scale", "overall"): "give CRITERION=LOW:HIGH",
+        ("--ratings", str(ratings), "--scale", "overall=1:5", "--scale", "overall=0:5"): "gives 'overall' a second time",
+        ("--ratings", str(ratings), "--scale", "fluency=1:5"): "no record scores 'fluency' (criteria: overall, adequacy)",
+        ("--ratings", str(ratings), "--data-root", str(tmp_path)): "--data-root names the shipped tasks' data",
+        ("--ratings", str(tmp_path / "absent.jsonl")): "absent.jsonl: no such file",
+        ("--task", "summarization", "--scale", "overall=1:5"): "--scale and --name describe --ratings",
+    }  # fmt: skip
+    for options, message in refused.items():
+        assert main(["finetune", *options, *common]) == 2, options
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(SystemExit) as exit_:  # one of the two, not both
+        main(["finetune", "--task", "summarization", "--ratings", str(ratings), *common])
+    assert exit_.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
 
 
 def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:

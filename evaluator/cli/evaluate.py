@@ -1,5 +1,7 @@
 """`mismatch evaluate --task T|all --seeds 3 --out DIR`: fine-tune per seed, compare, write results.
 
+``--ratings FILE`` evaluates a user's own rated outputs the same way (no transfer rows).
+
 Writes DIR/results.{md,json} (several tasks: DIR/<task>/results.{md,json} as each finishes,
 then the combined table), with a row per dataset and, unless --no-transfer, the transfer rows
 (fitted on one dataset of a task, tested on another). Only with --export-dir DIR does it also fit each task on every record
@@ -16,24 +18,30 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.cli.finetune import (
+    RATINGS_HELP,
     add_input_arguments,
+    add_scale_arguments,
     check_given_paths,
+    describe,
     load_settings,
     prepare,
+    ratings_task_of,
     with_paths,
 )
-from evaluator.tasks import TASKS, missing_data_file
+from evaluator.tasks import TASKS, Task, missing_data_file
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--task",
-        action="append",
-        required=True,
-        help=f"'all' or one of {', '.join(TASKS)}; repeatable",
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--task", action="append", help=f"'all' or one of {', '.join(TASKS)}; repeatable"
     )
+    what.add_argument(
+        "--ratings", metavar="FILE", help=RATINGS_HELP.replace(" unless --config", "")
+    )
+    add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
         "--seeds", type=int, default=3, help="number of seeded splits (seeds 0..N-1)"
@@ -50,7 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also fit on every record and write DIR/mismatch-<task>/ (default: write no checkpoint)",
     )
     parser.add_argument(
-        "--config-dir", default="configs/finetune", help="holds <task>.yaml fit numbers"
+        "--config-dir",
+        default="configs/finetune",
+        help="holds <task>.yaml fit numbers (ratings.yaml for --ratings)",
     )
     parser.add_argument(
         "--no-transfer",
@@ -66,14 +76,26 @@ def _named(option: str, problem: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    tasks = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
-    unknown = [t for t in tasks if t not in TASKS]
-    if unknown:
-        raise CommandError(f"unknown task(s) {', '.join(unknown)}; known: all, {', '.join(TASKS)}")
+    ratings = ratings_task_of(args)
+    if ratings is not None:
+        given: list[str | Task] = [ratings]
+    else:
+        names = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
+        unknown = [t for t in names if t not in TASKS]
+        if unknown:
+            raise CommandError(
+                f"unknown task(s) {', '.join(unknown)}; known: all, {', '.join(TASKS)}"
+            )
+        given = list(names)
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
-    configs = {t: str(Path(args.config_dir) / f"{t}.yaml") for t in tasks}
-    settings = {t: with_paths(load_settings(t, configs[t]), args) for t in tasks}
+    by_name = {t if isinstance(t, str) else t.name: t for t in given}
+    tasks = list(by_name)
+    # a --ratings task never has a shipped task's name (ratings_task refuses them)
+    configs = {
+        t: str(Path(args.config_dir) / f"{t if t in TASKS else 'ratings'}.yaml") for t in tasks
+    }
+    settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     problems += [
         _named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
@@ -82,8 +104,9 @@ def run(args: argparse.Namespace) -> int:
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
     for task, task_settings in settings.items():
-        missing = missing_data_file(TASKS[task], task_settings.data_root)
-        problems.append(f"{missing}: no such file (task {task})" if missing else None)
+        if task in TASKS:  # a --ratings file was read already
+            missing = missing_data_file(TASKS[task], task_settings.data_root)
+            problems.append(f"{missing}: no such file (task {task})" if missing else None)
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)
@@ -99,12 +122,14 @@ def run(args: argparse.Namespace) -> int:
     )
     out = Path(args.out)
     results = []
+    if ratings is not None:
+        print(describe(ratings), flush=True)
     for task in tasks:
         start = time.time()
         task_settings = settings[task]
         checkpoint = args.checkpoint or task_settings.checkpoint
         prepared = prepare(
-            task,
+            by_name[task],
             checkpoint,
             task_settings,
             configs[task],

@@ -1,4 +1,4 @@
-"""`mismatch finetune --task T`, and what `mismatch evaluate` shares with it.
+"""`mismatch finetune --task T | --ratings FILE`, and what `mismatch evaluate` shares with it.
 
 Like the LightningCLI of `scripts/finetune.py fit --config ...`
 (``evaluator.finetune.lightning_cli``), it fine-tunes the base checkpoint on every record of a
@@ -6,7 +6,8 @@ task (a validation slice split off by group for early stopping) with the numbers
 ``configs/finetune/<task>.yaml``, read through one schema (``evaluator.finetune.config``), and
 exports the best weights to the folder named by ``--out`` (the LightningCLI: the config's
 ``export_dir``); no default, so the shipped ``checkpoints/mismatch-<task>`` is replaced only
-when asked.
+when asked. ``--ratings`` fits a user's own rated outputs instead of a shipped task, with the
+recipe of ``configs/finetune/ratings.yaml``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaluator.cli import CommandError
-from evaluator.tasks import TASKS
+from evaluator.tasks import TASKS, Task, ratings_task
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
+from mismatch_core.resources import local_path
 
 if TYPE_CHECKING:
     from evaluator.finetune.config import FitSettings
@@ -52,8 +54,81 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+RATINGS_CONFIG = "configs/finetune/ratings.yaml"  # the recipe for a user's own ratings
+
+
+RATINGS_HELP = (
+    "your own rated outputs instead of a shipped task: JSONL(.gz), one object per line, "
+    '{"ref": str | [str], "gen": str, "scores": {criterion: number}, "src"?, "group"?, "id"?}; '
+    "group: the outputs of one item, kept on one side of a split (default: src, else the first "
+    f"ref); fitted with {RATINGS_CONFIG} unless --config"
+)
+
+
+def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that describe the task of --ratings."""
+    parser.add_argument(
+        "--scale",
+        action="append",
+        default=[],
+        metavar="CRITERION=LOW:HIGH",
+        help="with --ratings: a criterion's human scale, e.g. overall=1:5 (repeatable; "
+        "default: the lowest to the highest score in the file)",
+    )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="with --ratings: the task's name in the checkpoint and results (default: the "
+        "file name before .jsonl)",
+    )
+
+
+def parse_scales(given: list[str]) -> dict[str, tuple[float, float]]:
+    """--scale CRITERION=LOW:HIGH values, each checked."""
+    scales: dict[str, tuple[float, float]] = {}
+    for value in given:
+        key, _, bounds = value.partition("=")
+        low, _, high = bounds.partition(":")
+        try:
+            scale = (float(low), float(high))
+        except ValueError:
+            raise CommandError(
+                f"--scale {value!r}: give CRITERION=LOW:HIGH, e.g. overall=1:5"
+            ) from None
+        if not key or key in scales:
+            problem = "names no criterion" if not key else f"gives {key!r} a second time"
+            raise CommandError(f"--scale {value!r} {problem}")
+        if not scale[0] < scale[1]:
+            raise CommandError(f"--scale {value!r}: LOW must be below HIGH")
+        scales[key] = scale
+    return scales
+
+
+def ratings_task_of(args: argparse.Namespace) -> Task | None:
+    """The task of --ratings (with --scale and --name), or None without --ratings."""
+    if args.ratings is None:
+        if args.scale or args.name is not None:
+            raise CommandError("--scale and --name describe --ratings; give them with it")
+        return None
+    if args.data_root is not None:
+        raise CommandError("--data-root names the shipped tasks' data; --ratings is the data")
+    try:
+        return ratings_task(args.ratings, args.name, parse_scales(args.scale))
+    except DataError as error:
+        raise CommandError(str(error)) from None
+
+
+def describe(task: Task) -> str:
+    """One line naming a ratings task's criteria and scales, printed before its fit."""
+    scales = ", ".join(f"{c.key} {c.low:g}-{c.high:g}" for c in task.criteria)
+    return f"{task.name}: {task.datasets[0].file}, criteria {scales}"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task", required=True, help=f"one of {', '.join(TASKS)}")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--task", help=f"one of {', '.join(TASKS)}")
+    what.add_argument("--ratings", metavar="FILE", help=RATINGS_HELP)
+    add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
         "--out",
@@ -61,7 +136,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="export directory, e.g. checkpoints/mismatch-<task> to replace the shipped one",
     )
     parser.add_argument(
-        "--config", default=None, help="fit numbers (default configs/finetune/<task>.yaml)"
+        "--config",
+        default=None,
+        help=f"fit numbers (default configs/finetune/<task>.yaml; with --ratings {RATINGS_CONFIG})",
     )
     parser.add_argument(
         "--seed",
@@ -71,15 +148,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def config_file(task: str, config: str | None) -> str:
-    """The config a task's fit reads: ``config``, or the task's shipped one."""
-    return config or f"configs/finetune/{task}.yaml"
+def config_file(task: str | Task, config: str | None) -> str:
+    """The config a task's fit reads: ``config``, or the task's shipped one (the ratings recipe
+    for a user's task), found from any folder as checkpoints are."""
+    if config:
+        return config
+    shipped = f"configs/finetune/{task}.yaml" if isinstance(task, str) else RATINGS_CONFIG
+    return str(local_path(shipped) or shipped)
 
 
 def check_given_paths(args: argparse.Namespace) -> None:
     """An option given an empty value is a mistake, not a request for the config's value."""
     for option in (
         "checkpoint",
+        "ratings",
         "cache_dir",
         "data_root",
         "out",
@@ -101,18 +183,19 @@ def with_paths(settings: FitSettings, args: argparse.Namespace) -> FitSettings:
     )
 
 
-def load_settings(task: str, config: str | None) -> FitSettings:
+def load_settings(task: str | Task, config: str | None) -> FitSettings:
     """The fit numbers of a task's config; an unknown task, a missing file, an unknown key or
     a bad setting is a user error."""
-    if task not in TASKS:
+    if isinstance(task, str) and task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     from evaluator.finetune.config import read_fit_config
 
-    return read_fit_config(config_file(task, config), task)
+    name = task if isinstance(task, str) else task.name
+    return read_fit_config(config_file(task, config), name)
 
 
 def prepare(
-    task: str,
+    task: str | Task,
     checkpoint: str,
     settings: FitSettings,
     config: str | None = None,
@@ -122,7 +205,7 @@ def prepare(
     errors (unknown task, bad checkpoint or data) as CommandError. ``config``: the file
     ``settings`` came from, named in the errors of what it set: a dataset it names, and the
     checkpoint when ``checkpoint_from_config`` (no --checkpoint)."""
-    if task not in TASKS:
+    if isinstance(task, str) and task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     from evaluator.finetune.datamodule import prepare_task
 
@@ -153,8 +236,9 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    config = config_file(args.task, args.config)
-    settings = with_paths(load_settings(args.task, config), args)
+    task = ratings_task_of(args) or args.task
+    config = config_file(task, args.config)
+    settings = with_paths(load_settings(task, config), args)
     problem = export_problem(Path(args.out))
     if problem:  # checked before the fit, not after it
         raise CommandError(f"--out: {problem}")
@@ -172,8 +256,10 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.signature import folder_signature
 
     checkpoint = args.checkpoint or settings.checkpoint
+    if isinstance(task, Task):
+        print(describe(task), flush=True)
     prepared = prepare(
-        args.task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
+        task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint
@@ -185,6 +271,6 @@ def run(args: argparse.Namespace) -> int:
         training={"fit settings": json.dumps(settings.to_dict())},
         metrics={"val_loss": val_loss},
     )
-    print(f"{args.task}: val loss {val_loss:.4f}; exported to {out}")
+    print(f"{prepared.task.name}: val loss {val_loss:.4f}; exported to {out}")
     print(f"signature {folder_signature(out)}")
     return 0

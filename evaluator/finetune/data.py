@@ -166,13 +166,13 @@ def build_inputs(
 
     alignments: also cache and read the per-pair alignment vectors (for a base model that uses
     them); tokens: also cache and read every text's token states (likewise); name: the cache
-    files' stem (default the task's name; contrast copies have their
-    own); source_features: also cache and read these features of every record against its
-    source (ValueError for a record without one); device: where the encoder pass of what the
-    cache lacks runs."""
+    files' stem (default the task's ``cache_stem``; contrast copies have their own);
+    source_features: also cache and read these features of every record against its source
+    (ValueError for a record without one); device: where the encoder pass of what the cache
+    lacks runs."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
-    stem = name or task.name
+    stem = name or task.cache_stem
     pairs_path = cache_dir / f"{stem}.pairs.parquet"
     features_path = cache_dir / f"{stem}.parquet"
     embeddings_path = cache_dir / f"{stem}.embeddings.parquet"

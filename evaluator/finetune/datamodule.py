@@ -74,7 +74,7 @@ class PreparedTask:
 
 
 def prepare_task(
-    task_name: str,
+    task_name: str | Task,
     checkpoint: str,
     cache_dir: str | Path = DEFAULT_CACHE_DIR,
     data_root: str | Path | None = None,
@@ -88,7 +88,8 @@ def prepare_task(
     paraphrase_triples_size: int = 0,
     device: str = "cpu",
 ) -> PreparedTask:
-    """Records, cached inputs and base checkpoint of a task; errors name the unknown task or file.
+    """Records, cached inputs and base checkpoint of a task (a shipped task's name, or a Task
+    such as ``evaluator.tasks.ratings_task`` makes); errors name the unknown task or file.
 
     contrast_size: number of contrast copies to build (0: none; regression tasks only), in
     chains of up to contrast_depth copies with one more error each, their classes drawn with
@@ -104,7 +105,7 @@ def prepare_task(
     contrast copies, each record with a source also gets a copy that repeats it
     (``evaluator.finetune.contrast.source_copies``). device: where the encoder pass of what
     the caches lack runs."""
-    task = get_task(task_name)
+    task = task_name if isinstance(task_name, Task) else get_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, data_root)
     eligible = training_rows(records, np.arange(len(records)), train_datasets)
@@ -161,7 +162,7 @@ def prepare_task(
                 "set contrast_size, reference_triples_size and paraphrase_triples_size 0"
             )
         # one cache for both kinds of copies (keyed by copy id): triples only add rows
-        name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
+        name = f"{task.cache_stem}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
         # a copy that keeps its owner's references reads the one its owner trains on; a copy
@@ -420,7 +421,7 @@ class RatingDataModule(L.LightningDataModule):
         prepared = self.ready()
         facts = {
             "task": self.hparams["task"],
-            "datasets": ", ".join(spec.file for spec in prepared.task.datasets),
+            "datasets": ", ".join(spec.described for spec in prepared.task.datasets),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
             "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.hparams['seed']})",

@@ -387,7 +387,7 @@ def dataset_table(results: list[dict]) -> str:
             rows.append(
                 [
                     result["task"],
-                    name,
+                    name or "—",  # records that name no dataset (a user's own ratings)
                     ", ".join(row["criteria"]),
                     f"{row['n_test_mean']:.0f}",
                     f"{row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f}",

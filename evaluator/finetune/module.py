@@ -39,7 +39,7 @@ from evaluator.hub import load
 from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
-from evaluator.tasks import get_task
+from evaluator.tasks import Task, get_task
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
@@ -109,7 +109,7 @@ class RatingModule(L.LightningModule):
 
     def __init__(
         self,
-        task: str,
+        task: str | Task,
         checkpoint: str = DEFAULT_CHECKPOINT,
         pretrained: bool = True,
         use_metrics: bool = True,
@@ -126,7 +126,8 @@ class RatingModule(L.LightningModule):
         source_features: list[str] | None = None,
         single_metric_anchor: bool = False,
     ) -> None:
-        """pretrained false: same architecture, random init (ablation); use_metrics false: text
+        """task: a shipped task's name, or a Task (a user's ratings, ``ratings_task``);
+        pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
         ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
         ridge_anchor: weight of the squared distance of the metric map from that start in the
@@ -150,8 +151,10 @@ class RatingModule(L.LightningModule):
                 "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
                 "use_metrics (the ablations train every layer: set it false)"
             )
-        self.save_hyperparameters()
-        self.task = get_task(task)
+        self.task = task if isinstance(task, Task) else get_task(task)
+        # the name, not a Task: Lightning's checkpoints keep plain values (weights_only loads)
+        self.save_hyperparameters(ignore=["task"])
+        self.hparams["task"] = self.task.name
         self.metric_start: tuple[Tensor, Tensor] | None = None  # the map's ridge (weight, bias)
         # per criterion, the line of its best single metric column (single_metric_anchor)
         self.single_start: tuple[Tensor, Tensor] | None = None

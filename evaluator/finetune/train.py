@@ -50,7 +50,7 @@ def fit(
         )
     L.seed_everything(seed, workers=True, verbose=False)
     module = RatingModule(
-        prepared.task.name,
+        prepared.task,
         checkpoint=checkpoint,
         pretrained=pretrained,
         use_metrics=use_metrics,
