@@ -3,15 +3,16 @@
 Schema (one JSON object per line, optionally gzip-compressed):
 ``{id, task, dataset, ref (str | [str]), gen, src (str | null), system, group, scores {criterion: float}}``.
 Only ref, gen and scores are required, so that a user's own ratings need no bookkeeping: a
-missing id is the file and line, a missing group the source (or, without one, the first
-reference), so the outputs of one item stay on one side of a split. The loader names the file,
-line and key of any record that does not fit, so a user's own data fails with a message they
-can act on.
+missing id is its line ("line 7"), a missing group the source (or, without one, the first
+reference), so the outputs of one item stay on one side of a split; a score that is null is
+not rated, as one left out. The loader names the file, line and key of any record that does
+not fit, so a user's own data fails with a message they can act on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,12 +37,13 @@ class HumanRecord:
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
 
-def parse_record(value: dict, where: str) -> HumanRecord:
-    """One validated record; ``where`` is 'file:line' for messages and the id of a record
-    without one."""
+def parse_record(value: dict, where: str, line: int) -> HumanRecord:
+    """One validated record; ``where`` is 'file:line' for messages, ``line`` gives a record
+    without an id its id."""
     for key in REQUIRED_KEYS:
         if key not in value:
-            raise DataError(f"{where}: missing key {key!r}")
+            hint = " (an object of criterion -> rating)" if key == "scores" else ""
+            raise DataError(f"{where}: missing key {key!r}{hint}")
     refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]
     if not refs or not all(isinstance(r, str) for r in refs):
         raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
@@ -54,20 +56,24 @@ def parse_record(value: dict, where: str) -> HumanRecord:
     scores = value["scores"]
     if not isinstance(scores, dict):
         raise DataError(f"{where}: key 'scores' must be an object of criterion -> number")
+    scores = {name: score for name, score in scores.items() if score is not None}  # not rated
     for name, score in scores.items():
         if (
             not isinstance(score, int | float)
             or isinstance(score, bool)
             or not math.isfinite(score)
         ):
-            raise DataError(f"{where}: scores[{name!r}] must be a finite number, got {score!r}")
+            raise DataError(
+                f"{where}: scores[{name!r}] must be a finite number, got {json.dumps(score)} "
+                "(leave it out, or null, where it was not rated)"
+            )
     record_id, group = value.get("id"), value.get("group")
     return HumanRecord(
-        id=str(record_id if record_id is not None else where),
+        id=str(record_id if record_id is not None else f"line {line}"),
         refs=tuple(refs),
         gen=gen,
         src=src,
-        group=str(group if group is not None else src if src is not None else refs[0]),
+        group=str(group if group is not None else src if src and src.strip() else refs[0]),
         scores={k: float(v) for k, v in scores.items()},
         dataset=str(value.get("dataset", "")),
         system=value.get("system"),
@@ -81,7 +87,7 @@ def load_records(path: Path) -> list[HumanRecord]:
     records = []
     seen: dict[str, int] = {}
     for line, value in iter_jsonl(path):
-        record = parse_record(value, f"{path}:{line}")
+        record = parse_record(value, f"{path}:{line}", line)
         if record.id in seen:
             raise DataError(
                 f"{path}:{line}: key 'id': {record.id!r} is also the id of line {seen[record.id]}"

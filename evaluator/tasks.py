@@ -1,5 +1,5 @@
 """Registry of the 7 evaluation tasks: their human-rating files, criteria and human scales;
-and a task made from a user's own ratings file (``ratings_task``).
+and a task made from a user's own ratings file (``read_ratings``).
 
 A criterion is reported on its human scale and trained on [0, 1] (``normalise``). Where
 two datasets of one task use the same criterion name on different scales (WebNLG 2017
@@ -73,13 +73,14 @@ class Task:
     name: str
     datasets: tuple[DatasetSpec, ...]
     kind: str = "regression"  # or "classification" (NLI: one-hot scores over classes)
-    # the stem of its feature cache files (empty: the name); a user's ratings task adds the
-    # file's hash, so that an edited file is never read from a cache keyed by its old ids
-    feature_cache: str = ""
 
     @property
     def cache_stem(self) -> str:
-        return self.feature_cache or self.name
+        """The stem of its feature cache files: the name, and for a user's ratings file the
+        start of its hash, so that an edited file is never read from a cache keyed by the ids
+        of the file before."""
+        hashes = [spec.sha256[:12] for spec in self.datasets if spec.sha256]
+        return "-".join([self.name, *hashes])
 
     @property
     def criteria(self) -> tuple[Criterion, ...]:
@@ -197,56 +198,120 @@ def get_task(name: str) -> Task:
         raise KeyError(f"unknown task {name!r}; known: {', '.join(TASKS)}") from None
 
 
+def as_task(task: str | Task) -> Task:
+    """A Task as given (a user's ratings task), or the shipped task of that name."""
+    return task if isinstance(task, Task) else get_task(task)
+
+
 TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# names a user's task may not take: the shipped checkpoints are checkpoints/mismatch-<name>
+RESERVED_NAMES = frozenset([*TASKS, "base"])
+# the least number of items (groups) a user's file, and each of its criteria, must have: evaluate
+# holds out a fifth of them per seed and the fit a tenth of the rest for early stopping
+MIN_GROUPS = 20
 
 
-def ratings_task(
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RatingsFile:
+    """A user's ratings file as read: its task, and what a user should hear before a fit."""
+
+    task: Task
+    records: int
+    items: int  # distinct groups
+    sources: int  # records with a src: no rating reads it unless the config's source_features
+
+    def describe(self) -> str:
+        criteria = ", ".join(f"{c.key} {c.low:g}-{c.high:g}" for c in self.task.criteria)
+        line = (
+            f"{self.task.name}: {self.task.datasets[0].file}, {self.records} records of "
+            f"{self.items} items, criteria {criteria}"
+        )
+        if self.sources:
+            line += (
+                f"; {self.sources} records have a src, which the ratings read only with a "
+                "config's data.source_features (configs/finetune/summarization.yaml has some)"
+            )
+        return line
+
+
+def read_ratings(
     path: str | Path, name: str | None = None, scales: dict[str, tuple[float, float]] | None = None
-) -> Task:
+) -> RatingsFile:
     """A regression task of a user's own ratings file (the normalised schema, see
     ``evaluator.human_data``): one criterion per key of its records' scores, in the order they
     first appear, on the scale ``scales`` gives or else the lowest to the highest value the file
     holds. ``name`` (default: the file name before .jsonl) names the task in the checkpoint and
-    in results. DataError names the file and the problem."""
+    in results. DataError names the file, the line or criterion, and what to do."""
     path = Path(path).expanduser().resolve()
-    records = load_records(path)
+    digest = file_sha256(path) if path.is_file() else ""
+    records = load_records(path)  # DataError for a missing or unreadable file
     if not records:
         raise DataError(f"{path}: no records")
-    name = name if name is not None else path.name.split(".jsonl")[0]
+    what = "choose another --name" if name is not None else "give --name NAME"
+    name = name if name is not None else re.split(r"\.jsonl", path.name, flags=re.I)[0]
     if not TASK_NAME.fullmatch(name):
         raise DataError(
             f"task name {name!r}: use letters, digits, '_', '.' or '-', starting with a letter "
-            "or digit"
+            f"or digit; {what}"
         )
-    if name in TASKS:
-        raise DataError(f"task name {name!r} is a shipped task's; name yours otherwise")
-    values: dict[str, list[float]] = {}
+    if name.casefold() in RESERVED_NAMES:
+        raise DataError(f"task name {name!r} is a shipped checkpoint's; {what}")
+    ratings: dict[str, list[tuple[float, HumanRecord]]] = {}
     for record in records:
+        if not record.scores:
+            raise DataError(f"{path}: record {record.id}: key 'scores' holds no rating")
         for key, value in record.scores.items():
-            values.setdefault(key, []).append(value)
-    if not values:
-        raise DataError(f"{path}: no record has a score")
+            if not key.strip():
+                raise DataError(f"{path}: record {record.id}: scores has an empty criterion name")
+            ratings.setdefault(key, []).append((value, record))
     scales = dict(scales or {})
-    unknown = sorted(set(scales) - set(values))
+    unknown = sorted(set(scales) - set(ratings))
     if unknown:
         raise DataError(
             f"{path}: no record scores {', '.join(map(repr, unknown))} (criteria: "
-            f"{', '.join(values)})"
+            f"{', '.join(ratings)})"
+        )
+    groups = {record.group for record in records}
+    if len(groups) < MIN_GROUPS:
+        raise DataError(
+            f"{path}: {len(records)} records of {len(groups)} items (groups); fitting and "
+            f"measuring need at least {MIN_GROUPS}: rate more items, or give each record the "
+            "'group' of the item its output was made for"
         )
     criteria = []
-    for key, seen in values.items():
-        low, high = scales.get(key, (min(seen), max(seen)))
-        if not low < high:
-            given = "the scale given" if key in scales else "every record"
+    for key, rated in ratings.items():
+        values = [value for value, _ in rated]
+        items = len({record.group for _, record in rated})
+        if items < MIN_GROUPS:
             raise DataError(
-                f"{path}: criterion {key!r}: {given} leaves no range to learn ({low} to {high})"
+                f"{path}: criterion {key!r} is rated for {items} items (groups); fitting and "
+                f"measuring it need at least {MIN_GROUPS}: rate more, or leave it out"
             )
+        if key in scales:
+            low, high = scales[key]
+            outside = next(((v, r) for v, r in rated if not low <= v <= high), None)
+            if outside is not None:
+                raise DataError(
+                    f"{path}: record {outside[1].id}: scores[{key!r}] = {outside[0]:g} is "
+                    f"outside the scale given, {low:g} to {high:g}"
+                )
+        else:
+            low, high = min(values), max(values)
+            if not low < high:
+                raise DataError(
+                    f"{path}: criterion {key!r}: all its {len(values)} ratings are {low:g}; "
+                    f"give --scale {key}=LOW:HIGH, or leave it out"
+                )
         criteria.append(Criterion(key, key, float(low), float(high)))
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return Task(
-        name,
-        (DatasetSpec(str(path), tuple(criteria), sha256=digest),),
-        feature_cache=f"{name}-{digest[:12]}",
+    return RatingsFile(
+        Task(name, (DatasetSpec(str(path), tuple(criteria), sha256=digest),)),
+        records=len(records),
+        items=len(groups),
+        sources=sum(record.src is not None and bool(record.src.strip()) for record in records),
     )
 
 
@@ -270,7 +335,10 @@ def load_task_records(task: Task, root: str | Path | None = None) -> list[HumanR
     root = human_root(root)
     records = []
     for spec in task.datasets:
-        for record in load_records(root / spec.file):
+        path = root / spec.file
+        if spec.sha256 and file_sha256(path) != spec.sha256:  # its cache is keyed by the hash
+            raise DataError(f"{path} changed since it was first read; run the command again")
+        for record in load_records(path):
             if spec.min_ratings and record.meta.get("n_ratings", 0) < spec.min_ratings:
                 continue
             scores = {

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from mismatch_core.errors import DataError
 
+GZIP_MAGIC = b"\x1f\x8b"
+
 
 def is_gzip(path: Path) -> bool:
     """Whether a file name says gzip (.gz, any case), for input and output alike."""
@@ -42,13 +44,18 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
+            if line_number == 1 and raw.startswith(GZIP_MAGIC):
+                raise DataError(f"{where}: gzip-compressed; name it .jsonl.gz") from None
             raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
-            raise DataError(f"{where}: invalid JSON ({error.msg})") from None
+            hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
+            raise DataError(
+                f"{where}: invalid JSON ({error.msg}, column {error.colno}){hint}"
+            ) from None
         if not isinstance(value, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
         yield line_number, value

@@ -25,6 +25,7 @@ from transformers import AutoTokenizer
 from evaluator import Evaluator
 from evaluator.cli import main
 from evaluator.cli import main as cli_main
+from evaluator.cli.finetune import config_file
 from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import (
@@ -53,7 +54,7 @@ from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
 from evaluator.signature import checkpoint_sha256, signature
-from evaluator.tasks import TASKS, get_task
+from evaluator.tasks import TASKS, get_task, read_ratings
 from evaluator.training.continued import with_head_only_features
 from mismatch_core.resources import encoder_path
 from mismatch_core.taxonomy import ERROR_CODES
@@ -530,7 +531,7 @@ def own_ratings(path: Path) -> Path:
     missing from some records."""
     rng = np.random.default_rng(3)
     rows = []
-    for item in range(24):
+    for item in range(36):
         ref = sentence(rng)
         for system in range(3):
             gen = ref if system == 0 else sentence(rng)
@@ -560,7 +561,7 @@ def test_your_own_ratings_fit_a_checkpoint_that_rates_on_their_scales(
         "--out", str(out),
     ]) == 0  # fmt: skip
     printed = capfd.readouterr().out
-    assert f"my_ratings: {ratings}, criteria overall 1-5, adequacy 0-100" in printed
+    assert f"my_ratings: {ratings}, 108 records of 36 items, criteria overall 1-5, adequacy 0-100" in printed
     assert "my_ratings: val loss" in printed and f"signature {signature(load(out))}" in printed
     checkpoint = load(out)
     assert checkpoint.tasks == {
@@ -620,6 +621,7 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
     refused = {
         ("--ratings", str(ratings), "--scale", "overall=5:1"): "--scale 'overall=5:1': LOW must be below HIGH",
         ("--ratings", str(ratings), "--scale", "overall"): "give CRITERION=LOW:HIGH",
+        ("--ratings", str(ratings), "--scale", "overall=1:inf"): "with two finite numbers",
         ("--ratings", str(ratings), "--scale", "overall=1:5", "--scale", "overall=0:5"): "gives 'overall' a second time",
         ("--ratings", str(ratings), "--scale", "fluency=1:5"): "no record scores 'fluency' (criteria: overall, adequacy)",
         ("--ratings", str(ratings), "--data-root", str(tmp_path)): "--data-root names the shipped tasks' data",
@@ -630,10 +632,23 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
         assert main(["finetune", *options, *common]) == 2, options
         assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    assert main(["finetune", "--ratings", str(ratings), "--name", "base", *common]) == 2
+    assert "task name 'base' is a shipped checkpoint's" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:  # one of the two, not both
         main(["finetune", "--task", "summarization", "--ratings", str(ratings), *common])
     assert exit_.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_the_shipped_recipes_are_found_from_any_folder(tmp_path: Path, monkeypatch) -> None:
+    """As checkpoints/mismatch-base is: finetune and evaluate read configs/finetune/ outside
+    the repository too."""
+    monkeypatch.chdir(tmp_path)
+    ratings = read_ratings(own_ratings(tmp_path / "mine.jsonl.gz")).task
+    for task, name in (("summarization", "summarization.yaml"), (ratings, "ratings.yaml")):
+        found = Path(config_file(task, None))
+        assert found.is_file() and found.name == name and found.parent.name == "finetune"
+    assert config_file("nli", "my.yaml") == "my.yaml"  # a given config as given
 
 
 def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:

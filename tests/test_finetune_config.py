@@ -49,6 +49,12 @@ def test_every_task_ships_a_config_and_your_own_ratings_have_one() -> None:
     assert sorted(path.stem for path in CONFIGS.glob("*.yaml")) == sorted([*TASKS, "ratings"])
 
 
+def test_the_recipe_for_your_own_ratings_is_data2texts() -> None:
+    """ratings.yaml says it is data2text's recipe: a change to one shows here."""
+    ratings = read_fit_config(CONFIGS / "ratings.yaml", "my_ratings")
+    assert ratings == read_fit_config(CONFIGS / "data2text.yaml", "data2text")
+
+
 @pytest.mark.parametrize("task", [*TASKS, "ratings"])
 def test_shipped_configs_give_the_values_in_their_files(task: str) -> None:
     """ratings.yaml names no task: a user's task stands in for it, as --ratings reads it."""

@@ -8,7 +8,7 @@ import pytest
 from jsonl_files import write_jsonl_gz
 
 from evaluator.human_data import load_records, split_by_group
-from evaluator.tasks import TASKS, get_task, load_task_records, ratings_task
+from evaluator.tasks import TASKS, get_task, load_task_records, read_ratings
 from mismatch_core.errors import DataError
 
 
@@ -47,7 +47,7 @@ def test_a_record_without_id_or_group_is_named_by_its_line_and_grouped_by_its_it
     ]
     write_lines(path, [json.dumps(row).encode() for row in rows])
     loaded = load_records(path)
-    assert [r.id for r in loaded] == [f"{path}:1", f"{path}:2", f"{path}:3", "x"]
+    assert [r.id for r in loaded] == ["line 1", "line 2", "line 3", "x"]
     assert [r.group for r in loaded] == ["doc 1", "doc 1", "r2", "item 4"]
 
 
@@ -59,54 +59,109 @@ def test_a_repeated_id_names_both_lines(tmp_path):
         load_records(path)
 
 
+def test_a_line_that_is_no_json_object_says_where_and_what_jsonl_is(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    write_lines(path, [b"ref,gen,overall", json.dumps(record(1)).encode()])
+    with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(Expecting value, column 1\); JSONL holds one JSON object a line"):
+        load_records(path)
+    write_lines(path, [json.dumps(record(1)).encode()[:30]])  # a line cut short
+    with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column \d+\)$"):
+        load_records(path)
+
+
+def test_a_gzip_file_without_gz_in_its_name_is_named_so(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    write_jsonl_gz(path, [record(1)])
+    with pytest.raises(DataError, match=r"pairs.jsonl:1: gzip-compressed; name it .jsonl.gz"):
+        load_records(path)
+
+
+def rated(items: int, **more) -> list[dict]:
+    """One reference per item, two outputs each: an overall 1-5 and an adequacy 0-100 rating."""
+    return [
+        {"ref": f"ref {i}", "gen": f"gen {i} {k}", "scores": {"overall": 1 + (i + k) % 5, "adequacy": 10.0 * (i % 8)}}
+        | more
+        for i in range(items)
+        for k in range(2)
+    ]  # fmt: skip
+
+
 def test_a_ratings_file_makes_a_task_of_its_criteria_and_scales(tmp_path):
-    path = tmp_path / "my_ratings.jsonl.gz"
-    rows = [
-        {"ref": "r", "gen": f"g{i}", "scores": {"overall": 1 + i % 5, "adequacy": 10.0 * i}}
-        for i in range(8)
-    ] + [{"ref": "r", "gen": "only overall", "scores": {"overall": 3}}]
+    path = tmp_path / "my_ratings.JSONL.gz"
+    rows = [*rated(20), {"ref": "ref 0", "gen": "only overall", "scores": {"overall": 3}}]
     write_jsonl_gz(path, rows)
-    task = ratings_task(path, scales={"overall": (1, 5)})
+    ratings = read_ratings(path, scales={"overall": (1, 5)})
+    task = ratings.task
     assert task.name == "my_ratings" and task.kind == "regression"
+    assert (ratings.records, ratings.items, ratings.sources) == (41, 20, 0)
+    assert ratings.describe() == (
+        f"my_ratings: {path}, 41 records of 20 items, criteria overall 1-5, adequacy 0-70"
+    )
     assert [(c.key, c.low, c.high) for c in task.criteria] == [
         ("overall", 1, 5),  # given
         ("adequacy", 0, 70),  # the file's lowest to highest
     ]
     records = load_task_records(task)  # the file is read wherever the shared data is
-    assert len(records) == 9 and records[-1].scores == {"overall": 3.0}
-    assert ratings_task(path, name="mine").name == "mine"
+    assert len(records) == 41 and records[-1].scores == {"overall": 3.0}
+    assert read_ratings(path, name="mine").task.name == "mine"
     # an edited file is never read from the cache of the old one (keyed by record id)
     before = task.cache_stem
-    write_jsonl_gz(path, [*rows, {"ref": "r", "gen": "more", "scores": {"overall": 2}}])
-    assert ratings_task(path).cache_stem not in (before, "my_ratings")
-    assert ratings_task(path).cache_stem.startswith("my_ratings-")
+    write_jsonl_gz(path, [*rows, {"ref": "ref 1", "gen": "more", "scores": {"overall": 2}}])
+    with pytest.raises(DataError, match=r"my_ratings.JSONL.gz changed since it was first read"):
+        load_task_records(task)
+    assert read_ratings(path).task.cache_stem not in (before, "my_ratings")
+    assert read_ratings(path).task.cache_stem.startswith("my_ratings-")
+
+
+def test_a_ratings_file_with_sources_says_that_the_ratings_do_not_read_them(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    rows = [row | {"src": f"article {i // 2}", "scores": {"q": i % 3, "r": None}} for i, row in enumerate(rated(20))]
+    write_lines(path, [json.dumps(row).encode() for row in rows])
+    ratings = read_ratings(path)
+    assert [c.key for c in ratings.task.criteria] == ["q"]  # null: not rated
+    assert ratings.describe().endswith(
+        "; 40 records have a src, which the ratings read only with a config's "
+        "data.source_features (configs/finetune/summarization.yaml has some)"
+    )
 
 
 def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
-    path = tmp_path / "mine.jsonl"
-    write_lines(
-        path,
-        [
-            json.dumps({"ref": "r", "gen": f"g{i}", "scores": {"q": 2, "p": i}}).encode()
-            for i in range(3)
-        ],
+    def refused(rows: list[dict], message: str, **options) -> None:
+        path = tmp_path / "mine.jsonl"
+        write_lines(path, [json.dumps(row).encode() for row in rows])
+        with pytest.raises(DataError, match=message):
+            read_ratings(path, **options)
+
+    refused(
+        [row | {"scores": {**row["scores"], "q": 2}} for row in rated(20)],
+        r"mine.jsonl: criterion 'q': all its 40 ratings are 2; give --scale q=LOW:HIGH",
     )
-    with pytest.raises(
-        DataError,
-        match=r"mine.jsonl: criterion 'q': every record leaves no range to learn \(2.0 to 2.0\)",
-    ):
-        ratings_task(path)
-    with pytest.raises(DataError, match=r"no record scores 'z' \(criteria: q, p\)"):
-        ratings_task(path, scales={"q": (1, 5), "z": (0, 1)})
-    with pytest.raises(DataError, match=r"task name 'summarization' is a shipped task's"):
-        ratings_task(path, name="summarization", scales={"q": (1, 5)})
-    with pytest.raises(DataError, match=r"task name '../x': use letters"):
-        ratings_task(path, name="../x", scales={"q": (1, 5)})
+    refused(rated(20), r"no record scores 'z' \(criteria: overall, adequacy\)", scales={"z": (0, 1)})
+    refused(
+        rated(20),
+        r"mine.jsonl: record line 1: scores\['overall'\] = 1 is outside the scale given, 3 to 5",
+        scales={"overall": (3, 5)},
+    )
+    refused(rated(19), r"38 records of 19 items \(groups\); fitting and measuring need at least 20")
+    refused(rated(20, group="one"), r"40 records of 1 items")
+    refused(
+        [*rated(20), *[{"ref": f"r{i}", "gen": "g", "scores": {"rare": 1 + i}} for i in range(3)]],
+        r"criterion 'rare' is rated for 3 items \(groups\)",
+    )
+    refused([*rated(20), {"ref": "r", "gen": "g", "scores": {}}], r"record line 41: key 'scores' holds no rating")
+    refused([*rated(20), {"ref": "r", "gen": "g", "scores": {"": 1}}], r"record line 41: scores has an empty criterion name")
+    for name in ("summarization", "base", "NLI"):
+        refused(rated(20), rf"task name '{name}' is a shipped checkpoint's; choose another --name", name=name)
+    refused(rated(20), r"task name '../x': use letters.*; choose another --name", name="../x")
+    path = tmp_path / "base.jsonl"
+    write_lines(path, [json.dumps(row).encode() for row in rated(20)])
+    with pytest.raises(DataError, match=r"task name 'base' is a shipped checkpoint's; give --name NAME"):
+        read_ratings(path)
     (tmp_path / "empty.jsonl").write_text("\n")
     with pytest.raises(DataError, match=r"empty.jsonl: no records"):
-        ratings_task(tmp_path / "empty.jsonl")
+        read_ratings(tmp_path / "empty.jsonl")
     with pytest.raises(DataError, match=r"absent.jsonl: no such file"):
-        ratings_task(tmp_path / "absent.jsonl")
+        read_ratings(tmp_path / "absent.jsonl")
 
 
 def test_invalid_utf8_names_the_line(tmp_path):

@@ -18,17 +18,18 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.cli.finetune import (
-    RATINGS_HELP,
+    CONFIG_DIR,
     add_input_arguments,
     add_scale_arguments,
     check_given_paths,
-    describe,
+    config_file,
     load_settings,
     prepare,
-    ratings_task_of,
+    ratings_help,
+    ratings_of,
     with_paths,
 )
-from evaluator.tasks import TASKS, Task, missing_data_file
+from evaluator.tasks import TASKS, Task, as_task, missing_data_file
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
 
@@ -38,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--task", action="append", help=f"'all' or one of {', '.join(TASKS)}; repeatable"
     )
-    what.add_argument(
-        "--ratings", metavar="FILE", help=RATINGS_HELP.replace(" unless --config", "")
-    )
+    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config-dir"))
     add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
@@ -59,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config-dir",
-        default="configs/finetune",
+        default=CONFIG_DIR,
         help="holds <task>.yaml fit numbers (ratings.yaml for --ratings)",
     )
     parser.add_argument(
@@ -76,9 +75,9 @@ def _named(option: str, problem: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    ratings = ratings_task_of(args)
+    ratings = ratings_of(args)
     if ratings is not None:
-        given: list[str | Task] = [ratings]
+        given: list[str | Task] = [ratings.task]
     else:
         names = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
         unknown = [t for t in names if t not in TASKS]
@@ -89,12 +88,9 @@ def run(args: argparse.Namespace) -> int:
         given = list(names)
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
-    by_name = {t if isinstance(t, str) else t.name: t for t in given}
+    by_name = {as_task(t).name: t for t in given}
     tasks = list(by_name)
-    # a --ratings task never has a shipped task's name (ratings_task refuses them)
-    configs = {
-        t: str(Path(args.config_dir) / f"{t if t in TASKS else 'ratings'}.yaml") for t in tasks
-    }
+    configs = {name: config_file(t, None, args.config_dir) for name, t in by_name.items()}
     settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     problems += [
@@ -123,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     results = []
     if ratings is not None:
-        print(describe(ratings), flush=True)
+        print(ratings.describe(), flush=True)
     for task in tasks:
         start = time.time()
         task_settings = settings[task]

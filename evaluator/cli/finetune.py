@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaluator.cli import CommandError
-from evaluator.tasks import TASKS, Task, ratings_task
+from evaluator.tasks import TASKS, RatingsFile, Task, as_task, read_ratings
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
@@ -48,21 +49,23 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-root",
         default=None,
-        help="human data folder (default: the config's data.data_root; null there: the shared "
-        "data/human); the config's trainer.accelerator/devices are read by scripts/finetune.py "
-        "only: this command fits on one CPU process",
+        help="the shipped tasks' human data folder (default: the config's data.data_root; null "
+        "there: the shared data/human)",
     )
 
 
-RATINGS_CONFIG = "configs/finetune/ratings.yaml"  # the recipe for a user's own ratings
+CONFIG_DIR = "configs/finetune"  # <task>.yaml for each shipped task
+RATINGS_CONFIG = f"{CONFIG_DIR}/ratings.yaml"  # the recipe for a user's own ratings
 
 
-RATINGS_HELP = (
-    "your own rated outputs instead of a shipped task: JSONL(.gz), one object per line, "
-    '{"ref": str | [str], "gen": str, "scores": {criterion: number}, "src"?, "group"?, "id"?}; '
-    "group: the outputs of one item, kept on one side of a split (default: src, else the first "
-    f"ref); fitted with {RATINGS_CONFIG} unless --config"
-)
+def ratings_help(config_option: str) -> str:
+    """--ratings' help; ``config_option`` is the option that names another recipe."""
+    return (
+        "your own rated outputs instead of a shipped task: JSONL(.gz), one object per line, "
+        '{"ref": str | [str], "gen": str, "scores": {criterion: number}, "src"?, "group"?, '
+        '"id"?}; group: the outputs of one item, kept on one side of a split (default: src, '
+        f"else the first ref); fitted with {RATINGS_CONFIG} unless {config_option}"
+    )
 
 
 def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,9 +95,12 @@ def parse_scales(given: list[str]) -> dict[str, tuple[float, float]]:
         try:
             scale = (float(low), float(high))
         except ValueError:
+            scale = (math.nan, math.nan)
+        if not all(map(math.isfinite, scale)):
             raise CommandError(
-                f"--scale {value!r}: give CRITERION=LOW:HIGH, e.g. overall=1:5"
-            ) from None
+                f"--scale {value!r}: give CRITERION=LOW:HIGH with two finite numbers, e.g. "
+                "overall=1:5"
+            )
         if not key or key in scales:
             problem = "names no criterion" if not key else f"gives {key!r} a second time"
             raise CommandError(f"--scale {value!r} {problem}")
@@ -104,7 +110,7 @@ def parse_scales(given: list[str]) -> dict[str, tuple[float, float]]:
     return scales
 
 
-def ratings_task_of(args: argparse.Namespace) -> Task | None:
+def ratings_of(args: argparse.Namespace) -> RatingsFile | None:
     """The task of --ratings (with --scale and --name), or None without --ratings."""
     if args.ratings is None:
         if args.scale or args.name is not None:
@@ -113,21 +119,15 @@ def ratings_task_of(args: argparse.Namespace) -> Task | None:
     if args.data_root is not None:
         raise CommandError("--data-root names the shipped tasks' data; --ratings is the data")
     try:
-        return ratings_task(args.ratings, args.name, parse_scales(args.scale))
+        return read_ratings(args.ratings, args.name, parse_scales(args.scale))
     except DataError as error:
         raise CommandError(str(error)) from None
-
-
-def describe(task: Task) -> str:
-    """One line naming a ratings task's criteria and scales, printed before its fit."""
-    scales = ", ".join(f"{c.key} {c.low:g}-{c.high:g}" for c in task.criteria)
-    return f"{task.name}: {task.datasets[0].file}, criteria {scales}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--task", help=f"one of {', '.join(TASKS)}")
-    what.add_argument("--ratings", metavar="FILE", help=RATINGS_HELP)
+    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config"))
     add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
@@ -138,7 +138,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         default=None,
-        help=f"fit numbers (default configs/finetune/<task>.yaml; with --ratings {RATINGS_CONFIG})",
+        help=f"fit numbers (default configs/finetune/<task>.yaml; with --ratings {RATINGS_CONFIG}); "
+        "its trainer.accelerator/devices are read by scripts/finetune.py only: this command fits "
+        "on one CPU process",
     )
     parser.add_argument(
         "--seed",
@@ -148,13 +150,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def config_file(task: str | Task, config: str | None) -> str:
-    """The config a task's fit reads: ``config``, or the task's shipped one (the ratings recipe
-    for a user's task), found from any folder as checkpoints are."""
+def config_file(task: str | Task, config: str | None, config_dir: str = CONFIG_DIR) -> str:
+    """The config a task's fit reads: ``config``, or ``config_dir``'s config of the task (the
+    ratings recipe for a user's task), ``config_dir`` found from any folder as checkpoints are."""
     if config:
         return config
-    shipped = f"configs/finetune/{task}.yaml" if isinstance(task, str) else RATINGS_CONFIG
-    return str(local_path(shipped) or shipped)
+    folder = local_path(config_dir) or Path(config_dir)
+    return str(folder / (f"{task}.yaml" if isinstance(task, str) else "ratings.yaml"))
 
 
 def check_given_paths(args: argparse.Namespace) -> None:
@@ -190,8 +192,7 @@ def load_settings(task: str | Task, config: str | None) -> FitSettings:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     from evaluator.finetune.config import read_fit_config
 
-    name = task if isinstance(task, str) else task.name
-    return read_fit_config(config_file(task, config), name)
+    return read_fit_config(config_file(task, config), as_task(task).name)
 
 
 def prepare(
@@ -236,7 +237,8 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    task = ratings_task_of(args) or args.task
+    ratings = ratings_of(args)
+    task = args.task if ratings is None else ratings.task
     config = config_file(task, args.config)
     settings = with_paths(load_settings(task, config), args)
     problem = export_problem(Path(args.out))
@@ -256,8 +258,8 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.signature import folder_signature
 
     checkpoint = args.checkpoint or settings.checkpoint
-    if isinstance(task, Task):
-        print(describe(task), flush=True)
+    if ratings is not None:
+        print(ratings.describe(), flush=True)
     prepared = prepare(
         task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
     )

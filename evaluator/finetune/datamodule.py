@@ -34,7 +34,7 @@ from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import max_over_references
-from evaluator.tasks import Task, get_task, load_task_records
+from evaluator.tasks import Task, as_task, load_task_records
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
 from synth.corpora import SICK_TRAIN, paraphrase_groups, sick_paraphrases
@@ -89,7 +89,7 @@ def prepare_task(
     device: str = "cpu",
 ) -> PreparedTask:
     """Records, cached inputs and base checkpoint of a task (a shipped task's name, or a Task
-    such as ``evaluator.tasks.ratings_task`` makes); errors name the unknown task or file.
+    such as ``evaluator.tasks.read_ratings`` makes); errors name the unknown task or file.
 
     contrast_size: number of contrast copies to build (0: none; regression tasks only), in
     chains of up to contrast_depth copies with one more error each, their classes drawn with
@@ -105,7 +105,7 @@ def prepare_task(
     contrast copies, each record with a source also gets a copy that repeats it
     (``evaluator.finetune.contrast.source_copies``). device: where the encoder pass of what
     the caches lack runs."""
-    task = task_name if isinstance(task_name, Task) else get_task(task_name)
+    task = as_task(task_name)
     base = load(checkpoint)
     records = load_task_records(task, data_root)
     eligible = training_rows(records, np.arange(len(records)), train_datasets)
@@ -431,13 +431,19 @@ class RatingDataModule(L.LightningDataModule):
             trained = np.isin(prepared.contrast.owners, self.split["train"])
             kinds = prepared.contrast.kinds
             repeats, sick = kinds == "source", kinds == "paraphrase"
-            copies = int((trained & ~repeats & ~sick).sum())
+            copies = int((trained & (kinds == "error")).sum())
+            references = int((trained & (kinds == "reference")).sum())
             depth = prepared.contrast.depth
             facts["contrast copies"] = (
                 f"{copies} train outputs with one synthetic error each"
                 if depth == 1
                 else f"{copies} train outputs with 1 to {depth} synthetic errors (graded chains)"
             )
+            if references:  # error copies and their anchors, as reference_triples makes them
+                facts["reference triples"] = (
+                    f"{references} copies of train references: the reference or a paraphrase "
+                    "of it, and a copy of the reference with one synthetic error rated below it"
+                )
             if repeats.any():
                 facts["source copies"] = (
                     f"{int((trained & repeats).sum())} train outputs replaced by their source"

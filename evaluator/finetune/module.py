@@ -39,7 +39,7 @@ from evaluator.hub import load
 from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
-from evaluator.tasks import Task, get_task
+from evaluator.tasks import Task, as_task
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
@@ -126,7 +126,7 @@ class RatingModule(L.LightningModule):
         source_features: list[str] | None = None,
         single_metric_anchor: bool = False,
     ) -> None:
-        """task: a shipped task's name, or a Task (a user's ratings, ``ratings_task``);
+        """task: a shipped task's name, or a Task (a user's ratings, ``read_ratings``);
         pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
         ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
@@ -151,7 +151,7 @@ class RatingModule(L.LightningModule):
                 "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
                 "use_metrics (the ablations train every layer: set it false)"
             )
-        self.task = task if isinstance(task, Task) else get_task(task)
+        self.task = as_task(task)
         # the name, not a Task: Lightning's checkpoints keep plain values (weights_only loads)
         self.save_hyperparameters(ignore=["task"])
         self.hparams["task"] = self.task.name
