@@ -50,6 +50,32 @@ def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, c
     assert capsys.readouterr().err == "mismatch predict: error: pairs.jsonl:3: missing key 'gen'\n"
 
 
+def test_our_warnings_are_one_line_naming_the_command_and_a_librarys_stay_as_written(
+    monkeypatch, capsys
+):
+    """A long text in `mismatch finetune` printed a source path, a line number and the code
+    line that warned; a library's warning keeps its own form."""
+    import warnings
+
+    import evaluator.cli.finetune as finetune
+    import evaluator.features.encoder_pass as encoder_pass
+
+    def warning_run(args):
+        message = "5 text(s) longer than 512 tokens were truncated"
+        warnings.warn_explicit(message, UserWarning, encoder_pass.__file__, 159)
+        warnings.warn_explicit("a library speaks", UserWarning, "/elsewhere/lib.py", 7)
+        return 0
+
+    monkeypatch.setattr(finetune, "run", warning_run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert cli.main(["finetune", "--task", "nli", "--out", "x"]) == 0
+    err = capsys.readouterr().err
+    assert "mismatch finetune: warning: 5 text(s) longer than 512 tokens were truncated\n" in err
+    assert "/elsewhere/lib.py:7: UserWarning: a library speaks" in err
+    assert "encoder_pass.py" not in err
+
+
 def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path, capsys):
     config = tmp_path / "pretrain.yaml"
     config.write_text("model:\n  bogus_key: 3\n")

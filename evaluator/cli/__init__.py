@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
 
 from mismatch_core.errors import CheckpointError, ConfigError, DataError, ResourceMissingError
 from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries
@@ -27,6 +30,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("evaluator.cli.bench", "benchmarks: throughput (synth, features, predict), real text (realtext, spans)"),
     "demo": ("evaluator.cli.demo", "run the main job on a few real pairs and print a table"),
 }
+
+
+# the packages whose warnings a command prints as its own lines (a library's stay as written)
+OUR_PACKAGES = tuple(
+    Path(__file__).resolve().parents[2] / name for name in ("evaluator", "synth", "mismatch_core")
+)
+
+
+def warnings_as_command_lines(name: str, default: Callable) -> Callable:
+    """A ``warnings.showwarning`` that prints a warning of our own code as one line naming the
+    command, as its errors are (``mismatch finetune: warning: 5 text(s) longer than ...``),
+    not with a source path and line; any other warning goes to ``default``."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if any(Path(filename).resolve().is_relative_to(ours) for ours in OUR_PACKAGES):
+            print(f"mismatch {name}: warning: {message}", file=file or sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    return show
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -79,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(sub)
     args = sub.parse_args(rest)
     try:
-        return int(module.run(args) or 0)
+        with warnings.catch_warnings():  # restores showwarning for a caller such as a test
+            warnings.showwarning = warnings_as_command_lines(name, warnings.showwarning)
+            return int(module.run(args) or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
         # our own error types: the message names what to fix (file, line, key)
         print(f"mismatch {name}: error: {error}", file=sys.stderr)
