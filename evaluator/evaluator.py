@@ -25,6 +25,7 @@ from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
+from mismatch_core.errors import MismatchWarning
 from mismatch_core.pairs import check_pairs, first_empty_reference, first_without_source
 from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
@@ -40,7 +41,7 @@ _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were trunca
 ChunkScorer = Callable[[Checkpoint, list[Chunk], int, float | None], Iterable[PairOutputs]]
 
 
-class TruncationWarning(UserWarning):
+class TruncationWarning(MismatchWarning):
     """Some texts were longer than the encoder's limit and were cut; the message counts them."""
 
 

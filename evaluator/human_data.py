@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.jsonl import hashed_jsonl, iter_jsonl
 
 REQUIRED_KEYS = ("ref", "gen", "scores")
 
@@ -37,9 +37,10 @@ class HumanRecord:
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
 
-def parse_record(value: dict, where: str, line: int) -> HumanRecord:
-    """One validated record; ``where`` is 'file:line' for messages, ``line`` gives a record
-    without an id its id."""
+def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
+    """One validated record of ``path``'s ``line``: messages name both, and a record without an
+    id is named by its line."""
+    where = f"{path}:{line}"
     for key in REQUIRED_KEYS:
         if key not in value:
             hint = " (an object of criterion -> rating)" if key == "scores" else ""
@@ -82,12 +83,23 @@ def parse_record(value: dict, where: str, line: int) -> HumanRecord:
 
 
 def load_records(path: Path) -> list[HumanRecord]:
-    """All records of one normalised JSONL(.gz) file. Ids must be unique: the feature caches
-    are keyed by them."""
+    """All records of one normalised JSONL(.gz) file."""
+    return parse_records(iter_jsonl(path), path)
+
+
+def load_hashed_records(path: Path) -> tuple[list[HumanRecord], str]:
+    """All records of one JSONL(.gz) file and the sha256 of the bytes they were parsed from."""
+    digest, lines = hashed_jsonl(path)
+    return parse_records(lines, path), digest
+
+
+def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRecord]:
+    """The records of a file's (line number, object) pairs. Ids must be unique: the feature
+    caches are keyed by them."""
     records = []
     seen: dict[str, int] = {}
-    for line, value in iter_jsonl(path):
-        record = parse_record(value, f"{path}:{line}", line)
+    for line, value in lines:
+        record = parse_record(value, path, line)
         if record.id in seen:
             raise DataError(
                 f"{path}:{line}: key 'id': {record.id!r} is also the id of line {seen[record.id]}"

@@ -8,14 +8,13 @@ fluency 1-3, WebNLG 2020 fluency 0-100), the later one is keyed ``name@dataset``
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evaluator.human_data import HumanRecord, load_records
+from evaluator.human_data import HumanRecord, load_hashed_records, load_records
 from mismatch_core.errors import DataError
 from mismatch_core.resources import data_dir
 
@@ -62,7 +61,7 @@ class DatasetSpec:
     sha256: str = ""  # a user's ratings file: the hash of the bytes read
 
     @property
-    def described(self) -> str:
+    def card_label(self) -> str:
         """How a model card names it: a user's file by its name and hash, not by a path that
         only exists on the machine it was fitted on."""
         return f"{Path(self.file).name} (sha256 {self.sha256[:12]})" if self.sha256 else self.file
@@ -211,10 +210,6 @@ RESERVED_NAMES = frozenset([*TASKS, "base"])
 MIN_GROUPS = 20
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @dataclass(frozen=True)
 class RatingsFile:
     """A user's ratings file as read: its task, and what a user should hear before a fit."""
@@ -224,16 +219,18 @@ class RatingsFile:
     items: int  # distinct groups
     sources: int  # records with a src: no rating reads it unless the config's source_features
 
-    def describe(self) -> str:
+    def describe(self, reads_sources: bool) -> str:
+        """One line before a fit; ``reads_sources``: whether the fit's config reads each
+        output against its src (data.source_features)."""
         criteria = ", ".join(f"{c.key} {c.low:g}-{c.high:g}" for c in self.task.criteria)
         line = (
             f"{self.task.name}: {self.task.datasets[0].file}, {self.records} records of "
             f"{self.items} items, criteria {criteria}"
         )
-        if self.sources:
+        if self.sources and not reads_sources:
             line += (
-                f"; {self.sources} records have a src, which the ratings read only with a "
-                "config's data.source_features (configs/finetune/summarization.yaml has some)"
+                f"; {self.sources} records have a src, which these ratings leave unread "
+                "(--config configs/finetune/ratings_source.yaml reads it)"
             )
         return line
 
@@ -247,8 +244,7 @@ def read_ratings(
     holds. ``name`` (default: the file name before .jsonl) names the task in the checkpoint and
     in results. DataError names the file, the line or criterion, and what to do."""
     path = Path(path).expanduser().resolve()
-    digest = file_sha256(path) if path.is_file() else ""
-    records = load_records(path)  # DataError for a missing or unreadable file
+    records, digest = load_hashed_records(path)  # DataError for a missing or unreadable file
     if not records:
         raise DataError(f"{path}: no records")
     what = "choose another --name" if name is not None else "give --name NAME"
@@ -321,24 +317,32 @@ def human_root(root: str | Path | None = None) -> Path:
     return Path(root) if root else data_dir() / "human"
 
 
+def data_file(spec: DatasetSpec, root: str | Path | None = None) -> Path:
+    """Where a dataset's file is: a user's file as it was named, a shipped one under
+    ``human_root(root)`` (so a user's file needs no shared data folder)."""
+    path = Path(spec.file)
+    return path if path.is_absolute() else human_root(root) / path
+
+
 def missing_data_file(task: Task, root: str | Path | None = None) -> Path | None:
-    """The first of ``task``'s data files that does not exist under ``human_root(root)``, or
-    None; a run over several tasks checks them all before its first fit, not when a task's turn
-    comes."""
-    folder = human_root(root)
-    return next((folder / s.file for s in task.datasets if not (folder / s.file).is_file()), None)
+    """The first of ``task``'s data files that does not exist, or None; a run over several
+    tasks checks them all before its first fit, not when a task's turn comes."""
+    paths = (data_file(spec, root) for spec in task.datasets)
+    return next((path for path in paths if not path.is_file()), None)
 
 
 def load_task_records(task: Task, root: str | Path | None = None) -> list[HumanRecord]:
-    """All records of a task with scores re-keyed to the task's criterion keys (human scale),
-    from ``human_root(root)``."""
-    root = human_root(root)
+    """All records of a task with scores re-keyed to the task's criterion keys (human scale)."""
     records = []
     for spec in task.datasets:
-        path = root / spec.file
-        if spec.sha256 and file_sha256(path) != spec.sha256:  # its cache is keyed by the hash
-            raise DataError(f"{path} changed since it was first read; run the command again")
-        for record in load_records(path):
+        path = data_file(spec, root)
+        if spec.sha256:  # a user's file: its cache is keyed by the hash of what was first read
+            loaded, digest = load_hashed_records(path)
+            if digest != spec.sha256:
+                raise DataError(f"{path} changed since it was first read; run the command again")
+        else:
+            loaded = load_records(path)
+        for record in loaded:
             if spec.min_ratings and record.meta.get("n_ratings", 0) < spec.min_ratings:
                 continue
             scores = {

@@ -1,4 +1,5 @@
-"""The project's error types; each message names what to fix (file, line, key or command)."""
+"""The project's error and warning types; each message names what to fix (file, line, key or
+command)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,8 @@ class PairError(DataError):
         super().__init__(f"pair {index}: {problem}")
         self.index = index
         self.problem = problem
+
+
+class MismatchWarning(UserWarning):
+    """A warning of this project's own (a command prints it as one line naming the command);
+    a library's warnings keep their own categories and form."""

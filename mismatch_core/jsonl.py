@@ -4,6 +4,7 @@ naming the file and line."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import zlib
 from collections.abc import Iterable, Iterator
@@ -27,6 +28,22 @@ def jsonl_lines(path: Path) -> Iterator[bytes]:
             yield from handle
         except (gzip.BadGzipFile, EOFError, zlib.error) as error:
             raise DataError(f"{path}: not a readable gzip file ({error})") from None
+
+
+def hashed_jsonl(path: Path) -> tuple[str, Iterator[tuple[int, dict]]]:
+    """The sha256 of a .jsonl(.gz) file's bytes and its (line number, object) pairs, from one
+    read: what a cache keyed by the hash holds is what was parsed, even if the file changes."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    data = path.read_bytes()
+    if is_gzip(path):
+        try:
+            data_lines = gzip.decompress(data).splitlines(keepends=True)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+            raise DataError(f"{path}: not a readable gzip file ({error})") from None
+    else:
+        data_lines = data.splitlines(keepends=True)
+    return hashlib.sha256(data).hexdigest(), iter_json_lines(data_lines, str(path))
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:

@@ -54,26 +54,33 @@ def test_our_warnings_are_one_line_naming_the_command_and_a_librarys_stay_as_wri
     monkeypatch, capsys
 ):
     """A long text in `mismatch finetune` printed a source path, a line number and the code
-    line that warned; a library's warning keeps its own form."""
+    line that warned; a library's warning keeps its own form, also when it points at our code;
+    after the command the caller's way of showing warnings is back."""
     import warnings
 
     import evaluator.cli.finetune as finetune
     import evaluator.features.encoder_pass as encoder_pass
+    from mismatch_core.errors import MismatchWarning
 
     def warning_run(args):
         message = "5 text(s) longer than 512 tokens were truncated"
-        warnings.warn_explicit(message, UserWarning, encoder_pass.__file__, 159)
-        warnings.warn_explicit("a library speaks", UserWarning, "/elsewhere/lib.py", 7)
+        warnings.warn_explicit(message, MismatchWarning, encoder_pass.__file__, 159)
         return 0
 
     monkeypatch.setattr(finetune, "run", warning_run)
+    before = warnings.showwarning
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         assert cli.main(["finetune", "--task", "nli", "--out", "x"]) == 0
+    assert warnings.showwarning is before
     err = capsys.readouterr().err
-    assert "mismatch finetune: warning: 5 text(s) longer than 512 tokens were truncated\n" in err
-    assert "/elsewhere/lib.py:7: UserWarning: a library speaks" in err
-    assert "encoder_pass.py" not in err
+    assert err == "mismatch finetune: warning: 5 text(s) longer than 512 tokens were truncated\n"
+    # a library's warning, even one raised on a line of ours, goes on as it came
+    shown = []
+    show = cli.warnings_as_command_lines("finetune", lambda *given: shown.append(given))
+    show("divide by zero", RuntimeWarning, encoder_pass.__file__, 160)
+    assert shown == [("divide by zero", RuntimeWarning, encoder_pass.__file__, 160, None, None)]
+    assert capsys.readouterr().err == ""
 
 
 def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path, capsys):

@@ -590,13 +590,12 @@ def test_your_own_ratings_are_evaluated_against_single_metrics(
     tmp_path: Path, base_checkpoint: Path, capfd
 ) -> None:
     ratings = own_ratings(tmp_path / "mine.jsonl.gz")
-    configs = tmp_path / "configs"
-    configs.mkdir()
-    (configs / "ratings.yaml").write_text(SMALL_FIT)
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL_FIT)
     out = tmp_path / "results"
     assert main([
         "evaluate", "--ratings", str(ratings), "--name", "my_task", "--checkpoint",
-        str(base_checkpoint), "--seeds", "1", "--config-dir", str(configs), "--cache-dir",
+        str(base_checkpoint), "--seeds", "1", "--config", str(config), "--cache-dir",
         str(tmp_path / "cache"), "--out", str(out), "--export-dir", str(tmp_path / "ckpts"),
     ]) == 0  # fmt: skip
     assert "my_task: " in capfd.readouterr().out  # its criteria and scales, before the fits
@@ -634,6 +633,11 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
     assert not (tmp_path / "out").exists()
     assert main(["finetune", "--ratings", str(ratings), "--name", "base", *common]) == 2
     assert "task name 'base' is a shipped checkpoint's" in capsys.readouterr().err
+    results = ["--out", str(tmp_path / "results"), "--checkpoint", str(base_checkpoint)]
+    assert main(["evaluate", "--task", "nli", "--config", "my.yaml", *results]) == 2
+    assert "--config names the recipe of --ratings; --config-dir the tasks'" in (
+        capsys.readouterr().err
+    )
     with pytest.raises(SystemExit) as exit_:  # one of the two, not both
         main(["finetune", "--task", "summarization", "--ratings", str(ratings), *common])
     assert exit_.value.code == 2
@@ -1288,6 +1292,30 @@ def test_reference_triples_rank_an_error_in_the_reference_below_its_paraphrase(
     assert kinds["copy"] == kinds["paraphrase"] > 0
     assert len({copy.id for copy in copies}) == len(copies)
     assert reference_triples(records, positions, 40, seed=3) == (copies, owners, parents)
+
+
+def test_the_model_card_counts_error_copies_and_reference_triples_apart(
+    tmp_path: Path, base_checkpoint: Path, contrast_root: Path
+) -> None:
+    """The cards counted a reference triple's copies as "train outputs with one synthetic
+    error" (the shipped dialogue card: 2729 for 1000 asked)."""
+    for contrast_size in (0, 12):
+        prepared = prepare_task(
+            "summarization", str(base_checkpoint), tmp_path / "cache", contrast_root,
+            contrast_size=contrast_size, reference_triples_size=40,
+        )  # fmt: skip
+        data = RatingDataModule.for_rows(prepared, np.arange(len(prepared.records)), 0, 0.3, 8)
+        data.setup()
+        facts = data.describe()
+        kinds = prepared.contrast.kinds
+        trained = np.isin(prepared.contrast.owners, data.split["train"])
+        errors, references = (int((trained & (kinds == k)).sum()) for k in ("error", "reference"))
+        assert references > 0
+        assert facts["reference triples"].startswith(f"{references} copies of train references")
+        if contrast_size:
+            assert facts["contrast copies"] == f"{errors} train outputs with one synthetic error each"
+        else:
+            assert "contrast copies" not in facts
 
 
 SICK_PARAPHRASES = [  # (a, b): sentences people judged to say the same

@@ -4,6 +4,7 @@ and ``mismatch evaluate`` (read_fit_config) and ``scripts/finetune.py fit`` (Fin
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,21 +47,25 @@ KEYS = {
 
 
 def test_every_task_ships_a_config_and_your_own_ratings_have_one() -> None:
-    assert sorted(path.stem for path in CONFIGS.glob("*.yaml")) == sorted([*TASKS, "ratings"])
+    expected = [*TASKS, "ratings", "ratings_source"]
+    assert sorted(path.stem for path in CONFIGS.glob("*.yaml")) == sorted(expected)
 
 
-def test_the_recipe_for_your_own_ratings_is_data2texts() -> None:
-    """ratings.yaml says it is data2text's recipe: a change to one shows here."""
+def test_the_recipes_for_your_own_ratings_are_data2texts_and_with_summarizations_sources() -> None:
+    """What ratings.yaml and ratings_source.yaml say they are: a change to one shows here."""
     ratings = read_fit_config(CONFIGS / "ratings.yaml", "my_ratings")
     assert ratings == read_fit_config(CONFIGS / "data2text.yaml", "data2text")
+    summarization = read_fit_config(CONFIGS / "summarization.yaml", "summarization")
+    with_sources = replace(ratings, source_features=summarization.source_features)
+    assert read_fit_config(CONFIGS / "ratings_source.yaml", "my_ratings") == with_sources
 
 
-@pytest.mark.parametrize("task", [*TASKS, "ratings"])
+@pytest.mark.parametrize("task", [*TASKS, "ratings", "ratings_source"])
 def test_shipped_configs_give_the_values_in_their_files(task: str) -> None:
-    """ratings.yaml names no task: a user's task stands in for it, as --ratings reads it."""
+    """The ratings recipes name no task: a user's task stands in, as --ratings reads them."""
     path = CONFIGS / f"{task}.yaml"
     written = yaml.safe_load(path.read_text(encoding="utf-8"))
-    settings = read_fit_config(path, "my_ratings" if task == "ratings" else task)
+    settings = read_fit_config(path, task if task in TASKS else "my_ratings")
     assert set(KEYS) == set(settings.to_dict())
     for name, where in KEYS.items():
         *sections, key = where

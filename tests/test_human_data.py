@@ -94,7 +94,7 @@ def test_a_ratings_file_makes_a_task_of_its_criteria_and_scales(tmp_path):
     task = ratings.task
     assert task.name == "my_ratings" and task.kind == "regression"
     assert (ratings.records, ratings.items, ratings.sources) == (41, 20, 0)
-    assert ratings.describe() == (
+    assert ratings.describe(reads_sources=False) == (
         f"my_ratings: {path}, 41 records of 20 items, criteria overall 1-5, adequacy 0-70"
     )
     assert [(c.key, c.low, c.high) for c in task.criteria] == [
@@ -119,10 +119,11 @@ def test_a_ratings_file_with_sources_says_that_the_ratings_do_not_read_them(tmp_
     write_lines(path, [json.dumps(row).encode() for row in rows])
     ratings = read_ratings(path)
     assert [c.key for c in ratings.task.criteria] == ["q"]  # null: not rated
-    assert ratings.describe().endswith(
-        "; 40 records have a src, which the ratings read only with a config's "
-        "data.source_features (configs/finetune/summarization.yaml has some)"
+    assert ratings.describe(reads_sources=False).endswith(
+        "; 40 records have a src, which these ratings leave unread (--config "
+        "configs/finetune/ratings_source.yaml reads it)"
     )
+    assert "src" not in ratings.describe(reads_sources=True)
 
 
 def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):

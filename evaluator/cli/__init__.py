@@ -10,9 +10,14 @@ import importlib
 import sys
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
-from mismatch_core.errors import CheckpointError, ConfigError, DataError, ResourceMissingError
+from mismatch_core.errors import (
+    CheckpointError,
+    ConfigError,
+    DataError,
+    MismatchWarning,
+    ResourceMissingError,
+)
 from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
@@ -32,19 +37,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-# the packages whose warnings a command prints as its own lines (a library's stay as written)
-OUR_PACKAGES = tuple(
-    Path(__file__).resolve().parents[2] / name for name in ("evaluator", "synth", "mismatch_core")
-)
-
-
 def warnings_as_command_lines(name: str, default: Callable) -> Callable:
-    """A ``warnings.showwarning`` that prints a warning of our own code as one line naming the
-    command, as its errors are (``mismatch finetune: warning: 5 text(s) longer than ...``),
-    not with a source path and line; any other warning goes to ``default``."""
+    """A ``warnings.showwarning`` that prints a MismatchWarning as one line naming the command,
+    as its errors are (``mismatch finetune: warning: 5 text(s) longer than ...``), not with a
+    source path and line; any other warning goes to ``default``."""
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        if any(Path(filename).resolve().is_relative_to(ours) for ours in OUR_PACKAGES):
+        if issubclass(category, MismatchWarning):
             print(f"mismatch {name}: warning: {message}", file=file or sys.stderr)
         else:
             default(message, category, filename, lineno, file, line)
@@ -101,10 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     module.add_arguments(sub)
     args = sub.parse_args(rest)
+    shown = warnings.showwarning  # restored after: the filters a command's imports add stay
+    warnings.showwarning = warnings_as_command_lines(name, shown)
     try:
-        with warnings.catch_warnings():  # restores showwarning for a caller such as a test
-            warnings.showwarning = warnings_as_command_lines(name, warnings.showwarning)
-            return int(module.run(args) or 0)
+        return int(module.run(args) or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
         # our own error types: the message names what to fix (file, line, key)
         print(f"mismatch {name}: error: {error}", file=sys.stderr)
@@ -112,4 +111,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
         print(f"mismatch {name}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = shown
 

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--task", action="append", help=f"'all' or one of {', '.join(TASKS)}; repeatable"
     )
-    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config-dir"))
+    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config"))
     add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
@@ -60,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config-dir",
         default=CONFIG_DIR,
         help="holds <task>.yaml fit numbers (ratings.yaml for --ratings)",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="with --ratings: the fit numbers (default: ratings.yaml of --config-dir; "
+        "configs/finetune/ratings_source.yaml also reads each output's src)",
     )
     parser.add_argument(
         "--no-transfer",
@@ -90,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--seeds must be at least 1")
     by_name = {as_task(t).name: t for t in given}
     tasks = list(by_name)
-    configs = {name: config_file(t, None, args.config_dir) for name, t in by_name.items()}
+    if args.config is not None and ratings is None:
+        raise CommandError("--config names the recipe of --ratings; --config-dir the tasks'")
+    configs = {name: config_file(t, args.config, args.config_dir) for name, t in by_name.items()}
     settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     problems += [
@@ -100,9 +108,8 @@ def run(args: argparse.Namespace) -> int:
     if args.export_dir is not None:
         problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
     for task, task_settings in settings.items():
-        if task in TASKS:  # a --ratings file was read already
-            missing = missing_data_file(TASKS[task], task_settings.data_root)
-            problems.append(f"{missing}: no such file (task {task})" if missing else None)
+        missing = missing_data_file(as_task(by_name[task]), task_settings.data_root)
+        problems.append(f"{missing}: no such file (task {task})" if missing else None)
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)
@@ -119,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     results = []
     if ratings is not None:
-        print(ratings.describe(), flush=True)
+        print(ratings.describe(bool(settings[ratings.task.name].source_features)), flush=True)
     for task in tasks:
         start = time.time()
         task_settings = settings[task]

@@ -118,10 +118,7 @@ def ratings_of(args: argparse.Namespace) -> RatingsFile | None:
         return None
     if args.data_root is not None:
         raise CommandError("--data-root names the shipped tasks' data; --ratings is the data")
-    try:
-        return read_ratings(args.ratings, args.name, parse_scales(args.scale))
-    except DataError as error:
-        raise CommandError(str(error)) from None
+    return read_ratings(args.ratings, args.name, parse_scales(args.scale))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -259,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
 
     checkpoint = args.checkpoint or settings.checkpoint
     if ratings is not None:
-        print(ratings.describe(), flush=True)
+        print(ratings.describe(bool(settings.source_features)), flush=True)
     prepared = prepare(
         task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
     )

@@ -20,6 +20,7 @@ import torch
 from evaluator.features.disfluency import load_detector
 from evaluator.features.registry import EncoderMetric, register
 from evaluator.features.token_store import MAX_TOKENS
+from mismatch_core.errors import MismatchWarning
 from mismatch_core.resources import DEFAULT_ENCODER, load_encoder
 
 # Padded tokens per forward pass: 64 texts of up to 192 tokens. The pass's transient memory
@@ -158,6 +159,7 @@ def encode_distinct(
     if truncated:
         warnings.warn(
             f"{truncated} text(s) longer than {max_length} tokens were truncated for {encoder!r}",
+            MismatchWarning,
             stacklevel=2,
         )
     if detector is not None and (

@@ -421,7 +421,7 @@ class RatingDataModule(L.LightningDataModule):
         prepared = self.ready()
         facts = {
             "task": self.hparams["task"],
-            "datasets": ", ".join(spec.described for spec in prepared.task.datasets),
+            "datasets": ", ".join(spec.card_label for spec in prepared.task.datasets),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
             "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.hparams['seed']})",
@@ -434,11 +434,12 @@ class RatingDataModule(L.LightningDataModule):
             copies = int((trained & (kinds == "error")).sum())
             references = int((trained & (kinds == "reference")).sum())
             depth = prepared.contrast.depth
-            facts["contrast copies"] = (
-                f"{copies} train outputs with one synthetic error each"
-                if depth == 1
-                else f"{copies} train outputs with 1 to {depth} synthetic errors (graded chains)"
-            )
+            if copies:
+                facts["contrast copies"] = (
+                    f"{copies} train outputs with one synthetic error each"
+                    if depth == 1
+                    else f"{copies} train outputs with 1 to {depth} synthetic errors (graded chains)"
+                )
             if references:  # error copies and their anchors, as reference_triples makes them
                 facts["reference triples"] = (
                     f"{references} copies of train references: the reference or a paraphrase "
