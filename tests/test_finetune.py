@@ -652,7 +652,9 @@ def test_the_shipped_recipes_are_found_from_any_folder(tmp_path: Path, monkeypat
     for task, name in (("summarization", "summarization.yaml"), (ratings, "ratings.yaml")):
         found = Path(config_file(task, None))
         assert found.is_file() and found.name == name and found.parent.name == "finetune"
-    assert config_file("nli", "my.yaml") == "my.yaml"  # a given config as given
+    assert config_file("nli", "my.yaml") == "my.yaml"  # none there or in the repository: as given
+    given = Path(config_file(ratings, "configs/finetune/ratings_source.yaml"))
+    assert given.is_file() and given.is_absolute()  # the repository's, from this folder
 
 
 def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:

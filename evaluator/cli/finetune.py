@@ -149,9 +149,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_file(task: str | Task, config: str | None, config_dir: str = CONFIG_DIR) -> str:
     """The config a task's fit reads: ``config``, or ``config_dir``'s config of the task (the
-    ratings recipe for a user's task), ``config_dir`` found from any folder as checkpoints are."""
+    ratings recipe for a user's task); both found as checkpoints are (the working folder, then
+    the repository), so ``--config configs/finetune/ratings_source.yaml`` works anywhere."""
     if config:
-        return config
+        return str(local_path(config) or config)
     folder = local_path(config_dir) or Path(config_dir)
     return str(folder / (f"{task}.yaml" if isinstance(task, str) else "ratings.yaml"))
 
