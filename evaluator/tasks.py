@@ -278,6 +278,21 @@ def read_ratings(
             f"measuring need at least {MIN_GROUPS}: rate more items, or give each record the "
             "'group' of the item its output was made for"
         )
+    return RatingsFile(
+        Task(name, (DatasetSpec(str(path), criteria_of(ratings, scales, path), sha256=digest),)),
+        records=len(records),
+        items=len(groups),
+        sources=sum(record.src is not None and bool(record.src.strip()) for record in records),
+    )
+
+
+def criteria_of(
+    ratings: dict[str, list[tuple[float, HumanRecord]]],
+    scales: dict[str, tuple[float, float]],
+    path: Path,
+) -> tuple[Criterion, ...]:
+    """One criterion per rated key (its ratings with their records), on its scale in ``scales``
+    or else from its lowest to its highest rating; DataError for one that cannot be learned."""
     criteria = []
     for key, rated in ratings.items():
         values = [value for value, _ in rated]
@@ -289,6 +304,8 @@ def read_ratings(
             )
         if key in scales:
             low, high = scales[key]
+            if not low < high:
+                raise DataError(f"{path}: the scale of {key!r} is {low:g} to {high:g}: no range")
             outside = next(((v, r) for v, r in rated if not low <= v <= high), None)
             if outside is not None:
                 raise DataError(
@@ -303,12 +320,7 @@ def read_ratings(
                     f"give --scale {key}=LOW:HIGH, or leave it out"
                 )
         criteria.append(Criterion(key, key, float(low), float(high)))
-    return RatingsFile(
-        Task(name, (DatasetSpec(str(path), tuple(criteria), sha256=digest),)),
-        records=len(records),
-        items=len(groups),
-        sources=sum(record.src is not None and bool(record.src.strip()) for record in records),
-    )
+    return tuple(criteria)
 
 
 def human_root(root: str | Path | None = None) -> Path:
