@@ -605,6 +605,7 @@ def test_your_own_ratings_are_evaluated_against_single_metrics(
     assert set(result["criteria"]["overall"]["baselines"]) == set(FEATURES)
     report = (out / "results.md").read_text()
     assert "| my_task |" in report and "| my_task | — | overall, adequacy |" in report
+    assert "± 0.000" not in report  # one seed: no spread to print
     assert load(tmp_path / "ckpts" / "mismatch-my_task").tasks["my_task"]["criteria"][1] == {
         "key": "adequacy",
         "low": 0.0,

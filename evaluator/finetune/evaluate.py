@@ -298,6 +298,13 @@ def evaluate_task(
     return result
 
 
+def mean_and_spread(mean: float, std: float, seeds: int | list) -> str:
+    """A τ over seeds: the mean, and its standard deviation when there was more than one
+    (one seed printed "± 0.000", a spread that was never measured)."""
+    count = seeds if isinstance(seeds, int) else len(seeds)
+    return f"{mean:.3f} ± {std:.3f}" if count > 1 else f"{mean:.3f}"
+
+
 def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
     """The lines of a Markdown table: header, separator, one line per row of cells."""
     lines = ["| " + " | ".join(cells) + " |" for cells in [header, *rows]]
@@ -323,7 +330,7 @@ def task_table(result: dict) -> str:
         best = max(row["baselines"], key=lambda m: row["baselines"][m]["kendall"])
         cells = [
             key,
-            f"{row['ours']['kendall']:.3f} ± {row['ours']['kendall_std']:.3f}",
+            mean_and_spread(row["ours"]["kendall"], row["ours"]["kendall_std"], result["seeds"]),
             f"{row['ours']['spearman']:.3f}",
             f"{row['ours']['rmse']:.3f}",
             *[f"{row['baselines'][m]['kendall']:.3f}" for m in named],
@@ -334,7 +341,8 @@ def task_table(result: dict) -> str:
     lines = [f"### {result['task']}", "", *markdown_table(header, rows)]
     if "accuracy" in result["summary"]:
         s = result["summary"]
-        lines += ["", f"Accuracy (ours): {s['accuracy']:.3f} ± {s['accuracy_std']:.3f}"]
+        accuracy = mean_and_spread(s["accuracy"], s["accuracy_std"], result["seeds"])
+        lines += ["", f"Accuracy (ours): {accuracy}"]
     return "\n".join(lines) + "\n"
 
 
@@ -356,7 +364,7 @@ def summary_table(results: list[dict]) -> str:
         rows.append(
             [
                 result["task"],
-                f"{s['ours_kendall']:.3f} ± {s['ours_kendall_std']:.3f}",
+                mean_and_spread(s["ours_kendall"], s["ours_kendall_std"], result["seeds"]),
                 f"{s['best_baseline']} {s['best_baseline_kendall']:.3f}",
                 f"{s['ablations']['no_pretraining']:.3f}",
                 f"{s['ablations']['no_metrics']:.3f}",
@@ -390,7 +398,7 @@ def dataset_table(results: list[dict]) -> str:
                     name or "—",  # records that name no dataset (a user's own ratings)
                     ", ".join(row["criteria"]),
                     f"{row['n_test_mean']:.0f}",
-                    f"{row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f}",
+                    mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], row["seeds"]),
                     f"{row['best_baseline']} {row['best_baseline_kendall']:.3f}",
                     f"{row['ours_kendall'] - row['best_baseline_kendall']:+.3f}",
                     *["—" if v is None else f"{v:.3f}" for v in named],
@@ -419,7 +427,7 @@ def transfer_table(results: list[dict]) -> str:
             row["test"],
             ", ".join(row["criteria"]),
             f"{row['n_train_mean']:.0f} / {row['n_test_mean']:.0f}",
-            f"{row['ours_kendall']:.3f} ± {row['ours_kendall_std']:.3f}",
+            mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], row["seeds"]),
             f"{', '.join(dict.fromkeys(row['metrics_chosen']))} {row['metric_kendall']:.3f}",
             f"{row['ours_kendall'] - row['metric_kendall']:+.3f}",
         ]
