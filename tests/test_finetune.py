@@ -878,6 +878,17 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
         assert "--config: key 'trainer' must be a mapping of its settings, got 7" in (
             capsys.readouterr().err
         )
+    # the recipes of a user's own ratings name no task: said so, not "Got value: None"
+    for recipe in ("configs/finetune/ratings.yaml", "configs/finetune/ratings_source.yaml"):
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main(["fit", "--config", recipe])
+        assert exit_.value.code == 2
+        assert f"{recipe} names no data.task: it is the recipe of `mismatch finetune --ratings" in (
+            capsys.readouterr().err
+        )
+    from evaluator.finetune.lightning_cli import task_problem
+
+    assert task_problem(["fit", "--config", recipe, "--data.task", "summarization"]) is None
 
 
 def test_lightning_cli_fits_and_exports(

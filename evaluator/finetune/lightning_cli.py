@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import torch
+import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import ArgsType, LightningArgumentParser, LightningCLI
 
@@ -51,10 +52,11 @@ class FinetuneCLI(LightningCLI):
 
     def parse_arguments(self, parser: LightningArgumentParser, args) -> None:
         """Name a --config file that holds no settings, or gives a section as something other
-        than a mapping, before the parser reads it (it says only "Unexpected config: ..." or
-        that a key of the section is missing)."""
+        than a mapping, or names no task, before the parser reads it (it says only "Unexpected
+        config: ...", or that a key is missing or "Got value: None")."""
         if args is None or isinstance(args, list):
-            problem = config_file_problem(sys.argv[1:] if args is None else args)
+            given = sys.argv[1:] if args is None else args
+            problem = config_file_problem(given) or task_problem(given)
             if problem:
                 parser.error(problem)
         super().parse_arguments(parser, args)
@@ -79,6 +81,29 @@ class FinetuneCLI(LightningCLI):
                 training={"best checkpoint": Path(best).name if best else "last step"},
             )
             print(f"exported to {out}\nsignature {folder_signature(out)}")
+
+
+def task_problem(args: list[str]) -> str | None:
+    """A command line whose config files name no data.task and that gives none: the recipes
+    of a user's own ratings (configs/finetune/ratings*.yaml) name none, since `mismatch
+    finetune --ratings FILE` supplies it; this CLI fits a shipped task."""
+    if any(arg == "--data.task" or arg.startswith("--data.task=") for arg in args):
+        return None
+    files = [
+        Path(value)
+        for flag, value in zip(args, args[1:], strict=False)
+        if flag in ("--config", "-c") and Path(value).is_file()
+    ]
+    for path in files:
+        data = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("data") or {}
+        if data.get("task"):
+            return None
+    if not files:
+        return None  # the parser names what is missing
+    return (
+        f"{files[-1]} names no data.task: it is the recipe of `mismatch finetune --ratings FILE` "
+        "(your own ratings); this command fits a shipped task's data (add --data.task TASK)"
+    )
 
 
 def main(args: list[str] | None = None) -> None:
