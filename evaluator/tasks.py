@@ -8,6 +8,7 @@ fluency 1-3, WebNLG 2020 fluency 0-100), the later one is keyed ``name@dataset``
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,7 +305,7 @@ def criteria_of(
             )
         if key in scales:
             low, high = scales[key]
-            if not low < high:
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
                 raise DataError(f"{path}: the scale of {key!r} is {low:g} to {high:g}: no range")
             outside = next(((v, r) for v, r in rated if not low <= v <= high), None)
             if outside is not None:

@@ -656,6 +656,10 @@ def test_the_shipped_recipes_are_found_from_any_folder(tmp_path: Path, monkeypat
     assert config_file("nli", "my.yaml") == "my.yaml"  # none there or in the repository: as given
     given = Path(config_file(ratings, "configs/finetune/ratings_source.yaml"))
     assert given.is_file() and given.is_absolute()  # the repository's, from this folder
+    mine = tmp_path / "configs" / "finetune" / "ratings_source.yaml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text(SMALL_FIT)  # a file of that name in the working folder is the one read
+    assert config_file(ratings, "configs/finetune/ratings_source.yaml") == str(mine.relative_to(tmp_path))
 
 
 def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, capsys) -> None:
@@ -878,17 +882,38 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
         assert "--config: key 'trainer' must be a mapping of its settings, got 7" in (
             capsys.readouterr().err
         )
-    # the recipes of a user's own ratings name no task: said so, not "Got value: None"
+    # a config without a task is named, not "Got value: None"; the ratings recipes say why
     for recipe in ("configs/finetune/ratings.yaml", "configs/finetune/ratings_source.yaml"):
         with pytest.raises(SystemExit) as exit_:
             lightning_main(["fit", "--config", recipe])
         assert exit_.value.code == 2
-        assert f"{recipe} names no data.task: it is the recipe of `mismatch finetune --ratings" in (
-            capsys.readouterr().err
-        )
+        assert (
+            f"no data.task in {recipe} or on the command line: add --data.task TASK; {recipe} is "
+            "a recipe of `mismatch finetune --ratings FILE`, which names the task"
+        ) in capsys.readouterr().err
     from evaluator.finetune.lightning_cli import task_problem
 
-    assert task_problem(["fit", "--config", recipe, "--data.task", "summarization"]) is None
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("trainer: {max_steps: 4}\ndata: {batch_size: 8}\n")
+    assert task_problem(["fit", "--config", str(mine)]) == (
+        f"no data.task in {mine} or on the command line: add --data.task TASK"
+    )
+    task_file = tmp_path / "task.yaml"
+    task_file.write_text("data: {task: summarization}\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("data: [unclosed\n")
+    for given in (  # what gives a task, or what this cannot read for sure: left to the parser
+        ["fit", "--config", recipe, "--data.task", "summarization"],
+        ["fit", "--config", recipe, f"--config={task_file}"],
+        ["fit", "--config", recipe, "--config", "{data: {task: summarization}}"],
+        ["fit", "--config", recipe, "--data", str(task_file)],
+        ["--config", str(mine), "fit"],
+        ["fit", "--config", recipe, "--print_config"],
+        ["fit", "--config", recipe, "--help"],
+        ["fit", "--config", str(broken)],
+        ["fit", "--config", "{data: {task: summarization" + " " * 300 + "}}"],
+    ):
+        assert task_problem(given) is None, given
 
 
 def test_lightning_cli_fits_and_exports(

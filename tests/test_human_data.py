@@ -143,6 +143,8 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
         r"mine.jsonl: record line 1: scores\['overall'\] = 1 is outside the scale given, 3 to 5",
         scales={"overall": (3, 5)},
     )
+    for scale in ((5, 5), (1, float("inf"))):  # from Python; --scale refuses these itself
+        refused(rated(20), r"the scale of 'overall' is .*: no range", scales={"overall": scale})
     refused(rated(19), r"38 records of 19 items \(groups\); fitting and measuring need at least 20")
     refused(rated(20, group="one"), r"40 records of 1 items")
     refused(

@@ -298,11 +298,10 @@ def evaluate_task(
     return result
 
 
-def mean_and_spread(mean: float, std: float, seeds: int | list) -> str:
-    """A τ over seeds: the mean, and its standard deviation when there was more than one
-    (one seed printed "± 0.000", a spread that was never measured)."""
-    count = seeds if isinstance(seeds, int) else len(seeds)
-    return f"{mean:.3f} ± {std:.3f}" if count > 1 else f"{mean:.3f}"
+def mean_and_spread(mean: float, std: float, seeds: int) -> str:
+    """A τ over ``seeds`` seeds: the mean, and its standard deviation when there was more than
+    one (one seed printed "± 0.000", a spread that was never measured)."""
+    return f"{mean:.3f} ± {std:.3f}" if seeds > 1 else f"{mean:.3f}"
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -330,7 +329,9 @@ def task_table(result: dict) -> str:
         best = max(row["baselines"], key=lambda m: row["baselines"][m]["kendall"])
         cells = [
             key,
-            mean_and_spread(row["ours"]["kendall"], row["ours"]["kendall_std"], result["seeds"]),
+            mean_and_spread(
+                row["ours"]["kendall"], row["ours"]["kendall_std"], len(result["seeds"])
+            ),
             f"{row['ours']['spearman']:.3f}",
             f"{row['ours']['rmse']:.3f}",
             *[f"{row['baselines'][m]['kendall']:.3f}" for m in named],
@@ -341,7 +342,7 @@ def task_table(result: dict) -> str:
     lines = [f"### {result['task']}", "", *markdown_table(header, rows)]
     if "accuracy" in result["summary"]:
         s = result["summary"]
-        accuracy = mean_and_spread(s["accuracy"], s["accuracy_std"], result["seeds"])
+        accuracy = mean_and_spread(s["accuracy"], s["accuracy_std"], len(result["seeds"]))
         lines += ["", f"Accuracy (ours): {accuracy}"]
     return "\n".join(lines) + "\n"
 
@@ -364,7 +365,7 @@ def summary_table(results: list[dict]) -> str:
         rows.append(
             [
                 result["task"],
-                mean_and_spread(s["ours_kendall"], s["ours_kendall_std"], result["seeds"]),
+                mean_and_spread(s["ours_kendall"], s["ours_kendall_std"], len(result["seeds"])),
                 f"{s['best_baseline']} {s['best_baseline_kendall']:.3f}",
                 f"{s['ablations']['no_pretraining']:.3f}",
                 f"{s['ablations']['no_metrics']:.3f}",
@@ -427,7 +428,7 @@ def transfer_table(results: list[dict]) -> str:
             row["test"],
             ", ".join(row["criteria"]),
             f"{row['n_train_mean']:.0f} / {row['n_test_mean']:.0f}",
-            mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], row["seeds"]),
+            mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], len(row["seeds"])),
             f"{', '.join(dict.fromkeys(row['metrics_chosen']))} {row['metric_kendall']:.3f}",
             f"{row['ours_kendall'] - row['metric_kendall']:+.3f}",
         ]

@@ -83,26 +83,45 @@ class FinetuneCLI(LightningCLI):
             print(f"exported to {out}\nsignature {folder_signature(out)}")
 
 
+RATINGS_RECIPES = ("ratings.yaml", "ratings_source.yaml")  # they name no task: --ratings does
+
+
 def task_problem(args: list[str]) -> str | None:
-    """A command line whose config files name no data.task and that gives none: the recipes
-    of a user's own ratings (configs/finetune/ratings*.yaml) name none, since `mismatch
-    finetune --ratings FILE` supplies it; this CLI fits a shipped task."""
-    if any(arg == "--data.task" or arg.startswith("--data.task=") for arg in args):
+    """A command line that gives no data.task, neither in its config files nor as an option,
+    named before the parser says only 'Got value: None'. Anything this cannot read for sure
+    (inline YAML, a --data section, a config before the subcommand, --help, --print_config, a
+    file that is no YAML mapping) is left to the parser: None."""
+    if any(arg.startswith(("--data", "-h", "--help", "--print_config")) for arg in args):
         return None
-    files = [
-        Path(value)
-        for flag, value in zip(args, args[1:], strict=False)
-        if flag in ("--config", "-c") and Path(value).is_file()
-    ]
-    for path in files:
-        data = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("data") or {}
-        if data.get("task"):
+    files = []
+    for index, arg in enumerate(args):
+        if arg in ("--config", "-c") and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--config="):
+            value = arg.removeprefix("--config=")
+        else:
+            continue
+        if index == 0:
+            return None  # a config before the subcommand
+        try:  # inline YAML is no file (and may be longer than a file name can be)
+            settings = yaml.safe_load(Path(value).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
             return None
+        data = settings.get("data") if isinstance(settings, dict) else None
+        if not isinstance(data, dict) or data.get("task"):
+            return None
+        files.append(Path(value))
     if not files:
-        return None  # the parser names what is missing
+        return None
+    recipes = [path for path in files if path.name in RATINGS_RECIPES]
+    note = (
+        f"; {recipes[0]} is a recipe of `mismatch finetune --ratings FILE`, which names the task"
+        if recipes
+        else ""
+    )
     return (
-        f"{files[-1]} names no data.task: it is the recipe of `mismatch finetune --ratings FILE` "
-        "(your own ratings); this command fits a shipped task's data (add --data.task TASK)"
+        f"no data.task in {', '.join(map(str, files))} or on the command line: add --data.task "
+        f"TASK{note}"
     )
 
 
