@@ -83,6 +83,17 @@ def mapping_problem(value: object, sections: Sequence[str], what: str) -> str | 
     return None
 
 
+def config_values(args: Sequence[str]) -> list[tuple[int, str]]:
+    """(position, value) of every --config / -c / --config= value of a command line, in order."""
+    values = []
+    for index, arg in enumerate(args):
+        if arg in ("--config", "-c") and index + 1 < len(args):
+            values.append((index, args[index + 1]))
+        elif arg.startswith("--config="):
+            values.append((index, arg.removeprefix("--config=")))
+    return values
+
+
 def config_file_problem(
     args: Sequence[str], sections: Sequence[str] = TRAINING_SECTIONS
 ) -> str | None:
@@ -90,13 +101,7 @@ def config_file_problem(
     "FILE: problem" (``settings_problem``) or, for inline YAML, "--config: problem"; None when
     none is. LightningCLI reads these values itself, after this check; one that is neither a
     file nor a YAML mapping (a path that does not exist) is left to it."""
-    for index, arg in enumerate(args):
-        if arg in ("--config", "-c") and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("--config="):
-            value = arg.removeprefix("--config=")
-        else:
-            continue
+    for _, value in config_values(args):
         try:
             is_file = Path(value).is_file()
         except OSError:  # inline YAML longer than a file name may be

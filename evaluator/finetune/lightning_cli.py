@@ -27,7 +27,7 @@ from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
 from evaluator.signature import folder_signature
-from mismatch_core.config import config_file_problem
+from mismatch_core.config import config_file_problem, config_values
 
 
 class FinetuneCLI(LightningCLI):
@@ -94,13 +94,7 @@ def task_problem(args: list[str]) -> str | None:
     if any(arg.startswith(("--data", "-h", "--help", "--print_config")) for arg in args):
         return None
     files = []
-    for index, arg in enumerate(args):
-        if arg in ("--config", "-c") and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("--config="):
-            value = arg.removeprefix("--config=")
-        else:
-            continue
+    for index, value in config_values(args):
         if index == 0:
             return None  # a config before the subcommand
         try:  # inline YAML is no file (and may be longer than a file name can be)
