@@ -112,11 +112,20 @@ def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRe
 def split_by_group(
     records: Iterable[HumanRecord], seed: int, test_fraction: float = 0.2
 ) -> tuple[list[HumanRecord], list[HumanRecord]]:
-    """(train, test) with every group on one side only, chosen by a seeded hash of the group."""
-    train: list[HumanRecord] = []
-    test: list[HumanRecord] = []
-    for record in records:
-        digest = hashlib.sha256(f"{seed}:{record.group}".encode()).digest()
-        side = test if int.from_bytes(digest[:8], "big") / 2**64 < test_fraction else train
-        side.append(record)
+    """(train, test) with every group on one side only, chosen by a seeded hash of the group:
+    test holds the groups whose hash falls below ``test_fraction``, and, when none does but
+    there are two or more groups, the one with the lowest hash (a fraction of a few groups,
+    a user's small file, could leave a side empty)."""
+    records = list(records)
+
+    def position(group: str) -> float:
+        digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64
+
+    groups = {record.group: position(record.group) for record in records}
+    held = {group for group, value in groups.items() if value < test_fraction}
+    if not held and len(groups) > 1:
+        held = {min(groups, key=groups.__getitem__)}
+    train = [record for record in records if record.group not in held]
+    test = [record for record in records if record.group in held]
     return train, test

@@ -526,19 +526,20 @@ def test_evaluate_all_tasks_writes_every_task_and_exports_nothing(
     assert written == expected  # no checkpoint anywhere
 
 
-def own_ratings(path: Path) -> Path:
+def own_ratings(path: Path, items: int = 36, datasets: tuple[str, ...] = ()) -> Path:
     """A user's rated outputs: no ids or groups, two criteria on their own scales, one of them
-    missing from some records."""
+    missing from some records; with ``datasets``, the items dealt out among them."""
     rng = np.random.default_rng(3)
     rows = []
-    for item in range(36):
+    for item in range(items):
         ref = sentence(rng)
         for system in range(3):
             gen = ref if system == 0 else sentence(rng)
             scores = {"overall": 5.0 if system == 0 else float(rng.integers(1, 5))}
             if item % 3:
                 scores["adequacy"] = 100.0 if system == 0 else float(rng.integers(0, 90))
-            rows.append({"ref": ref, "gen": gen, "scores": scores})
+            named = {"dataset": datasets[item % len(datasets)]} if datasets else {}
+            rows.append({"ref": ref, "gen": gen, "scores": scores, **named})
     write_jsonl_gz(path, rows)
     return path
 
@@ -611,6 +612,29 @@ def test_your_own_ratings_are_evaluated_against_single_metrics(
         "low": 0.0,
         "high": 100.0,
     }
+
+
+def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_across(
+    tmp_path: Path, base_checkpoint: Path
+) -> None:
+    """Records that name their dataset get a row each and transfer rows (fitted on one
+    dataset, tested on another), as the shipped tasks with two datasets do; a dataset of fewer
+    than 20 items gets its row but no transfer (its fit or test part would be nearly empty)."""
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz", items=60, datasets=("news", "blogs", "news", "blogs", "forum"))
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL_FIT)
+    out = tmp_path / "results"
+    assert main([
+        "evaluate", "--ratings", str(ratings), "--checkpoint", str(base_checkpoint), "--seeds",
+        "1", "--config", str(config), "--cache-dir", str(tmp_path / "cache"), "--out", str(out),
+    ]) == 0  # fmt: skip
+    result = json.loads((out / "results.json").read_text())
+    assert set(result["datasets"]) == {"news", "blogs", "forum"}  # forum: 12 items
+    assert [(row["train"], row["test"]) for row in result["transfer"]] == [
+        ("blogs", "news"),
+        ("news", "blogs"),
+    ]
+    assert "## Transfer" in (out / "results.md").read_text()
 
 
 def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(

@@ -7,7 +7,7 @@ import json
 import pytest
 from jsonl_files import write_jsonl_gz
 
-from evaluator.human_data import load_records, split_by_group
+from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.tasks import TASKS, get_task, load_task_records, read_ratings
 from mismatch_core.errors import DataError
 
@@ -195,6 +195,20 @@ def test_split_keeps_every_group_on_one_side():
     assert 0.1 < len(test) / len(records) < 0.3
     assert split_by_group(records, seed=1) == (train, test)
     assert split_by_group(records, seed=2) != (train, test)
+
+
+def test_a_split_of_a_few_groups_holds_one_out_rather_than_none():
+    """A tenth of a user's 16 training items rounds to none about one time in five: the fit
+    then had no validation groups and stopped with a traceback."""
+    records = [
+        HumanRecord(id=str(i), refs=("r",), gen="g", src=None, group=f"g{i // 2}", scores={})
+        for i in range(32)
+    ]
+    for seed in range(40):
+        train, held = split_by_group(records, seed=seed, test_fraction=0.1)
+        assert held and train and not {r.group for r in train} & {r.group for r in held}
+    only = [r for r in records if r.group == "g0"]
+    assert split_by_group(only, seed=0, test_fraction=0.1) == (only, [])  # one group: kept
 
 
 def test_every_task_loads_with_its_criteria_in_range():

@@ -1,6 +1,7 @@
 """`mismatch evaluate --task T|all --seeds 3 --out DIR`: fine-tune per seed, compare, write results.
 
-``--ratings FILE`` evaluates a user's own rated outputs the same way (no transfer rows).
+``--ratings FILE`` evaluates a user's own rated outputs the same way (transfer rows between the
+datasets its records name, ``evaluator.finetune.transfer.transfers_of``).
 
 Writes DIR/results.{md,json} (several tasks: DIR/<task>/results.{md,json} as each finishes,
 then the combined table), with a row per dataset and, unless --no-transfer, the transfer rows

@@ -13,6 +13,8 @@ relevance) is predicted by the mean of the ratings it does train.
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import numpy as np
 
 from evaluator.finetune.agreement import kendall
@@ -20,6 +22,7 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows
 from evaluator.finetune.evaluate import model_scores, rated_columns
 from evaluator.finetune.train import fit
+from evaluator.tasks import MIN_GROUPS
 
 # task -> (train dataset, test dataset), by HumanRecord.dataset; WMT -> WMT19 DARR is
 # `mismatch bench realtext --parts darr` (a relative-ranking protocol of its own)
@@ -97,15 +100,29 @@ def transfer_scores(
     }
 
 
+def transfers_of(prepared: PreparedTask) -> tuple[tuple[str, str], ...]:
+    """A shipped task's ``TRANSFERS``; for a user's ratings file, every ordered pair of the
+    datasets its records name that hold MIN_GROUPS items or more (a smaller one leaves a fit or
+    its test part nearly empty)."""
+    if not any(spec.sha256 for spec in prepared.task.datasets):
+        return TRANSFERS.get(prepared.task.name, ())
+    items: dict[str, set[str]] = {}
+    for record in prepared.records:
+        if record.dataset:
+            items.setdefault(record.dataset, set()).add(record.group)
+    named = sorted(name for name, groups in items.items() if len(groups) >= MIN_GROUPS)
+    return tuple(permutations(named, 2))
+
+
 def evaluate_transfers(
     prepared: PreparedTask, seeds: list[int], settings: FitSettings, checkpoint: str, log=print
 ) -> list[dict]:
-    """Every transfer of the task (``TRANSFERS``; none for a task with one dataset), each
+    """Every transfer of the task (``transfers_of``; none for a task with one dataset), each
     over ``seeds``: criterion-averaged τ of ours and of the chosen metric, mean ± std. A
     transfer from a dataset the task does not train on (``data.train_datasets``) is skipped."""
     out = []
     criteria = [c.key for c in prepared.task.criteria]
-    for train_dataset, test_dataset in TRANSFERS.get(prepared.task.name, ()):
+    for train_dataset, test_dataset in transfers_of(prepared):
         if prepared.train_datasets and train_dataset not in prepared.train_datasets:
             log(
                 f"{prepared.task.name} transfer {train_dataset} -> {test_dataset}: skipped, "
