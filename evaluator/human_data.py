@@ -110,12 +110,15 @@ def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRe
 
 
 def split_by_group(
-    records: Iterable[HumanRecord], seed: int, test_fraction: float = 0.2
+    records: Iterable[HumanRecord],
+    seed: int,
+    test_fraction: float = 0.2,
+    at_least_one: bool = False,
 ) -> tuple[list[HumanRecord], list[HumanRecord]]:
     """(train, test) with every group on one side only, chosen by a seeded hash of the group:
-    test holds the groups whose hash falls below ``test_fraction``, and, when none does but
-    there are two or more groups, the one with the lowest hash (a fraction of a few groups,
-    a user's small file, could leave a side empty)."""
+    test holds the groups whose hash falls below ``test_fraction``; with ``at_least_one``, when
+    none does but there are two or more groups, the one with the lowest hash (a fraction of a
+    few groups, as a user's small file gives, can round to none)."""
     records = list(records)
 
     def position(group: str) -> float:
@@ -124,7 +127,7 @@ def split_by_group(
 
     groups = {record.group: position(record.group) for record in records}
     held = {group for group, value in groups.items() if value < test_fraction}
-    if not held and len(groups) > 1:
+    if at_least_one and not held and len(groups) > 1:
         held = {min(groups, key=groups.__getitem__)}
     train = [record for record in records if record.group not in held]
     test = [record for record in records if record.group in held]

@@ -197,18 +197,22 @@ def test_split_keeps_every_group_on_one_side():
     assert split_by_group(records, seed=2) != (train, test)
 
 
-def test_a_split_of_a_few_groups_holds_one_out_rather_than_none():
+def test_a_split_of_a_few_groups_can_hold_one_out_rather_than_none():
     """A tenth of a user's 16 training items rounds to none about one time in five: the fit
-    then had no validation groups and stopped with a traceback."""
+    then had no validation groups and stopped with a traceback. The early-stopping split asks
+    for one; evaluate's test split and what mirrors it (real bases) keep the plain rule."""
     records = [
         HumanRecord(id=str(i), refs=("r",), gen="g", src=None, group=f"g{i // 2}", scores={})
         for i in range(32)
     ]
+    plain_empty = 0
     for seed in range(40):
-        train, held = split_by_group(records, seed=seed, test_fraction=0.1)
+        train, held = split_by_group(records, seed=seed, test_fraction=0.1, at_least_one=True)
         assert held and train and not {r.group for r in train} & {r.group for r in held}
+        plain_empty += not split_by_group(records, seed=seed, test_fraction=0.1)[1]
+    assert plain_empty == 12  # seeds 3, 9, 14, ...: the plain rule as before
     only = [r for r in records if r.group == "g0"]
-    assert split_by_group(only, seed=0, test_fraction=0.1) == (only, [])  # one group: kept
+    assert split_by_group(only, seed=0, test_fraction=0.1, at_least_one=True) == (only, [])
 
 
 def test_every_task_loads_with_its_criteria_in_range():

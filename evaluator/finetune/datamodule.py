@@ -216,11 +216,17 @@ def training_rows(
 
 
 def split_rows(
-    records: list[HumanRecord], rows: np.ndarray, seed: int, fraction: float
+    records: list[HumanRecord],
+    rows: np.ndarray,
+    seed: int,
+    fraction: float,
+    at_least_one: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(kept, held out) positions of ``rows``, no group on both sides (human_data.split_by_group)."""
+    """(kept, held out) positions of ``rows``, no group on both sides (human_data.split_by_group,
+    ``at_least_one`` as there)."""
     position = {records[i].id: i for i in rows}
-    kept, held = split_by_group([records[i] for i in rows], seed=seed, test_fraction=fraction)
+    subset = [records[i] for i in rows]
+    kept, held = split_by_group(subset, seed=seed, test_fraction=fraction, at_least_one=at_least_one)
     return (
         np.array([position[r.id] for r in kept], dtype=np.int64),
         np.array([position[r.id] for r in held], dtype=np.int64),
@@ -358,7 +364,10 @@ class RatingDataModule(L.LightningDataModule):
         rows = training_rows(prepared.records, rows, prepared.train_datasets)
         # another seed than the test split's, whose hash would put no train group below the fraction
         val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
-        train, val = split_rows(prepared.records, rows, val_seed, self.hparams["val_fraction"])
+        # at least one validation group: a tenth of a user's few items can round to none
+        train, val = split_rows(
+            prepared.records, rows, val_seed, self.hparams["val_fraction"], at_least_one=True
+        )
         if len(train) == 0 or len(val) == 0:
             raise ValueError(
                 f"task {self.hparams['task']!r}: {len(rows)} records give {len(train)} train and "

@@ -23,6 +23,7 @@ from evaluator.finetune.train import export, fit
 from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
+from mismatch_core.errors import DataError
 
 ABLATIONS = {
     "no_pretraining": {"pretrained": False, "use_metrics": True, "freeze_mismatch": False},
@@ -128,6 +129,12 @@ def run_seed(
     """One split: ours, ablations and baselines on the same test records."""
     everything = np.arange(len(prepared.records))
     train, test = split_rows(prepared.records, everything, seed, 0.2)
+    if len(test) == 0:  # a user's file of few items (a fifth of 20 rounds to none ~1 % of seeds)
+        items = len({record.group for record in prepared.records})
+        raise DataError(
+            f"task {prepared.task.name!r}: seed {seed} holds out none of its {items} items "
+            "(groups) to test on; rate more items"
+        )
     targets = prepared.inputs.targets[test]
     trained = len(training_rows(prepared.records, train, prepared.train_datasets))
     result: dict = {"n_train": trained, "n_test": len(test), "variants": {}}
