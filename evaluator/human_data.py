@@ -76,7 +76,7 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
         src=src,
         group=str(group if group is not None else src if src and src.strip() else refs[0]),
         scores={k: float(v) for k, v in scores.items()},
-        dataset=str(value.get("dataset", "")),
+        dataset=str(value.get("dataset") or ""),
         system=value.get("system"),
         meta=value.get("meta") or {},
     )

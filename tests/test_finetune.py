@@ -637,17 +637,57 @@ def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_acros
     assert "## Transfer" in (out / "results.md").read_text()
 
 
-def test_a_seed_that_holds_out_no_item_is_named(monkeypatch) -> None:
-    """A fifth of a user's 20 items rounds to none for about one seed in a hundred; the fits
-    then ran and predict failed on no records."""
+def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> None:
+    """A fifth of a user's 20 items rounds to none for about one seed in a hundred; the fits of
+    the seeds before it ran, and then predict failed on no records."""
     import evaluator.finetune.evaluate as evaluate
     from mismatch_core.errors import DataError
 
     records = [SimpleNamespace(group=f"g{i}") for i in range(20)]
     prepared = SimpleNamespace(records=records, task=SimpleNamespace(name="mine"))
-    monkeypatch.setattr(evaluate, "split_rows", lambda r, rows, seed, f: (rows, rows[:0]))
-    with pytest.raises(DataError, match="task 'mine': seed 4 holds out none of its 20 items"):
-        evaluate.run_seed(prepared, 4, SETTINGS, "unused", log=print)
+    monkeypatch.setattr(
+        evaluate, "split_rows", lambda r, rows, seed, f: (rows, rows[:0] if seed == 2 else rows)
+    )
+    monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
+    with pytest.raises(DataError, match="task 'mine': seed 2 holds out none of its 20 items"):
+        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
+
+
+def test_a_transfer_seed_with_nothing_to_fit_or_test_is_skipped_not_raised(monkeypatch) -> None:
+    """A user's datasets may share items: a seed can leave a transfer no test record, and the
+    ValueError lost every fit of the run before it."""
+    import evaluator.finetune.transfer as transfer
+
+    records = [SimpleNamespace(dataset=d, group=f"g{i}") for d in "ab" for i in range(20)]
+    task = SimpleNamespace(name="mine", criteria=(), datasets=(SimpleNamespace(sha256="f00"),))
+    prepared = SimpleNamespace(records=records, task=task, train_datasets=())
+
+    def no_records(prepared, train, test, seed):
+        raise ValueError(f"transfer {train} -> {test} (seed {seed}) has 0 test records")
+
+    monkeypatch.setattr(transfer, "transfer_split", no_records)
+    monkeypatch.setattr(transfer, "fit", lambda *args, **kwargs: pytest.fail("fitted"))
+    said: list[str] = []
+    assert transfer.evaluate_transfers(prepared, [0, 1], SETTINGS, "unused", log=said.append) == []
+    assert said[0] == "mine seed 0 skipped: transfer a -> b (seed 0) has 0 test records"
+    assert len(said) == 4  # two transfers, two seeds each
+
+
+def test_early_stopping_holds_out_an_item_where_a_tenth_of_few_rounds_to_none(
+    tmp_path: Path, base_checkpoint: Path
+) -> None:
+    from evaluator.finetune.datamodule import VAL_SEED_OFFSET
+
+    ratings = read_ratings(own_ratings(tmp_path / "mine.jsonl.gz")).task
+    prepared = prepare_task(ratings, str(base_checkpoint), tmp_path / "cache")
+    groups = sorted({r.group for r in prepared.records})[:16]
+    rows = np.array([i for i, r in enumerate(prepared.records) if r.group in groups])
+    subset = [prepared.records[i] for i in rows]
+    seed = next(s for s in range(100) if not split_by_group(subset, VAL_SEED_OFFSET + s, 0.1)[1])
+    data = RatingDataModule.for_rows(prepared, rows, seed, 0.1, 8)
+    data.setup()  # "more groups are needed" before
+    held = {prepared.records[i].group for i in data.split["val"]}
+    assert len(held) == 1 and not held & {prepared.records[i].group for i in data.split["train"]}
 
 
 def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(

@@ -119,7 +119,9 @@ def evaluate_transfers(
 ) -> list[dict]:
     """Every transfer of the task (``transfers_of``; none for a task with one dataset), each
     over ``seeds``: criterion-averaged τ of ours and of the chosen metric, mean ± std. A
-    transfer from a dataset the task does not train on (``data.train_datasets``) is skipped."""
+    transfer from a dataset the task does not train on (``data.train_datasets``) is skipped,
+    and so is a seed that leaves it no train or test record (a user's datasets can share
+    items); a row's ``seeds`` are those it ran."""
     out = []
     criteria = [c.key for c in prepared.task.criteria]
     for train_dataset, test_dataset in transfers_of(prepared):
@@ -129,17 +131,24 @@ def evaluate_transfers(
                 "not among data.train_datasets"
             )
             continue
-        runs = []
+        runs, ran = [], []
         for seed in seeds:
-            train, test = transfer_split(prepared, train_dataset, test_dataset, seed)
+            try:
+                train, test = transfer_split(prepared, train_dataset, test_dataset, seed)
+            except ValueError as error:  # a user's datasets that share items: none left
+                log(f"{prepared.task.name} seed {seed} skipped: {error}")
+                continue
             module, _, _ = fit(prepared, train, settings, seed, checkpoint=checkpoint)
             run = transfer_scores(prepared, train, test, model_scores(module, prepared, test))
             runs.append(run)
+            ran.append(seed)
             log(
                 f"{prepared.task.name} transfer {train_dataset} -> {test_dataset} seed {seed}: "
                 f"ours {np.mean(list(run['ours'].values())):.4f}, {run['metric']} "
                 f"{np.mean(list(run['metric_test'].values())):.4f}"
             )
+        if not runs:
+            continue
         columns = sorted(set.intersection(*(set(run["columns"]) for run in runs)))
         ours = [np.mean([run["ours"][c] for c in columns]) for run in runs]
         metric = [np.mean([run["metric_test"][c] for c in columns]) for run in runs]
@@ -148,7 +157,7 @@ def evaluate_transfers(
                 "train": train_dataset,
                 "test": test_dataset,
                 "criteria": [criteria[c] for c in columns],
-                "seeds": seeds,
+                "seeds": ran,
                 "n_train_mean": float(np.mean([run["n_train"] for run in runs])),
                 "n_test_mean": float(np.mean([run["n_test"] for run in runs])),
                 "ours_kendall": float(np.mean(ours)),
