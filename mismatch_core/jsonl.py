@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from mismatch_core.errors import DataError
 
@@ -20,10 +22,12 @@ def is_gzip(path: Path) -> bool:
     return path.suffix.lower() == ".gz"
 
 
-def jsonl_lines(path: Path) -> Iterator[bytes]:
-    """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller); a
-    file that is not valid gzip is a DataError naming it, not a traceback."""
-    with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as handle:
+def jsonl_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
+    """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller), read
+    from ``raw`` (its bytes already in hand) or from the file; a file that is not valid gzip
+    is a DataError naming it, not a traceback."""
+    with raw or path.open("rb") as source:
+        handle = gzip.GzipFile(fileobj=source, mode="rb") if is_gzip(path) else source
         try:
             yield from handle
         except (gzip.BadGzipFile, EOFError, zlib.error) as error:
@@ -36,14 +40,8 @@ def hashed_jsonl(path: Path) -> tuple[str, Iterator[tuple[int, dict]]]:
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     data = path.read_bytes()
-    if is_gzip(path):
-        try:
-            data_lines = gzip.decompress(data).splitlines(keepends=True)
-        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
-            raise DataError(f"{path}: not a readable gzip file ({error})") from None
-    else:
-        data_lines = data.splitlines(keepends=True)
-    return hashlib.sha256(data).hexdigest(), iter_json_lines(data_lines, str(path))
+    lines = jsonl_lines(path, io.BytesIO(data))
+    return hashlib.sha256(data).hexdigest(), iter_json_lines(lines, str(path))
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:

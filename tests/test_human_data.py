@@ -165,6 +165,9 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
         read_ratings(tmp_path / "empty.jsonl")
     with pytest.raises(DataError, match=r"absent.jsonl: no such file"):
         read_ratings(tmp_path / "absent.jsonl")
+    (tmp_path / "plain.jsonl.gz").write_text("{}\n")  # read once, hashed and parsed alike
+    with pytest.raises(DataError, match=r"plain.jsonl.gz: not a readable gzip file"):
+        read_ratings(tmp_path / "plain.jsonl.gz")
 
 
 def test_invalid_utf8_names_the_line(tmp_path):
