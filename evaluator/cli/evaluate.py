@@ -20,13 +20,13 @@ from pathlib import Path
 from evaluator.cli import CommandError
 from evaluator.cli.finetune import (
     CONFIG_DIR,
+    RATINGS_HELP,
     add_input_arguments,
     add_scale_arguments,
     check_given_paths,
     config_file,
     load_settings,
     prepare,
-    ratings_help,
     ratings_of,
     with_paths,
 )
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--task", action="append", help=f"'all' or one of {', '.join(TASKS)}; repeatable"
     )
-    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config"))
+    what.add_argument("--ratings", metavar="FILE", help=RATINGS_HELP)
     add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
@@ -83,8 +83,9 @@ def _named(option: str, problem: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
     ratings = ratings_of(args)
+    by_name: dict[str, str | Task]  # what each task's fit is prepared from: a name or a Task
     if ratings is not None:
-        given: list[str | Task] = [ratings.task]
+        by_name = {ratings.task.name: ratings.task}
     else:
         names = list(TASKS) if "all" in args.task else list(dict.fromkeys(args.task))
         unknown = [t for t in names if t not in TASKS]
@@ -92,10 +93,9 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(
                 f"unknown task(s) {', '.join(unknown)}; known: all, {', '.join(TASKS)}"
             )
-        given = list(names)
+        by_name = {name: name for name in names}
     if args.seeds < 1:
         raise CommandError("--seeds must be at least 1")
-    by_name = {as_task(t).name: t for t in given}
     tasks = list(by_name)
     if args.config is not None and ratings is None:
         raise CommandError("--config names the recipe of --ratings; --config-dir the tasks'")

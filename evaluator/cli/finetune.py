@@ -58,14 +58,12 @@ CONFIG_DIR = "configs/finetune"  # <task>.yaml for each shipped task
 RATINGS_CONFIG = f"{CONFIG_DIR}/ratings.yaml"  # the recipe for a user's own ratings
 
 
-def ratings_help(config_option: str) -> str:
-    """--ratings' help; ``config_option`` is the option that names another recipe."""
-    return (
-        "your own rated outputs instead of a shipped task: JSONL(.gz), one object per line, "
-        '{"ref": str | [str], "gen": str, "scores": {criterion: number}, "src"?, "group"?, '
-        '"id"?}; group: the outputs of one item, kept on one side of a split (default: src, '
-        f"else the first ref); fitted with {RATINGS_CONFIG} unless {config_option}"
-    )
+RATINGS_HELP = (  # --ratings of finetune and evaluate
+    "your own rated outputs instead of a shipped task: JSONL(.gz), one object per line, "
+    '{"ref": str | [str], "gen": str, "scores": {criterion: number}, "src"?, "group"?, "id"?}; '
+    "group: the outputs of one item, kept on one side of a split (default: src, else the first "
+    f"ref); fitted with {RATINGS_CONFIG} unless --config"
+)
 
 
 def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +122,7 @@ def ratings_of(args: argparse.Namespace) -> RatingsFile | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--task", help=f"one of {', '.join(TASKS)}")
-    what.add_argument("--ratings", metavar="FILE", help=ratings_help("--config"))
+    what.add_argument("--ratings", metavar="FILE", help=RATINGS_HELP)
     add_scale_arguments(parser)
     add_input_arguments(parser)
     parser.add_argument(
