@@ -94,8 +94,8 @@ def load_hashed_records(path: Path) -> tuple[list[HumanRecord], str]:
 
 
 def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRecord]:
-    """The records of a file's (line number, object) pairs. Ids must be unique: the feature
-    caches are keyed by them."""
+    """The records of a file's (line number, object) pairs. Ids must be unique: a split maps
+    each record back to its place by its id."""
     records = []
     seen: dict[str, int] = {}
     for line, value in lines:

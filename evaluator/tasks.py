@@ -75,14 +75,6 @@ class Task:
     kind: str = "regression"  # or "classification" (NLI: one-hot scores over classes)
 
     @property
-    def cache_stem(self) -> str:
-        """The stem of its feature cache files: the name, and for a user's ratings file the
-        start of its hash, so that an edited file is never read from a cache keyed by the ids
-        of the file before."""
-        hashes = [spec.sha256[:12] for spec in self.datasets if spec.sha256]
-        return "-".join([self.name, *hashes])
-
-    @property
     def criteria(self) -> tuple[Criterion, ...]:
         seen: dict[str, Criterion] = {}
         for spec in self.datasets:
@@ -349,7 +341,7 @@ def load_task_records(task: Task, root: str | Path | None = None) -> list[HumanR
     records = []
     for spec in task.datasets:
         path = data_file(spec, root)
-        if spec.sha256:  # a user's file: its cache is keyed by the hash of what was first read
+        if spec.sha256:  # a user's file: the one its criteria, scales and card hash were read from
             loaded, digest = load_hashed_records(path)
             if digest != spec.sha256:
                 raise DataError(f"{path} changed since it was first read; run the command again")

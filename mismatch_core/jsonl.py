@@ -36,7 +36,7 @@ def jsonl_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
 
 def hashed_jsonl(path: Path) -> tuple[str, Iterator[tuple[int, dict]]]:
     """The sha256 of a .jsonl(.gz) file's bytes and its (line number, object) pairs, from one
-    read: what a cache keyed by the hash holds is what was parsed, even if the file changes."""
+    read: the hash names what was parsed, even if the file changes meanwhile."""
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     data = path.read_bytes()

@@ -6,6 +6,7 @@ local encoder would be); features are cheap lexical ones, so nothing heavy is lo
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from collections import Counter
@@ -671,6 +672,45 @@ def test_a_transfer_seed_with_nothing_to_fit_or_test_is_skipped_not_raised(monke
     assert transfer.evaluate_transfers(prepared, [0, 1], SETTINGS, "unused", log=said.append) == []
     assert said[0] == "mine seed 0 skipped: transfer a -> b (seed 0) has 0 test records"
     assert len(said) == 4  # two transfers, two seeds each
+
+
+def test_an_edited_ratings_file_computes_only_the_pairs_it_changed(
+    tmp_path: Path, base_checkpoint: Path, monkeypatch
+) -> None:
+    """The feature cache is keyed by each pair's texts: a corrected rating computes nothing
+    again, an appended output only its own pair, and a pair rated twice is computed once."""
+    from evaluator.features import cache
+
+    computed: list[tuple[str, str]] = []
+    compute = cache.compute_features
+
+    def counted(refs, gens, names, **kwargs):
+        if names:  # not the alignment pass, which fills no feature column
+            firsts = [ref[0] if isinstance(ref, list) else ref for ref in refs]
+            computed.extend(zip(firsts, gens, strict=True))
+        return compute(refs, gens, names, **kwargs)
+
+    monkeypatch.setattr(cache, "compute_features", counted)
+    path = own_ratings(tmp_path / "mine.jsonl.gz")
+    rows = [json.loads(line) for line in gzip.open(path)]
+    before = prepare_task(read_ratings(path).task, str(base_checkpoint), tmp_path / "cache")
+    assert len(computed) == len(set(computed)) == len(rows)
+
+    computed.clear()
+    rows[1]["scores"]["overall"] = 1.0  # a corrected rating
+    second_rater = {**rows[2], "scores": {"overall": 2.0}}  # the same pair rated again
+    new_output = {"ref": rows[0]["ref"], "gen": "A new system's output.", "scores": {"overall": 3.0}}
+    write_jsonl_gz(path, [*rows, second_rater, new_output])
+    after = prepare_task(read_ratings(path).task, str(base_checkpoint), tmp_path / "cache")
+    assert computed == [(rows[0]["ref"], "A new system's output.")]
+    kept = len(rows)
+    pd.testing.assert_frame_equal(after.inputs.features.iloc[:kept], before.inputs.features)
+    pd.testing.assert_frame_equal(
+        after.inputs.features.iloc[[kept]].reset_index(drop=True),
+        before.inputs.features.iloc[[2]].reset_index(drop=True),
+    )
+    overall = [c.key for c in after.task.criteria].index("overall")
+    assert after.inputs.targets[1, overall] == 0.0  # read from the edited file, on 1-5
 
 
 def test_early_stopping_holds_out_an_item_where_a_tenth_of_few_rounds_to_none(

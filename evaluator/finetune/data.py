@@ -5,10 +5,10 @@ reads a pair against each of its references alone, and the frozen encoder's mean
 of every reference and generated text (and, for a base model that reads them, the alignment
 vector of every pair and the token states of every text; for ratings that read the source,
 the source metric features of every record, its source in place of a reference) are
-computed once per task with the
-resumable feature cache (``evaluator.features.cache``, keyed by pair id and feature version)
-under ``data/human_features/``. ``TaskInputs`` holds them in record order, with the targets
-normalised to [0, 1] (NaN where a record lacks a criterion).
+computed once per task with the resumable feature cache (``evaluator.features.cache``, keyed
+by the pair's texts and the feature version) under ``data/human_features/``. ``TaskInputs``
+holds them in record order, with the targets normalised to [0, 1] (NaN where a record lacks a
+criterion).
 """
 
 from __future__ import annotations
@@ -104,13 +104,15 @@ def normalised_targets(task: Task, records: list[HumanRecord]) -> np.ndarray:
 
 
 def pair_ids(records: list[HumanRecord]) -> list[str]:
-    """The feature cache's key of every (record, reference) pair, in ``ref_rows`` order."""
-    return [f"{r.id}#ref{k}" for r in records for k in range(len(r.refs))]
+    """The feature cache's key of every (record, reference) pair, in ``ref_rows`` order: the
+    pair's texts (``pair_key``), not the record's id, so that an edited or extended ratings
+    file computes only the pairs it changed or added, and a pair rated twice is computed once."""
+    return [pair_key(ref, r.gen) for r in records for ref in r.refs]
 
 
 def write_pairs(records: list[HumanRecord], path: Path) -> None:
-    """The id/ref/gen parquet the feature cache reads, one row per (record, reference) pair
-    (atomic; rewritten only when it changes)."""
+    """The id/ref/gen parquet the feature cache reads, one row per distinct (reference,
+    generated) pair (atomic; rewritten only when it changes)."""
     frame = pd.DataFrame(
         {
             "id": pair_ids(records),
@@ -118,25 +120,32 @@ def write_pairs(records: list[HumanRecord], path: Path) -> None:
             "gen": [r.gen for r in records for _ in r.refs],
         }
     )
-    write_frame(frame, path)
+    write_frame(frame.drop_duplicates("id", ignore_index=True), path)
 
 
-def source_pairs(records: list[HumanRecord]) -> pd.DataFrame:
-    """The id/ref/gen frame of every record read against its source (the source in the place
-    of the reference); ValueError names the first record without one (key src)."""
+def source_ids(records: list[HumanRecord]) -> list[str]:
+    """The source feature cache's key of every record: its source and generated texts;
+    ValueError names the first record without a source (key src)."""
     missing = first_without_source([r.src for r in records], len(records))
     if missing is not None:
         raise ValueError(
             f"record {records[missing].id!r} has no src; ratings that read the source need it "
             "on every record"
         )
-    return pd.DataFrame(
+    return [pair_key(r.src or "", r.gen) for r in records]  # none is missing: checked above
+
+
+def write_source_pairs(records: list[HumanRecord], path: Path) -> None:
+    """The id/ref/gen parquet of every distinct (source, generated) pair, the source in the
+    place of the reference (atomic; rewritten only when it changes)."""
+    frame = pd.DataFrame(
         {
-            "id": [r.id for r in records],
+            "id": source_ids(records),
             "ref": [[r.src] for r in records],
             "gen": [r.gen for r in records],
         }
     )
+    write_frame(frame.drop_duplicates("id", ignore_index=True), path)
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
@@ -166,13 +175,13 @@ def build_inputs(
 
     alignments: also cache and read the per-pair alignment vectors (for a base model that uses
     them); tokens: also cache and read every text's token states (likewise); name: the cache
-    files' stem (default the task's ``cache_stem``; contrast copies have their own);
+    files' stem (default the task's name; contrast copies have their own);
     source_features: also cache and read these features of every record against its source
     (ValueError for a record without one); device: where the encoder pass of what the cache
     lacks runs."""
     if not records:
         raise ValueError(f"task {task.name!r} has no records")
-    stem = name or task.cache_stem
+    stem = name or task.name
     pairs_path = cache_dir / f"{stem}.pairs.parquet"
     features_path = cache_dir / f"{stem}.parquet"
     embeddings_path = cache_dir / f"{stem}.embeddings.parquet"
@@ -194,8 +203,7 @@ def build_inputs(
     source = None
     if source_features:
         source_path = cache_dir / f"{stem}.source.parquet"
-        frame = source_pairs(records)
-        write_frame(frame, cache_dir / f"{stem}.source.pairs.parquet")
+        write_source_pairs(records, cache_dir / f"{stem}.source.pairs.parquet")
         update_feature_cache(
             cache_dir / f"{stem}.source.pairs.parquet",
             source_path,
@@ -206,7 +214,7 @@ def build_inputs(
             device=device,
         )
         read = pd.read_parquet(source_path, columns=["id", *source_features]).set_index("id")
-        source = read.loc[frame["id"]].reset_index(drop=True).astype(np.float64)
+        source = read.loc[source_ids(records)].reset_index(drop=True).astype(np.float64)
     cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
     features = cached.loc[pair_ids(records)].reset_index(drop=True).astype(np.float64)
     store = EmbeddingStore.open(embeddings_path)

@@ -161,8 +161,8 @@ def prepare_task(
                 f"task {task.name!r}: no synth rule applies to any output or reference; "
                 "set contrast_size, reference_triples_size and paraphrase_triples_size 0"
             )
-        # one cache for both kinds of copies (keyed by copy id): triples only add rows
-        name = f"{task.cache_stem}.contrast{contrast_size}x{contrast_depth}"
+        # one cache for both kinds of copies (keyed by their texts): triples only add rows
+        name = f"{task.name}.contrast{contrast_size}x{contrast_depth}"
         copy_inputs = build(task, copies, base.feature_names, name=name)
         owner_rows = np.asarray(owners, dtype=np.int64)
         # a copy that keeps its owner's references reads the one its owner trains on; a copy
