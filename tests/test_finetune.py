@@ -603,10 +603,11 @@ def test_your_own_ratings_are_evaluated_against_single_metrics(
     assert "my_task: " in capfd.readouterr().out  # its criteria and scales, before the fits
     result = json.loads((out / "results.json").read_text())
     assert result["task"] == "my_task" and result["transfer"] == []
+    assert result["datasets"] == {}  # no record names one: the task's row is the file's
     assert list(result["criteria"]) == ["overall", "adequacy"]
     assert set(result["criteria"]["overall"]["baselines"]) == set(FEATURES)
     report = (out / "results.md").read_text()
-    assert "| my_task |" in report and "| my_task | — | overall, adequacy |" in report
+    assert "| my_task |" in report and "## Per dataset" not in report
     assert "± 0.000" not in report  # one seed: no spread to print
     assert load(tmp_path / "ckpts" / "mismatch-my_task").tasks["my_task"]["criteria"][1] == {
         "key": "adequacy",

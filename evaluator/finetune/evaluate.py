@@ -103,14 +103,14 @@ def rated_columns(targets: np.ndarray, rows: np.ndarray) -> list[int]:
 def dataset_scores(
     prepared: PreparedTask, train: np.ndarray, test: np.ndarray, scores: np.ndarray
 ) -> dict[str, dict]:
-    """Per dataset of the test part: ours (``scores``, one row per test record) and the
-    baselines on that dataset's records alone, for the criteria it rates (two or more rated
+    """Per dataset that test records name (those naming none have the task's row alone): ours
+    (``scores``, one row per test record) and the baselines on that dataset's records alone, for the criteria it rates (two or more rated
     records). Baselines keep the orientation of the task-level table (the sign of their τ on
     the whole train part)."""
     names = np.array([record.dataset for record in prepared.records])
     targets = prepared.inputs.targets
     out: dict[str, dict] = {}
-    for name in sorted(set(names[test].tolist())):
+    for name in sorted(set(names[test].tolist()) - {""}):
         mine = names[test] == name
         rows = test[mine]
         columns = rated_columns(targets, rows)
@@ -393,7 +393,7 @@ def summary_table(results: list[dict]) -> str:
 
 def dataset_table(results: list[dict]) -> str:
     """Markdown of every task's datasets: criterion-averaged τ of ours, the best metric and the
-    named baselines on each dataset's test records alone."""
+    named baselines on each dataset's test records alone; empty when no record names one."""
     header = [
         "task",
         "dataset",
@@ -411,7 +411,7 @@ def dataset_table(results: list[dict]) -> str:
             rows.append(
                 [
                     result["task"],
-                    name or "—",  # records that name no dataset (a user's own ratings)
+                    name,
                     ", ".join(row["criteria"]),
                     f"{row['n_test_mean']:.0f}",
                     mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], row["seeds"]),
@@ -420,7 +420,7 @@ def dataset_table(results: list[dict]) -> str:
                     *["—" if v is None else f"{v:.3f}" for v in named],
                 ]
             )
-    return "\n".join(markdown_table(header, rows)) + "\n"
+    return "\n".join(markdown_table(header, rows)) + "\n" if rows else ""
 
 
 def transfer_table(results: list[dict]) -> str:
@@ -464,13 +464,17 @@ def results_markdown(results: list[dict], command: str) -> str:
         "",
         *base_lines(results),
         summary_table(results),
-        "## Per dataset",
-        "",
-        "The same runs, each dataset's test records alone (criteria it rates; metric baselines",
-        "oriented as in the task tables, the best one chosen after the fact per dataset).",
-        "",
-        dataset_table(results),
     ]
+    datasets = dataset_table(results)
+    if datasets:
+        parts += [
+            "## Per dataset",
+            "",
+            "The same runs, each dataset's test records alone (criteria it rates; metric baselines",
+            "oriented as in the task tables, the best one chosen after the fact per dataset).",
+            "",
+            datasets,
+        ]
     transfers = transfer_table(results)
     if transfers:
         parts += [
