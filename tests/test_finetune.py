@@ -912,6 +912,44 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
+def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
+    tmp_path: Path, base_checkpoint: Path, monkeypatch, capsys
+) -> None:
+    """--device reaches the encoder pass of every cache prepare_task fills; a device this
+    machine lacks is refused before the ratings file or any model is read."""
+    import evaluator.finetune.data as data_module
+
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz")
+    common = ["--ratings", str(ratings), "--checkpoint", str(base_checkpoint)]
+    if not torch.cuda.is_available():
+        for command, out in (("finetune", "ckpt"), ("evaluate", "results")):
+            assert main([command, *common, "--device", "cuda", "--out", str(tmp_path / out)]) == 2
+            assert "--device: device cuda requested but no CUDA GPU is available" in (
+                capsys.readouterr().err
+            )
+    assert main(["evaluate", *common, "--device", "tpu", "--out", str(tmp_path / "results")]) == 2
+    assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
+    assert not (tmp_path / "ckpt").exists() and not (tmp_path / "results").exists()
+
+    seen = []
+    real = data_module.update_feature_cache
+
+    def spy(*args, device: str, **kwargs):
+        seen.append(device)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(data_module, "update_feature_cache", spy)
+    # a GPU for the command's check; the spy runs the cache on the CPU
+    monkeypatch.setattr("mismatch_core.resources.torch_device", torch.device)
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL_FIT)
+    assert main([
+        "finetune", *common, "--device", "cuda:0", "--config", str(config), "--cache-dir",
+        str(tmp_path / "cache"), "--out", str(tmp_path / "ckpt"),
+    ]) == 0  # fmt: skip
+    assert seen and set(seen) == {"cuda:0"}
+
+
 def test_the_caches_are_filled_on_the_trainers_gpu(
     base_checkpoint: Path, data_root: Path, tmp_path: Path, monkeypatch
 ) -> None:

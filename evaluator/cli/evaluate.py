@@ -23,6 +23,7 @@ from evaluator.cli.finetune import (
     RATINGS_HELP,
     add_input_arguments,
     add_scale_arguments,
+    check_device,
     check_given_paths,
     config_file,
     load_settings,
@@ -82,6 +83,7 @@ def _named(option: str, problem: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
+    check_device(args)
     ratings = ratings_of(args)
     by_name: dict[str, str | Task]  # what each task's fit is prepared from: a name or a Task
     if ratings is not None:
@@ -138,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             task_settings,
             configs[task],
             checkpoint_from_config=args.checkpoint is None,
+            device=args.device,
         )
         print(
             f"{task}: {len(prepared.records)} records ready in {time.time() - start:.0f}s",

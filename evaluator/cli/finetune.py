@@ -52,6 +52,12 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="the shipped tasks' human data folder (default: the config's data.data_root; null "
         "there: the shared data/human)",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where the encoder pass of the features the cache lacks runs: cpu (default) or "
+        "cuda; the rating head fits on the CPU",
+    )
 
 
 CONFIG_DIR = "configs/finetune"  # <task>.yaml for each shipped task
@@ -155,6 +161,16 @@ def config_file(task: str | Task, config: str | None, config_dir: str = CONFIG_D
     return str(folder / (f"{task}.yaml" if isinstance(task, str) else "ratings.yaml"))
 
 
+def check_device(args: argparse.Namespace) -> None:
+    """--device names a device this machine has (checked before any data is read)."""
+    from mismatch_core.resources import torch_device
+
+    try:
+        torch_device(args.device)
+    except ValueError as error:
+        raise CommandError(f"--device: {error}") from None
+
+
 def check_given_paths(args: argparse.Namespace) -> None:
     """An option given an empty value is a mistake, not a request for the config's value."""
     for option in (
@@ -197,11 +213,12 @@ def prepare(
     settings: FitSettings,
     config: str | None = None,
     checkpoint_from_config: bool = False,
+    device: str = "cpu",
 ) -> PreparedTask:
-    """prepare_task (with the cache, data and contrast copies of ``settings``) with its user
-    errors (unknown task, bad checkpoint or data) as CommandError. ``config``: the file
-    ``settings`` came from, named in the errors of what it set: a dataset it names, and the
-    checkpoint when ``checkpoint_from_config`` (no --checkpoint)."""
+    """prepare_task (with the cache, data and contrast copies of ``settings``, the encoder pass
+    on ``device``) with its user errors (unknown task, bad checkpoint or data) as CommandError.
+    ``config``: the file ``settings`` came from, named in the errors of what it set: a dataset
+    it names, and the checkpoint when ``checkpoint_from_config`` (no --checkpoint)."""
     if isinstance(task, str) and task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     from evaluator.finetune.datamodule import prepare_task
@@ -220,6 +237,7 @@ def prepare(
             paraphrase_triples_size=settings.paraphrase_triples_size,
             train_datasets=settings.train_datasets,
             source_features=settings.source_features,
+            device=device,
         )
     except ConfigError as error:  # a setting prepare_task cannot follow (data.train_datasets)
         raise CommandError(f"{config}: {error}" if config else str(error)) from None
@@ -233,6 +251,7 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
+    check_device(args)
     ratings = ratings_of(args)
     task = args.task if ratings is None else ratings.task
     config = config_file(task, args.config)
@@ -257,7 +276,12 @@ def run(args: argparse.Namespace) -> int:
     if ratings is not None:
         print(ratings.describe(bool(settings.source_features)), flush=True)
     prepared = prepare(
-        task, checkpoint, settings, config, checkpoint_from_config=args.checkpoint is None
+        task,
+        checkpoint,
+        settings,
+        config,
+        checkpoint_from_config=args.checkpoint is None,
+        device=args.device,
     )
     module, data, val_loss = fit(
         prepared, np.arange(len(prepared.records)), settings, settings.seed, checkpoint=checkpoint
