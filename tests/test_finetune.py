@@ -916,8 +916,9 @@ def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
     tmp_path: Path, base_checkpoint: Path, monkeypatch, capsys
 ) -> None:
     """--device reaches the encoder pass of every cache prepare_task fills; a device this
-    machine lacks is refused before the ratings file or any model is read."""
+    machine lacks is refused before any model is read or feature computed."""
     import evaluator.finetune.data as data_module
+    import evaluator.finetune.evaluate as evaluate_module
 
     ratings = own_ratings(tmp_path / "mine.jsonl.gz")
     common = ["--ratings", str(ratings), "--checkpoint", str(base_checkpoint)]
@@ -940,13 +941,28 @@ def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
 
     monkeypatch.setattr(data_module, "update_feature_cache", spy)
     # a GPU for the command's check; the spy runs the cache on the CPU
-    monkeypatch.setattr("mismatch_core.resources.torch_device", torch.device)
+    monkeypatch.setattr("evaluator.cli.torch_device", torch.device)
     config = tmp_path / "small.yaml"
     config.write_text(SMALL_FIT)
     assert main([
         "finetune", *common, "--device", "cuda:0", "--config", str(config), "--cache-dir",
         str(tmp_path / "cache"), "--out", str(tmp_path / "ckpt"),
     ]) == 0  # fmt: skip
+    assert seen and set(seen) == {"cuda:0"}
+
+    class Prepared(Exception):
+        pass
+
+    def stop(*args, **kwargs):
+        raise Prepared
+
+    seen.clear()
+    monkeypatch.setattr(evaluate_module, "evaluate_task", stop)
+    with pytest.raises(Prepared):
+        main([
+            "evaluate", *common, "--device", "cuda:0", "--config", str(config), "--cache-dir",
+            str(tmp_path / "cache"), "--out", str(tmp_path / "results"),
+        ])  # fmt: skip
     assert seen and set(seen) == {"cuda:0"}
 
 

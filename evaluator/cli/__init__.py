@@ -18,7 +18,7 @@ from mismatch_core.errors import (
     MismatchWarning,
     ResourceMissingError,
 )
-from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries
+from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries, torch_device
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -71,6 +71,17 @@ class HelpFormatter(argparse.HelpFormatter):
 class CommandError(Exception):
     """A user error: printed as one line on stderr with exit status 2, as are the project's
     own error types (``mismatch_core.errors``) that reach the entry point."""
+
+
+def check_device(device: str | None) -> None:
+    """CommandError for a --device this machine does not have (None: not given). It loads
+    torch: commands call it after their cheap checks, before reading models or inputs."""
+    if device is None:
+        return
+    try:
+        torch_device(device)
+    except ValueError as error:
+        raise CommandError(f"--device: {error}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

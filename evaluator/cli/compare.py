@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from evaluator.cli import CommandError
+from evaluator.cli import CommandError, check_device
 from evaluator.cli.scoring import (
     add_batch_and_threshold_arguments,
     add_checkpoint_argument,
@@ -33,7 +33,6 @@ from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
-from mismatch_core.resources import torch_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -232,11 +231,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
         check_seed(args.seed, "--seed")
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if args.device is not None:  # before the checkpoint and the inputs are read
-        try:
-            torch_device(args.device)
-        except ValueError as error:
-            raise CommandError(f"--device: {error}") from None
+    check_device(args.device)  # before the checkpoint and the inputs are read
 
 
 def _check_out(args: argparse.Namespace, files: list[Path]) -> None:

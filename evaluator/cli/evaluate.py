@@ -17,13 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-from evaluator.cli import CommandError
+from evaluator.cli import CommandError, check_device
 from evaluator.cli.finetune import (
     CONFIG_DIR,
     RATINGS_HELP,
     add_input_arguments,
     add_scale_arguments,
-    check_device,
     check_given_paths,
     config_file,
     load_settings,
@@ -83,7 +82,6 @@ def _named(option: str, problem: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    check_device(args)
     ratings = ratings_of(args)
     by_name: dict[str, str | Task]  # what each task's fit is prepared from: a name or a Task
     if ratings is not None:
@@ -103,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--config names the recipe of --ratings; --config-dir the tasks'")
     configs = {name: config_file(t, args.config, args.config_dir) for name, t in by_name.items()}
     settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
+    check_device(args.device)
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     problems += [
         _named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))

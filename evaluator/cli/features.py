@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluator.cli import CommandError
+from evaluator.cli import CommandError, check_device
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
 from mismatch_core.atomic import output_problem
-from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable, torch_device
+from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,10 +66,7 @@ def run(args: argparse.Namespace) -> int:
         problem = path is not None and output_problem(path, kind)
         if problem:
             raise CommandError(f"{flag}: {problem}")
-    try:
-        torch_device(args.device)
-    except ValueError as error:
-        raise CommandError(f"--device: {error}") from None
+    check_device(args.device)
     check_num_layers(args.encoder, args.num_layers)
     try:
         metrics_for(names)

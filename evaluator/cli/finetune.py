@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator.cli import CommandError
+from evaluator.cli import CommandError, check_device
 from evaluator.tasks import TASKS, RatingsFile, Task, as_task, read_ratings
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
@@ -161,16 +161,6 @@ def config_file(task: str | Task, config: str | None, config_dir: str = CONFIG_D
     return str(folder / (f"{task}.yaml" if isinstance(task, str) else "ratings.yaml"))
 
 
-def check_device(args: argparse.Namespace) -> None:
-    """--device names a device this machine has (checked before any data is read)."""
-    from mismatch_core.resources import torch_device
-
-    try:
-        torch_device(args.device)
-    except ValueError as error:
-        raise CommandError(f"--device: {error}") from None
-
-
 def check_given_paths(args: argparse.Namespace) -> None:
     """An option given an empty value is a mistake, not a request for the config's value."""
     for option in (
@@ -251,11 +241,11 @@ def prepare(
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    check_device(args)
     ratings = ratings_of(args)
     task = args.task if ratings is None else ratings.task
     config = config_file(task, args.config)
     settings = with_paths(load_settings(task, config), args)
+    check_device(args.device)
     problem = export_problem(Path(args.out))
     if problem:  # checked before the fit, not after it
         raise CommandError(f"--out: {problem}")

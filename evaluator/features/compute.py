@@ -169,7 +169,8 @@ def single_torch_thread():
 
 
 def pair_key(ref: str, gen: str) -> str:
-    """Key of one (reference, generated) pair in an alignment store."""
+    """Key of one (reference, generated) pair, from its texts alone: in an alignment store and
+    in the human ratings' feature caches (``evaluator.finetune.data``)."""
     return f"{text_key(ref)}:{text_key(gen)}"
 
 

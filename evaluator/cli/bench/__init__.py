@@ -7,7 +7,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-from mismatch_core.resources import torch_device
+from evaluator.cli import CommandError, check_device
 
 # target -> "module:function"; each function takes the parsed args and prints its report.
 TARGETS: dict[str, str] = {
@@ -92,8 +92,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluator.cli import CommandError
-
     if args.out is not None and not args.out.strip():
         raise CommandError("--out is empty; give a path")
     if args.target == "all" and (args.out or args.parts):
@@ -111,11 +109,7 @@ def run(args: argparse.Namespace) -> int:
             )
             raise CommandError(f"{flags}: for the {where}, not {args.target}")
     # checked before any target runs: with `all`, predict comes after minutes of others
-    if args.device is not None:
-        try:
-            torch_device(args.device)
-        except ValueError as error:
-            raise CommandError(f"--device: {error}") from None
+    check_device(args.device)
     if args.input is not None and not Path(args.input).is_file():
         what = "is a directory; give a .jsonl file" if Path(args.input).is_dir() else "no such file"
         raise CommandError(f"--input: {args.input}: {what}")
