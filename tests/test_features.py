@@ -237,6 +237,54 @@ def test_embedding_store_round_trip(tmp_path):
         opened.add(["c"], np.zeros((1, 5)))
 
 
+def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
+    """Stores are keyed by text alone: a cache folder shared by two encoders (a base on
+    another 384-d encoder, say) would give one the other's vectors. Each store names what
+    encoded it; another encoder, or another layer for vectors read at one, is refused, and a
+    store from before sources were recorded is taken as the first claimant's."""
+    from evaluator.features.token_store import TokenStore
+
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
+    pairs = write_pairs(pairs_path, 2)
+    texts = [*pairs["ref"], *pairs["gen"]]
+    stores = {
+        "embeddings_path": tmp_path / "emb.parquet",
+        "alignments_path": tmp_path / "al.parquet",
+    }
+    for path, source in zip(stores.values(), ("other-encoder", None), strict=True):
+        store = EmbeddingStore()
+        store.add(texts, np.ones((len(texts), 4)))
+        store.source = source
+        store.save(path)
+    refused = r"emb.parquet holds vectors of other-encoder, not all-MiniLM-L6-v2; give another"
+    with pytest.raises(ValueError, match=refused):
+        update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
+    legacy = EmbeddingStore.open(stores["alignments_path"])
+    assert legacy.source is None
+    legacy.claim("all-MiniLM-L6-v2|layers=last", "al.parquet")
+    legacy.save(stores["alignments_path"])
+    refused = r"al.parquet holds vectors of all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    with pytest.raises(ValueError, match=refused):
+        update_feature_cache(
+            pairs_path, out, ["bleu"], progress=False, num_layers=4,
+            alignments_path=stores["alignments_path"],
+        )  # fmt: skip
+    # a store written before sources were recorded: taken as this encoder's, and saved so
+    unmarked = EmbeddingStore()
+    unmarked.add(texts, np.ones((len(texts), 384)))
+    unmarked.save(stores["embeddings_path"])
+    update_feature_cache(
+        pairs_path, out, ["bleu"], progress=False, embeddings_path=stores["embeddings_path"]
+    )
+    assert EmbeddingStore.open(stores["embeddings_path"]).source == "all-MiniLM-L6-v2"
+    tokens = TokenStore(tmp_path / "tokens")
+    tokens.claim("encoder-a|layers=last")
+    tokens.add({text_key("x"): np.ones((2, 4), np.float16)})
+    assert TokenStore(tmp_path / "tokens").source == "encoder-a|layers=last"
+    with pytest.raises(ValueError, match=r"tokens holds vectors of encoder-a\|layers=last, not"):
+        TokenStore(tmp_path / "tokens").claim("encoder-b|layers=last")
+
+
 def write_pairs(path, count: int, multi: bool = False) -> pd.DataFrame:
     refs = [f"the {i} dogs ran to the park" for i in range(count)]
     pairs = pd.DataFrame(

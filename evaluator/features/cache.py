@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from evaluator.features.compute import (
     compute_features,
+    encoder_source,
     feature_versions,
     pair_key,
 )
@@ -147,6 +148,14 @@ def update_feature_cache(
             EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
         )
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
+    # a store filled by another encoder (or, for states read at a layer, another layer) is
+    # refused, not extended: its vectors would be read as this encoder's
+    if store is not None and embeddings_path is not None:
+        claim_store(store, encoder, embeddings_path)  # mean-pooled last layer: the encoder alone
+    if alignments is not None and alignments_path is not None:
+        claim_store(alignments, encoder_source(encoder, num_layers), alignments_path)
+    if tokens is not None:
+        tokens.claim(encoder_source(encoder, num_layers))
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
@@ -188,6 +197,16 @@ def update_feature_cache(
     if len(pairs) == 0:
         write_cache(out_path, frame, versions)
     return report
+
+
+def claim_store(store: EmbeddingStore, source: str, path: Path) -> None:
+    """Claim ``store`` for ``source`` (ValueError if it holds another's). A store written before
+    stores recorded their source is taken as this one's and saved so at once, so that another
+    encoder is refused from then on, not only once the store grows."""
+    recorded = store.source is not None
+    store.claim(source, path)
+    if not recorded and path.is_file():
+        store.save(path)
 
 
 def fill_chunk(

@@ -39,6 +39,12 @@ MAX_WORKERS = 8
 ENCODER_BLOCK_PAIRS = 4096  # pairs whose token states are held in memory at once
 
 
+def encoder_source(encoder: str, num_layers: int | None) -> str:
+    """What a value read at an encoder's layer depends on: the encoder and the layer (None: the
+    last), as feature versions and the caches' stores record it."""
+    return f"{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+
+
 def feature_versions(
     names: Sequence[str], encoder: str = DEFAULT_ENCODER, num_layers: int | None = None
 ) -> dict[str, str]:
@@ -50,7 +56,7 @@ def feature_versions(
         metric = COLUMN_TO_METRIC[name]
         version = f"v{METRICS[metric].version}"
         if is_encoder_metric(metric):
-            version += f"|{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+            version += f"|{encoder_source(encoder, num_layers)}"
             if encoder_metric(metric).needs_disfluency:
                 version += f"|detector={detector_digest()}"
         versions[name] = version

@@ -3,7 +3,9 @@
 A frozen encoder gives each text the same vector every time, so the model trains on cached
 vectors instead of re-encoding: mean-pooled sentence embeddings per text, and alignment
 vectors per (ref, gen) pair. The parquet has columns `key` (sha1 hex) and `embedding`
-(fixed-size list of float32).
+(fixed-size list of float32), and names in its metadata what encoded the vectors (``source``:
+the encoder, and the layer where it matters), so that a cache filled by one encoder is never
+read as another's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ import pyarrow.parquet as pq
 from mismatch_core.atomic import atomic_path
 
 V = TypeVar("V")
+SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
+
+
+def claimed_source(current: str | None, source: str, where: str | Path) -> str:
+    """``source`` for a store that holds vectors of ``current`` (None: not recorded, as in
+    stores written before sources were); ValueError when it holds another encoder's."""
+    if current is not None and current != source:
+        raise ValueError(
+            f"{where} holds vectors of {current}, not {source}; give another path (or "
+            "--cache-dir) for this encoder"
+        )
+    return source
 
 
 def text_key(text: str) -> str:
@@ -45,6 +59,7 @@ class EmbeddingStore:
     def __init__(self, vectors: Mapping[str, np.ndarray] | None = None) -> None:
         self.vectors: dict[str, np.ndarray] = {}
         self.dim: int | None = None
+        self.source: str | None = None  # what encoded the vectors (None: not recorded)
         if vectors:
             self.add_keyed(vectors)
 
@@ -66,7 +81,14 @@ class EmbeddingStore:
         store = cls()
         store.add_keyed(dict(zip(keys, flat.reshape(len(keys), dim), strict=True)))
         store.dim = dim
+        source = (table.schema.metadata or {}).get(SOURCE_KEY)
+        store.source = source.decode() if source else None
         return store
+
+    def claim(self, source: str, where: str | Path) -> None:
+        """Record that the vectors are ``source``'s (an encoder, and its layer for vectors read
+        there); ValueError names ``where`` when the store holds another's."""
+        self.source = claimed_source(self.source, source, where)
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -127,5 +149,7 @@ class EmbeddingStore:
             pa.array(matrix.reshape(-1), type=pa.float32()), dim
         )
         table = pa.table({"key": pa.array(keys, type=pa.string()), "embedding": embedding})
+        if self.source is not None:
+            table = table.replace_schema_metadata({SOURCE_KEY: self.source.encode()})
         with atomic_path(path) as temporary:
             pq.write_table(table, temporary)

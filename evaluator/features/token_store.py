@@ -4,7 +4,8 @@ A frozen encoder gives a text the same token states every time, so training read
 disk instead of re-encoding: for every text, the unit-length states of its wordpieces (CLS and
 SEP dropped) at the BERTScore layer, in float16, at most ``MAX_TOKENS`` of them. The store is
 a folder of append-only shards, ``NNNNN.npy`` (all states of the shard, stacked) with
-``NNNNN.keys.parquet`` (text key, offset, length); a shard counts once its keys file exists,
+``NNNNN.keys.parquet`` (text key, offset, length; its metadata names what encoded the states,
+as an embedding store's does); a shard counts once its keys file exists,
 and both are written through a temporary file and a rename, so an interrupted run loses at
 most the shard it was writing. ``TokenTable`` packs the states of a list of texts into one
 array and gathers padded batches from it.
@@ -18,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import torch
 
-from evaluator.features.embeddings import stored_for, text_key
+from evaluator.features.embeddings import SOURCE_KEY, claimed_source, stored_for, text_key
 from mismatch_core.atomic import atomic_path
 
 MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
@@ -82,6 +85,7 @@ class TokenStore:
         self.states: dict[str, np.ndarray] = {}
         self.dim: int | None = None
         self.shards = 0
+        self.source: str | None = None  # what encoded the states (None: not recorded)
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"token store {self.path} exists and is not a folder")
         if self.path.is_dir():
@@ -103,10 +107,18 @@ class TokenStore:
             stem = keys_file.name.removesuffix(".keys.parquet")
             states_file = self.path / f"{stem}.npy"
             try:
-                keys = pd.read_parquet(keys_file)
+                table = pq.read_table(keys_file)
+                keys = table.to_pandas()
                 array = np.load(states_file, mmap_mode="r")
-            except (OSError, ValueError) as error:
+            except (OSError, ValueError, pa.ArrowException) as error:
                 raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
+            source = (table.schema.metadata or {}).get(SOURCE_KEY)
+            if source and self.source not in (None, source.decode()):
+                raise ValueError(
+                    f"{keys_file} holds states of {source.decode()}, the shards before it of "
+                    f"{self.source}"
+                )
+            self.source = source.decode() if source else self.source
             if array.ndim != 2 or (self.dim is not None and array.shape[1] != self.dim):
                 raise ValueError(
                     f"{states_file}: states of shape {array.shape} do not fit the store"
@@ -126,6 +138,11 @@ class TokenStore:
 
     def __contains__(self, text: str) -> bool:
         return text_key(text) in self.states
+
+    def claim(self, source: str) -> None:
+        """Record that the states are ``source``'s (an encoder and its layer); ValueError names
+        the folder when the store holds another's."""
+        self.source = claimed_source(self.source, source, self.path)
 
     def add(self, states: Mapping[str, np.ndarray]) -> int:
         """Write the states (keyed by ``text_key``) the store lacks as one new shard; how many."""
@@ -149,8 +166,11 @@ class TokenStore:
         self.path.mkdir(parents=True, exist_ok=True)
         with atomic_path(self.path / f"{stem}.npy") as temporary:
             np.save(temporary, np.concatenate(list(new.values())).astype(np.float16))
+        table = pa.Table.from_pandas(keys, preserve_index=False)
+        if self.source is not None:
+            table = table.replace_schema_metadata({SOURCE_KEY: self.source.encode()})
         with atomic_path(self.path / f"{stem}.keys.parquet") as temporary:
-            keys.to_parquet(temporary, index=False)
+            pq.write_table(table, temporary)
         self.shards += 1
         self.dim = dims.pop()
         self.states.update(new)
