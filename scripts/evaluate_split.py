@@ -45,6 +45,7 @@ def main() -> None:
         TokenStore(args.tokens) if config.use_tokens else None,
         paths={"embeddings": args.embeddings, "alignments": args.alignments, "tokens": args.tokens},
     )
+    stores.check_sources(config.encoder, checkpoint.num_layers)
     inputs = pair_inputs(pairs, raw, checkpoint.scaler, stores, args.pairs)
     accuracy, _ = val_figures(model, inputs, args.batch_size)
     print(f"{args.checkpoint} on {args.pairs}: accuracy {accuracy:.4f} ({len(pairs)} pairs)")

@@ -21,6 +21,7 @@ from evaluator.features import (
     available_features,
     compute_features,
     encoder_pass,
+    pair_key,
     text_key,
 )
 from evaluator.features.cache import update_feature_cache
@@ -34,6 +35,7 @@ from evaluator.features.lexical import (
 )
 from evaluator.features.registry import METRICS, metrics_for
 from evaluator.model.mismatch_model import SourceScaling
+from mismatch_core.errors import DataError
 
 # Features that need neither the encoder nor WordNet: cheap enough for every test run.
 LIGHT = [
@@ -251,11 +253,14 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         "embeddings_path": tmp_path / "emb.parquet",
         "alignments_path": tmp_path / "al.parquet",
     }
-    for path, source in zip(stores.values(), ("other-encoder", None), strict=True):
-        store = EmbeddingStore()
-        store.add(texts, np.ones((len(texts), 4)))
-        store.source = source
-        store.save(path)
+    embeddings = EmbeddingStore()
+    embeddings.add(texts, np.ones((len(texts), 384)))
+    embeddings.source = "other-encoder"
+    embeddings.save(stores["embeddings_path"])
+    alignments = EmbeddingStore()  # no source: written before sources were recorded
+    pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
+    alignments.add_keyed({key: np.ones(768) for key in pair_keys})
+    alignments.save(stores["alignments_path"])
     refused = r"emb.parquet holds vectors of other-encoder, not all-MiniLM-L6-v2; give another"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
@@ -269,20 +274,67 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
             pairs_path, out, ["bleu"], progress=False, num_layers=4,
             alignments_path=stores["alignments_path"],
         )  # fmt: skip
-    # a store written before sources were recorded: taken as this encoder's, and saved so
+    # stores written before sources were recorded: every claim is made before any is saved,
+    # so a refused run relabels none; an accepted one takes them as its encoder's, saved so
     unmarked = EmbeddingStore()
     unmarked.add(texts, np.ones((len(texts), 384)))
     unmarked.save(stores["embeddings_path"])
+    with pytest.raises(ValueError, match=refused):  # the alignments: another layer's
+        update_feature_cache(pairs_path, out, ["bleu"], progress=False, num_layers=4, **stores)
+    assert EmbeddingStore.open(stores["embeddings_path"]).source is None
+    tokens_path = tmp_path / "tokens"
+    old_tokens = TokenStore(tokens_path)
+    old_tokens.add({text_key(text): np.ones((2, 384), np.float16) for text in texts})
+    assert TokenStore(tokens_path).source is None
     update_feature_cache(
-        pairs_path, out, ["bleu"], progress=False, embeddings_path=stores["embeddings_path"]
+        pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path, **stores
     )
     assert EmbeddingStore.open(stores["embeddings_path"]).source == "all-MiniLM-L6-v2"
+    assert TokenStore(tokens_path).source == "all-MiniLM-L6-v2|layers=last"
+    refused = r"tokens holds vectors of all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    with pytest.raises(ValueError, match=refused):
+        update_feature_cache(
+            pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=tokens_path
+        )
+
+
+def test_the_training_side_reads_and_extends_only_its_own_encoders_stores(tmp_path):
+    """Pretraining and the span tagger fill their stores apart from the feature cache, and
+    pretraining, continued training and evaluate_split read them: each refuses another
+    encoder's store too (a DataError when read)."""
+    from evaluator.features.token_store import TokenStore
+    from evaluator.training.data import ensure_embeddings, ensure_tokens
+    from evaluator.training.pair_inputs import InputStores
+
+    texts = ["a dog ran", "a cat sat"]
+    store = EmbeddingStore()
+    store.add(texts, np.ones((2, 4)))
+    store.claim("encoder-a", "emb")
+    store.save(tmp_path / "emb.parquet")
+    with pytest.raises(ValueError, match="emb.parquet holds vectors of encoder-a, not encoder-b"):
+        ensure_embeddings(str(tmp_path / "emb.parquet"), texts, "encoder-b", 8, "cpu")
+    assert ensure_embeddings(str(tmp_path / "emb.parquet"), texts, "encoder-a", 8, "cpu") == 0
     tokens = TokenStore(tmp_path / "tokens")
     tokens.claim("encoder-a|layers=last")
-    tokens.add({text_key("x"): np.ones((2, 4), np.float16)})
-    assert TokenStore(tmp_path / "tokens").source == "encoder-a|layers=last"
+    tokens.add({text_key(text): np.ones((2, 4), np.float16) for text in texts})
     with pytest.raises(ValueError, match=r"tokens holds vectors of encoder-a\|layers=last, not"):
-        TokenStore(tmp_path / "tokens").claim("encoder-b|layers=last")
+        ensure_tokens(str(tmp_path / "tokens"), texts, "encoder-a", 8, 3, "cpu")
+    assert ensure_tokens(str(tmp_path / "tokens"), texts, "encoder-a", 8, None, "cpu") == 0
+    read = InputStores(
+        EmbeddingStore.open(tmp_path / "emb.parquet"),
+        tokens=TokenStore(tmp_path / "tokens"),
+        paths={"embeddings": tmp_path / "emb.parquet"},
+    )
+    read.check_sources("encoder-a", None)
+    with pytest.raises(DataError, match="emb.parquet holds vectors of encoder-a, not encoder-b"):
+        read.check_sources("encoder-b", None)
+    # two shards of one store filled by two encoders (written by hand here) name the second
+    other = TokenStore(tmp_path / "tokens")
+    other.source = "encoder-c|layers=last"
+    other.add({text_key("another text"): np.ones((1, 4), np.float16)})
+    disagree = r"00001.keys.parquet holds states of encoder-c\|layers=last, another shard of"
+    with pytest.raises(ValueError, match=disagree):
+        TokenStore(tmp_path / "tokens")
 
 
 def write_pairs(path, count: int, multi: bool = False) -> pd.DataFrame:
@@ -454,7 +506,6 @@ def test_the_command_shows_no_loading_bars_of_the_hub_libraries(tmp_path):
 
 @pytest.mark.slow
 def test_alignment_vectors_are_zero_for_a_copy_and_cached_per_pair(tmp_path):
-    from evaluator.features import pair_key
 
     refs = ["The capital of France is Paris.", "A dog runs.", "Two men sit on a bench."]
     gens = ["The capital of France is Paris.", "", "Three men sit on a bench."]

@@ -5,7 +5,9 @@ column is absent, or the column was written by another feature version (versions
 the parquet schema metadata, so a version bump recomputes that column only). After every
 chunk the whole file is rewritten atomically, so an interrupted run loses at most one chunk
 and the next run picks up where it stopped. Features cached earlier but not asked for now
-are kept when they are complete for every pair.
+are kept when they are complete for every pair. The embedding, alignment and token stores
+filled beside it name the encoder (and layer) that filled them; a store of another encoder is
+refused, never extended or read (``claim_stores``).
 """
 
 from __future__ import annotations
@@ -148,14 +150,7 @@ def update_feature_cache(
             EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
         )
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
-    # a store filled by another encoder (or, for states read at a layer, another layer) is
-    # refused, not extended: its vectors would be read as this encoder's
-    if store is not None and embeddings_path is not None:
-        claim_store(store, encoder, embeddings_path)  # mean-pooled last layer: the encoder alone
-    if alignments is not None and alignments_path is not None:
-        claim_store(alignments, encoder_source(encoder, num_layers), alignments_path)
-    if tokens is not None:
-        tokens.claim(encoder_source(encoder, num_layers))
+    claim_stores(store, embeddings_path, alignments, alignments_path, tokens, encoder, num_layers)
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
@@ -199,14 +194,31 @@ def update_feature_cache(
     return report
 
 
-def claim_store(store: EmbeddingStore, source: str, path: Path) -> None:
-    """Claim ``store`` for ``source`` (ValueError if it holds another's). A store written before
-    stores recorded their source is taken as this one's and saved so at once, so that another
-    encoder is refused from then on, not only once the store grows."""
-    recorded = store.source is not None
-    store.claim(source, path)
-    if not recorded and path.is_file():
+def claim_stores(
+    embeddings: EmbeddingStore | None,
+    embeddings_path: Path | None,
+    alignments: EmbeddingStore | None,
+    alignments_path: Path | None,
+    tokens: TokenStore | None,
+    encoder: str,
+    num_layers: int | None,
+) -> None:
+    """Claim the stores for this encoder (mean embeddings: its last layer; alignments and token
+    states: ``num_layers``): a store another encoder or layer filled is refused (ValueError
+    naming it), not extended, as its vectors would be read as this encoder's. Every claim is
+    made before any file is written, so a refused run relabels nothing; stores written before
+    sources were recorded are then taken as this encoder's and saved so at once."""
+    layered = encoder_source(encoder, num_layers)
+    adopted = []
+    candidates = ((embeddings, embeddings_path, encoder), (alignments, alignments_path, layered))
+    for store, path, source in candidates:
+        if store is not None and path is not None and store.claim(source, path) and path.is_file():
+            adopted.append((store, path))
+    adopted_tokens = tokens is not None and tokens.claim(layered)
+    for store, path in adopted:
         store.save(path)
+    if tokens is not None and adopted_tokens:
+        tokens.record_source()
 
 
 def fill_chunk(

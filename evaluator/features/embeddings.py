@@ -85,10 +85,13 @@ class EmbeddingStore:
         store.source = source.decode() if source else None
         return store
 
-    def claim(self, source: str, where: str | Path) -> None:
-        """Record that the vectors are ``source``'s (an encoder, and its layer for vectors read
-        there); ValueError names ``where`` when the store holds another's."""
+    def claim(self, source: str, where: str | Path) -> bool:
+        """Take the vectors as ``source``'s (an encoder, and its layer for vectors read there);
+        ValueError names ``where`` when the store holds another's. True when the store had no
+        source recorded (it is saved with this one from now on)."""
+        adopted = self.source is None
         self.source = claimed_source(self.source, source, where)
+        return adopted
 
     def __len__(self) -> int:
         return len(self.vectors)

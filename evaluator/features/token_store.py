@@ -86,6 +86,7 @@ class TokenStore:
         self.dim: int | None = None
         self.shards = 0
         self.source: str | None = None  # what encoded the states (None: not recorded)
+        self.unmarked: list[Path] = []  # keys files of shards written before sources were
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"token store {self.path} exists and is not a folder")
         if self.path.is_dir():
@@ -113,12 +114,14 @@ class TokenStore:
             except (OSError, ValueError, pa.ArrowException) as error:
                 raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
             source = (table.schema.metadata or {}).get(SOURCE_KEY)
-            if source and self.source not in (None, source.decode()):
+            if source is None:
+                self.unmarked.append(keys_file)
+            elif self.source not in (None, source.decode()):
                 raise ValueError(
-                    f"{keys_file} holds states of {source.decode()}, the shards before it of "
-                    f"{self.source}"
+                    f"{keys_file} holds states of {source.decode()}, another shard of {self.source}"
                 )
-            self.source = source.decode() if source else self.source
+            else:
+                self.source = source.decode()
             if array.ndim != 2 or (self.dim is not None and array.shape[1] != self.dim):
                 raise ValueError(
                     f"{states_file}: states of shape {array.shape} do not fit the store"
@@ -139,10 +142,24 @@ class TokenStore:
     def __contains__(self, text: str) -> bool:
         return text_key(text) in self.states
 
-    def claim(self, source: str) -> None:
-        """Record that the states are ``source``'s (an encoder and its layer); ValueError names
-        the folder when the store holds another's."""
+    def claim(self, source: str) -> bool:
+        """Take the states as ``source``'s (an encoder and its layer); ValueError names the
+        folder when the store holds another's. True when shards with no source recorded were
+        taken (``record_source`` writes it into them)."""
         self.source = claimed_source(self.source, source, self.path)
+        return bool(self.unmarked)
+
+    def record_source(self) -> None:
+        """Write the claimed source into the keys file of every shard that has none."""
+        if self.source is None:
+            raise ValueError(f"token store {self.path}: no source claimed to record")
+        for keys_file in self.unmarked:
+            table = pq.read_table(keys_file)
+            with atomic_path(keys_file) as temporary:
+                pq.write_table(
+                    table.replace_schema_metadata({SOURCE_KEY: self.source.encode()}), temporary
+                )
+        self.unmarked = []
 
     def add(self, states: Mapping[str, np.ndarray]) -> int:
         """Write the states (keyed by ``text_key``) the store lacks as one new shard; how many."""

@@ -219,6 +219,7 @@ def load_split_inputs(
             stores.tokens = TokenStore(features_dir / "tokens")
         except ValueError as error:
             raise DataError(str(error)) from None
+    stores.check_sources(config.encoder, checkpoint.num_layers)
     sets = {
         split: _split_inputs(checkpoint, pairs_dir, split, features_dir, stores)
         for split in ("train", "val")

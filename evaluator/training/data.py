@@ -22,7 +22,13 @@ import pyarrow.types as pa_types
 import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
-from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
+from evaluator.features import (
+    EmbeddingStore,
+    FeatureScaler,
+    encode_texts,
+    encoder_source,
+    text_key,
+)
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
@@ -283,6 +289,7 @@ class MismatchDataModule(L.LightningDataModule):
                 if self.hparams[n]
             },
         )
+        stores.check_sources(self.hparams["encoder"], self.hparams["feature_layers"])
         tokenizer = self._tokenizer()
         for split, frame in self.frames.items():
             where = f"{Path(self.hparams['pairs_dir']) / split}.parquet"
@@ -399,6 +406,8 @@ def ensure_tokens(
     holds one block's full states at a time), the encoder on ``device``; return how many were
     added."""
     store = TokenStore(path)
+    if store.claim(encoder_source(encoder, num_layers)):  # ValueError: another encoder's
+        store.record_source()
     missing = list(dict.fromkeys(text for text in texts if text not in store))
     added = 0
     for start in range(0, len(missing), ENCODE_BLOCK):
@@ -415,6 +424,8 @@ def ensure_embeddings(
     """Embed the texts missing from the store at ``path`` (created if absent), the encoder on
     ``device``; return how many."""
     store = EmbeddingStore.open(path) if Path(path).exists() else EmbeddingStore()
+    if store.claim(encoder, path) and Path(path).exists():  # ValueError: another encoder's
+        store.save(path)
     missing = [text for text in texts if text not in store]
     if missing:
         store.add(missing, encode_texts(missing, encoder, batch_size, device))

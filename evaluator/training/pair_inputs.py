@@ -16,7 +16,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from evaluator.features import EmbeddingStore, FeatureScaler, pair_key
+from evaluator.features import EmbeddingStore, FeatureScaler, encoder_source, pair_key
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from mismatch_core.errors import DataError
 
@@ -32,6 +32,21 @@ class InputStores:
 
     def path(self, name: str) -> str:
         return str(self.paths.get(name, f"the {name} store"))
+
+    def check_sources(self, encoder: str, num_layers: int | None) -> None:
+        """DataError naming the store that another encoder (or, for alignments and token
+        states, another layer) filled: its vectors would be read as this model's. A store with
+        no source recorded (written before sources were) is read as it is."""
+        layered = encoder_source(encoder, num_layers)
+        try:
+            if self.embeddings is not None:
+                self.embeddings.claim(encoder, self.path("embeddings"))
+            if self.alignments is not None:
+                self.alignments.claim(layered, self.path("alignments"))
+            if self.tokens is not None:
+                self.tokens.claim(layered)
+        except ValueError as error:
+            raise DataError(str(error)) from None
 
 
 @dataclass
