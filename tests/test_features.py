@@ -282,6 +282,14 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     with pytest.raises(ValueError, match=refused):  # the alignments: another layer's
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, num_layers=4, **stores)
     assert EmbeddingStore.open(stores["embeddings_path"]).source is None
+    def read_only(*args):
+        raise PermissionError("read-only file system")
+
+    with pytest.MonkeyPatch.context() as patch:  # an old cache on a read-only disk: read as is
+        patch.setattr(EmbeddingStore, "save", read_only)
+        elsewhere = tmp_path / "elsewhere.parquet"
+        update_feature_cache(pairs_path, elsewhere, ["bleu"], progress=False, **stores)
+    assert EmbeddingStore.open(stores["embeddings_path"]).source is None
     tokens_path = tmp_path / "tokens"
     old_tokens = TokenStore(tokens_path)
     old_tokens.add({text_key(text): np.ones((2, 384), np.float16) for text in texts})

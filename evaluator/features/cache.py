@@ -12,6 +12,7 @@ refused, never extended or read (``claim_stores``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -215,10 +216,12 @@ def claim_stores(
         if store is not None and path is not None and store.claim(source, path) and path.is_file():
             adopted.append((store, path))
     adopted_tokens = tokens is not None and tokens.claim(layered)
-    for store, path in adopted:
-        store.save(path)
-    if tokens is not None and adopted_tokens:
-        tokens.record_source()
+    # marking is for later runs: a cache on a read-only disk is still read by this one
+    with contextlib.suppress(PermissionError):
+        for store, path in adopted:
+            store.save(path)
+        if tokens is not None and adopted_tokens:
+            tokens.record_source()
 
 
 def fill_chunk(
