@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -242,7 +243,7 @@ def test_embedding_store_round_trip(tmp_path):
 def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     """Stores are keyed by text alone: a cache folder shared by two encoders (a base on
     another 384-d encoder, say) would give one the other's vectors. Each store names what
-    encoded it; another encoder, or another layer for vectors read at one, is refused, and a
+    filled it; another encoder, or another layer for vectors read at one, is refused, and a
     store from before sources were recorded is taken as the first claimant's."""
     from evaluator.features.token_store import TokenStore
 
@@ -261,29 +262,31 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
     alignments.add_keyed({key: np.ones(768) for key in pair_keys})
     alignments.save(stores["alignments_path"])
-    refused = r"emb.parquet holds vectors of other-encoder, not all-MiniLM-L6-v2; give another"
+    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2; use another store"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
-    legacy = EmbeddingStore.open(stores["alignments_path"])
-    assert legacy.source is None
-    legacy.claim("all-MiniLM-L6-v2|layers=last", "al.parquet")
-    legacy.save(stores["alignments_path"])
-    refused = r"al.parquet holds vectors of all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    # the refused run marked nothing
+    assert EmbeddingStore.open(stores["alignments_path"]).source is None
+    update_feature_cache(  # accepted: the old alignments are taken as this encoder's
+        pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
+    )
+    marked = EmbeddingStore.open(stores["alignments_path"]).source
+    assert marked == "all-MiniLM-L6-v2|layers=last"
+    refused = r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, num_layers=4,
             alignments_path=stores["alignments_path"],
         )  # fmt: skip
-    # stores written before sources were recorded: every claim is made before any is saved,
-    # so a refused run relabels none; an accepted one takes them as its encoder's, saved so
     unmarked = EmbeddingStore()
     unmarked.add(texts, np.ones((len(texts), 384)))
     unmarked.save(stores["embeddings_path"])
     with pytest.raises(ValueError, match=refused):  # the alignments: another layer's
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, num_layers=4, **stores)
     assert EmbeddingStore.open(stores["embeddings_path"]).source is None
+
     def read_only(*args):
-        raise PermissionError("read-only file system")
+        raise OSError(errno.EROFS, "Read-only file system")
 
     with pytest.MonkeyPatch.context() as patch:  # an old cache on a read-only disk: read as is
         patch.setattr(EmbeddingStore, "save", read_only)
@@ -299,46 +302,39 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     )
     assert EmbeddingStore.open(stores["embeddings_path"]).source == "all-MiniLM-L6-v2"
     assert TokenStore(tokens_path).source == "all-MiniLM-L6-v2|layers=last"
-    refused = r"tokens holds vectors of all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    refused = r"tokens was filled by all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=tokens_path
         )
 
 
-def test_the_training_side_reads_and_extends_only_its_own_encoders_stores(tmp_path):
-    """Pretraining and the span tagger fill their stores apart from the feature cache, and
-    pretraining, continued training and evaluate_split read them: each refuses another
-    encoder's store too (a DataError when read)."""
+def test_readers_refuse_another_encoders_store_and_shards_must_agree(tmp_path):
+    """Pretraining, continued training and evaluate_split read the stores through
+    InputStores: another encoder's store is a DataError there (it marks nothing). A token
+    store whose shards two encoders filled names the shard."""
     from evaluator.features.token_store import TokenStore
-    from evaluator.training.data import ensure_embeddings, ensure_tokens
     from evaluator.training.pair_inputs import InputStores
 
     texts = ["a dog ran", "a cat sat"]
     store = EmbeddingStore()
     store.add(texts, np.ones((2, 4)))
-    store.claim("encoder-a", "emb")
+    store.source = "encoder-a"
     store.save(tmp_path / "emb.parquet")
-    with pytest.raises(ValueError, match="emb.parquet holds vectors of encoder-a, not encoder-b"):
-        ensure_embeddings(str(tmp_path / "emb.parquet"), texts, "encoder-b", 8, "cpu")
-    assert ensure_embeddings(str(tmp_path / "emb.parquet"), texts, "encoder-a", 8, "cpu") == 0
     tokens = TokenStore(tmp_path / "tokens")
     tokens.claim("encoder-a|layers=last")
     tokens.add({text_key(text): np.ones((2, 4), np.float16) for text in texts})
-    with pytest.raises(ValueError, match=r"tokens holds vectors of encoder-a\|layers=last, not"):
-        ensure_tokens(str(tmp_path / "tokens"), texts, "encoder-a", 8, 3, "cpu")
-    assert ensure_tokens(str(tmp_path / "tokens"), texts, "encoder-a", 8, None, "cpu") == 0
     read = InputStores(
-        EmbeddingStore.open(tmp_path / "emb.parquet"),
-        tokens=TokenStore(tmp_path / "tokens"),
-        paths={"embeddings": tmp_path / "emb.parquet"},
+        EmbeddingStore.open(tmp_path / "emb.parquet"), tokens=TokenStore(tmp_path / "tokens")
     )
     read.check_sources("encoder-a", None)
-    with pytest.raises(DataError, match="emb.parquet holds vectors of encoder-a, not encoder-b"):
+    with pytest.raises(DataError, match="emb.parquet was filled by encoder-a, not encoder-b"):
         read.check_sources("encoder-b", None)
-    # two shards of one store filled by two encoders (written by hand here) name the second
+    layer = r"tokens was filled by encoder-a\|layers=last, not encoder-a\|layers=3"
+    with pytest.raises(DataError, match=layer):
+        InputStores(tokens=TokenStore(tmp_path / "tokens")).check_sources("encoder-a", 3)
     other = TokenStore(tmp_path / "tokens")
-    other.source = "encoder-c|layers=last"
+    other.source = "encoder-c|layers=last"  # a second shard written by hand for another encoder
     other.add({text_key("another text"): np.ones((1, 4), np.float16)})
     disagree = r"00001.keys.parquet holds states of encoder-c\|layers=last, another shard of"
     with pytest.raises(ValueError, match=disagree):

@@ -212,6 +212,27 @@ def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeyp
     assert len(devices) == 3
 
 
+def test_pretraining_marks_its_stores_and_refuses_another_encoders(
+    corpus: dict[str, Path], monkeypatch
+) -> None:
+    """prepare_data takes a store written before sources were recorded as its encoder's; a
+    store another encoder filled is a DataError in prepare_data and in setup, and nothing is
+    encoded into it."""
+    monkeypatch.setattr(data_module, "encode_texts", lambda *args: pytest.fail("encoded"))
+    datamodule(corpus).prepare_data()
+    assert EmbeddingStore.open(corpus["embeddings"]).source == "all-MiniLM-L6-v2"
+    store = EmbeddingStore.open(corpus["embeddings"])
+    store.source = "another-encoder"
+    store.save(corpus["embeddings"])
+    for step in ("prepare_data", "setup"):
+        with pytest.raises(DataError, match="was filled by another-encoder, not all-MiniLM-L6-v2"):
+            getattr(datamodule(corpus), step)()
+    tokens = str(corpus["embeddings"].parent / "tokens")
+    with pytest.raises(DataError, match="was filled by another-encoder"):  # claimed first
+        datamodule(corpus, tokens=tokens).prepare_data()
+    assert not Path(tokens).exists()
+
+
 def test_module_learns_and_separates_encoder_learning_rate(corpus: dict[str, Path]) -> None:
     torch.manual_seed(0)
     data = datamodule(corpus, batch_size=64)

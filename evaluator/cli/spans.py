@@ -95,6 +95,8 @@ def _train(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evaluator.cli import CommandError
+    from evaluator.features import encoder_source
+    from evaluator.features.embeddings import claim_stores
     from evaluator.features.token_store import TokenStore
     from evaluator.hub import load, save_from_checkpoint
     from evaluator.signature import folder_signature
@@ -152,8 +154,13 @@ def _train(args: argparse.Namespace) -> int:
     config = checkpoint.model.config
     texts = [*pairs["ref"], *pairs["gen"]]
     try:
+        store = TokenStore(args.tokens)
+        claim_stores([(store, encoder_source(config.encoder, checkpoint.num_layers))])
+    except ValueError as error:  # an unreadable store, or one another encoder filled
+        raise CommandError(str(error)) from None
+    try:
         added = ensure_tokens(
-            str(args.tokens),
+            store,
             texts,
             config.encoder,
             settings.batch_size,
@@ -161,10 +168,9 @@ def _train(args: argparse.Namespace) -> int:
             "cpu",  # the tagger trains on the CPU
         )
         print(f"token store {args.tokens}: {added} texts encoded", file=sys.stderr, flush=True)
-        store = TokenStore(args.tokens)
         train = span_examples(pairs[~dev_mask].reset_index(drop=True), store, config.encoder)
         dev = span_examples(pairs[dev_mask].reset_index(drop=True), store, config.encoder)
-    except ValueError as error:  # an unreadable store, or states of another encoder
+    except ValueError as error:  # states that do not fit the pairs' wordpieces
         raise CommandError(f"{args.tokens}: {error}") from None
     if not len(train) or not len(dev):
         raise CommandError(

@@ -12,7 +12,6 @@ refused, never extended or read (``claim_stores``).
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from evaluator.features.compute import (
     feature_versions,
     pair_key,
 )
-from evaluator.features.embeddings import EmbeddingStore, text_key
+from evaluator.features.embeddings import EmbeddingStore, claim_stores, text_key
 from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
@@ -140,18 +139,14 @@ def update_feature_cache(
     complete_extra = [column for column in extra if frame[column].notna().all()]
     frame = frame.reindex(columns=names + complete_extra)
     versions = {**{column: cached_versions[column] for column in complete_extra}, **versions}
-    store = None
-    if embeddings_path is not None:
-        store = (
-            EmbeddingStore.open(embeddings_path) if embeddings_path.is_file() else EmbeddingStore()
-        )
-    alignments = None
-    if alignments_path is not None:
-        alignments = (
-            EmbeddingStore.open(alignments_path) if alignments_path.is_file() else EmbeddingStore()
-        )
+    store = EmbeddingStore.open_or_new(embeddings_path) if embeddings_path is not None else None
+    alignments = (
+        EmbeddingStore.open_or_new(alignments_path) if alignments_path is not None else None
+    )
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
-    claim_stores(store, embeddings_path, alignments, alignments_path, tokens, encoder, num_layers)
+    layered = encoder_source(encoder, num_layers)  # alignments and token states: at the layer
+    claims = ((store, encoder), (alignments, layered), (tokens, layered))
+    claim_stores([(claimed, source) for claimed, source in claims if claimed is not None])
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
@@ -193,35 +188,6 @@ def update_feature_cache(
     if len(pairs) == 0:
         write_cache(out_path, frame, versions)
     return report
-
-
-def claim_stores(
-    embeddings: EmbeddingStore | None,
-    embeddings_path: Path | None,
-    alignments: EmbeddingStore | None,
-    alignments_path: Path | None,
-    tokens: TokenStore | None,
-    encoder: str,
-    num_layers: int | None,
-) -> None:
-    """Claim the stores for this encoder (mean embeddings: its last layer; alignments and token
-    states: ``num_layers``): a store another encoder or layer filled is refused (ValueError
-    naming it), not extended, as its vectors would be read as this encoder's. Every claim is
-    made before any file is written, so a refused run relabels nothing; stores written before
-    sources were recorded are then taken as this encoder's and saved so at once."""
-    layered = encoder_source(encoder, num_layers)
-    adopted = []
-    candidates = ((embeddings, embeddings_path, encoder), (alignments, alignments_path, layered))
-    for store, path, source in candidates:
-        if store is not None and path is not None and store.claim(source, path) and path.is_file():
-            adopted.append((store, path))
-    adopted_tokens = tokens is not None and tokens.claim(layered)
-    # marking is for later runs: a cache on a read-only disk is still read by this one
-    with contextlib.suppress(PermissionError):
-        for store, path in adopted:
-            store.save(path)
-        if tokens is not None and adopted_tokens:
-            tokens.record_source()
 
 
 def fill_chunk(

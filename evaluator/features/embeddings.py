@@ -10,10 +10,11 @@ read as another's.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -25,15 +26,42 @@ V = TypeVar("V")
 SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
 
 
+# what a disk this process cannot write raises (a read-only mount: EROFS)
+CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
 def claimed_source(current: str | None, source: str, where: str | Path) -> str:
-    """``source`` for a store that holds vectors of ``current`` (None: not recorded, as in
-    stores written before sources were); ValueError when it holds another encoder's."""
+    """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
+    before sources were); ValueError when another encoder (or layer) filled it."""
     if current is not None and current != source:
         raise ValueError(
-            f"{where} holds vectors of {current}, not {source}; give another path (or "
-            "--cache-dir) for this encoder"
+            f"{where} was filled by {current}, not {source}; use another store (or cache "
+            "folder) for this encoder"
         )
     return source
+
+
+class SourcedStore(Protocol):
+    """A store that records what filled it: the embedding store and the token store."""
+
+    def claim(self, source: str) -> bool: ...
+
+    def mark(self) -> None: ...
+
+
+def claim_stores(claims: Sequence[tuple[SourcedStore, str]]) -> None:
+    """Claim each store for its source (an encoder, with its layer for vectors read at one):
+    ValueError names a store another encoder or layer filled, whose vectors would otherwise be
+    read as this one's. Every claim is made before any file is written, so a refused run
+    relabels nothing; then the stores written before sources were recorded are marked as the
+    claimant's, except on a disk this process cannot write (the claim holds for this run)."""
+    adopted = [store for store, source in claims if store.claim(source)]
+    for store in adopted:
+        try:
+            store.mark()
+        except OSError as error:
+            if error.errno not in CANNOT_WRITE:
+                raise
 
 
 def text_key(text: str) -> str:
@@ -60,6 +88,7 @@ class EmbeddingStore:
         self.vectors: dict[str, np.ndarray] = {}
         self.dim: int | None = None
         self.source: str | None = None  # what encoded the vectors (None: not recorded)
+        self.path: Path | None = None  # the file it was opened from (None: a new store)
         if vectors:
             self.add_keyed(vectors)
 
@@ -83,15 +112,27 @@ class EmbeddingStore:
         store.dim = dim
         source = (table.schema.metadata or {}).get(SOURCE_KEY)
         store.source = source.decode() if source else None
+        store.path = path
         return store
 
-    def claim(self, source: str, where: str | Path) -> bool:
+    @classmethod
+    def open_or_new(cls, path: str | Path) -> EmbeddingStore:
+        """The store at ``path``, or a new empty one when there is none yet."""
+        return cls.open(path) if Path(path).is_file() else cls()
+
+    def claim(self, source: str) -> bool:
         """Take the vectors as ``source``'s (an encoder, and its layer for vectors read there);
-        ValueError names ``where`` when the store holds another's. True when the store had no
-        source recorded (it is saved with this one from now on)."""
-        adopted = self.source is None
-        self.source = claimed_source(self.source, source, where)
+        ValueError names the store when another filled it. True when it holds vectors but no
+        source (written before sources were): ``mark`` then records this one."""
+        adopted = self.source is None and bool(self.vectors)
+        self.source = claimed_source(self.source, source, self.path or "an embedding store")
         return adopted
+
+    def mark(self) -> None:
+        """Write the claimed source into the file the store was opened from."""
+        if self.path is None:
+            raise ValueError("an embedding store that was never saved has no file to mark")
+        self.save(self.path)
 
     def __len__(self) -> int:
         return len(self.vectors)

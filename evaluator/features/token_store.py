@@ -144,12 +144,12 @@ class TokenStore:
 
     def claim(self, source: str) -> bool:
         """Take the states as ``source``'s (an encoder and its layer); ValueError names the
-        folder when the store holds another's. True when shards with no source recorded were
-        taken (``record_source`` writes it into them)."""
+        folder when another filled it. True when shards with no source recorded were taken
+        (``mark`` writes it into them)."""
         self.source = claimed_source(self.source, source, self.path)
         return bool(self.unmarked)
 
-    def record_source(self) -> None:
+    def mark(self) -> None:
         """Write the claimed source into the keys file of every shard that has none."""
         if self.source is None:
             raise ValueError(f"token store {self.path}: no source claimed to record")

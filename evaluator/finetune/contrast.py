@@ -94,8 +94,8 @@ def contrast_records(
     again from the start when the ``size // depth`` chains outnumber them, so no record gets
     more than ``ceil(size // depth / len(records))`` chains, each of another class.
 
-    Returns the copies (id ``<record id>~<class>~<hash of the copy's text>``, unique however
-    the rules change; no scores), for each the position of its original in ``records``, and the
+    Returns the copies (id ``<record id>~<class>~<hash of the copy's text>``, unique among the
+    copies; no scores), for each the position of its original in ``records``, and the
     position among the copies of the copy it was made from (-1: made from the original).
     A chain takes the first class, in a random order (weighted by ``class_weights``, 1 for a
     class not named; uniform without), that one of its rules applies to; it

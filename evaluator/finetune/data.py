@@ -110,17 +110,19 @@ def pair_ids(records: list[HumanRecord]) -> list[str]:
     return [pair_key(ref, r.gen) for r in records for ref in r.refs]
 
 
-def write_pairs(records: list[HumanRecord], path: Path) -> None:
+def write_pairs(records: list[HumanRecord], path: Path) -> list[str]:
     """The id/ref/gen parquet the feature cache reads, one row per distinct (reference,
-    generated) pair (atomic; rewritten only when it changes)."""
+    generated) pair (atomic; rewritten only when it changes); returns ``pair_ids``."""
+    keys = pair_ids(records)
     frame = pd.DataFrame(
         {
-            "id": pair_ids(records),
+            "id": keys,
             "ref": [[ref] for r in records for ref in r.refs],
             "gen": [r.gen for r in records for _ in r.refs],
         }
     )
     write_frame(frame.drop_duplicates("id", ignore_index=True), path)
+    return keys
 
 
 def source_ids(records: list[HumanRecord]) -> list[str]:
@@ -135,17 +137,15 @@ def source_ids(records: list[HumanRecord]) -> list[str]:
     return [pair_key(r.src or "", r.gen) for r in records]  # none is missing: checked above
 
 
-def write_source_pairs(records: list[HumanRecord], path: Path) -> None:
+def write_source_pairs(records: list[HumanRecord], path: Path) -> list[str]:
     """The id/ref/gen parquet of every distinct (source, generated) pair, the source in the
-    place of the reference (atomic; rewritten only when it changes)."""
+    place of the reference (atomic; rewritten only when it changes); returns ``source_ids``."""
+    keys = source_ids(records)
     frame = pd.DataFrame(
-        {
-            "id": source_ids(records),
-            "ref": [[r.src] for r in records],
-            "gen": [r.gen for r in records],
-        }
+        {"id": keys, "ref": [[r.src] for r in records], "gen": [r.gen for r in records]}
     )
     write_frame(frame.drop_duplicates("id", ignore_index=True), path)
+    return keys
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
@@ -187,7 +187,7 @@ def build_inputs(
     embeddings_path = cache_dir / f"{stem}.embeddings.parquet"
     alignments_path = cache_dir / f"{stem}.alignments.parquet" if alignments else None
     tokens_path = cache_dir / f"{stem}.tokens" if tokens else None
-    write_pairs(records, pairs_path)
+    keys = write_pairs(records, pairs_path)
     update_feature_cache(
         pairs_path,
         features_path,
@@ -203,7 +203,7 @@ def build_inputs(
     source = None
     if source_features:
         source_path = cache_dir / f"{stem}.source.parquet"
-        write_source_pairs(records, cache_dir / f"{stem}.source.pairs.parquet")
+        source_keys = write_source_pairs(records, cache_dir / f"{stem}.source.pairs.parquet")
         update_feature_cache(
             cache_dir / f"{stem}.source.pairs.parquet",
             source_path,
@@ -214,9 +214,9 @@ def build_inputs(
             device=device,
         )
         read = pd.read_parquet(source_path, columns=["id", *source_features]).set_index("id")
-        source = read.loc[source_ids(records)].reset_index(drop=True).astype(np.float64)
+        source = read.loc[source_keys].reset_index(drop=True).astype(np.float64)
     cached = pd.read_parquet(features_path, columns=["id", *feature_names]).set_index("id")
-    features = cached.loc[pair_ids(records)].reset_index(drop=True).astype(np.float64)
+    features = cached.loc[keys].reset_index(drop=True).astype(np.float64)
     store = EmbeddingStore.open(embeddings_path)
     distinct = list(dict.fromkeys(t for r in records for t in (*r.refs, r.gen)))
     lookup = pd.Index(distinct)
@@ -230,9 +230,7 @@ def build_inputs(
         targets=normalised_targets(task, records),
         alignments=None
         if alignments_path is None
-        else EmbeddingStore.open(alignments_path).lookup_keyed(
-            [pair_key(ref, r.gen) for r in records for ref in r.refs]
-        ),
+        else EmbeddingStore.open(alignments_path).lookup_keyed(keys),
         tokens=None if tokens_path is None else TokenStore(tokens_path).table(distinct),
         source=source,
     )

@@ -105,8 +105,8 @@ def dataset_scores(
 ) -> dict[str, dict]:
     """Per dataset that test records name (those naming none have the task's row alone): ours
     (``scores``, one row per test record) and the baselines on that dataset's records alone,
-    for the criteria it rates (two or more rated records). Baselines keep the orientation of the task-level table (the sign of their τ on
-    the whole train part)."""
+    for the criteria it rates (two or more rated records). Baselines keep the orientation of
+    the task-level table (the sign of their τ on the whole train part)."""
     names = np.array([record.dataset for record in prepared.records])
     targets = prepared.inputs.targets
     out: dict[str, dict] = {}

@@ -29,6 +29,7 @@ from evaluator.features import (
     encoder_source,
     text_key,
 )
+from evaluator.features.embeddings import claim_stores
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
@@ -251,23 +252,24 @@ class MismatchDataModule(L.LightningDataModule):
             )
         ).tolist()
         device = encoder_device(None if self.trainer is None else self.trainer.strategy.root_device)
+        encoder = self.hparams["encoder"]
+        embeddings = tokens = None
         if self.hparams["embeddings"] is not None:
-            ensure_embeddings(
-                self.hparams["embeddings"],
-                texts,
-                self.hparams["encoder"],
-                self.hparams["embed_batch_size"],
-                device,
-            )
+            embeddings = EmbeddingStore.open_or_new(self.hparams["embeddings"])
         if self.hparams["tokens"] is not None:
-            ensure_tokens(
-                self.hparams["tokens"],
-                texts,
-                self.hparams["encoder"],
-                self.hparams["embed_batch_size"],
-                self.hparams["feature_layers"],
-                device,
-            )
+            tokens = TokenStore(self.hparams["tokens"])
+        layered = encoder_source(encoder, self.hparams["feature_layers"])  # token states' layer
+        claims = ((embeddings, encoder), (tokens, layered))
+        try:  # both claimed before either is written: a refused run relabels neither
+            claim_stores([(store, source) for store, source in claims if store is not None])
+        except ValueError as error:
+            raise DataError(str(error)) from None
+        batch_size, layers = self.hparams["embed_batch_size"], self.hparams["feature_layers"]
+        if embeddings is not None:
+            path = self.hparams["embeddings"]
+            ensure_embeddings(embeddings, path, texts, encoder, batch_size, device)
+        if tokens is not None:
+            ensure_tokens(tokens, texts, encoder, batch_size, layers, device)
 
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
@@ -394,20 +396,17 @@ class MismatchDataModule(L.LightningDataModule):
 
 
 def ensure_tokens(
-    path: str,
+    store: TokenStore,
     texts: list[str],
     encoder: str,
     batch_size: int,
     num_layers: int | None,
     device: str,
 ) -> int:
-    """Add the token states of the texts missing from the store at ``path``, one shard per
-    block of ``ENCODE_BLOCK`` texts (an interrupted run keeps its finished blocks, and memory
-    holds one block's full states at a time), the encoder on ``device``; return how many were
-    added."""
-    store = TokenStore(path)
-    if store.claim(encoder_source(encoder, num_layers)):  # ValueError: another encoder's
-        store.record_source()
+    """Add the token states of the texts missing from ``store`` (claimed for this encoder and
+    layer, ``claim_stores``), one shard per block of ``ENCODE_BLOCK`` texts (an interrupted run
+    keeps its finished blocks, and memory holds one block's full states at a time), the encoder
+    on ``device``; return how many were added."""
     missing = list(dict.fromkeys(text for text in texts if text not in store))
     added = 0
     for start in range(0, len(missing), ENCODE_BLOCK):
@@ -419,13 +418,10 @@ def ensure_tokens(
 
 
 def ensure_embeddings(
-    path: str, texts: list[str], encoder: str, batch_size: int, device: str
+    store: EmbeddingStore, path: str, texts: list[str], encoder: str, batch_size: int, device: str
 ) -> int:
-    """Embed the texts missing from the store at ``path`` (created if absent), the encoder on
-    ``device``; return how many."""
-    store = EmbeddingStore.open(path) if Path(path).exists() else EmbeddingStore()
-    if store.claim(encoder, path) and Path(path).exists():  # ValueError: another encoder's
-        store.save(path)
+    """Embed the texts missing from ``store`` (claimed for this encoder, ``claim_stores``) and
+    save it at ``path``, the encoder on ``device``; return how many."""
     missing = [text for text in texts if text not in store]
     if missing:
         store.add(missing, encode_texts(missing, encoder, batch_size, device))

@@ -38,13 +38,11 @@ class InputStores:
         states, another layer) filled: its vectors would be read as this model's. A store with
         no source recorded (written before sources were) is read as it is."""
         layered = encoder_source(encoder, num_layers)
-        try:
-            if self.embeddings is not None:
-                self.embeddings.claim(encoder, self.path("embeddings"))
-            if self.alignments is not None:
-                self.alignments.claim(layered, self.path("alignments"))
-            if self.tokens is not None:
-                self.tokens.claim(layered)
+        claims = ((self.embeddings, encoder), (self.alignments, layered), (self.tokens, layered))
+        try:  # in memory only: a reader marks nothing
+            for store, source in claims:
+                if store is not None:
+                    store.claim(source)
         except ValueError as error:
             raise DataError(str(error)) from None
 
