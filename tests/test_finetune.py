@@ -912,12 +912,27 @@ def test_finetune_needs_an_output_folder(tmp_path: Path, capsys) -> None:
     assert "the following arguments are required: --out" in capsys.readouterr().err
 
 
+@pytest.fixture
+def cache_devices(monkeypatch) -> list[str]:
+    """The device of every cache fill prepare_task makes (each then runs on the CPU)."""
+    import evaluator.finetune.data as data_module
+
+    seen: list[str] = []
+    real = data_module.update_feature_cache
+
+    def spy(*args, device: str, **kwargs):
+        seen.append(device)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(data_module, "update_feature_cache", spy)
+    return seen
+
+
 def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
-    tmp_path: Path, base_checkpoint: Path, monkeypatch, capsys
+    tmp_path: Path, base_checkpoint: Path, monkeypatch, capsys, cache_devices: list[str]
 ) -> None:
     """--device reaches the encoder pass of every cache prepare_task fills; a device this
     machine lacks is refused before any model is read or feature computed."""
-    import evaluator.finetune.data as data_module
     import evaluator.finetune.evaluate as evaluate_module
 
     ratings = own_ratings(tmp_path / "mine.jsonl.gz")
@@ -931,15 +946,7 @@ def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
     assert main(["evaluate", *common, "--device", "tpu", "--out", str(tmp_path / "results")]) == 2
     assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
     assert not (tmp_path / "ckpt").exists() and not (tmp_path / "results").exists()
-
-    seen = []
-    real = data_module.update_feature_cache
-
-    def spy(*args, device: str, **kwargs):
-        seen.append(device)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(data_module, "update_feature_cache", spy)
+    assert cache_devices == []
     # a GPU for the command's check; the spy runs the cache on the CPU
     monkeypatch.setattr("evaluator.cli.torch_device", torch.device)
     config = tmp_path / "small.yaml"
@@ -948,7 +955,7 @@ def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
         "finetune", *common, "--device", "cuda:0", "--config", str(config), "--cache-dir",
         str(tmp_path / "cache"), "--out", str(tmp_path / "ckpt"),
     ]) == 0  # fmt: skip
-    assert seen and set(seen) == {"cuda:0"}
+    assert cache_devices and set(cache_devices) == {"cuda:0"}
 
     class Prepared(Exception):
         pass
@@ -956,38 +963,28 @@ def test_finetune_and_evaluate_encode_what_the_cache_lacks_on_the_device_given(
     def stop(*args, **kwargs):
         raise Prepared
 
-    seen.clear()
+    cache_devices.clear()
     monkeypatch.setattr(evaluate_module, "evaluate_task", stop)
     with pytest.raises(Prepared):
         main([
             "evaluate", *common, "--device", "cuda:0", "--config", str(config), "--cache-dir",
             str(tmp_path / "cache"), "--out", str(tmp_path / "results"),
         ])  # fmt: skip
-    assert seen and set(seen) == {"cuda:0"}
+    assert cache_devices and set(cache_devices) == {"cuda:0"}
 
 
 def test_the_caches_are_filled_on_the_trainers_gpu(
-    base_checkpoint: Path, data_root: Path, tmp_path: Path, monkeypatch
+    base_checkpoint: Path, data_root: Path, tmp_path: Path, cache_devices: list[str]
 ) -> None:
     """scripts/finetune.py on a GPU: what the task's caches lack is encoded on the trainer's
     device, through prepare_task to every cache it fills ("cuda:0" reaches a CPU-only
     cache function here: the spy runs it on the CPU)."""
-    import evaluator.finetune.data as data_module
-
-    seen = []
-    real = data_module.update_feature_cache
-
-    def spy(*args, device: str, **kwargs):
-        seen.append(device)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(data_module, "update_feature_cache", spy)
     data = RatingDataModule(
         "summarization", str(base_checkpoint), cache_dir=str(tmp_path), data_root=str(data_root)
     )
     data.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device("cuda", 0)))
     data.setup("fit")
-    assert seen and set(seen) == {"cuda:0"}
+    assert cache_devices and set(cache_devices) == {"cuda:0"}
 
 
 def test_one_process_fills_the_caches_and_the_others_read_them(
