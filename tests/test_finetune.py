@@ -617,11 +617,12 @@ def test_your_own_ratings_are_evaluated_against_single_metrics(
 
 
 def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_across(
-    tmp_path: Path, base_checkpoint: Path
+    tmp_path: Path, base_checkpoint: Path, capfd
 ) -> None:
     """Records that name their dataset get a row each and transfer rows (fitted on one
     dataset, tested on another), as the shipped tasks with two datasets do; a dataset of fewer
-    than 20 items gets its row but no transfer (its fit or test part would be nearly empty)."""
+    than 20 items gets its row but no transfer (its fit or test part would be nearly empty).
+    --no-ablations fits ours alone per seed (their columns read —)."""
     ratings = own_ratings(tmp_path / "mine.jsonl.gz", items=60, datasets=("news", "blogs", "news", "blogs", "forum"))
     config = tmp_path / "small.yaml"
     config.write_text(SMALL_FIT)
@@ -629,6 +630,7 @@ def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_acros
     assert main([
         "evaluate", "--ratings", str(ratings), "--checkpoint", str(base_checkpoint), "--seeds",
         "1", "--config", str(config), "--cache-dir", str(tmp_path / "cache"), "--out", str(out),
+        "--no-ablations",
     ]) == 0  # fmt: skip
     result = json.loads((out / "results.json").read_text())
     assert set(result["datasets"]) == {"news", "blogs", "forum"}  # forum: 12 items
@@ -636,7 +638,12 @@ def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_acros
         ("blogs", "news"),
         ("news", "blogs"),
     ]
-    assert "## Transfer" in (out / "results.md").read_text()
+    report = (out / "results.md").read_text()
+    assert "## Transfer" in report
+    assert result["summary"]["ablations"] == {} and result["criteria"]["overall"]["ablations"] == {}
+    assert "| mine | " in report and "| — | — |" in report  # no_pretraining, no_metrics
+    printed = capfd.readouterr().out
+    assert "mine seed 0 ours:" in printed and "no_pretraining" not in printed
 
 
 def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> None:

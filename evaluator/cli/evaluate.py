@@ -73,6 +73,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip the transfer rows (fit on one dataset of a task, test on another)",
     )
+    parser.add_argument(
+        "--no-ablations",
+        action="store_true",
+        help="skip the ablation fits (no_pretraining, no_metrics, all_layers: three of the four "
+        "fits per seed); their columns read —",
+    )
 
 
 def _named(option: str, problem: str | None) -> str | None:
@@ -152,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             checkpoint,
             None if args.export_dir is None else Path(args.export_dir),
             log=lambda line: print(line, flush=True),
+            ablations=not args.no_ablations,
         )
         if not args.no_transfer:
             result["transfer"] = evaluate_transfers(

@@ -137,15 +137,21 @@ def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
 
 
 def run_seed(
-    prepared: PreparedTask, seed: int, settings: FitSettings, checkpoint: str, log
+    prepared: PreparedTask,
+    seed: int,
+    settings: FitSettings,
+    checkpoint: str,
+    log,
+    ablations: bool = True,
 ) -> dict:
-    """One split: ours, ablations and baselines on the same test records."""
+    """One split: ours, the ablations (unless ``ablations`` is false: a fit each) and the
+    baselines on the same test records."""
     everything = np.arange(len(prepared.records))
     train, test = split_rows(prepared.records, everything, seed, 0.2)
     targets = prepared.inputs.targets[test]
     trained = len(training_rows(prepared.records, train, prepared.train_datasets))
     result: dict = {"n_train": trained, "n_test": len(test), "variants": {}}
-    for variant, options in {"ours": {}, **ABLATIONS}.items():
+    for variant, options in {"ours": {}, **(ABLATIONS if ablations else {})}.items():
         module, _, val_loss = fit(prepared, train, settings, seed, checkpoint=checkpoint, **options)
         scores = model_scores(module, prepared, test)
         result["variants"][variant] = criterion_scores(scores, targets)
@@ -166,6 +172,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
     """Means over seeds in the results.json shape, plus task-level (criterion-averaged) numbers."""
     criteria = [c.key for c in prepared.task.criteria]
     metrics = list(runs[0]["baselines"])  # every metric baseline_kendall scored
+    ablations = [name for name in ABLATIONS if name in runs[0]["variants"]]  # those that ran
     out: dict = {
         "task": prepared.task.name,
         "kind": prepared.task.kind,
@@ -195,7 +202,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
                         np.mean([run["variants"][name][column]["kendall"] for run in runs])
                     )
                 }
-                for name in ABLATIONS
+                for name in ablations
             },
         }
     per_seed = [
@@ -219,7 +226,7 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
             name: float(
                 np.mean([out["criteria"][k]["ablations"][name]["kendall"] for k in criteria])
             )
-            for name in ABLATIONS
+            for name in ablations
         },
         "paper_kendall": PAPER_KENDALL.get(prepared.task.name),
         "records": len(prepared.records),
@@ -281,10 +288,12 @@ def evaluate_task(
     checkpoint: str,
     export_dir: Path | None = None,
     log=print,
+    ablations: bool = True,
 ) -> dict:
-    """All seeds of one task; with ``export_dir`` also fit on every record and ship the checkpoint."""
+    """All seeds of one task (with the ablations unless ``ablations`` is false); with
+    ``export_dir`` also fit on every record and ship the checkpoint."""
     check_test_parts(prepared, seeds)
-    runs = [run_seed(prepared, seed, settings, checkpoint, log) for seed in seeds]
+    runs = [run_seed(prepared, seed, settings, checkpoint, log, ablations) for seed in seeds]
     result = summarise(prepared, runs, seeds)
     if export_dir is not None:
         module, data, val_loss = fit(
@@ -311,6 +320,11 @@ def evaluate_task(
         result["checkpoint_signature"] = written.to_dict()
         log(f"{prepared.task.name}: exported {target}, signature {written}")
     return result
+
+
+def tau_or_dash(value: float | None) -> str:
+    """A τ to three places, or "—" for one not measured (an ablation not run)."""
+    return "—" if value is None else f"{value:.3f}"
 
 
 def mean_and_spread(mean: float, std: float, seeds: int) -> str:
@@ -351,7 +365,7 @@ def task_table(result: dict) -> str:
             f"{row['ours']['rmse']:.3f}",
             *[f"{row['baselines'][m]['kendall']:.3f}" for m in named],
             f"{best} {row['baselines'][best]['kendall']:.3f}",
-            *[f"{row['ablations'][a]['kendall']:.3f}" for a in ABLATIONS],
+            *[tau_or_dash(row["ablations"].get(a, {}).get("kendall")) for a in ABLATIONS],
         ]
         rows.append(cells)
     lines = [f"### {result['task']}", "", *markdown_table(header, rows)]
@@ -382,8 +396,8 @@ def summary_table(results: list[dict]) -> str:
                 result["task"],
                 mean_and_spread(s["ours_kendall"], s["ours_kendall_std"], len(result["seeds"])),
                 f"{s['best_baseline']} {s['best_baseline_kendall']:.3f}",
-                f"{s['ablations']['no_pretraining']:.3f}",
-                f"{s['ablations']['no_metrics']:.3f}",
+                tau_or_dash(s["ablations"].get("no_pretraining")),
+                tau_or_dash(s["ablations"].get("no_metrics")),
                 paper,
                 f"{s['n_test_mean']:.0f}",
             ]
@@ -417,7 +431,7 @@ def dataset_table(results: list[dict]) -> str:
                     mean_and_spread(row["ours_kendall"], row["ours_kendall_std"], row["seeds"]),
                     f"{row['best_baseline']} {row['best_baseline_kendall']:.3f}",
                     f"{row['ours_kendall'] - row['best_baseline_kendall']:+.3f}",
-                    *["—" if v is None else f"{v:.3f}" for v in named],
+                    *[tau_or_dash(v) for v in named],
                 ]
             )
     return "\n".join(markdown_table(header, rows)) + "\n" if rows else ""
