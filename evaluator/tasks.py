@@ -240,7 +240,11 @@ def read_ratings(
     records, digest = load_hashed_records(path)  # DataError for a missing or unreadable file
     if not records:
         raise DataError(f"{path}: no records")
-    what = "choose another --name" if name is not None else "give --name NAME"
+    what = (  # the option of mismatch finetune / evaluate, the key of scripts/finetune.py
+        "choose another name (--name, or data.task)"
+        if name is not None
+        else "give it a name (--name NAME, or data.task)"
+    )
     name = name if name is not None else re.split(r"\.jsonl", path.name, flags=re.I)[0]
     if not TASK_NAME.fullmatch(name):
         raise DataError(
@@ -310,7 +314,7 @@ def criteria_of(
             if not low < high:
                 raise DataError(
                     f"{path}: criterion {key!r}: all its {len(values)} ratings are {low:g}; "
-                    f"give --scale {key}=LOW:HIGH, or leave it out"
+                    f"give its scale (--scale {key}=LOW:HIGH, or data.scales), or leave it out"
                 )
         criteria.append(Criterion(key, key, float(low), float(high)))
     return tuple(criteria)
@@ -320,6 +324,29 @@ def human_root(root: str | Path | None = None) -> Path:
     """The folder of the human-rating sets: ``root`` (a --data-root or data.data_root), or the
     shared data's human/ when it is None or empty."""
     return Path(root) if root else data_dir() / "human"
+
+
+def fit_task(
+    task: str | Task | None,
+    ratings: str | None = None,
+    scales: dict[str, tuple[float, float]] | None = None,
+) -> Task:
+    """The task a fit names: a Task as given; else, as the LightningCLI's data and model
+    sections give it, a user's ratings file (``task`` then names it, default the file's name;
+    ``scales`` as --scale) or a shipped task's name. DataError for data.scales without a file,
+    no task, or an unknown one."""
+    if isinstance(task, Task):
+        return task
+    if ratings is not None:
+        return read_ratings(ratings, name=task, scales=scales).task
+    if scales:
+        raise DataError("data.scales describes a user's ratings file: give data.ratings FILE too")
+    if task is None:
+        raise DataError("no task: give data.task (a shipped task) or data.ratings (your file)")
+    try:
+        return get_task(task)
+    except KeyError as error:
+        raise DataError(f"data.task: {error.args[0]}") from None
 
 
 def data_file(spec: DatasetSpec, root: str | Path | None = None) -> Path:

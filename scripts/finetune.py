@@ -1,4 +1,5 @@
-"""Fine-tune on a task's human ratings: python scripts/finetune.py fit --config configs/finetune/<task>.yaml"""
+"""Fine-tune on a task's human ratings: python scripts/finetune.py fit --config configs/finetune/<task>.yaml
+(your own: --config configs/finetune/ratings.yaml --data.ratings FILE)."""
 
 from mismatch_core.resources import configure_offline_mode
 

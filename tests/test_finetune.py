@@ -20,6 +20,7 @@ import pytest
 import torch
 import yaml
 from jsonl_files import write_jsonl_gz
+from safetensors.torch import load_file
 from tiny_bert import tiny_bert
 from transformers import AutoTokenizer
 
@@ -1064,15 +1065,16 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
             lightning_main(["fit", "--config", recipe])
         assert exit_.value.code == 2
         assert (
-            f"no data.task in {recipe} or on the command line: add --data.task TASK; {recipe} is "
-            "a recipe of `mismatch finetune --ratings FILE`, which names the task"
+            f"no data.task or data.ratings in {recipe} or on the command line: add --data.task "
+            f"TASK or --data.ratings FILE; {recipe} is a recipe for your own ratings file"
         ) in capsys.readouterr().err
     from evaluator.finetune.lightning_cli import task_problem
 
     mine = tmp_path / "mine.yaml"
     mine.write_text("trainer: {max_steps: 4}\ndata: {batch_size: 8}\n")
     assert task_problem(["fit", "--config", str(mine)]) == (
-        f"no data.task in {mine} or on the command line: add --data.task TASK"
+        f"no data.task or data.ratings in {mine} or on the command line: add --data.task TASK or "
+        "--data.ratings FILE"
     )
     task_file = tmp_path / "task.yaml"
     task_file.write_text("data: {task: summarization}\n")
@@ -1117,6 +1119,96 @@ def test_lightning_cli_fits_and_exports(
     assert (
         "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]
     )  # from the config
+
+
+def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
+    tmp_path: Path, base_checkpoint: Path, capsys
+) -> None:
+    """scripts/finetune.py takes a user's ratings file (data.ratings, data.scales as --scale)
+    with the ratings recipe, so a fit can run on several devices by configuration; it exports
+    the same weights as mismatch finetune --ratings. Scales without a file, or a file's
+    settings given to mismatch finetune, are named."""
+    from evaluator.finetune.lightning_cli import main as lightning_main
+
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz")
+    recipe = yaml.safe_load(Path("configs/finetune/ratings.yaml").read_text())  # made small
+    recipe["data"].update(batch_size=16, val_fraction=0.3, contrast_size=40, reference_triples_size=20)
+    recipe["trainer"].update(max_steps=8, val_check_interval=4)
+    config = tmp_path / "small_ratings.yaml"
+    config.write_text(yaml.safe_dump(recipe))
+    common = ["--data.checkpoint", str(base_checkpoint), "--data.cache_dir", str(tmp_path / "cache")]
+    lightning_main([
+        "fit", "--config", str(config), "--data.ratings", str(ratings), "--data.task", "my_task",
+        "--data.scales", "{overall: [0, 10]}", *common, "--export_dir", str(tmp_path / "lightning"),
+        "--trainer.default_root_dir", str(tmp_path / "runs"),
+    ])  # fmt: skip
+    exported = load(tmp_path / "lightning")
+    assert exported.tasks == {  # overall on the scale given, adequacy on the file's range
+        "my_task": {
+            "kind": "regression",
+            "criteria": [
+                {"key": "overall", "low": 0.0, "high": 10.0},
+                {"key": "adequacy", "low": 0.0, "high": 100.0},
+            ],
+        }
+    }
+    assert main([
+        "finetune", "--ratings", str(ratings), "--name", "my_task", "--scale", "overall=0:10",
+        "--checkpoint", str(base_checkpoint), "--cache-dir", str(tmp_path / "cache"),
+        "--config", str(config), "--out", str(tmp_path / "command"),
+    ]) == 0  # fmt: skip
+    command, lightning = (
+        load_file(tmp_path / name / "model.safetensors") for name in ("command", "lightning")
+    )
+    assert command.keys() == lightning.keys()
+    for name, weights in command.items():
+        torch.testing.assert_close(weights, lightning[name], rtol=0, atol=0)
+    capsys.readouterr()
+    refused = {  # usage errors, before any fit
+        ("--data.task", "dialogue", "--data.scales", "{overall: [1, 5]}"):
+            "data.scales describes a user's ratings file: give data.ratings FILE too",
+        ("--data.task", "dialog"): "data.task: unknown task 'dialog'; known: summarization",
+        ("--data.ratings", str(ratings), "--data.data_root", str(tmp_path)):
+            "data.data_root names the shipped tasks' data; data.ratings is the data",
+        ("--data.ratings", str(ratings), "--data.task", "dialogue"):
+            "task name 'dialogue' is a shipped checkpoint's; choose another name",
+    }  # fmt: skip
+    for options, message in refused.items():
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main(["fit", "--config", "configs/finetune/ratings.yaml", *options, *common])
+        assert exit_.value.code == 2
+        assert message in capsys.readouterr().err, options
+    recipe["data"]["ratings"] = str(ratings)
+    config.write_text(yaml.safe_dump(recipe))
+    assert main([
+        "finetune", "--ratings", str(ratings), "--checkpoint", str(base_checkpoint),
+        "--config", str(config), "--out", str(tmp_path / "refused"),
+    ]) == 2  # fmt: skip
+    assert "data.ratings: read by scripts/finetune.py; here give --ratings FILE" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_ratings_file_edited_between_the_models_read_and_the_datas_stops_the_fit(
+    tmp_path: Path, base_checkpoint: Path
+) -> None:
+    """The LightningCLI's model and data each read the file (on every process of a
+    multi-device run); a file edited in between would give the model heads and scales that do
+    not match the targets, so the fit stops before its first step."""
+    import lightning as L
+
+    from mismatch_core.errors import DataError
+
+    ratings = own_ratings(tmp_path / "mine.jsonl.gz")
+    module = RatingModule(None, checkpoint=str(base_checkpoint), ratings=str(ratings))
+    rows = [json.loads(line) for line in gzip.open(ratings)]
+    write_jsonl_gz(ratings, [*rows, {**rows[0], "gen": "one more output"}])
+    data = RatingDataModule(
+        checkpoint=str(base_checkpoint), cache_dir=str(tmp_path / "cache"), ratings=str(ratings)
+    )
+    trainer = L.Trainer(max_steps=1, logger=False, enable_checkpointing=False, accelerator="cpu")
+    with pytest.raises(DataError, match="task 'mine': the ratings file changed between"):
+        trainer.fit(module, data)
 
 
 def test_ratings_start_at_the_ridge_fit_of_the_metrics(base_checkpoint: Path) -> None:

@@ -132,7 +132,7 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
 
     refused(
         [row | {"scores": {**row["scores"], "q": 2}} for row in rated(20)],
-        r"mine.jsonl: criterion 'q': all its 40 ratings are 2; give --scale q=LOW:HIGH",
+        r"mine.jsonl: criterion 'q': all its 40 ratings are 2; give its scale \(--scale q=LOW:HIGH, or data.scales\)",
     )
     refused(rated(20), r"no record scores 'z' \(criteria: overall, adequacy\)", scales={"z": (0, 1)})
     refused(
@@ -151,11 +151,11 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
     refused([*rated(20), {"ref": "r", "gen": "g", "scores": {}}], r"record line 41: key 'scores' holds no rating")
     refused([*rated(20), {"ref": "r", "gen": "g", "scores": {"": 1}}], r"record line 41: scores has an empty criterion name")
     for name in ("summarization", "base", "NLI"):
-        refused(rated(20), rf"task name '{name}' is a shipped checkpoint's; choose another --name", name=name)
-    refused(rated(20), r"task name '../x': use letters.*; choose another --name", name="../x")
+        refused(rated(20), rf"task name '{name}' is a shipped checkpoint's; choose another name \(--name, or data.task\)", name=name)
+    refused(rated(20), r"task name '../x': use letters.*; choose another name", name="../x")
     path = tmp_path / "base.jsonl"
     write_lines(path, [json.dumps(row).encode() for row in rated(20)])
-    with pytest.raises(DataError, match=r"task name 'base' is a shipped checkpoint's; give --name NAME"):
+    with pytest.raises(DataError, match=r"task name 'base' is a shipped checkpoint's; give it a name \(--name NAME"):
         read_ratings(path)
     (tmp_path / "empty.jsonl").write_text("\n")
     with pytest.raises(DataError, match=r"empty.jsonl: no records"):

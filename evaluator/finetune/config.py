@@ -166,6 +166,8 @@ def add_fit_arguments(parser: LightningArgumentParser) -> None:
         "--export_dir", type=str | None, default=None, help="save_pretrained target"
     )
     parser.link_arguments("data.task", "model.task")
+    parser.link_arguments("data.ratings", "model.ratings")
+    parser.link_arguments("data.scales", "model.scales")
     parser.link_arguments("data.checkpoint", "model.checkpoint")
     parser.link_arguments("data.source_features", "model.source_features")
 
@@ -233,6 +235,12 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
     def settings(config: Namespace) -> FitSettings:
         if task is not None and config.data.task != task:
             raise ValueError(f"data.task is {config.data.task!r}, not {task!r}")
+        given = [f"data.{key}" for key in ("ratings", "scales") if getattr(config.data, key)]
+        if given:
+            raise ValueError(
+                f"{' and '.join(given)}: read by scripts/finetune.py; here give --ratings FILE "
+                "and --scale"
+            )
         return fit_settings(config)
 
     return read_config(path, parser.parse_path, settings, TRAINING_SECTIONS)

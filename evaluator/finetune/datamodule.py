@@ -34,8 +34,8 @@ from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import max_over_references
-from evaluator.tasks import Task, as_task, load_task_records
-from mismatch_core.errors import ConfigError
+from evaluator.tasks import Task, as_task, fit_task, load_task_records
+from mismatch_core.errors import ConfigError, DataError
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
 from synth.corpora import SICK_TRAIN, paraphrase_groups, sick_paraphrases
 
@@ -271,7 +271,7 @@ class RatingDataModule(L.LightningDataModule):
 
     def __init__(
         self,
-        task: str,
+        task: str | None = None,
         checkpoint: str = DEFAULT_CHECKPOINT,
         seed: int = 13,
         val_fraction: float = 0.1,
@@ -285,8 +285,14 @@ class RatingDataModule(L.LightningDataModule):
         train_datasets: list[str] | None = None,
         source_features: list[str] | None = None,
         paraphrase_triples_size: int = 0,
+        ratings: str | None = None,
+        scales: dict[str, tuple[float, float]] | None = None,
     ) -> None:
-        """data_root: folder holding <task>/*.jsonl.gz (default: the shared human data);
+        """task: a shipped task's name, or with ``ratings`` (a user's ratings file, as
+        ``mismatch finetune --ratings``; ``scales`` as its --scale) the name of that task
+        (default: the file's name);
+        data_root: folder holding <task>/*.jsonl.gz (default: the shared human data; none
+        with ``ratings``, which is the data);
         val_fraction: share of the training groups held out for early stopping;
         contrast_size: contrast copies built for the task (0: none), in chains of up to
         contrast_depth copies with one more error each, of classes drawn with
@@ -297,6 +303,8 @@ class RatingDataModule(L.LightningDataModule):
         also read against each record's source, for ratings that read it (the model's
         source_features, linked in the config)."""
         super().__init__()
+        if ratings is not None and data_root is not None:
+            raise DataError("data.data_root names the shipped tasks' data; data.ratings is the data")
         self.save_hyperparameters()
         self.prepared: PreparedTask | None = None
         self.rows: np.ndarray | None = None
@@ -339,7 +347,7 @@ class RatingDataModule(L.LightningDataModule):
             return self.prepared
         with torch.random.fork_rng(devices=[]):
             self.prepared = prepare_task(
-                self.hparams["task"],
+                fit_task(self.hparams["task"], self.hparams["ratings"], self.hparams["scales"]),
                 self.hparams["checkpoint"],
                 self.hparams["cache_dir"],
                 self.hparams["data_root"],
@@ -370,7 +378,7 @@ class RatingDataModule(L.LightningDataModule):
         )
         if len(train) == 0 or len(val) == 0:
             raise ValueError(
-                f"task {self.hparams['task']!r}: {len(rows)} records give {len(train)} train and "
+                f"task {prepared.task.name!r}: {len(rows)} records give {len(train)} train and "
                 f"{len(val)} validation records; more groups are needed"
             )
         self.split = {"train": train, "val": val}
@@ -429,7 +437,7 @@ class RatingDataModule(L.LightningDataModule):
         """Facts about the training data for the model card."""
         prepared = self.ready()
         facts = {
-            "task": self.hparams["task"],
+            "task": prepared.task.name,
             "datasets": ", ".join(spec.card_label for spec in prepared.task.datasets),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),

@@ -1,5 +1,5 @@
 """The fine-tuning LightningCLI behind ``scripts/finetune.py fit --config
-configs/finetune/<task>.yaml``.
+configs/finetune/<task>.yaml`` (or ``ratings.yaml --data.ratings FILE``: your own ratings).
 
 Kept apart from the ``mismatch finetune`` command (``evaluator.cli.finetune``) so that the
 command's help and argument checks do not wait for Lightning to load, as the pretraining
@@ -28,6 +28,7 @@ from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
 from evaluator.signature import folder_signature
 from mismatch_core.config import config_file_problem, config_values
+from mismatch_core.errors import DataError
 
 
 class FinetuneCLI(LightningCLI):
@@ -61,6 +62,14 @@ class FinetuneCLI(LightningCLI):
                 parser.error(problem)
         super().parse_arguments(parser, args)
 
+    def instantiate_classes(self) -> None:
+        """A task or ratings file the model cannot be made for (no task, a bad file, scales
+        without a file) is a usage error, as in ``mismatch finetune``, not a traceback."""
+        try:
+            super().instantiate_classes()
+        except DataError as error:
+            self.parser.error(str(error))
+
     def before_instantiate_classes(self) -> None:
         if self.subcommand == "fit":
             try:
@@ -83,12 +92,12 @@ class FinetuneCLI(LightningCLI):
             print(f"exported to {out}\nsignature {folder_signature(out)}")
 
 
-RATINGS_RECIPES = ("ratings.yaml", "ratings_source.yaml")  # they name no task: --ratings does
+RATINGS_RECIPES = ("ratings.yaml", "ratings_source.yaml")  # they name no task or file
 
 
 def task_problem(args: list[str]) -> str | None:
-    """A command line that gives no data.task, neither in its config files nor as an option,
-    named before the parser says only 'Got value: None'. Anything this cannot read for sure
+    """A command line that gives neither data.task nor data.ratings, in its config files or as
+    an option, named at once (the model's own check would say it only after the parser's work). Anything this cannot read for sure
     (inline YAML, a --data section, a config before the subcommand, --help, --print_config, a
     file that is no YAML mapping) is left to the parser: None."""
     if any(arg.startswith(("--data", "-h", "--help", "--print_config")) for arg in args):
@@ -102,20 +111,16 @@ def task_problem(args: list[str]) -> str | None:
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             return None
         data = settings.get("data") if isinstance(settings, dict) else None
-        if not isinstance(data, dict) or data.get("task"):
+        if not isinstance(data, dict) or data.get("task") or data.get("ratings"):
             return None
         files.append(Path(value))
     if not files:
         return None
     recipes = [path for path in files if path.name in RATINGS_RECIPES]
-    note = (
-        f"; {recipes[0]} is a recipe of `mismatch finetune --ratings FILE`, which names the task"
-        if recipes
-        else ""
-    )
+    note = f"; {recipes[0]} is a recipe for your own ratings file" if recipes else ""
     return (
-        f"no data.task in {', '.join(map(str, files))} or on the command line: add --data.task "
-        f"TASK{note}"
+        f"no data.task or data.ratings in {', '.join(map(str, files))} or on the command line: "
+        f"add --data.task TASK or --data.ratings FILE{note}"
     )
 
 

@@ -39,7 +39,8 @@ from evaluator.hub import load
 from evaluator.inference import max_over_references
 from evaluator.model import MismatchModel
 from evaluator.model.mismatch_model import NO_CONTRADICTION
-from evaluator.tasks import Task, as_task
+from evaluator.tasks import Task, fit_task
+from mismatch_core.errors import DataError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 RATING_PARTS = ("rating_head.", "metric_rating.", "mismatch_rating.")
@@ -109,7 +110,7 @@ class RatingModule(L.LightningModule):
 
     def __init__(
         self,
-        task: str | Task,
+        task: str | Task | None,
         checkpoint: str = DEFAULT_CHECKPOINT,
         pretrained: bool = True,
         use_metrics: bool = True,
@@ -125,8 +126,12 @@ class RatingModule(L.LightningModule):
         rating_mix: bool = False,
         source_features: list[str] | None = None,
         single_metric_anchor: bool = False,
+        ratings: str | None = None,
+        scales: dict[str, tuple[float, float]] | None = None,
     ) -> None:
-        """task: a shipped task's name, or a Task (a user's ratings, ``read_ratings``);
+        """task: a shipped task's name, or a Task (a user's ratings, ``read_ratings``); ratings /
+        scales: a user's ratings file and its criteria's scales instead (``tasks.fit_task``:
+        task then names it), as the LightningCLI links them from its data section;
         pretrained false: same architecture, random init (ablation); use_metrics false: text
         branch only (ablation); checkpoint: the pretrained base model (architecture, weights);
         ridge_alpha: L2 penalty of the metric map's starting fit (scaled features);
@@ -151,7 +156,7 @@ class RatingModule(L.LightningModule):
                 "freeze_mismatch keeps the base's mismatch judgement; it needs pretrained and "
                 "use_metrics (the ablations train every layer: set it false)"
             )
-        self.task = as_task(task)
+        self.task = fit_task(task, ratings, scales)
         # the name, not a Task: Lightning's checkpoints keep plain values (weights_only loads)
         self.save_hyperparameters(ignore=["task"])
         self.hparams["task"] = self.task.name
@@ -192,6 +197,11 @@ class RatingModule(L.LightningModule):
         source scores' scaling at the bounds of the training records' (``FeatureScaler.fit``)."""
         data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
         prepared, train = data.ready(), data.split["train"]
+        if prepared.task != self.task:  # the LightningCLI's model and data each read a file
+            raise DataError(
+                f"task {self.task.name!r}: the ratings file changed between the model's read "
+                "and the data's; run the fit again"
+            )
         pairs = prepared.train_pairs[train]
         table = prepared.features
         if self.model.config.ratings_read_all_references:
