@@ -53,9 +53,13 @@ def test_loading_the_encoder_draws_no_bar_and_keeps_the_callers_settings(monkeyp
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
     from transformers.utils import logging as transformers_logging
 
+    hub_bars = sys.modules["huggingface_hub.utils.tqdm"]
+    # the variable unset, in constants and in the copy hub_bars took when first imported (a
+    # command run earlier in this process may have set it: quiet_hub_libraries)
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_PROGRESS_BARS", None)
+    monkeypatch.setattr(hub_bars, "HF_HUB_DISABLE_PROGRESS_BARS", None)
     monkeypatch.setattr(transformers_logging, "_tqdm_active", True)
-    monkeypatch.setattr(sys.modules["huggingface_hub.utils.tqdm"], "progress_bar_states", {})
+    monkeypatch.setattr(hub_bars, "progress_bar_states", {})
     disable_progress_bars("caller-group")  # a caller's own choice for one group of hub bars
     resources._load_encoder.__wrapped__(resources.DEFAULT_ENCODER, "cpu")  # not the cache
     assert "Loading weights" not in capfd.readouterr().err
