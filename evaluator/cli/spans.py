@@ -95,8 +95,7 @@ def _train(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evaluator.cli import CommandError
-    from evaluator.features import encoder_source
-    from evaluator.features.embeddings import claim_stores
+    from evaluator.features.embeddings import claim_stores, store_sources
     from evaluator.features.token_store import TokenStore
     from evaluator.hub import load, save_from_checkpoint
     from evaluator.signature import folder_signature
@@ -155,7 +154,7 @@ def _train(args: argparse.Namespace) -> int:
     texts = [*pairs["ref"], *pairs["gen"]]
     try:
         store = TokenStore(args.tokens)
-        claim_stores([(store, encoder_source(config.encoder, checkpoint.num_layers))])
+        claim_stores(store_sources(config.encoder, checkpoint.num_layers, tokens=store))
     except ValueError as error:  # an unreadable store, or one another encoder filled
         raise CommandError(str(error)) from None
     try:

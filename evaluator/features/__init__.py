@@ -1,11 +1,6 @@
 """Scalar metric features of (reference, generated) pairs: compute, cache, scale, embed."""
 
-from evaluator.features.compute import (
-    compute_features,
-    encoder_source,
-    feature_versions,
-    pair_key,
-)
+from evaluator.features.compute import compute_features, feature_versions, pair_key
 from evaluator.features.embeddings import EmbeddingStore, text_key
 from evaluator.features.encoder_pass import encode_texts
 from evaluator.features.registry import DEFAULT_FEATURES, available_features
@@ -18,7 +13,6 @@ __all__ = [
     "available_features",
     "compute_features",
     "encode_texts",
-    "encoder_source",
     "feature_versions",
     "pair_key",
     "text_key",

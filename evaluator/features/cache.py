@@ -25,11 +25,10 @@ from tqdm import tqdm
 
 from evaluator.features.compute import (
     compute_features,
-    encoder_source,
     feature_versions,
     pair_key,
 )
-from evaluator.features.embeddings import EmbeddingStore, claim_stores, text_key
+from evaluator.features.embeddings import EmbeddingStore, claim_stores, store_sources, text_key
 from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
@@ -144,9 +143,7 @@ def update_feature_cache(
         EmbeddingStore.open_or_new(alignments_path) if alignments_path is not None else None
     )
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
-    layered = encoder_source(encoder, num_layers)  # alignments and token states: at the layer
-    claims = ((store, encoder), (alignments, layered), (tokens, layered))
-    claim_stores([(claimed, source) for claimed, source in claims if claimed is not None])
+    claim_stores(store_sources(encoder, num_layers, store, alignments, tokens))
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from evaluator.features import encoder_pass, lexical, relations  # noqa: F401  (registers the metrics)
 from evaluator.features.disfluency import detector_digest
-from evaluator.features.embeddings import text_key
+from evaluator.features.embeddings import encoder_source, text_key
 from evaluator.features.registry import (
     COLUMN_TO_METRIC,
     DEFAULT_FEATURES,
@@ -37,12 +37,6 @@ PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more tha
 # pairs took 12.4 s with 2 workers, 7.2 s with 8, 6.3 s with 14 (docs/bench.md)
 MAX_WORKERS = 8
 ENCODER_BLOCK_PAIRS = 4096  # pairs whose token states are held in memory at once
-
-
-def encoder_source(encoder: str, num_layers: int | None) -> str:
-    """What a value read at an encoder's layer depends on: the encoder and the layer (None: the
-    last), as feature versions and the caches' stores record it."""
-    return f"{encoder}|layers={num_layers if num_layers is not None else 'last'}"
 
 
 def feature_versions(

@@ -49,6 +49,26 @@ class SourcedStore(Protocol):
     def mark(self) -> None: ...
 
 
+def encoder_source(encoder: str, num_layers: int | None) -> str:
+    """What a value read at an encoder's layer depends on: the encoder and the layer (None: the
+    last), as feature versions and the caches' stores record it."""
+    return f"{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+
+
+def store_sources(
+    encoder: str,
+    num_layers: int | None,
+    embeddings: SourcedStore | None = None,
+    alignments: SourcedStore | None = None,
+    tokens: SourcedStore | None = None,
+) -> list[tuple[SourcedStore, str]]:
+    """Each store given with the source it must hold: mean embeddings come from the encoder's
+    last layer, alignment vectors and token states from the BERTScore layer ``num_layers``."""
+    layered = encoder_source(encoder, num_layers)
+    claims = ((embeddings, encoder), (alignments, layered), (tokens, layered))
+    return [(store, source) for store, source in claims if store is not None]
+
+
 def claim_stores(claims: Sequence[tuple[SourcedStore, str]]) -> None:
     """Claim each store for its source (an encoder, with its layer for vectors read at one):
     ValueError names a store another encoder or layer filled, whose vectors would otherwise be

@@ -22,14 +22,8 @@ import pyarrow.types as pa_types
 import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
-from evaluator.features import (
-    EmbeddingStore,
-    FeatureScaler,
-    encode_texts,
-    encoder_source,
-    text_key,
-)
-from evaluator.features.embeddings import claim_stores
+from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
+from evaluator.features.embeddings import claim_stores, store_sources
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
@@ -258,13 +252,12 @@ class MismatchDataModule(L.LightningDataModule):
             embeddings = EmbeddingStore.open_or_new(self.hparams["embeddings"])
         if self.hparams["tokens"] is not None:
             tokens = TokenStore(self.hparams["tokens"])
-        layered = encoder_source(encoder, self.hparams["feature_layers"])  # token states' layer
-        claims = ((embeddings, encoder), (tokens, layered))
+        layers = self.hparams["feature_layers"]
         try:  # both claimed before either is written: a refused run relabels neither
-            claim_stores([(store, source) for store, source in claims if store is not None])
+            claim_stores(store_sources(encoder, layers, embeddings=embeddings, tokens=tokens))
         except ValueError as error:
             raise DataError(str(error)) from None
-        batch_size, layers = self.hparams["embed_batch_size"], self.hparams["feature_layers"]
+        batch_size = self.hparams["embed_batch_size"]
         if embeddings is not None:
             path = self.hparams["embeddings"]
             ensure_embeddings(embeddings, path, texts, encoder, batch_size, device)

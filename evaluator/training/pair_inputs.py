@@ -16,7 +16,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from evaluator.features import EmbeddingStore, FeatureScaler, encoder_source, pair_key
+from evaluator.features import EmbeddingStore, FeatureScaler, pair_key
+from evaluator.features.embeddings import store_sources
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from mismatch_core.errors import DataError
 
@@ -37,12 +38,10 @@ class InputStores:
         """DataError naming the store that another encoder (or, for alignments and token
         states, another layer) filled: its vectors would be read as this model's. A store with
         no source recorded (written before sources were) is read as it is."""
-        layered = encoder_source(encoder, num_layers)
-        claims = ((self.embeddings, encoder), (self.alignments, layered), (self.tokens, layered))
+        claims = store_sources(encoder, num_layers, self.embeddings, self.alignments, self.tokens)
         try:  # in memory only: a reader marks nothing
             for store, source in claims:
-                if store is not None:
-                    store.claim(source)
+                store.claim(source)
         except ValueError as error:
             raise DataError(str(error)) from None
 
