@@ -25,6 +25,7 @@ from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.errors import DataError
 
+TEST_FRACTION = 0.2  # of a task's items (groups) each evaluate seed holds out to test on
 ABLATIONS = {
     "no_pretraining": {"pretrained": False, "use_metrics": True, "freeze_mismatch": False},
     "no_metrics": {"pretrained": True, "use_metrics": False, "freeze_mismatch": False},
@@ -123,12 +124,17 @@ def dataset_scores(
     return out
 
 
+def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) record positions of evaluate's split for ``seed``: TEST_FRACTION of the
+    items held out, by group (the transfer rows train within the same train part)."""
+    return split_rows(prepared.records, np.arange(len(prepared.records)), seed, TEST_FRACTION)
+
+
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
     """DataError for a seed whose split holds out no item to test on, before any fit: a fifth
     of a user's 20 items rounds to none for about one seed in a hundred."""
-    everything = np.arange(len(prepared.records))
     for seed in seeds:
-        if len(split_rows(prepared.records, everything, seed, 0.2)[1]) == 0:
+        if len(seed_split(prepared, seed)[1]) == 0:
             items = len({record.group for record in prepared.records})
             raise DataError(
                 f"task {prepared.task.name!r}: seed {seed} holds out none of its {items} items "
@@ -146,8 +152,7 @@ def run_seed(
 ) -> dict:
     """One split: ours, the ablations (unless ``ablations`` is false: a fit each) and the
     baselines on the same test records."""
-    everything = np.arange(len(prepared.records))
-    train, test = split_rows(prepared.records, everything, seed, 0.2)
+    train, test = seed_split(prepared, seed)
     targets = prepared.inputs.targets[test]
     trained = len(training_rows(prepared.records, train, prepared.train_datasets))
     result: dict = {"n_train": trained, "n_test": len(test), "variants": {}}

@@ -19,8 +19,8 @@ import numpy as np
 
 from evaluator.finetune.agreement import kendall
 from evaluator.finetune.config import FitSettings
-from evaluator.finetune.datamodule import PreparedTask, split_rows
-from evaluator.finetune.evaluate import model_scores, rated_columns
+from evaluator.finetune.datamodule import PreparedTask
+from evaluator.finetune.evaluate import model_scores, rated_columns, seed_split
 from evaluator.finetune.train import fit
 from evaluator.tasks import MIN_GROUPS
 
@@ -44,7 +44,7 @@ def transfer_split(
     and every ``test_dataset`` record whose group is not among the training records' groups."""
     records = prepared.records
     everything = np.arange(len(records))
-    train_part, _ = split_rows(records, everything, seed, 0.2)
+    train_part, _ = seed_split(prepared, seed)
     train = np.array([i for i in train_part if records[i].dataset == train_dataset], np.int64)
     seen = {records[i].group for i in train}
     test = np.array(
