@@ -187,14 +187,14 @@ def with_paths(settings: FitSettings, args: argparse.Namespace) -> FitSettings:
     )
 
 
-def load_settings(task: str | Task, config: str | None) -> FitSettings:
-    """The fit numbers of a task's config; an unknown task, a missing file, an unknown key or
-    a bad setting is a user error."""
+def load_settings(task: str | Task, config: str) -> FitSettings:
+    """The fit numbers of ``config`` (``config_file``'s path for the task); an unknown task, a
+    missing file, an unknown key or a bad setting is a user error."""
     if isinstance(task, str) and task not in TASKS:
         raise CommandError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     from evaluator.finetune.config import read_fit_config
 
-    return read_fit_config(config_file(task, config), as_task(task).name)
+    return read_fit_config(config, as_task(task).name)
 
 
 def prepare(
