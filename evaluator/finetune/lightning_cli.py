@@ -97,9 +97,10 @@ RATINGS_RECIPES = ("ratings.yaml", "ratings_source.yaml")  # they name no task o
 
 def task_problem(args: list[str]) -> str | None:
     """A command line that gives neither data.task nor data.ratings, in its config files or as
-    an option, named at once (the model's own check would say it only after the parser's work). Anything this cannot read for sure
-    (inline YAML, a --data section, a config before the subcommand, --help, --print_config, a
-    file that is no YAML mapping) is left to the parser: None."""
+    an option, named at once (the model's own check would say it only after the parser's
+    work). Anything this cannot read for sure (inline YAML, a --data section, a config before
+    the subcommand, --help, --print_config, a file that is no YAML mapping) is left to the
+    parser: None."""
     if any(arg.startswith(("--data", "-h", "--help", "--print_config")) for arg in args):
         return None
     files = []
