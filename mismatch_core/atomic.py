@@ -18,8 +18,15 @@ from mismatch_core.errors import DataError
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path`` with the same suffix (writers such as ``savefig`` read
     the format from it); renamed to ``path`` when the block succeeds, deleted when it fails.
-    Created by the writer, so it gets the usual permissions (umask), not mkstemp's 0600."""
+    Created by the writer, so it gets the usual permissions (umask), not mkstemp's 0600.
+    A symbolic link stays a link: the file it points to is replaced. A device or a pipe
+    (``/dev/null``, a FIFO) is written in place: a rename would put a plain file there."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not (path.is_file() or path.is_dir()):
+        yield path
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
     try:

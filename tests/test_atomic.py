@@ -46,6 +46,30 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) ->
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
 
 
+def test_a_linked_file_is_replaced_through_its_link(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    target = tmp_path / "runs" / "scores.jsonl"
+    target.write_text("old")
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(target)
+    write_text_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["scores.jsonl"]
+
+
+def test_a_pipe_is_written_in_place_not_replaced(tmp_path: Path) -> None:
+    pipe = tmp_path / "scores.pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # so the writer's open does not block
+    try:
+        write_text_atomic(pipe, "line\n")
+        assert os.read(reader, 100) == b"line\n"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["scores.pipe"]
+
+
 def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> None:
     target = tmp_path / "detector"
     target.mkdir()
