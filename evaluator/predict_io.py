@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import iter_json_lines, iter_jsonl, jsonl_lines
+from mismatch_core.jsonl import BYTE_ORDER_MARK, iter_json_lines, iter_jsonl, jsonl_lines
 from mismatch_core.pairs import has_references, has_text
 from mismatch_core.taxonomy import CODES
 
@@ -212,8 +212,8 @@ class JsonlInput:
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:
-    """The lines of a UTF-8 text file without line endings, one at a time (a final newline
-    adds no line)."""
+    """The lines of a UTF-8 text file without line endings and a leading byte order mark, one
+    at a time (a final newline adds no line)."""
     try:
         handle = path.open("rb")
     except OSError as error:
@@ -221,9 +221,10 @@ def iter_text_lines(path: Path) -> Iterator[str]:
     with handle:
         for number, raw in enumerate(handle, 1):
             try:
-                yield raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
+                line = raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
             except UnicodeDecodeError as error:
                 raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
+            yield line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
 
 
 def count_lines(path: Path, nonblank: str | None = None) -> int:

@@ -15,6 +15,7 @@ from typing import BinaryIO
 from mismatch_core.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
+BYTE_ORDER_MARK = "\ufeff"  # how some editors (Windows Notepad) start a UTF-8 file
 
 
 def is_gzip(path: Path) -> bool:
@@ -62,6 +63,8 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
             if line_number == 1 and raw.startswith(GZIP_MAGIC):
                 raise DataError(f"{where}: gzip-compressed; name it .jsonl.gz") from None
             raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
+        if line_number == 1:
+            line = line.removeprefix(BYTE_ORDER_MARK)
         if not line.strip():
             continue
         try:

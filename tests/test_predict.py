@@ -622,6 +622,10 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         ),
         "threshold": (["--input", str(no_gen), "--threshold", "2"], ["--threshold"]),
         "output is a folder": (["--input", str(no_gen), "--output", str(tmp)], ["is a directory"]),
+        "output under a file": (
+            ["--input", str(no_gen), "--output", str(refs / "result.jsonl")],
+            [f"--output cannot create {refs / 'result.jsonl'}: {refs} is a file, not a directory"],
+        ),
         "summary is a folder": (
             ["--input", str(no_gen), "--summary", str(tmp)],
             [f"--summary {tmp} is a directory"],
@@ -660,8 +664,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
      "id like a line number", "not gzip", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
-     "summary is a folder", "summary is the output", "summary is an input", "output is an input",
-     "summary is gzip", "device"],
+     "output under a file", "summary is a folder", "summary is the output", "summary is an input",
+     "output is an input", "summary is gzip", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys
@@ -679,6 +683,34 @@ def test_bad_input_fails_clearly_and_leaves_the_output_alone(
         assert fragment in error
     assert out.read_text() == "earlier result\n"
     assert [p.name for p in out_dir.iterdir()] == ["result.jsonl"]  # no temp file left
+
+
+def test_a_byte_order_mark_starting_a_file_is_not_read_as_text(
+    base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    """Editors such as Windows Notepad start a UTF-8 file with one: it was read into the first
+    reference of a --refs file (its score changed) and made a JSONL input's first line invalid
+    JSON."""
+    lines = "\n".join(REFS) + "\n"
+    (tmp_path / "refs.txt").write_text(lines, encoding="utf-8")
+    (tmp_path / "marked.txt").write_text(lines, encoding="utf-8-sig")
+    (tmp_path / "gens.txt").write_text("\n".join(GENS) + "\n", encoding="utf-8")
+    pairs = "".join(json.dumps({"ref": r, "gen": g}) + "\n" for r, g in zip(REFS, GENS, strict=True))
+    (tmp_path / "pairs.jsonl").write_text(pairs, encoding="utf-8")
+    (tmp_path / "marked.jsonl").write_text(pairs, encoding="utf-8-sig")
+    outputs = {}
+    for name, given in {
+        "refs.txt": ["--refs", "refs.txt", "--gens", "gens.txt"],
+        "marked.txt": ["--refs", "marked.txt", "--gens", "gens.txt"],
+        "pairs.jsonl": ["--input", "pairs.jsonl"],
+        "marked.jsonl": ["--input", "marked.jsonl"],
+    }.items():
+        paths = [str(tmp_path / a) if a.endswith((".txt", ".jsonl")) else a for a in given]
+        assert predict_cli("--checkpoint", str(base_dir), *paths) == 0, capsys.readouterr().err
+        outputs[name] = capsys.readouterr().out
+    assert outputs["marked.txt"] == outputs["refs.txt"]
+    assert outputs["marked.jsonl"] == outputs["pairs.jsonl"]
+    assert json.loads(outputs["marked.jsonl"].splitlines()[0])["id"] == "1"
 
 
 def test_a_failed_write_keeps_the_old_file_and_no_temp(

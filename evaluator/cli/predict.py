@@ -33,7 +33,7 @@ from evaluator.cli.scoring import (
     load_evaluator,
     report_warnings,
 )
-from mismatch_core.atomic import write_text_atomic
+from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import configure_offline_mode
@@ -140,8 +140,6 @@ def run(args: argparse.Namespace) -> int:
     if args.signature:
         print(load_evaluator(args, checkpoint_of(args)[0]).signature)
         return 0
-    if args.output is not None and args.output.is_dir():
-        raise CommandError(f"--output {args.output} is a directory; name a file")
     _check_written_paths(args)
     source = _input_source(args)
     checkpoint, config = checkpoint_of(args)
@@ -209,14 +207,18 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
 
 
 def _check_written_paths(args: argparse.Namespace) -> None:
-    """--output and --summary must name two files that are not an input (scoring would read
-    the input and then replace it), and the summary is plain JSON."""
+    """--output and --summary must name two writable files that are not an input (scoring
+    would read the input and then replace it), and the summary is plain JSON."""
     inputs = [*(args.refs or []), args.gens, args.srcs]
     if args.input not in (None, "-"):
         inputs.append(Path(args.input))
     read = {path.resolve() for path in inputs if path is not None}
-    if args.output is not None and args.output.resolve() in read:
-        raise CommandError(f"--output {args.output} is an input of this run; name another file")
+    if args.output is not None:
+        if args.output.resolve() in read:
+            raise CommandError(f"--output {args.output} is an input of this run; name another file")
+        problem = output_problem(args.output)
+        if problem:
+            raise CommandError(f"--output {problem}")
     if args.summary is None:
         return
     if args.output is not None and args.summary.resolve() == args.output.resolve():
