@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 
@@ -73,6 +75,15 @@ class CommandError(Exception):
     own error types (``mismatch_core.errors``) that reach the entry point."""
 
 
+class Terminated(BaseException):
+    """SIGTERM (a scheduler stopping the job, ``timeout``) raised in the main thread as Ctrl-C
+    is, so atomic writes drop their temporary files and the old output stays."""
+
+
+def raise_terminated(signum, frame) -> None:
+    raise Terminated
+
+
 def check_device(device: str | None) -> None:
     """CommandError for a --device this machine does not have (None: not given). It loads
     torch: commands call it after their cheap checks, before reading models or inputs."""
@@ -113,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sub.parse_args(rest)
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
+    on_main_thread = threading.current_thread() is threading.main_thread()  # signal's rule
+    on_sigterm = signal.signal(signal.SIGTERM, raise_terminated) if on_main_thread else None
     try:
         return int(module.run(args) or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
@@ -122,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
         print(f"mismatch {name}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"mismatch {name}: terminated", file=sys.stderr)
+        return 143  # as a shell reports a command ended by SIGTERM
     finally:
         warnings.showwarning = shown
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, on_sigterm)
 
