@@ -225,9 +225,13 @@ def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == sorted(
         [p.name for p in written] + ["plots"]
     )  # no temp files left
+    (tmp_path / "out" / "plots" / "my_figure.png").write_bytes(b"mine")  # a user's file
     chrf_only = dataclasses.replace(result, curves={"chrf": result.curves["chrf"]})
     write_report(chrf_only, tmp_path / "out", title="toy", command="mismatch stress ...")
-    assert sorted(p.name for p in (tmp_path / "out" / "plots").iterdir()) == ["chrf.png"]
+    assert sorted(p.name for p in (tmp_path / "out" / "plots").iterdir()) == [
+        "chrf.png",
+        "my_figure.png",
+    ]  # the plot no report links is gone, the user's stays
 
 
 def test_levels_that_change_no_text_are_dropped(nlp) -> None:

@@ -99,9 +99,10 @@ def write_report(
 ) -> list[Path]:
     """Write report.json, report.md and plots/<metric>.png under ``out``; return the paths.
     ``signatures``: metric -> reproducibility signature (the mismatch checkpoints), in both.
-    The plots of an earlier report in ``out`` that this one does not redraw are removed: no
-    report links them any more."""
+    The plots an earlier report in ``out`` drew that this one does not redraw are removed: no
+    report links them any more. Other files there are the user's and stay."""
     out = Path(out)
+    earlier = earlier_plots(out)
     plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
     payload = {"title": title, "command": command, **result.to_json()}
     if signatures:
@@ -112,6 +113,16 @@ def write_report(
     for metric, relative in plots.items():
         plot_metric(result, metric, out / relative)
         written.append(out / relative)
-    for stale in sorted(set((out / "plots").glob("*.png")) - set(written)):
-        stale.unlink()
+    for stale in sorted(earlier - set(written)):
+        stale.unlink(missing_ok=True)
     return written
+
+
+def earlier_plots(out: Path) -> set[Path]:
+    """The plots the report already in ``out`` drew (one per metric of its report.json);
+    none without a readable report."""
+    try:
+        metrics = json.loads((out / "report.json").read_text(encoding="utf-8"))["metrics"]
+        return {out / "plots" / plot_name(metric) for metric in metrics}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
