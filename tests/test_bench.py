@@ -58,6 +58,23 @@ def test_a_pair_count_below_one_is_refused_before_any_target(calls, capsys, pair
     assert f"--pairs must be at least 1, got {pairs}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["synth", "--seed", "-1"], "--seed must be in 0..4294967295, got -1"),
+        (["spans", "--bases-limit", "-5"], "--bases-limit must not be negative"),
+        (["realtext", "--darr-limit", "-1"], "--darr-limit must not be negative"),
+    ],
+)
+def test_a_bad_seed_or_sample_size_is_one_line_before_any_target(
+    calls, capsys, arguments, message
+) -> None:
+    """A negative seed was a traceback from the synth target; a negative --bases-limit reached
+    the spans target after its model had loaded."""
+    assert main(["bench", *arguments]) == 2 and calls == []
+    assert capsys.readouterr().err == f"mismatch bench: error: {message}\n"
+
+
 def test_real_text_options_are_refused_by_a_throughput_target(calls, capsys) -> None:
     assert main(["bench", "synth", "--parts", "sick", "--out", "x.json"]) == 2 and calls == []
     assert "--parts, --out: for the realtext and spans targets, not synth" in (

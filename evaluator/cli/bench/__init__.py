@@ -8,6 +8,7 @@ import importlib
 from pathlib import Path
 
 from evaluator.cli import CommandError, check_device
+from mismatch_core.config import check_seed
 
 # target -> "module:function"; each function takes the parsed args and prints its report.
 TARGETS: dict[str, str] = {
@@ -98,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--out and --parts name one target's output and parts; not with all")
     if args.pairs is not None and args.pairs < 1:
         raise CommandError(f"--pairs must be at least 1, got {args.pairs}")
+    try:
+        check_seed(args.seed, "--seed")
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    for name in ("bases_limit", "darr_limit"):
+        if getattr(args, name) is not None and getattr(args, name) < 0:
+            raise CommandError(f"--{name.replace('_', '-')} must not be negative")
     for options, readers in OPTION_READERS.items():
         given = [name for name in options if getattr(args, name) is not None]
         if given and args.target not in (*readers, "all"):

@@ -436,9 +436,6 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from mismatch_core.resources import data_dir
 
     parts = parse_parts(args.parts)
-    for name in ("bases_limit", "darr_limit"):
-        if getattr(args, name) is not None and getattr(args, name) < 0:
-            raise CommandError(f"--{name.replace('_', '-')} must not be negative")
     if args.out and (problem := output_problem(Path(args.out))):
         raise CommandError(f"--out: {problem}")
     root = data_dir()  # a missing data folder: one line, from the command's entry point
