@@ -48,6 +48,8 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
     refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]
     if not refs or not all(isinstance(r, str) for r in refs):
         raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
+    if not all(r.strip() for r in refs):  # as mismatch predict refuses it: nothing to compare
+        raise DataError(f"{where}: key 'ref' holds an empty reference")
     gen = "" if value["gen"] is None else value["gen"]  # null = the system produced nothing
     if not isinstance(gen, str):
         raise DataError(f"{where}: key 'gen' must be a string or null")

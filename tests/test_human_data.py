@@ -181,6 +181,15 @@ def test_non_finite_score_is_rejected(tmp_path):
         load_records(path)
 
 
+@pytest.mark.parametrize("ref", ["", "  ", ["a ref", ""]])
+def test_an_empty_reference_is_refused_naming_its_line(tmp_path, ref):
+    """A ratings file took one and fitted on it, where mismatch predict refuses it."""
+    path = tmp_path / "pairs.jsonl"
+    write_lines(path, [json.dumps(record(1)).encode(), json.dumps(record(2, ref=ref)).encode()])
+    with pytest.raises(DataError, match=r"pairs.jsonl:2: key 'ref' holds an empty reference$"):
+        load_records(path)
+
+
 def test_null_gen_is_an_empty_output_and_list_refs_are_kept(tmp_path):
     path = tmp_path / "pairs.jsonl"
     write_lines(path, [json.dumps(record(1, gen=None, ref=["r1", "r2"])).encode()])
