@@ -238,6 +238,20 @@ def test_jsonl_inputs_are_read_as_predict_reads_them(tmp_path: Path, files, caps
     write_jsonl(tmp_path / "other.jsonl", other)
     assert main(["compare", "--inputs", str(tmp_path / "mt.jsonl"), str(tmp_path / "other.jsonl"),
                  *common]) == 2  # fmt: skip
+    assert "other.jsonl: pair 1 has id '1', pair 1 of" in capsys.readouterr().err
+    for row in other:  # no ids in either file: each pair is named by its line
+        row["ref"] = row["ref"][0]
+    write_jsonl(tmp_path / "mt_no_ids.jsonl", [dict(row, gen="x") for row in other])
+    other[0]["ref"] = "Another reference."
+    write_jsonl(tmp_path / "other.jsonl", other)
+    assert main(["compare", "--inputs", str(tmp_path / "mt_no_ids.jsonl"),
+                 str(tmp_path / "other.jsonl"), *common]) == 2  # fmt: skip
     assert "other.jsonl: pair 1 (id '1') has other references than pair 1 of" in (
         capsys.readouterr().err
     )
+    shuffled = [{"id": f"p{i}", "ref": ref, "gen": ref} for i, ref in enumerate(REFS)]
+    shuffled[0]["id"], shuffled[1]["id"] = "p1", "p0"  # same references, pairs in another order
+    write_jsonl(tmp_path / "shuffled.jsonl", shuffled)
+    assert main(["compare", "--inputs", str(tmp_path / "mt.jsonl"), str(tmp_path / "shuffled.jsonl"),
+                 *common]) == 2  # fmt: skip
+    assert "shuffled.jsonl: pair 1 has id 'p1', pair 1 of" in capsys.readouterr().err

@@ -173,8 +173,9 @@ def _system_files(args: argparse.Namespace) -> list[Path]:
 
 
 def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: bool) -> list:
-    """Every system's pairs, (id, ref, gen, src) each, checked (as predict checks its input)
-    and read against the same references; DataError names the file and pair that differ."""
+    """Every system's pairs, (id, ref, gen, src) each, checked (as predict checks its input),
+    matched by line: the same id (a pair without one is named by its line) and the same
+    references at each; DataError names the file and pair that differ."""
     from evaluator.predict_io import AlignedInput, JsonlInput
 
     sources: list[AlignedInput | JsonlInput] = (
@@ -190,6 +191,11 @@ def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: 
         if len(rows) != len(first):
             raise DataError(f"{path} has {len(rows)} pair(s) but {files[0]} has {len(first)}")
         for number, (row, base) in enumerate(zip(rows, first, strict=True), 1):
+            if row[0] != base[0]:  # pairs are matched by line: listed in another order
+                raise DataError(
+                    f"{path}: pair {number} has id {row[0]!r}, pair {number} of {files[0]} id "
+                    f"{base[0]!r}; list every system's pairs in the same order"
+                )
             if row[1] != base[1]:
                 raise DataError(
                     f"{path}: pair {number} (id {row[0]!r}) has other references than pair "
