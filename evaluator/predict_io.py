@@ -34,13 +34,20 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import BYTE_ORDER_MARK, iter_json_lines, iter_jsonl, jsonl_lines
+from mismatch_core.jsonl import (
+    BYTE_ORDER_MARK,
+    GZIP_MAGIC,
+    STDIN_NAME,
+    check_jsonl_file,
+    iter_json_lines,
+    iter_jsonl,
+    raw_lines,
+)
 from mismatch_core.pairs import has_references, has_text
 from mismatch_core.taxonomy import CODES
 
 FORMATS = ("jsonl", "csv", "tsv")
 ROUND_DIGITS = 6  # outputs are model probabilities; more digits are noise
-STDIN_NAME = "<stdin>"
 
 
 @dataclass(frozen=True)
@@ -156,11 +163,8 @@ class JsonlInput:
     @classmethod
     def from_file(cls, path: Path) -> JsonlInput:
         """A .jsonl or .jsonl.gz file."""
-        if path.is_dir():
-            raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
-        if not path.is_file():
-            raise DataError(f"{path}: no such file")
-        return cls(lambda: jsonl_lines(path), str(path))
+        check_jsonl_file(path)
+        return cls(lambda: raw_lines(path), str(path))
 
     @classmethod
     def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> JsonlInput:
@@ -212,19 +216,20 @@ class JsonlInput:
 
 
 def iter_text_lines(path: Path) -> Iterator[str]:
-    """The lines of a UTF-8 text file without line endings and a leading byte order mark, one
-    at a time (a final newline adds no line)."""
+    """The lines of a UTF-8 text file (gunzipped when named .gz) without line endings and a
+    leading byte order mark, one at a time (a final newline adds no line)."""
     try:
         handle = path.open("rb")
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
-    with handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
-            except UnicodeDecodeError as error:
-                raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
-            yield line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
+    for number, raw in enumerate(raw_lines(path, handle), 1):
+        try:
+            line = raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as error:
+            if number == 1 and raw.startswith(GZIP_MAGIC):
+                raise DataError(f"{path}:1: gzip-compressed; name it .gz") from None
+            raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
+        yield line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
 
 
 def count_lines(path: Path, nonblank: str | None = None) -> int:

@@ -1,5 +1,5 @@
-"""JSON Lines reading (.jsonl or .jsonl.gz, a file or a stream); every error is a DataError
-naming the file and line."""
+"""JSON Lines reading (.jsonl or .jsonl.gz, a file or a stream) and the raw lines of any input
+file (gunzipped when named .gz); every error is a DataError naming the file and line."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from mismatch_core.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
 BYTE_ORDER_MARK = "\ufeff"  # how some editors (Windows Notepad) start a UTF-8 file
+STDIN_NAME = "<stdin>"  # the name errors give standard input
 
 
 def is_gzip(path: Path) -> bool:
@@ -23,10 +24,18 @@ def is_gzip(path: Path) -> bool:
     return path.suffix.lower() == ".gz"
 
 
-def jsonl_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
-    """The raw lines of a .jsonl or .jsonl.gz file (decoded one by one by the caller), read
-    from ``raw`` (its bytes already in hand) or from the file; a file that is not valid gzip
-    is a DataError naming it, not a traceback."""
+def check_jsonl_file(path: Path) -> None:
+    """DataError unless ``path`` is a file: a folder or a missing path, named."""
+    if path.is_dir():
+        raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+
+
+def raw_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
+    """The raw lines of an input file, gunzipped when its name ends .gz (decoded one by one by
+    the caller), read from ``raw`` (the file opened, or its bytes already in hand) or from the
+    file; a file that is not valid gzip is a DataError naming it, not a traceback."""
     with raw or path.open("rb") as source:
         handle = gzip.GzipFile(fileobj=source, mode="rb") if is_gzip(path) else source
         try:
@@ -38,18 +47,16 @@ def jsonl_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
 def hashed_jsonl(path: Path) -> tuple[str, Iterator[tuple[int, dict]]]:
     """The sha256 of a .jsonl(.gz) file's bytes and its (line number, object) pairs, from one
     read: the hash names what was parsed, even if the file changes meanwhile."""
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
+    check_jsonl_file(path)
     data = path.read_bytes()
-    lines = jsonl_lines(path, io.BytesIO(data))
+    lines = raw_lines(path, io.BytesIO(data))
     return hashlib.sha256(data).hexdigest(), iter_json_lines(lines, str(path))
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """(line number, object) for every non-blank line; invalid UTF-8 or JSON names the line."""
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
-    yield from iter_json_lines(jsonl_lines(path), str(path))
+    check_jsonl_file(path)
+    yield from iter_json_lines(raw_lines(path), str(path))
 
 
 def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
@@ -61,7 +68,8 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             if line_number == 1 and raw.startswith(GZIP_MAGIC):
-                raise DataError(f"{where}: gzip-compressed; name it .jsonl.gz") from None
+                fix = "pipe it through zcat" if name == STDIN_NAME else "name it .jsonl.gz"
+                raise DataError(f"{where}: gzip-compressed; {fix}") from None
             raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
         if line_number == 1:
             line = line.removeprefix(BYTE_ORDER_MARK)

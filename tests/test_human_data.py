@@ -162,6 +162,9 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
         read_ratings(tmp_path / "empty.jsonl")
     with pytest.raises(DataError, match=r"absent.jsonl: no such file"):
         read_ratings(tmp_path / "absent.jsonl")
+    (tmp_path / "ratings").mkdir()
+    with pytest.raises(DataError, match=r"ratings is a directory; give a .jsonl or .jsonl.gz file"):
+        read_ratings(tmp_path / "ratings")
     (tmp_path / "plain.jsonl.gz").write_text("{}\n")  # read once, hashed and parsed alike
     with pytest.raises(DataError, match=r"plain.jsonl.gz: not a readable gzip file"):
         read_ratings(tmp_path / "plain.jsonl.gz")

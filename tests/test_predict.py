@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import functools
 import gzip
+import io
 import json
 import os
 import shutil
@@ -514,8 +515,6 @@ def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir
 
 
 def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatch, capsys) -> None:
-    import io
-
     rows = [{"ref": REFS[0], "gen": GENS[0]}, {"ref": [REFS[1], REFS[2]], "gen": "   ", "id": 7}]
     data = "".join(json.dumps(row) + "\n" for row in rows).encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
@@ -559,6 +558,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     not_object = write_jsonl(tmp / "list.jsonl", [["a", "b"]])
     bad_ref = write_jsonl(tmp / "bad_ref.jsonl", [{"ref": [], "gen": "b"}])
     not_gzip = write_jsonl(tmp / "plain.jsonl.gz", [{"ref": "a", "gen": "b"}])
+    packed = tmp / "packed.txt"
+    packed.write_bytes(gzip.compress(b"a reference\n"))
     blank_ref = write_jsonl(
         tmp / "blank_ref.jsonl", [{"ref": "a", "gen": "b"}, {"ref": ["a", " "], "gen": "b"}]
     )
@@ -612,6 +613,10 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ],
         ),
         "not gzip": (["--input", str(not_gzip)], ["plain.jsonl.gz: not a readable gzip file"]),
+        "gzip named as text": (
+            ["--refs", str(packed), "--gens", str(packed)],
+            [f"{packed}:1: gzip-compressed; name it .gz"],
+        ),
         "missing file": (["--input", str(tmp / "none.jsonl")], ["none.jsonl: no such file"]),
         "input is a folder": (["--input", str(tmp)], [f"{tmp} is a directory; give a .jsonl"]),
         "gens without refs": (["--gens", str(refs)], ["needs both --refs and --gens"]),
@@ -662,7 +667,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     "case",
     ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
-     "id like a line number", "not gzip", "missing file", "input is a folder",
+     "id like a line number", "not gzip", "gzip named as text", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
      "output under a file", "summary is a folder", "summary is the output", "summary is an input",
      "output is an input", "summary is gzip", "device"],
@@ -711,6 +716,32 @@ def test_a_byte_order_mark_starting_a_file_is_not_read_as_text(
     assert outputs["marked.txt"] == outputs["refs.txt"]
     assert outputs["marked.jsonl"] == outputs["pairs.jsonl"]
     assert json.loads(outputs["marked.jsonl"].splitlines()[0])["id"] == "1"
+
+
+def test_gzip_text_inputs_are_read_as_the_plain_ones(base_dir: Path, tmp_path: Path, capsys):
+    plain, packed = [], []
+    for name, texts in (("refs", REFS), ("gens", GENS)):
+        data = ("\n".join(texts) + "\n").encode("utf-8")
+        (tmp_path / f"{name}.txt").write_bytes(data)
+        (tmp_path / f"{name}.txt.gz").write_bytes(gzip.compress(data))
+        plain += [f"--{name}", str(tmp_path / f"{name}.txt")]
+        packed += [f"--{name}", str(tmp_path / f"{name}.txt.gz")]
+    outputs = []
+    for arguments in (plain, packed):
+        assert predict_cli("--checkpoint", str(base_dir), *arguments) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == len(REFS)
+
+
+def test_a_gzip_stream_on_stdin_is_told_to_go_through_zcat(
+    base_dir: Path, monkeypatch, capsys
+) -> None:
+    data = gzip.compress(json.dumps({"ref": REFS[0], "gen": GENS[0]}).encode() + b"\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert predict_cli("--checkpoint", str(base_dir), "--input", "-") == 2
+    assert capsys.readouterr().err == (
+        "mismatch predict: error: <stdin>:1: gzip-compressed; pipe it through zcat\n"
+    )
 
 
 def test_a_failed_write_keeps_the_old_file_and_no_temp(
