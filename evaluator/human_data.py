@@ -71,6 +71,9 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
                 "(leave it out, or null, where it was not rated)"
             )
     record_id, group = value.get("id"), value.get("group")
+    for key, item in (("id", record_id), ("group", group)):
+        if item is not None and (not isinstance(item, str | int) or isinstance(item, bool)):
+            raise DataError(f"{where}: key {key!r} must be a string, an integer or null")
     return HumanRecord(
         id=str(record_id if record_id is not None else f"line {line}"),
         refs=tuple(refs),

@@ -193,6 +193,16 @@ def test_an_empty_reference_is_refused_naming_its_line(tmp_path, ref):
         load_records(path)
 
 
+@pytest.mark.parametrize(("key", "value"), [("id", ["x", 1]), ("group", {"a": 1}), ("id", True)])
+def test_an_id_or_group_that_is_no_name_is_refused(tmp_path, key, value):
+    """mismatch predict refuses such an id; a ratings file's became its Python form ("['x', 1]")
+    in messages and results."""
+    path = tmp_path / "pairs.jsonl"
+    write_lines(path, [json.dumps(record(1, **{key: value})).encode()])
+    with pytest.raises(DataError, match=rf"pairs.jsonl:1: key '{key}' must be a string, an int"):
+        load_records(path)
+
+
 def test_null_gen_is_an_empty_output_and_list_refs_are_kept(tmp_path):
     path = tmp_path / "pairs.jsonl"
     write_lines(path, [json.dumps(record(1, gen=None, ref=["r1", "r2"])).encode()])
