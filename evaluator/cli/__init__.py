@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -80,8 +81,20 @@ class Terminated(BaseException):
     is, so atomic writes drop their temporary files and the old output stays."""
 
 
-def raise_terminated(signum, frame) -> None:
-    raise Terminated
+def sigterm_handler(pid: int) -> Callable:
+    """SIGTERM's handler for the command running in process ``pid``: raise Terminated there. A
+    worker forked from it (multiprocessing, whose pools stop their workers with SIGTERM)
+    inherits the handler: there it ends the process as SIGTERM does by default, with no
+    traceback."""
+
+    def handle(signum, frame) -> None:
+        if os.getpid() != pid:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    return handle
 
 
 def check_device(device: str | None) -> None:
@@ -125,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
     on_main_thread = threading.current_thread() is threading.main_thread()  # signal's rule
-    on_sigterm = signal.signal(signal.SIGTERM, raise_terminated) if on_main_thread else None
+    on_sigterm = (
+        signal.signal(signal.SIGTERM, sigterm_handler(os.getpid())) if on_main_thread else None
+    )
     try:
         return int(module.run(args) or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
