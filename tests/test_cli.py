@@ -38,62 +38,6 @@ def test_ctrl_c_ends_a_command_with_one_line_and_status_130(monkeypatch, capsys)
     assert capsys.readouterr().err == "mismatch predict: interrupted\n"
 
 
-def test_sigterm_ends_a_command_like_ctrl_c_and_keeps_the_old_output(
-    monkeypatch, capsys, tmp_path
-):
-    """A scheduler's stop (SIGTERM) killed the process mid-write: no message, and the
-    temporary file of the output was left beside it."""
-    import os
-    import signal
-    import time
-
-    import evaluator.cli.predict as predict
-    from mismatch_core.atomic import atomic_path
-
-    out = tmp_path / "scores.jsonl"
-    out.write_text("earlier result\n")
-
-    def stopped_while_writing(args):
-        with atomic_path(out) as temporary:
-            temporary.write_text("half\n")
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(10)  # the handler raises before this ends
-
-    monkeypatch.setattr(predict, "run", stopped_while_writing)
-    before = signal.getsignal(signal.SIGTERM)
-    assert cli.main(["predict", "--input", "pairs.jsonl"]) == 143
-    assert capsys.readouterr().err == "mismatch predict: terminated\n"
-    assert out.read_text() == "earlier result\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["scores.jsonl"]
-    assert signal.getsignal(signal.SIGTERM) is before  # the caller's handler is back
-
-
-def test_a_worker_forked_by_a_command_still_stops_on_sigterm(monkeypatch, capfd):
-    """multiprocessing pools stop their workers with SIGTERM; a forked worker inherited the
-    command's handler and printed a Terminated traceback instead of ending quietly."""
-    import multiprocessing
-    import signal
-    import time
-
-    import evaluator.cli.predict as predict
-
-    exit_codes = []
-
-    def start_and_stop_a_worker(args):
-        worker = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
-        worker.start()
-        time.sleep(0.5)
-        worker.terminate()  # SIGTERM
-        worker.join(10)
-        exit_codes.append(worker.exitcode)
-        return 0
-
-    monkeypatch.setattr(predict, "run", start_and_stop_a_worker)
-    assert cli.main(["predict", "--input", "pairs.jsonl"]) == 0
-    assert exit_codes == [-signal.SIGTERM]
-    assert "Terminated" not in capfd.readouterr().err
-
-
 def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, capsys):
     import evaluator.cli.predict as predict
     from mismatch_core.errors import DataError

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import signal
 import sys
-import threading
 import warnings
 from collections.abc import Callable
 
@@ -76,27 +73,6 @@ class CommandError(Exception):
     own error types (``mismatch_core.errors``) that reach the entry point."""
 
 
-class Terminated(BaseException):
-    """SIGTERM (a scheduler stopping the job, ``timeout``) raised in the main thread as Ctrl-C
-    is, so atomic writes drop their temporary files and the old output stays."""
-
-
-def sigterm_handler(pid: int) -> Callable:
-    """SIGTERM's handler for the command running in process ``pid``: raise Terminated there. A
-    worker forked from it (multiprocessing, whose pools stop their workers with SIGTERM)
-    inherits the handler: there it ends the process as SIGTERM does by default, with no
-    traceback."""
-
-    def handle(signum, frame) -> None:
-        if os.getpid() != pid:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        raise Terminated
-
-    return handle
-
-
 def check_device(device: str | None) -> None:
     """CommandError for a --device this machine does not have (None: not given). It loads
     torch: commands call it after their cheap checks, before reading models or inputs."""
@@ -137,10 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     args = sub.parse_args(rest)
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
-    on_main_thread = threading.current_thread() is threading.main_thread()  # signal's rule
-    on_sigterm = (
-        signal.signal(signal.SIGTERM, sigterm_handler(os.getpid())) if on_main_thread else None
-    )
     try:
         return int(module.run(args) or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
@@ -150,11 +122,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
         print(f"mismatch {name}: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"mismatch {name}: terminated", file=sys.stderr)
-        return 143  # as a shell reports a command ended by SIGTERM
     finally:
         warnings.showwarning = shown
-        if on_main_thread:
-            signal.signal(signal.SIGTERM, on_sigterm)
 
