@@ -3,6 +3,7 @@ and paired randomization p-values (``evaluator.system_comparison``)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -173,12 +174,14 @@ def test_the_command_prints_and_writes_every_figure(tmp_path: Path, files, capsy
 
 
 def test_default_names_and_several_references(tmp_path: Path, files, capsys) -> None:
-    """Systems are named by their file names; a second reference file gives each pair two
-    references, the closest deciding (a copy of either reads as a copy)."""
+    """Systems are named by their file names (a compressed one's too); a second reference file
+    gives each pair two references, the closest deciding (a copy of either reads as a copy)."""
     checkpoint = make_checkpoint(tmp_path / "base")
     other = write_lines(tmp_path / "other.txt", [ref.upper() for ref in REFS])
+    packed = tmp_path / "copy.txt.gz"
+    packed.write_bytes(gzip.compress(files["copy"].read_bytes()))
     argv = ["compare", "--refs", str(other), str(files["refs"]), "--gens", str(files["mt"]),
-            str(files["copy"]), "--checkpoint", str(checkpoint), "--resamples", "100",
+            str(packed), "--checkpoint", str(checkpoint), "--resamples", "100",
             "--quiet", "--out", str(tmp_path / "f.json")]  # fmt: skip
     assert main(argv) == 0
     figures = json.loads((tmp_path / "f.json").read_text())

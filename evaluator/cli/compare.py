@@ -33,6 +33,7 @@ from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
+from mismatch_core.jsonl import is_gzip
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -205,10 +206,10 @@ def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: 
 
 
 def _names(args: argparse.Namespace, files: list[Path]) -> list[str]:
-    """One name per system file: --names, else the file names without suffix, else (two
-    alike) the paths as given; two systems never share one."""
+    """One name per system file: --names, else the file names without suffix (and without
+    .gz first), else (two alike) the paths as given; two systems never share one."""
     if args.names is None:
-        names = [path.stem for path in files]
+        names = [Path(path.stem).stem if is_gzip(path) else path.stem for path in files]
         if len(set(names)) < len(names):
             names = [str(path) for path in files]
         if len(set(names)) < len(names):
