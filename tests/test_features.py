@@ -204,6 +204,23 @@ def test_scaler_format_1_clips_at_the_bounds():
     ]
 
 
+def test_a_feature_that_grows_with_length_stops_at_its_bounds():
+    """Fragment density is N for an exact copy of N tokens: past the training bound it says
+    only that the texts are long. Kept to the margin, a long exact copy read as RepErr."""
+    train = pd.DataFrame({"density": np.linspace(1.0, 80.0, 101), "bleu": np.linspace(0, 50, 101)})
+    scaler = FeatureScaler.fit(train, quantiles=(0.0, 1.0))
+    assert scaler.clipped == ("density",)
+    test = pd.DataFrame({"density": [-10.0, 40.5, 245.0], "bleu": [-25.0, 25.0, 100.0]})
+    scaled = scaler.transform(test)
+    np.testing.assert_allclose(scaled[:, 0], [0.0, 0.5, 1.0], atol=1e-6)
+    np.testing.assert_allclose(scaled[:, 1], [-0.5, 0.5, 2.0], atol=1e-6)  # the margin still
+    state = json.loads(json.dumps(scaler.to_dict()))
+    assert state["format"] == 3 and state["clipped"] == ["density"]
+    np.testing.assert_array_equal(FeatureScaler.from_dict(state).transform(test), scaled)
+    older = {key: value for key, value in state.items() if key != "clipped"} | {"format": 2}
+    assert FeatureScaler.from_dict(older).transform(test)[2, 0] == pytest.approx(244.0 / 79.0)
+
+
 def test_scaler_errors_name_the_problem():
     scaler = FeatureScaler.fit(pd.DataFrame({"bleu": [0.0, 1.0]}))
     with pytest.raises(KeyError, match="bleu"):
@@ -220,6 +237,13 @@ def test_scaler_errors_name_the_problem():
         )
     with pytest.raises(ValueError, match="margin must be"):
         FeatureScaler(["a"], [0.0], [1.0], margin=-1.0)
+    with pytest.raises(ValueError, match="lacks clipped"):
+        FeatureScaler.from_dict(
+            {"format": 3, "names": ["a"], "low": [0.0], "high": [1.0], "quantiles": [0, 1],
+             "margin": 3.0}
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="clipped feature.s. density not among the names"):
+        FeatureScaler(["a"], [0.0], [1.0], clipped=["density"])
 
 
 def test_embedding_store_round_trip(tmp_path):

@@ -40,6 +40,29 @@ PARAPHRASE = (
     "Last year the company's profits rose by 12 percent, and it intends to take on 300 new "
     "employees in Manchester."
 )
+# A text of 264 words: its exact copy once read as RepErr (P(NoContr) 0.001), as did copies of
+# 190 words and more, since the density feature grows with length and was kept far past its
+# training range (docs/experiments/2026-11-30-long-copies)
+LONG_REF = (
+    "The city council met on Tuesday evening to discuss the new budget for the coming year. "
+    "After three hours of debate, the members agreed to spend 45 million dollars on roads, "
+    "schools and public transport. The mayor said the plan would create about 600 jobs and "
+    "repair more than 120 kilometres of damaged streets before the winter. Several residents "
+    "spoke during the public session. A teacher from the northern district asked why the "
+    "schools in her area had waited so long for new heating systems, and a bus driver "
+    "complained that the night routes had been cut twice in the last two years. The council "
+    "promised to review both issues in the spring. Opposition members argued that the budget "
+    "relied too heavily on a tax increase that had not yet been approved by the regional "
+    "government. They proposed delaying the transport projects until the tax question was "
+    "settled, but their motion was rejected by a vote of nine to four. The finance director "
+    "explained that the city had saved 8 million dollars over the past year by renegotiating "
+    "energy contracts and reducing the number of rented offices. She added that these savings "
+    "would cover the first stage of the road repairs even if the tax increase failed. Local "
+    "business groups welcomed the decision, saying that better roads and reliable buses would "
+    "help shops in the centre, which have struggled since the new shopping park opened on the "
+    "edge of town. The council will publish the full budget on its website next week, and a "
+    "final vote is planned for the end of the month."
+)
 pytestmark = pytest.mark.slow  # the packaged encoder
 
 CHECKPOINTS = ["base", *TASKS]
@@ -143,6 +166,24 @@ def test_checkpoint_loads_and_matches_the_registry_and_its_task(name: str) -> No
 def test_an_exact_copy_reads_as_no_contradiction(name: str, check: str) -> None:
     _, predictions = evaluated(name)
     assert predictions["copy"].score >= 0.95, predictions["copy"].mismatch
+
+
+@cache
+def evaluated_long(name: str) -> tuple[Evaluator, list]:
+    """Predictions for an exact copy of LONG_REF and for the copy with one number changed."""
+    evaluator = Evaluator.from_pretrained(REPO_ROOT / "checkpoints" / f"mismatch-{name}")
+    gens = [LONG_REF, LONG_REF.replace("45 million", "54 million")]
+    refs = [LONG_REF] * len(gens)
+    return evaluator, evaluator.predict(refs, gens, sources(evaluator, refs), progress=False)
+
+
+@pytest.mark.parametrize("name", CHECKPOINTS)
+def test_a_long_exact_copy_reads_as_no_contradiction_and_above_a_wrong_number(name: str) -> None:
+    evaluator, (copy, wrong) = evaluated_long(name)
+    assert copy.score >= 0.95 and copy.labels == ["NoContr"], copy.mismatch
+    assert "NumErr" in wrong.labels, wrong.mismatch
+    if evaluator.rating_keys:
+        assert quality(evaluator, copy) > quality(evaluator, wrong), (copy.ratings, wrong.ratings)
 
 
 @pytest.mark.parametrize(("name", "check"), cases(CHECKPOINTS, [f"score-{e}" for e in ERRORS]))

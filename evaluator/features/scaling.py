@@ -4,13 +4,14 @@ Each feature maps its low quantile to 0 and its high quantile to 1. Values outsi
 up to ``margin`` spans beyond the bounds and clipped there, so a few extreme pairs (a TER of
 400) do not squash everyone else, yet real system outputs, which sit far below the
 near-copies of the synthetic data (an embedding cosine of 0.5 where synthetic pairs start at
-0.8), still keep their order instead of all landing on 0. The fitted bounds travel inside
-model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
+0.8), still keep their order instead of all landing on 0. Features that grow with the texts'
+length (``LENGTH_COLUMNS``) are clipped at their bounds instead. The fitted bounds travel
+inside model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -19,8 +20,13 @@ import pandas as pd
 if TYPE_CHECKING:
     import torch
 
-SCALER_FORMAT = 2
+SCALER_FORMAT = 3
 DEFAULT_MARGIN = 3.0
+# features whose value grows with the texts' length without bound (extractive fragment
+# density: N for an exact copy of N tokens). Past the training bound such a value says only
+# that the texts are long, and a model reads it as nothing it was trained on: kept to the
+# margin, an exact copy of 190 words read as RepErr (docs/experiments/2026-11-30-long-copies)
+LENGTH_COLUMNS = ("density",)
 
 Values = TypeVar("Values", np.ndarray, "torch.Tensor")
 
@@ -40,7 +46,7 @@ def scale_to_bounds(values: Values, low: Values, high: Values, margin: float) ->
 
 class FeatureScaler:
     """Per-feature [low, high] bounds; `transform` maps them to [0, 1] in `names` order and clips
-    at [-margin, 1 + margin]."""
+    at [-margin, 1 + margin], the ``clipped`` features at [0, 1]."""
 
     def __init__(
         self,
@@ -49,6 +55,7 @@ class FeatureScaler:
         high: list[float],
         quantiles: tuple[float, float] = (0.01, 0.99),
         margin: float = DEFAULT_MARGIN,
+        clipped: Sequence[str] = (),
     ) -> None:
         if not (len(names) == len(low) == len(high)):
             raise ValueError("names, low and high must have the same length")
@@ -65,6 +72,10 @@ class FeatureScaler:
         if not (np.isfinite(margin) and margin >= 0):
             raise ValueError(f"scaler margin must be a finite number >= 0, got {margin!r}")
         self.margin = float(margin)
+        unknown = sorted(set(clipped) - set(self.names))
+        if unknown:
+            raise ValueError(f"clipped feature(s) {', '.join(unknown)} not among the names")
+        self.clipped = tuple(name for name in self.names if name in clipped)
 
     @classmethod
     def fit(
@@ -82,15 +93,19 @@ class FeatureScaler:
         values = checked_values(frame, list(frame.columns))
         low = np.quantile(values, low_q, axis=0)
         high = np.quantile(values, high_q, axis=0)
-        return cls(
-            [str(name) for name in frame.columns], low.tolist(), high.tolist(), quantiles, margin
-        )
+        names = [str(name) for name in frame.columns]
+        clipped = [name for name in names if name in LENGTH_COLUMNS]
+        return cls(names, low.tolist(), high.tolist(), quantiles, margin, clipped)
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
-        """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin]; a constant
-        feature maps to 0 at or below its bound, 1 above."""
+        """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin] (the
+        ``clipped`` features at [0, 1]); a constant feature maps to 0 at or below its bound, 1
+        above."""
         values = checked_values(frame, self.names)
-        return scale_to_bounds(values, self.low, self.high, self.margin).astype(np.float32)
+        scaled = scale_to_bounds(values, self.low, self.high, self.margin)
+        columns = [self.names.index(name) for name in self.clipped]
+        scaled[:, columns] = scaled[:, columns].clip(0.0, 1.0)
+        return scaled.astype(np.float32)
 
     def to_dict(self) -> dict:
         """JSON-serialisable state (plain lists and floats)."""
@@ -101,24 +116,33 @@ class FeatureScaler:
             "high": [float(value) for value in self.high],
             "quantiles": list(self.quantiles),
             "margin": self.margin,
+            "clipped": list(self.clipped),
         }
 
     @classmethod
     def from_dict(cls, state: Mapping) -> FeatureScaler:
         """Rebuild a scaler saved by `to_dict`; ValueError names a missing or wrong field.
 
-        Format 1 (before the margin) clipped at the bounds: it reads as margin 0."""
+        Format 1 (before the margin) clipped at the bounds: it reads as margin 0. Format 2
+        (before ``clipped``) kept every feature to the margin: it reads as none clipped."""
         required: tuple[str, ...] = ("format", "names", "low", "high", "quantiles")
-        if state.get("format") == SCALER_FORMAT:
+        version = state.get("format")
+        if version in (2, SCALER_FORMAT):
             required += ("margin",)
+        if version == SCALER_FORMAT:
+            required += ("clipped",)
         missing = [key for key in required if key not in state]
         if missing:
             raise ValueError(f"scaler state lacks {', '.join(missing)}")
-        if state["format"] not in (1, SCALER_FORMAT):
-            raise ValueError(f"scaler format {state['format']!r} is not 1 or {SCALER_FORMAT}")
-        margin = state["margin"] if state["format"] == SCALER_FORMAT else 0.0
+        if version not in (1, 2, SCALER_FORMAT):
+            raise ValueError(f"scaler format {version!r} is not 1, 2 or {SCALER_FORMAT}")
         return cls(
-            list(state["names"]), state["low"], state["high"], tuple(state["quantiles"]), margin
+            list(state["names"]),
+            state["low"],
+            state["high"],
+            tuple(state["quantiles"]),
+            state["margin"] if version != 1 else 0.0,
+            state.get("clipped", ()),
         )
 
 

@@ -168,6 +168,7 @@ def with_features(
         [*old.high, *new.high],
         old.quantiles,
         old.margin,
+        [*old.clipped, *new.clipped],
     )
     config = {**checkpoint.config, "features": {**checkpoint.config["features"]}}
     config["features"]["names"] = list(scaler.names)
