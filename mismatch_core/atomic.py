@@ -4,6 +4,7 @@ way; and check an output path before a long run, so it does not fail at its last
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import uuid
@@ -19,12 +20,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path`` with the same suffix (writers such as ``savefig`` read
     the format from it); renamed to ``path`` when the block succeeds, deleted when it fails.
     Created by the writer, so it gets the usual permissions (umask), not mkstemp's 0600.
-    A symbolic link stays a link: the file it points to is replaced. A device or a pipe
-    (``/dev/null``, a FIFO) is written in place: a rename would put a plain file there."""
-    path = Path(path)
-    if path.is_symlink():
-        path = path.resolve()
-    if path.exists() and not (path.is_file() or path.is_dir()):
+    Where ``write_target`` says so (a device, a pipe, /dev/stdout), ``path`` itself."""
+    path, in_place = write_target(path)
+    if in_place:
         yield path
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,6 +32,24 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def write_target(path: Path) -> tuple[Path, bool]:
+    """The file that writing ``path`` replaces, and whether it is written in place instead.
+    An existing device, pipe or file under /dev or /proc (/dev/null, a FIFO, /dev/stdout) is
+    written in place: a rename would put a plain file there, or fail where the link leads to a
+    pipe. A symbolic link stays a link: the file it
+    points to is replaced."""
+    path = Path(path)
+    system = path.is_relative_to("/dev") or path.is_relative_to("/proc")
+    if path.exists() and not path.is_dir() and (system or not path.is_file()):
+        return path, True
+    if path.is_symlink():
+        try:
+            path = path.resolve()
+        except RuntimeError:  # a loop of links
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+    return path, False
 
 
 @contextmanager
@@ -99,9 +115,18 @@ def output_problem(path: Path, kind: str = "file") -> str | None:
     """Why ``path`` cannot be written as a ``kind`` ("file" or "directory"), or None.
 
     Checked before the work starts: an existing entry of the other kind, a parent that is a
-    file, or a folder (the nearest existing one) this process may not write to.
+    file, or a folder (the nearest existing one) this process may not write to; for a file
+    written in place (``write_target``), the file itself.
     """
     path = Path(path)
+    if kind == "file":
+        try:
+            target, in_place = write_target(path)
+        except OSError as error:
+            return f"cannot write {path}: {error.strerror}"
+        if in_place:
+            return None if os.access(target, os.W_OK) else f"cannot write {path}: permission denied"
+        path = target
     if kind == "file" and path.is_dir():
         return f"{path} is a directory, expected a file path"
     if kind == "directory" and path.exists() and not path.is_dir():

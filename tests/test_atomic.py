@@ -70,6 +70,23 @@ def test_a_pipe_is_written_in_place_not_replaced(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["scores.pipe"]
 
 
+def test_dev_stdout_is_written_in_place() -> None:
+    """/dev/stdout led through its links to a pipe's name, and the write beside it failed."""
+    import subprocess
+    import sys
+
+    script = "from mismatch_core.atomic import write_text_atomic; write_text_atomic('/dev/stdout', 'new\\n')"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True)
+    assert result.stdout == b"new\n"
+
+
+def test_a_loop_of_links_is_a_problem_named_before_the_work(tmp_path: Path) -> None:
+    (tmp_path / "a.json").symlink_to(tmp_path / "b.json")
+    (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
+    problem = output_problem(tmp_path / "a.json")
+    assert problem == f"cannot write {tmp_path / 'a.json'}: Too many levels of symbolic links"
+
+
 def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> None:
     target = tmp_path / "detector"
     target.mkdir()
