@@ -208,6 +208,10 @@ class JsonlInput:
         for _, _, row in self._numbered_rows():
             yield row
 
+    def named_ids(self) -> list[bool]:
+        """Per pair, whether its line names its id (else its id is its line number)."""
+        return [named for _, named, _ in self._numbered_rows()]
+
     def _numbered_rows(self) -> Iterator[tuple[int, bool, PairRow]]:
         """(line number, whether the line names its id, pair) of every line."""
         for number, value in iter_json_lines(self.open_lines(), self.name):

@@ -241,15 +241,19 @@ def test_jsonl_inputs_are_read_as_predict_reads_them(tmp_path: Path, files, caps
     write_jsonl(tmp_path / "other.jsonl", other)
     assert main(["compare", "--inputs", str(tmp_path / "mt.jsonl"), str(tmp_path / "other.jsonl"),
                  *common]) == 2  # fmt: skip
-    assert "other.jsonl: pair 1 has id '1', pair 1 of" in capsys.readouterr().err
+    assert "other.jsonl: pair 1 (id '1') has other references than pair 1 of" in (
+        capsys.readouterr().err
+    )  # an id of its own and a line number are not compared
     for row in other:  # no ids in either file: each pair is named by its line
         row["ref"] = row["ref"][0]
-    write_jsonl(tmp_path / "mt_no_ids.jsonl", [dict(row, gen="x") for row in other])
-    other[0]["ref"] = "Another reference."
+    no_ids = [json.dumps(dict(row, gen="x")) for row in other]  # a blank line shifts line numbers
+    (tmp_path / "mt_no_ids.jsonl").write_text(no_ids[0] + "\n\n" + "\n".join(no_ids[1:]) + "\n")
+    other[-1]["ref"] = "Another reference."  # reached past the lines the blank one shifted
     write_jsonl(tmp_path / "other.jsonl", other)
     assert main(["compare", "--inputs", str(tmp_path / "mt_no_ids.jsonl"),
                  str(tmp_path / "other.jsonl"), *common]) == 2  # fmt: skip
-    assert "other.jsonl: pair 1 (id '1') has other references than pair 1 of" in (
+    last = len(REFS)
+    assert f"other.jsonl: pair {last} (id '{last}') has other references than pair {last} of" in (
         capsys.readouterr().err
     )
     shuffled = [{"id": f"p{i}", "ref": ref, "gen": ref} for i, ref in enumerate(REFS)]

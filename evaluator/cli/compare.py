@@ -175,8 +175,9 @@ def _system_files(args: argparse.Namespace) -> list[Path]:
 
 def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: bool) -> list:
     """Every system's pairs, (id, ref, gen, src) each, checked (as predict checks its input),
-    matched by line: the same id (a pair without one is named by its line) and the same
-    references at each; DataError names the file and pair that differ."""
+    matched by position: the same references, and the same id where both JSONL lines name
+    one (a line without one is named by its line number, which blank lines shift); DataError
+    names the file and pair that differ."""
     from evaluator.predict_io import AlignedInput, JsonlInput
 
     sources: list[AlignedInput | JsonlInput] = (
@@ -187,12 +188,17 @@ def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: 
     for source in sources:
         source.count(require_sources=require_sources)
     systems = [list(source.rows()) for source in sources]
+    named = [
+        source.named_ids() if isinstance(source, JsonlInput) else [False] * len(rows)
+        for source, rows in zip(sources, systems, strict=True)
+    ]
     first = systems[0]
-    for path, rows in zip(files[1:], systems[1:], strict=True):
+    for path, rows, own in zip(files[1:], systems[1:], named[1:], strict=True):
         if len(rows) != len(first):
             raise DataError(f"{path} has {len(rows)} pair(s) but {files[0]} has {len(first)}")
         for number, (row, base) in enumerate(zip(rows, first, strict=True), 1):
-            if row[0] != base[0]:  # pairs are matched by line: listed in another order
+            both_named = own[number - 1] and named[0][number - 1]
+            if both_named and row[0] != base[0]:  # the same pairs listed in another order
                 raise DataError(
                     f"{path}: pair {number} has id {row[0]!r}, pair {number} of {files[0]} id "
                     f"{base[0]!r}; list every system's pairs in the same order"
