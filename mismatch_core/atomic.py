@@ -4,9 +4,9 @@ way; and check an output path before a long run, so it does not fail at its last
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +20,8 @@ def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path`` with the same suffix (writers such as ``savefig`` read
     the format from it); renamed to ``path`` when the block succeeds, deleted when it fails.
     Created by the writer, so it gets the usual permissions (umask), not mkstemp's 0600.
-    Where ``write_target`` says so (a device, a pipe, /dev/stdout), ``path`` itself."""
+    Where ``write_target`` says so (a device or a pipe, also behind a link: /dev/null, a
+    FIFO, /dev/stdout on a pipe), ``path`` itself."""
     path, in_place = write_target(path)
     if in_place:
         yield path
@@ -36,20 +37,18 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 def write_target(path: Path) -> tuple[Path, bool]:
     """The file that writing ``path`` replaces, and whether it is written in place instead.
-    An existing device, pipe or file under /dev or /proc (/dev/null, a FIFO, /dev/stdout) is
-    written in place: a rename would put a plain file there, or fail where the link leads to a
-    pipe. A symbolic link stays a link: the file it
-    points to is replaced."""
+    What ``path`` leads to, through any links, decides: a device or a pipe (/dev/null, a FIFO,
+    /dev/stdout on a pipe) is written in place, since a rename would put a plain file there or
+    fail; anything else is replaced, and a symbolic link stays a link, the file it points to
+    replaced. OSError (ELOOP) for a loop of links."""
     path = Path(path)
-    system = path.is_relative_to("/dev") or path.is_relative_to("/proc")
-    if path.exists() and not path.is_dir() and (system or not path.is_file()):
+    try:
+        mode = os.stat(path).st_mode  # follows links, and names a loop on every Python version
+    except (FileNotFoundError, NotADirectoryError):  # a new file (or a link to one)
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return path, True
-    if path.is_symlink():
-        try:
-            path = path.resolve()
-        except RuntimeError:  # a loop of links
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
-    return path, False
+    return (path.resolve() if path.is_symlink() else path), False
 
 
 @contextmanager

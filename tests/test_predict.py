@@ -560,6 +560,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     not_gzip = write_jsonl(tmp / "plain.jsonl.gz", [{"ref": "a", "gen": "b"}])
     packed = tmp / "packed.txt"
     packed.write_bytes(gzip.compress(b"a reference\n"))
+    (tmp / "loop_a.jsonl").symlink_to(tmp / "loop_b.jsonl")
+    (tmp / "loop_b.jsonl").symlink_to(tmp / "loop_a.jsonl")
     blank_ref = write_jsonl(
         tmp / "blank_ref.jsonl", [{"ref": "a", "gen": "b"}, {"ref": ["a", " "], "gen": "b"}]
     )
@@ -627,6 +629,14 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         ),
         "threshold": (["--input", str(no_gen), "--threshold", "2"], ["--threshold"]),
         "output is a folder": (["--input", str(no_gen), "--output", str(tmp)], ["is a directory"]),
+        "output is a loop of links": (  # was a RuntimeError traceback
+            ["--input", str(no_gen), "--output", str(tmp / "loop_a.jsonl")],
+            [f"--output cannot write {tmp / 'loop_a.jsonl'}: Too many levels of symbolic links"],
+        ),
+        "summary is a loop of links": (
+            ["--input", str(no_gen), "--summary", str(tmp / "loop_b.jsonl")],
+            [f"--summary cannot write {tmp / 'loop_b.jsonl'}: Too many levels of symbolic links"],
+        ),
         "output under a file": (
             ["--input", str(no_gen), "--output", str(refs / "result.jsonl")],
             [f"--output cannot create {refs / 'result.jsonl'}: {refs} is a file, not a directory"],
@@ -669,7 +679,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
      "id like a line number", "not gzip", "gzip named as text", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
-     "output under a file", "summary is a folder", "summary is the output", "summary is an input",
+     "output is a loop of links", "summary is a loop of links", "output under a file", "summary is a folder", "summary is the output", "summary is an input",
      "output is an input", "summary is gzip", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(

@@ -214,16 +214,16 @@ def _check_written_paths(args: argparse.Namespace) -> None:
         inputs.append(Path(args.input))
     read = {path.resolve() for path in inputs if path is not None}
     if args.output is not None:
-        if args.output.resolve() in read:
-            raise CommandError(f"--output {args.output} is an input of this run; name another file")
-        problem = output_problem(args.output)
+        problem = output_problem(args.output)  # first: a loop of links cannot be resolved
         if problem:
             raise CommandError(f"--output {problem}")
+        if args.output.resolve() in read:
+            raise CommandError(f"--output {args.output} is an input of this run; name another file")
     if args.summary is None:
         return
+    check_json_output("--summary", args.summary, inputs, "the summary")
     if args.output is not None and args.summary.resolve() == args.output.resolve():
         raise CommandError("--summary and --output name the same file")
-    check_json_output("--summary", args.summary, inputs, "the summary")
 
 
 def _silence_stdout() -> None:

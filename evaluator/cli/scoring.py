@@ -71,13 +71,13 @@ def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], wh
     """``path`` (given to ``option``) must be a writable plain JSON file that is no input of
     the run (scoring would read the input and then replace it); ``what`` names its contents
     in the message about a .gz name."""
+    problem = output_problem(path)  # first: a loop of links cannot be resolved
+    if problem:
+        raise CommandError(f"{option} {problem}")
     if path.resolve() in {given.resolve() for given in inputs if given is not None}:
         raise CommandError(f"{option} {path} is an input of this run; name another file")
     if is_gzip(path):
         raise CommandError(f"{option} {path}: {what} is plain JSON; drop the .gz")
-    problem = output_problem(path)
-    if problem:
-        raise CommandError(f"{option} {problem}")
 
 
 def checkpoint_of(args: argparse.Namespace) -> tuple[Path, dict]:
