@@ -204,7 +204,7 @@ def test_scaler_format_1_clips_at_the_bounds():
     ]
 
 
-def test_a_feature_that_grows_with_length_stops_at_its_bounds():
+def test_a_feature_that_grows_with_length_stops_at_its_upper_bound():
     """Fragment density is N for an exact copy of N tokens: past the training bound it says
     only that the texts are long. Kept to the margin, a long exact copy read as RepErr."""
     train = pd.DataFrame({"density": np.linspace(1.0, 80.0, 101), "bleu": np.linspace(0, 50, 101)})

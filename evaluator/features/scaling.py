@@ -6,8 +6,9 @@ up to ``margin`` spans beyond the bounds and clipped there, so a few extreme pai
 near-copies of the synthetic data (an embedding cosine of 0.5 where synthetic pairs start at
 0.8), still keep their order instead of all landing on 0. Features that grow with the texts'
 length (``LENGTH_COLUMNS``) stop at their upper bound instead (the model's source columns,
-``SourceScaling``, keep the margin: no shipped checkpoint reads these against a source). The fitted bounds travel
-inside model checkpoints as plain JSON (`to_dict`) and are never refitted at predict time.
+``SourceScaling``, keep the margin: no shipped checkpoint reads these against a source). The
+fitted bounds travel inside model checkpoints as plain JSON (`to_dict`) and are never refitted
+at predict time.
 """
 
 from __future__ import annotations
