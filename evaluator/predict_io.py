@@ -35,10 +35,9 @@ from typing import BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import (
-    BYTE_ORDER_MARK,
-    GZIP_MAGIC,
     STDIN_NAME,
     check_jsonl_file,
+    decoded_lines,
     iter_json_lines,
     iter_jsonl,
     raw_lines,
@@ -226,14 +225,8 @@ def iter_text_lines(path: Path) -> Iterator[str]:
         handle = path.open("rb")
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
-    for number, raw in enumerate(raw_lines(path, handle), 1):
-        try:
-            line = raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
-        except UnicodeDecodeError as error:
-            if number == 1 and raw.startswith(GZIP_MAGIC):
-                raise DataError(f"{path}:1: gzip-compressed; name it .gz") from None
-            raise DataError(f"{path}:{number}: invalid UTF-8 ({error.reason})") from None
-        yield line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
+    for _, line in decoded_lines(raw_lines(path, handle), str(path), "name it .gz"):
+        yield line.removesuffix("\n").removesuffix("\r")
 
 
 def count_lines(path: Path, nonblank: str | None = None) -> int:

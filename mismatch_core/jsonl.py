@@ -59,20 +59,26 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     yield from iter_json_lines(raw_lines(path), str(path))
 
 
-def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin);
-    DataError names ``name``, the line and what is wrong with it."""
-    for line_number, raw in enumerate(lines, 1):
-        where = f"{name}:{line_number}"
+def decoded_lines(lines: Iterable[bytes], name: str, compressed: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every raw line of an input (JSONL or plain text), decoded as
+    UTF-8, a byte order mark starting the first line dropped; DataError names ``name``, the
+    line of invalid UTF-8 and, for a first line in gzip, what to do (``compressed``)."""
+    for number, raw in enumerate(lines, 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            if line_number == 1 and raw.startswith(GZIP_MAGIC):
-                fix = "pipe it through zcat" if name == STDIN_NAME else "name it .jsonl.gz"
-                raise DataError(f"{where}: gzip-compressed; {fix}") from None
-            raise DataError(f"{where}: invalid UTF-8 ({error.reason})") from None
-        if line_number == 1:
-            line = line.removeprefix(BYTE_ORDER_MARK)
+            if number == 1 and raw.startswith(GZIP_MAGIC):
+                raise DataError(f"{name}:1: gzip-compressed; {compressed}") from None
+            raise DataError(f"{name}:{number}: invalid UTF-8 ({error.reason})") from None
+        yield number, line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
+
+
+def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin);
+    DataError names ``name``, the line and what is wrong with it."""
+    compressed = "pipe it through zcat" if name == STDIN_NAME else "name it .jsonl.gz"
+    for line_number, line in decoded_lines(lines, name, compressed):
+        where = f"{name}:{line_number}"
         if not line.strip():
             continue
         try:
