@@ -49,8 +49,8 @@ class Evaluator:
     """A loaded checkpoint ready to score (reference, generated text) pairs."""
 
     def __init__(self, checkpoint: Checkpoint, device: str = "cpu", threshold: float = 0.5) -> None:
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        if not _is_number(threshold) or not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
         self.checkpoint = checkpoint
         self.threshold = threshold
         self.kind, self.criteria = _task_criteria(checkpoint)
@@ -105,9 +105,8 @@ class Evaluator:
         TruncationWarning. ``spans``: fill each Prediction's spans and missing words (when the
         checkpoint has a span tagger; otherwise they stay None).
         """
+        refs, gens, srcs, ids = self._checked(refs, gens, srcs, ids, batch_size)
         n = len(gens)
-        ids = [str(i) for i in range(n)] if ids is None else ids
-        refs = self._checked(refs, gens, srcs, ids, batch_size)
         if n == 0:
             return []
         limit, truncated = self._truncated_pairs(refs, gens)
@@ -135,15 +134,17 @@ class Evaluator:
         limit = truncated = seen = 0
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
             for chunk in chunks:
-                refs = self._checked(chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size)
-                limit, count = self._truncated_pairs(refs, chunk.gens)
+                refs, gens, srcs, ids = self._checked(
+                    chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size
+                )
+                limit, count = self._truncated_pairs(refs, gens)
                 truncated += count
-                seen += len(chunk.gens)
+                seen += len(gens)
                 yield self._score(
-                    chunk.ids,
+                    ids,
                     refs,
-                    chunk.gens,
-                    chunk.srcs,
+                    gens,
+                    srcs,
                     batch_size,
                     scorer or score_locally,
                     bar.update,
@@ -152,14 +153,27 @@ class Evaluator:
         if truncated:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
 
-    def _checked(self, refs, gens, srcs, ids, batch_size: int) -> list[str | list[str]]:
-        """The references as str or list; ValueError for input that does not line up."""
+    def _checked(
+        self, refs, gens, srcs, ids, batch_size: int
+    ) -> tuple[list[str | list[str]], list[str], list[str | None] | None, list[str]]:
+        """(refs, gens, srcs, ids) as lists, taken by position (a pandas Series with any index
+        reads in its order), ids as strings ("0", "1", ... when None); ValueError or
+        TypeError for input that does not line up."""
+        for name, values in (("refs", refs), ("gens", gens), ("srcs", srcs), ("ids", ids)):
+            if isinstance(values, str | bytes):
+                raise TypeError(f"{name} must be a sequence with one item per pair, not a string")
+            if values is not None and not hasattr(values, "__len__"):
+                raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
+        gens = list(gens)
         n = len(gens)
         for name, values in (("refs", refs), ("srcs", srcs), ("ids", ids)):
             if values is not None and len(values) != n:
                 raise ValueError(f"{len(values)} {name} but {n} generated texts")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        refs = list(refs)
+        srcs = None if srcs is None else list(srcs)
+        ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
         check_pairs(refs, gens)
         empty = first_empty_reference(refs)
         if empty is not None:
@@ -174,7 +188,7 @@ class Evaluator:
                     f"pair {ids[lacking]!r} has no src: this checkpoint's ratings read each "
                     f"output against its source ({', '.join(names)}); give src on every pair"
                 )
-        return [ref if isinstance(ref, str) else list(ref) for ref in refs]
+        return [ref if isinstance(ref, str) else list(ref) for ref in refs], gens, srcs, ids
 
     def _score(
         self,
@@ -189,7 +203,6 @@ class Evaluator:
     ) -> list[Prediction]:
         """Predictions in input order; the model sees chunks of similar length."""
         n = len(gens)
-        ids = [str(i) for i in ids]
         spans = spans and self.has_spans
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
@@ -258,7 +271,10 @@ class Evaluator:
     ) -> Prediction:
         pairs = list(zip(CODES, probabilities.tolist(), strict=True))
         mismatch = {code: round(p, ROUND_DIGITS) for code, p in pairs}
-        over = sorted((-p, index) for index, (_, p) in enumerate(pairs) if p >= self.threshold)
+        # labels read the rounded probabilities the prediction shows
+        over = sorted(
+            (-p, index) for index, p in enumerate(mismatch.values()) if p >= self.threshold
+        )
         labels = [CODES[index] for _, index in over]
         return Prediction(
             id=id_,
@@ -314,6 +330,10 @@ def score_locally(
     """The model outputs of each (refs, gens, srcs) chunk, in this process."""
     for refs, gens, srcs in chunks:
         yield predict_outputs(checkpoint, refs, gens, batch_size, spans_below, srcs)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _one_reference(ref: str | list[str], index: int) -> str:

@@ -29,12 +29,26 @@ from mismatch_core.checkpoint_files import (
     FORMAT_VERSION,
     WEIGHTS_FILE,
     checkpoint_directory,
+    checkpoint_sha256,
     export_problem,
     read_config,
     reads_sources,
 )
 from mismatch_core.errors import CheckpointError
 from mismatch_core.taxonomy import CODES, TAXONOMY
+
+# the keys save_pretrained writes; any other is refused on loading (a misspelt one would read as unset)
+TOP_LEVEL_KEYS = (
+    "format",
+    "format_version",
+    "architecture",
+    "features",
+    "taxonomy",
+    "tasks",
+    "training",
+    "metrics",
+)
+FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
 
 
 @dataclass
@@ -45,6 +59,7 @@ class Checkpoint:
     scaler: FeatureScaler
     config: dict
     path: Path
+    sha256: str | None = None  # of the files as loaded (None: built in memory, see signature)
 
     @property
     def feature_names(self) -> list[str]:
@@ -281,9 +296,14 @@ def load(
     path_or_hub_id: str | os.PathLike, revision: str | None = None, local_files_only: bool = False
 ) -> Checkpoint:
     """Load a checkpoint from a local directory or a Hugging Face Hub repo id (cached download)."""
-    directory = checkpoint_directory(str(path_or_hub_id), revision, local_files_only)
+    if not isinstance(path_or_hub_id, str | os.PathLike):
+        raise TypeError(
+            f"a checkpoint is a directory path or a Hub repo id, got {type(path_or_hub_id).__name__}"
+        )
+    directory = checkpoint_directory(os.fspath(path_or_hub_id), revision, local_files_only)
     config = read_config(directory)
     config_file = directory / CONFIG_FILE
+    _check_known_keys(config, config_file)
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
@@ -307,22 +327,56 @@ def load(
         weights = load_file(str(weights_file))
     except (SafetensorError, OSError, ValueError) as error:
         raise CheckpointError(f"{weights_file} cannot be read as safetensors: {error}") from None
+    _check_weights(weights, model, weights_file)
     try:
         model.load_state_dict(weights, strict=True)
     except RuntimeError as error:
         raise CheckpointError(
             f"{weights_file} does not fit the architecture in {config_file}: {error}"
         ) from None
-    return Checkpoint(model=model.eval(), scaler=scaler, config=config, path=directory)
+    return Checkpoint(model.eval(), scaler, config, directory, checkpoint_sha256(directory))
+
+
+def _check_known_keys(config: dict, config_file: Path) -> None:
+    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset)."""
+    for where, keys, known in (
+        ("", config, TOP_LEVEL_KEYS),
+        ("features.", config["features"], FEATURE_KEYS),
+    ):
+        unknown = sorted(set(keys) - set(known))
+        if unknown:
+            raise CheckpointError(
+                f"{config_file}: unknown key(s) {', '.join(where + key for key in unknown)}"
+            )
+
+
+def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:
+    """CheckpointError for a tensor of another dtype than the model's (it would be cast) or
+    one holding NaN or infinity (every score would be NaN)."""
+    import torch
+
+    expected = model.state_dict()
+    for name, tensor in weights.items():
+        if name in expected and tensor.dtype != expected[name].dtype:
+            raise CheckpointError(
+                f"{weights_file}: tensor {name!r} is {tensor.dtype}, the model's is "
+                f"{expected[name].dtype}"
+            )
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{weights_file}: tensor {name!r} holds NaN or infinity")
 
 
 def _check_feature_settings(features: dict, tasks: object) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
+    from evaluator.features.registry import COLUMN_TO_METRIC
 
     names = features["names"]
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise ValueError('"features.names" must be a list of feature names')
+    unknown = [name for name in names if name not in COLUMN_TO_METRIC]
+    if unknown:
+        raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
     if features["aggregate"] not in AGGREGATES:
         raise ValueError(
             f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
@@ -345,8 +399,13 @@ def push_to_hub(directory: str | os.PathLike, repo_id: str, *, private: bool = F
     from huggingface_hub import HfApi
 
     api = HfApi()
-    api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
-    commit = api.upload_folder(
-        repo_id=repo_id, folder_path=str(directory), allow_patterns=list(CHECKPOINT_FILES)
-    )
+    try:
+        api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            repo_id=repo_id, folder_path=str(directory), allow_patterns=list(CHECKPOINT_FILES)
+        )
+    except Exception as error:  # huggingface_hub raises many types (offline, auth, network)
+        raise CheckpointError(
+            f"cannot upload {directory} to the Hub repo {repo_id!r}: {error}"
+        ) from None
     return str(commit)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from evaluator.features.compute import feature_versions
 from evaluator.hub import Checkpoint, load
-from mismatch_core.checkpoint_files import CONFIG_FILE, WEIGHTS_FILE
+from mismatch_core.checkpoint_files import checkpoint_sha256
 
 PACKAGE = "mismatch-eval"
 SHORT_HASH = 12
@@ -56,17 +56,6 @@ class Signature:
         }
 
 
-def checkpoint_sha256(directory: Path) -> str:
-    """sha256 over the checkpoint's config and weights files (name and bytes of each)."""
-    digest = hashlib.sha256()
-    for name in (CONFIG_FILE, WEIGHTS_FILE):
-        digest.update(name.encode() + b"\0")
-        with (Path(directory) / name).open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
 def checkpoint_name(directory: Path) -> str:
     """The folder's name; for a Hub download (…/models--org--name/snapshots/REV), org/name@REV."""
     directory = Path(directory)
@@ -87,7 +76,7 @@ def signature(checkpoint: Checkpoint, threshold: float | None = None) -> Signatu
     encoder = checkpoint.model.config.encoder
     return Signature(
         checkpoint=checkpoint_name(checkpoint.path),
-        sha256=checkpoint_sha256(checkpoint.path),
+        sha256=checkpoint.sha256 or checkpoint_sha256(checkpoint.path),
         encoder=encoder,
         features=feature_versions(checkpoint.feature_names, encoder, checkpoint.num_layers),
         version=package_version(),

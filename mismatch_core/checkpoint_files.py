@@ -10,6 +10,7 @@ the model from the same directory and config.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -39,6 +40,17 @@ def export_problem(path: Path) -> str | None:
     return folder_problem(path, CHECKPOINT_FILES)
 
 
+def checkpoint_sha256(directory: Path) -> str:
+    """sha256 over the checkpoint's config and weights files (name and bytes of each)."""
+    digest = hashlib.sha256()
+    for name in (CONFIG_FILE, WEIGHTS_FILE):
+        digest.update(name.encode() + b"\0")
+        with (Path(directory) / name).open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
 def require_hub_id(name: str) -> None:
     """A name that is no local path must be a Hub repo id; otherwise it was meant as a path,
     and CheckpointError says that it does not exist."""
@@ -53,6 +65,10 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
     CheckpointError says why not."""
     path = local_path(name)
     if path is not None:
+        if revision is not None:
+            raise CheckpointError(
+                f"{path} is a local directory; revision {revision!r} applies to Hub ids"
+            )
         if not path.is_dir():
             raise CheckpointError(
                 f"{path} is a file; a checkpoint is a directory holding {CONFIG_FILE}"

@@ -144,7 +144,7 @@ def torch_device(name: str):
 
     try:
         resolved = torch.device(name)
-    except RuntimeError:
+    except (RuntimeError, TypeError):  # TypeError: not a name (None, a number)
         raise ValueError(f"unknown device {name!r}; use cpu or cuda") from None
     if resolved.type == "cpu":
         return torch.device("cpu")

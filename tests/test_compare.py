@@ -14,7 +14,6 @@ from test_predict import GENS, REFS, REGRESSION_TASK, make_checkpoint, write_jso
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
 from evaluator.predict_io import Prediction
-from evaluator.signature import checkpoint_sha256
 from evaluator.system_comparison import (
     Mean,
     compare_systems,
@@ -23,6 +22,7 @@ from evaluator.system_comparison import (
     paired_difference,
     randomization_is_exact,
 )
+from mismatch_core.checkpoint_files import checkpoint_sha256
 from mismatch_core.taxonomy import CODES
 
 

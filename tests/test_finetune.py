@@ -55,9 +55,10 @@ from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import MISMATCH_LOG_FLOOR, NO_CONTRADICTION
-from evaluator.signature import checkpoint_sha256, signature
+from evaluator.signature import signature
 from evaluator.tasks import TASKS, get_task, read_ratings
 from evaluator.training.continued import with_head_only_features
+from mismatch_core.checkpoint_files import checkpoint_sha256
 from mismatch_core.resources import encoder_path
 from mismatch_core.taxonomy import ERROR_CODES
 

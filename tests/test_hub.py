@@ -226,12 +226,74 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
         (lambda c: c.update(tasks="oops"), r"config\.json is inconsistent: \"tasks\" must be"),
         (lambda c: c.update(architecture="x"), r"config\.json: \"architecture\" must be an object"),
         (lambda c: c.update(features=[]), r"config\.json: \"features\" must be an object"),
+        (
+            lambda c: c["features"].update(scaler=None),
+            r"config\.json is inconsistent: the scaler must be an object, got NoneType",
+        ),
+        (
+            lambda c: [names.__setitem__(0, "foo") for names in feature_lists(c)],
+            r"config\.json is inconsistent: \"features\.names\" holds unknown feature\(s\) foo",
+        ),
+        (
+            lambda c: c["features"].update(num_layer=3),
+            r"config\.json: unknown key\(s\) features\.num_layer",
+        ),
+        (lambda c: c.update(notes="x"), r"config\.json: unknown key\(s\) notes"),
     ],
 )
 def test_a_garbled_config_setting_is_named_at_load_time(saved: Path, change, message) -> None:
     edit_config(saved, change)
     with pytest.raises(CheckpointError, match=message):
         load(saved)
+
+
+def feature_lists(config: dict) -> list[list[str]]:
+    """Every list of feature names in a config (they must agree)."""
+    features = config["features"]
+    return [config["architecture"]["feature_names"], features["names"], features["scaler"]["names"]]
+
+
+def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
+    from evaluator.hub import FEATURE_KEYS, TOP_LEVEL_KEYS
+
+    config = json.loads((saved / "config.json").read_text())
+    assert sorted(config) == sorted(TOP_LEVEL_KEYS)
+    assert sorted(config["features"]) == sorted(FEATURE_KEYS)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda t: torch.full_like(t, float("nan")), "holds NaN or infinity"),
+        (lambda t: t.to(torch.float64), "is torch.float64, the model's is torch.float32"),
+    ],
+)
+def test_weights_that_would_score_wrongly_are_refused(saved: Path, damage, message) -> None:
+    from safetensors.torch import save_file
+
+    weights = load_file(str(saved / "model.safetensors"))
+    name = sorted(weights)[0]
+    weights[name] = damage(weights[name])
+    save_file(weights, str(saved / "model.safetensors"))
+    with pytest.raises(CheckpointError, match=rf"model\.safetensors: tensor '{name}' {message}"):
+        load(saved)
+
+
+def test_a_local_checkpoint_with_a_revision_or_no_path_is_refused(saved: Path) -> None:
+    with pytest.raises(CheckpointError, match="revision 'v2' applies to Hub ids"):
+        load(saved, revision="v2")
+    with pytest.raises(TypeError, match="got NoneType"):
+        load(None)  # type: ignore[arg-type]
+
+
+def test_the_signature_hashes_the_files_as_loaded(saved: Path) -> None:
+    from evaluator.signature import signature
+
+    checkpoint = load(saved)
+    before = signature(checkpoint).sha256
+    edit_config(saved, lambda c: c["training"].update(note="edited after loading"))
+    (saved / "model.safetensors").unlink()
+    assert signature(checkpoint).sha256 == before
 
 
 @pytest.mark.slow
@@ -276,6 +338,20 @@ def test_push_to_hub_checks_then_uploads_only_checkpoint_files(saved: Path, monk
     (saved / "config.json").unlink()
     with pytest.raises(CheckpointError):
         push_to_hub(saved, "me/mismatch-base")
+
+
+def test_push_to_hub_names_the_repo_when_the_hub_refuses(saved: Path, monkeypatch) -> None:
+    import huggingface_hub
+
+    from evaluator.hub import push_to_hub
+
+    class OfflineApi:
+        def create_repo(self, repo_id, **options):
+            raise huggingface_hub.errors.OfflineModeIsEnabled("Cannot reach the Hub")
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", OfflineApi)
+    with pytest.raises(CheckpointError, match="cannot upload .* to the Hub repo 'me/base'"):
+        push_to_hub(saved, "me/base")
 
 
 @pytest.mark.slow

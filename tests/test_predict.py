@@ -239,12 +239,36 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
         (lambda ev: ev.predict([[]], ["x"]), "non-empty list"),
         (lambda ev: ev.predict(["x"], [None]), "gen must be a string"),
         (lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]), "pair '1' has an empty reference"),
-        (lambda ev: ev.predict(REFS, GENS, batch_size=0), "batch_size must be positive"),
+        (lambda ev: ev.predict(REFS, GENS, batch_size=0), "batch_size must be a positive integer"),
+        (lambda ev: ev.predict(REFS, GENS, batch_size=1.5), "positive integer, got 1.5"),
     ],
 )
 def test_api_rejects_malformed_input(base: Evaluator, call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call(base)
+
+
+def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) -> None:
+    with pytest.raises(TypeError, match="refs must be a sequence with one item per pair"):
+        base.predict("abc", "abd")
+    with pytest.raises(TypeError, match="gens must be a sequence"):
+        base.predict(["abc"], "a")
+
+
+def test_pandas_columns_pair_by_position_whatever_their_index(base: Evaluator) -> None:
+    frame = pd.DataFrame({"ref": REFS[:4], "gen": GENS[:4], "name": list("abcd")})
+    shuffled = frame.sample(frac=1.0, random_state=1).iloc[1:]  # index 3, 0, 1 or so
+    assert list(shuffled.index) != list(range(3))
+    expected = base.predict(list(shuffled.ref), list(shuffled.gen), ids=list(shuffled.name))
+    got = base.predict(shuffled.ref, shuffled.gen, ids=shuffled.name)
+    assert [p.to_dict() for p in got] == [p.to_dict() for p in expected]
+
+
+def test_labels_read_the_rounded_probabilities_they_list(base_dir: Path) -> None:
+    first = Evaluator.from_pretrained(base_dir).predict(REFS[:1], GENS[:1])[0]
+    top = max(first.mismatch, key=first.mismatch.__getitem__)
+    at = Evaluator.from_pretrained(base_dir, threshold=first.mismatch[top])
+    assert top in at.predict(REFS[:1], GENS[:1])[0].labels
 
 
 def test_regression_ratings_are_on_the_human_scale(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.realtext_data import bench_split, load_darr, load_sick
-from evaluator.signature import checkpoint_sha256
+from mismatch_core.checkpoint_files import checkpoint_sha256
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
 BASE_METRICS = ["P(NoContr)", "sentBLEU", "chrF", "BERTScore-MiniLM"]

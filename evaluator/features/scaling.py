@@ -128,6 +128,8 @@ class FeatureScaler:
 
         Format 1 (before the margin) clipped at the bounds: it reads as margin 0. Format 2
         (before ``clipped``) kept every feature to the margin: it reads as none clipped."""
+        if not isinstance(state, Mapping):
+            raise ValueError(f"the scaler must be an object, got {type(state).__name__}")
         required: tuple[str, ...] = ("format", "names", "low", "high", "quantiles")
         version = state.get("format")
         if version in (2, SCALER_FORMAT):
