@@ -124,6 +124,11 @@ def save_pretrained(
     weights = {
         name: tensor.detach().cpu().contiguous() for name, tensor in model.state_dict().items()
     }
+    broken = _non_finite(weights)
+    if broken:  # a diverged run must not replace a checkpoint that scores
+        raise CheckpointError(
+            f"not written to {target}: tensor {broken!r} holds NaN or infinity (training diverged)"
+        )
     with atomic_directory(target, CHECKPOINT_FILES) as staging:
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
@@ -353,8 +358,6 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:
     """CheckpointError for a tensor of another dtype than the model's (it would be cast) or
     one holding NaN or infinity (every score would be NaN)."""
-    import torch
-
     expected = model.state_dict()
     for name, tensor in weights.items():
         if name in expected and tensor.dtype != expected[name].dtype:
@@ -362,8 +365,23 @@ def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> N
                 f"{weights_file}: tensor {name!r} is {tensor.dtype}, the model's is "
                 f"{expected[name].dtype}"
             )
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
-            raise CheckpointError(f"{weights_file}: tensor {name!r} holds NaN or infinity")
+    broken = _non_finite(weights)
+    if broken:
+        raise CheckpointError(f"{weights_file}: tensor {broken!r} holds NaN or infinity")
+
+
+def _non_finite(weights: Mapping) -> str | None:
+    """The name of the first floating-point tensor holding NaN or infinity, or None."""
+    import torch
+
+    return next(
+        (
+            name
+            for name, tensor in weights.items()
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())
+        ),
+        None,
+    )
 
 
 def _check_feature_settings(features: dict, tasks: object) -> None:

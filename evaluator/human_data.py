@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
         if (
             not isinstance(score, int | float)
             or isinstance(score, bool)
+            or abs(score) > sys.float_info.max  # an integer no float holds
             or not math.isfinite(score)
         ):
             raise DataError(

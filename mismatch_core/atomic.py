@@ -110,6 +110,15 @@ def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
     return None
 
 
+def same_path(first: Path, second: Path) -> bool:
+    """Whether two paths name one file or folder (links followed), so that writing the one
+    would replace the other; a path that cannot be resolved (a loop of links) names no other."""
+    try:
+        return Path(first).resolve() == Path(second).resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
 def output_problem(path: Path, kind: str = "file") -> str | None:
     """Why ``path`` cannot be written as a ``kind`` ("file" or "directory"), or None.
 

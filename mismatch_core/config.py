@@ -48,10 +48,10 @@ def check_not_negative(values: Mapping[str, float]) -> None:
             raise ValueError(f"{name} must not be negative, got {value}")
 
 
-def check_learning_rate(learning_rate: float) -> None:
+def check_learning_rate(learning_rate: float, name: str = "learning_rate") -> None:
     """ValueError unless ``learning_rate`` is a finite number above 0."""
     if not (math.isfinite(learning_rate) and learning_rate > 0):
-        raise ValueError(f"learning_rate must be a positive number, got {learning_rate}")
+        raise ValueError(f"{name} must be a positive number, got {learning_rate}")
 
 
 def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:

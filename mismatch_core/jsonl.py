@@ -88,6 +88,8 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
             raise DataError(
                 f"{where}: invalid JSON ({error.msg}, column {error.colno}){hint}"
             ) from None
+        except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; deep nesting
+            raise DataError(f"{where}: unreadable JSON ({error})") from None
         if not isinstance(value, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
         yield line_number, value

@@ -166,6 +166,11 @@ def test_a_sick_row_without_a_key_names_its_file_and_line(tmp_path: Path) -> Non
                     {"id": "2", "a": "x", "paraphrase": True, "contradiction": False}])  # fmt: skip
     with pytest.raises(ValueError, match=rf"{path}:2: missing key 'b'"):
         sick_rows(path)
+    for key, value, message in (("a", 5, "must be a string"), ("paraphrase", "no", "must be true or false")):
+        row = {"id": "1", "a": "x", "b": "y", "paraphrase": True, "contradiction": False}
+        write_jsonl_gz(path, [{**row, key: value}])
+        with pytest.raises(ValueError, match=rf"{path}:1: key '{key}' {message}"):
+            sick_rows(path)
 
 
 def test_pairs_command_writes_labelled_splits(data: Path, capsys) -> None:
@@ -533,6 +538,10 @@ def test_graded_chains_grow_one_error_at_a_time_on_each_real_base(data: Path, ca
     assert "--depth must be at least 1, got 0" in capsys.readouterr().err
     assert main(["adapt", "chains", "--real", str(real), "--out", str(out), "--seed", "-1"]) == 2
     assert "--seed must be in 0..4294967295, got -1" in capsys.readouterr().err
+    before = (real / "train.parquet").read_bytes()
+    assert main(["adapt", "chains", "--real", str(real), "--out", str(real)]) == 2
+    assert "is the --real folder this run reads" in capsys.readouterr().err
+    assert (real / "train.parquet").read_bytes() == before
     for name, change, message in (
         ("no_rule", lambda f: f.drop(columns="rule"), "lacks column(s) rule"),
         ("synth", lambda f: f.assign(rule="synth"), "holds no real bases (rule 'real_base')"),

@@ -434,6 +434,11 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     assert "'nope'" in capsys.readouterr().err
     assert cli_main([*args, "--features", "bleu,ter", "--quiet"]) == 0
     assert "computed 4 values" in capsys.readouterr().out
+    same = str(tmp_path / "o.parquet")
+    assert cli_main([*args, "--features", "bleu", "--embeddings", same]) == 2
+    assert f"--embeddings {same} is also --out; each needs its own file" in capsys.readouterr().err
+    assert cli_main([*args[:-1], str(pairs_path), "--features", "bleu"]) == 2
+    assert "is also --pairs" in capsys.readouterr().err
     args[-1] = str(tmp_path / "new.parquet")
     assert cli_main([*args, "--features", "bleu", "--device", "tpu"]) == 2
     assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err
@@ -474,13 +479,14 @@ def test_every_encoder_pass_of_the_cache_runs_on_the_device_asked(tmp_path, monk
 
 
 def test_cli_never_overwrites_a_parquet_that_is_not_a_feature_cache(tmp_path, capsys):
-    pairs_path = tmp_path / "pairs.parquet"
+    pairs_path, other = tmp_path / "pairs.parquet", tmp_path / "other-pairs.parquet"
     write_pairs(pairs_path, 2)
-    before = pairs_path.read_bytes()
+    write_pairs(other, 2)
+    before = other.read_bytes()
     args = ["features", "--pairs", str(pairs_path), "--features", "bleu", "--quiet"]
-    assert cli_main([*args, "--out", str(pairs_path)]) == 2
+    assert cli_main([*args, "--out", str(other)]) == 2
     assert "is not a feature cache written by mismatch features" in capsys.readouterr().err
-    assert pairs_path.read_bytes() == before
+    assert other.read_bytes() == before
     assert cli_main([*args, "--out", str(tmp_path)]) == 2
     assert f"--out: {tmp_path} is a directory" in capsys.readouterr().err
 

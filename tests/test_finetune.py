@@ -417,6 +417,14 @@ def test_finetune_prints_its_result_without_lightning_chatter(
     assert f"signature {signature(load(out))}" in printed.out  # what was written, reproducibly
     for chatter in ("GPU available", "TPU available", "Tip:", "LeafSpec"):
         assert chatter not in printed.out + printed.err
+    before = (base_checkpoint / "model.safetensors").read_bytes()
+    assert main([
+        "finetune", "--task", "summarization", "--checkpoint", str(base_checkpoint),
+        "--cache-dir", str(tmp_path / "cache"), "--data-root", str(data_root),
+        "--config", str(config), "--out", str(base_checkpoint),
+    ]) == 2  # fmt: skip
+    assert "is the base checkpoint this run reads" in capfd.readouterr().err
+    assert (base_checkpoint / "model.safetensors").read_bytes() == before
 
 
 def test_finetune_refits_the_checkpoint_evaluate_exports(
@@ -838,7 +846,7 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"contrast_class_weights": ["GramErr"]}, 'Parser key "data.contrast_class_weights"'),
         ({"batch": 16}, "Group 'data' does not accept option 'batch'"),
         ({"contrast_depth": 0}, "data.contrast_depth must be at least 1"),
-        ({"batch_size": 0}, "data.batch_size must be above 0"),
+        ({"batch_size": 0}, "data.batch_size must be a finite number above 0"),
         ({"val_fraction": 2.0}, "data.val_fraction must be between 0 and 1"),
         ({"checkpoint": " "}, "data.checkpoint must name a base checkpoint"),
         (
@@ -860,6 +868,11 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         ({"trainer": {"max_steps": None}}, "trainer.max_steps must be a whole number of steps"),
         ({"data": {"task": "nli"}}, "data.task is 'nli', not 'summarization'"),
         ({"seed_everything": True}, "seed_everything must be a whole number, got True"),
+        ({"model": {"lr": float("inf")}}, "model.lr must be a finite number above 0, got inf"),
+        (
+            {"trainer": {"max_steps": 2, "val_check_interval": 50}},
+            "trainer.val_check_interval 50 is above trainer.max_steps 2",
+        ),
         (
             {"model": {"single_metric_anchor": True, "rating_mix": False}},
             "model.single_metric_anchor chooses an anchor of the rating mix",

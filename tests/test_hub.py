@@ -279,6 +279,16 @@ def test_weights_that_would_score_wrongly_are_refused(saved: Path, damage, messa
         load(saved)
 
 
+def test_weights_holding_nan_are_not_written_over_a_checkpoint(saved: Path) -> None:
+    before = (saved / "model.safetensors").read_bytes()
+    diverged = frozen_model()
+    with torch.no_grad():
+        next(diverged.parameters()).fill_(float("nan"))
+    with pytest.raises(CheckpointError, match="holds NaN or infinity \\(training diverged\\)"):
+        save_pretrained(diverged, saved, scaler=scaler())
+    assert (saved / "model.safetensors").read_bytes() == before
+
+
 def test_a_local_checkpoint_with_a_revision_or_no_path_is_refused(saved: Path) -> None:
     with pytest.raises(CheckpointError, match="revision 'v2' applies to Hub ids"):
         load(saved, revision="v2")

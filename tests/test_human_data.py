@@ -184,6 +184,19 @@ def test_non_finite_score_is_rejected(tmp_path):
         load_records(path)
 
 
+@pytest.mark.parametrize(
+    ("digits", "message"),
+    [(400, r"scores\['q'\] must be a finite number"), (5000, "unreadable JSON \\(Exceeds the limit")],
+)
+def test_an_integer_score_no_float_holds_names_its_line(tmp_path, digits, message):
+    """A 400-digit score was an OverflowError traceback; a 5,000-digit one Python's int limit."""
+    line = json.dumps(record(2, scores={"q": 0})).replace('"q": 0', f'"q": {"9" * digits}')
+    path = tmp_path / "pairs.jsonl"
+    write_lines(path, [json.dumps(record(1)).encode(), line.encode()])
+    with pytest.raises(DataError, match=rf"pairs.jsonl:2: {message}"):
+        load_records(path)
+
+
 @pytest.mark.parametrize("ref", ["", "  ", ["a ref", ""]])
 def test_an_empty_reference_is_refused_naming_its_line(tmp_path, ref):
     """A ratings file took one and fitted on it, where mismatch predict refuses it."""

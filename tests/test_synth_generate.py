@@ -348,6 +348,12 @@ def test_audit_names_a_file_that_is_not_a_synth_output(tmp_path, capsys):
     assert "not a mismatch synth output: no column(s) label, label_id, rule, detail" in (
         capsys.readouterr().err
     )
+    row = {"id": ["a"], "ref": ["r"], "gen": ["g"], "label": ["NoContr"], "label_id": [0]}
+    for detail in ("{not json", "[1]", None):
+        frame = pd.DataFrame({**row, "rule": ["copy"], "detail": [detail]})
+        frame.to_parquet(tmp_path / "train.parquet")
+        assert main(["synth", "--audit", "2", "--out", str(tmp_path)]) == 2
+        assert "pair 'a': column 'detail' is not a JSON object" in capsys.readouterr().err
 
 
 def test_manifest_reports_how_far_error_bases_are_from_their_refs(generated):

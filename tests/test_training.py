@@ -19,6 +19,7 @@ from evaluator.training import data as data_module
 from evaluator.training.data import DataError, MismatchDataModule, split_features
 from evaluator.training.module import MismatchModule
 from evaluator.training.pretrain import main
+from mismatch_core.errors import ConfigError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
@@ -345,8 +346,60 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
     state = torch.load(best, weights_only=True)["state_dict"]
     exported = checkpoint.model.state_dict()
     assert all(torch.equal(exported[name[len("model.") :]], value) for name, value in state.items())
-    with pytest.raises(ValueError, match="pass --ckpt_path"):
+    with pytest.raises(ConfigError, match="pass --ckpt_path"):
         main(["validate", *common, f"--export_dir={export}"])
+    not_a_run = tmp_path / "notes.txt"
+    not_a_run.write_text("not a checkpoint\n")
+    for path in (tmp_path / "absent.ckpt", not_a_run):
+        with pytest.raises(ConfigError, match=f"--ckpt_path {path} cannot be read"):
+            main(["validate", *common, f"--ckpt_path={path}", f"--export_dir={export}"])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--trainer.max_epochs=0"], "trainer.max_epochs must be a positive number of epochs"),
+        (["--seed_everything=-1"], "seed_everything must be in 0..4294967295, got -1"),
+        (["--model.lr=-1"], "model.lr must be a positive number, got -1"),
+        (["--model.lr=1e400"], "model.lr must be a positive number, got inf"),
+        (["--trainer.devices=0"], "devices"),
+    ],
+)
+def test_settings_lightning_would_refuse_late_are_one_line_errors(
+    corpus: dict[str, Path], tmp_path: Path, options: list[str], message: str
+) -> None:
+    export = tmp_path / "export"
+    with pytest.raises(ConfigError, match=message):
+        main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
+    assert not export.exists()
+
+
+def test_outputs_are_checked_before_training_and_a_failed_run_keeps_them(
+    corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    busy, docs, a_file = tmp_path / "busy", tmp_path / "docs", tmp_path / "a-file"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine\n")
+    docs.mkdir()
+    (docs / "metrics.json").write_text("{}\n")
+    a_file.write_text("x\n")
+    runs = tmp_path / "runs"
+    for options, message in (
+        ([f"--export_dir={busy}", f"--docs_dir={docs}"], "busy exists and is not a checkpoint"),
+        (["--export_dir=null", f"--docs_dir={a_file}"], "a-file"),
+        (["--export_dir=null", "--docs_dir=null", f"--log_dir={a_file}"], "a-file"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            main(["fit", *cli_options(corpus, runs, "--trainer.max_epochs=1", *options)])
+    assert not runs.exists()  # refused before the first epoch
+    assert (docs / "metrics.json").read_text() == "{}\n"
+
+
+def test_an_empty_split_is_named(corpus: dict[str, Path]) -> None:
+    val = corpus["pairs"] / "val.parquet"
+    read_pairs(val, labelled=True).iloc[:0].to_parquet(val, index=False)
+    with pytest.raises(DataError, match="training needs train and val pairs; val.parquet"):
+        datamodule(corpus).setup("fit")
 
 
 def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) -> None:

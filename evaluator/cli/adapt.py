@@ -233,10 +233,13 @@ def _chains(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.training.data import SPLITS
     from evaluator.training.real_bases import graded_chains, read_real_bases
+    from mismatch_core.atomic import same_path
     from mismatch_core.config import check_seed
     from mismatch_core.errors import DataError
 
     _check_out(args.out)
+    if same_path(args.out, args.real):
+        raise CommandError(f"--out {args.out} is the --real folder this run reads; name another")
     if args.depth < 1:
         raise CommandError(f"--depth must be at least 1, got {args.depth}")
     try:

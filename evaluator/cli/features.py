@@ -8,7 +8,7 @@ from pathlib import Path
 from evaluator.cli import CommandError, check_device
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import output_problem, same_path
 from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
 
 
@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         problem = path is not None and output_problem(path, kind)
         if problem:
             raise CommandError(f"{flag}: {problem}")
+    given = [(flag, path) for flag, (path, _) in outputs.items() if path is not None]
+    for index, (flag, path) in enumerate(given):
+        for other, other_path in [("--pairs", args.pairs), *given[:index]]:
+            if same_path(path, other_path):
+                raise CommandError(f"{flag} {path} is also {other}; each needs its own file")
     check_device(args.device)
     check_num_layers(args.encoder, args.num_layers)
     try:

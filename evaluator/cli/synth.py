@@ -129,7 +129,7 @@ def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
         sample = rows.sample(min(per_class, len(rows)), random_state=seed)
         print(f"\n=== {sample['label'].iloc[0] if by == 'class' else key} ({len(rows)} pairs) ===")
         for row in sample.itertuples():
-            detail = json.loads(row.detail)
+            detail = _detail(path, row.id, row.detail)
             rules = f" {detail['rules']}" if "rules" in detail else ""
             print(f"[{row.id}] {row.rule} ({detail.get('base')}{rules}) {detail.get('old', '')!r} -> {detail.get('new', '')!r}")
             print(f"  ref: {row.ref}")
@@ -137,3 +137,14 @@ def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
                 print(f"  base ({detail.get('base_chrf')}): {detail['base_text']}")
             print(f"  gen: {row.gen}")
     return 0
+
+
+def _detail(path: Path, pair_id: str, text: object) -> dict:
+    """A pair's ``detail`` column: a JSON object (CommandError naming the pair otherwise)."""
+    try:
+        detail = json.loads(text) if isinstance(text, str) else None
+    except json.JSONDecodeError:
+        detail = None
+    if not isinstance(detail, dict):
+        raise CommandError(f"{path}: pair {pair_id!r}: column 'detail' is not a JSON object")
+    return detail

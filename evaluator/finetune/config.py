@@ -11,6 +11,7 @@ taken from a parsed config, and checks them the same way for every entry point.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,13 @@ class FitSettings:
             "model.lr": self.lr,
         }
         for name, value in positive.items():
-            if not value > 0:
-                raise ValueError(f"{name} must be above 0, got {value}")
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a finite number above 0, got {value}")
+        if self.val_check_interval > self.max_steps:
+            raise ValueError(
+                f"trainer.val_check_interval {self.val_check_interval} is above trainer.max_steps "
+                f"{self.max_steps}: no validation would choose the weights"
+            )
         check_not_negative(
             {
                 "model.weight_decay": self.weight_decay,

@@ -272,6 +272,12 @@ class MismatchDataModule(L.LightningDataModule):
             raise DataError(f"feature cache {self.hparams['features']} has duplicate ids")
         features = features.set_index("id")
         self.frames = {split: read_split(self.hparams["pairs_dir"], split) for split in SPLITS}
+        empty = [f"{split}.parquet" for split, frame in self.frames.items() if frame.empty]
+        if empty:  # synth's val_fraction 0 writes an empty val split
+            raise DataError(
+                f"{self.hparams['pairs_dir']}: training needs train and val pairs; "
+                f"{' and '.join(empty)} hold(s) none"
+            )
         raw = {s: attach_features(f, features, s) for s, f in self.frames.items()}
         self.scaler = FeatureScaler.fit(raw["train"])
         stores = InputStores(

@@ -13,6 +13,7 @@ from torchmetrics.classification import MulticlassAccuracy
 
 from evaluator.model import MismatchConfig, MismatchModel
 from evaluator.model.mismatch_model import EncoderMode
+from mismatch_core.config import check_learning_rate, check_not_negative
 from mismatch_core.resources import DEFAULT_ENCODER
 from mismatch_core.taxonomy import NUM_CLASSES
 
@@ -62,6 +63,9 @@ class MismatchModule(L.LightningModule):
         lr: heads and set transformer; encoder_lr: the BERT encoder in trainable mode;
         lr_schedule cosine: both rates decay to 0 by the last step of ``max_epochs`` (the
         constant rate left validation accuracy swinging by up to 0.008 between epochs)."""
+        check_learning_rate(lr, "model.lr")
+        check_learning_rate(encoder_lr, "model.encoder_lr")
+        check_not_negative({"model.weight_decay": weight_decay})
         super().__init__()
         self.save_hyperparameters()
         config = MismatchConfig(

@@ -20,13 +20,16 @@ import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
+from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from evaluator.hub import save_pretrained
 from evaluator.process_group import leave_process_group
 from evaluator.signature import folder_signature
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
-from evaluator.training.report import write_report
+from evaluator.training.report import summary, write_report
+from mismatch_core.atomic import output_problem
+from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.config import config_file_problem, one_line
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
@@ -54,6 +57,10 @@ class PretrainCLI(LightningCLI):
             if problem:
                 raise ConfigError(problem)
         super().parse_arguments(parser, args)
+        subcommand = self.config.get("subcommand")
+        problem = settings_problem(self.config.get(subcommand, self.config), subcommand)
+        if problem:
+            raise ConfigError(problem)
 
     def instantiate_classes(self) -> None:
         """Build the model and data module; a setting they refuse (a ValueError, before any
@@ -112,6 +119,11 @@ class PretrainCLI(LightningCLI):
         parser.link_arguments("data.feature_names", "model.feature_names", apply_on="instantiate")
 
     def instantiate_trainer(self, **kwargs):
+        problem = outputs_problem(
+            *(self._get(self.config, name) for name in ("export_dir", "docs_dir", "log_dir"))
+        )
+        if problem:  # found now, not after the training
+            raise ConfigError(problem)
         kwargs["logger"] = make_logger(
             self._get(self.config, "logger"),
             self._get(self.config, "log_dir"),
@@ -131,10 +143,6 @@ class PretrainCLI(LightningCLI):
             self.model.load_state_dict(state["state_dict"])
         self.report_and_export(best, run_dir)
 
-    def before_validate(self) -> None:
-        if not self._get(self.config, "ckpt_path"):
-            raise ValueError("validate exports a finished run's weights: pass --ckpt_path")
-
     def after_validate(self) -> None:
         """Report on val and export the weights ``validate --ckpt_path`` loaded (to
         ``--export_dir``: pass it, or the config's default, the shipped base, is replaced)."""
@@ -145,17 +153,12 @@ class PretrainCLI(LightningCLI):
         self.report_and_export(best, str(Path(best).parent.parent))
 
     def report_and_export(self, best: str, run_dir: str | None) -> None:
-        """Per-class report of the val split and save_pretrained of the module's weights."""
+        """save_pretrained of the module's weights, then the per-class report of the val split
+        (in this order: a run whose export fails leaves the earlier report alone)."""
         module, data = self.model, self.datamodule
         labels, predictions = predict_val(module, data)
         docs_dir = self._get(self.config, "docs_dir")
-        metrics = (
-            write_report(
-                labels, predictions, docs_dir, f"{self._get(self.config, 'run_name')}: val split"
-            )
-            if docs_dir
-            else {"val_accuracy": float((labels == predictions).mean())}
-        )
+        metrics = summary(labels, predictions)
         export_dir = self._get(self.config, "export_dir")
         if export_dir:
             training = {
@@ -171,11 +174,55 @@ class PretrainCLI(LightningCLI):
                 metrics=metrics,
                 **data.feature_options,
             )
+        if docs_dir:
+            title = f"{self._get(self.config, 'run_name')}: val split"
+            write_report(labels, predictions, docs_dir, title)
         written = [f"exported to {export_dir}"] if export_dir else []
         written += [f"report in {docs_dir}"] if docs_dir else []
         print("; ".join([f"val accuracy {metrics['val_accuracy']:.4f}", *written]))
         if export_dir:
             print(f"signature {folder_signature(export_dir)}")
+
+
+def settings_problem(settings, subcommand: str | None) -> str | None:
+    """What in the parsed settings Lightning would refuse only with a traceback, or after the
+    training (zero epochs exported untrained weights), or None."""
+    if subcommand == "validate":
+        problem = run_checkpoint_problem(settings.get("ckpt_path"))
+        if problem:
+            return problem
+    seed = settings.get("seed_everything")
+    if not isinstance(seed, bool) and isinstance(seed, int) and not 0 <= seed < 2**32:
+        return f"seed_everything must be in 0..{2**32 - 1}, got {seed}"
+    epochs = settings.get("trainer", {}).get("max_epochs")
+    if epochs is not None and (not isinstance(epochs, int) or epochs < 1):
+        return f"trainer.max_epochs must be a positive number of epochs, got {epochs}"
+    return None
+
+
+def run_checkpoint_problem(path: str | None) -> str | None:
+    """Why ``validate --ckpt_path`` cannot read the run's weights, or None."""
+    if not path:
+        return "validate exports a finished run's weights: pass --ckpt_path"
+    if not Path(path).is_file():
+        return f"--ckpt_path {path} cannot be read: no such file"
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # not a torch file, a damaged one
+        return f"--ckpt_path {path} cannot be read: not a PyTorch checkpoint ({type(error).__name__})"
+    if not isinstance(state, dict) or "state_dict" not in state:
+        return f"--ckpt_path {path} is not a Lightning checkpoint (no state_dict)"
+    return None
+
+
+def outputs_problem(export_dir: str | None, docs_dir: str | None, log_dir: str) -> str | None:
+    """Why the run could not write its checkpoint, report or logs, or None."""
+    problems = [
+        export_problem(Path(export_dir)) if export_dir else None,
+        output_problem(Path(docs_dir), "directory") if docs_dir else None,
+        output_problem(Path(log_dir), "directory"),
+    ]
+    return next((problem for problem in problems if problem), None)
 
 
 def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.ndarray, np.ndarray]:
@@ -205,7 +252,7 @@ def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
             args=args,
             parser_kwargs={"exit_on_error": exit_on_error, **parser_kwargs},
         )
-    except (ArgumentError, ConfigError) as error:
+    except (ArgumentError, ConfigError, MisconfigurationException) as error:
         given = " ".join(sys.argv[1:] if args is None else args)
         raise ConfigError(f"{given}: {one_line(error)}" if given else one_line(error)) from None
     leave_process_group()  # a DDP run's processes exit cleanly

@@ -143,6 +143,12 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
             paraphrase, contradiction = bool(value["paraphrase"]), bool(value["contradiction"])
         except KeyError as error:
             raise ValueError(f"{sick_train}:{line}: missing key {error.args[0]!r}") from None
+        for key in ("a", "b"):
+            if not isinstance(value[key], str):
+                raise ValueError(f"{sick_train}:{line}: key {key!r} must be a string")
+        for key in ("paraphrase", "contradiction"):
+            if not isinstance(value[key], bool):
+                raise ValueError(f"{sick_train}:{line}: key {key!r} must be true or false")
         group = f"sick:{pair_id}"
         if paraphrase:
             bases += [RealBase("sick", group, a, b), RealBase("sick", group, b, a)]
