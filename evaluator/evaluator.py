@@ -12,6 +12,7 @@ once) and returned in input order.
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import warnings
@@ -169,7 +170,7 @@ class Evaluator:
         for name, values in (("refs", refs), ("srcs", srcs), ("ids", ids)):
             if values is not None and len(values) != n:
                 raise ValueError(f"{len(values)} {name} but {n} generated texts")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        if not _is_integer(batch_size) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         refs = list(refs)
         srcs = None if srcs is None else list(srcs)
@@ -271,10 +272,7 @@ class Evaluator:
     ) -> Prediction:
         pairs = list(zip(CODES, probabilities.tolist(), strict=True))
         mismatch = {code: round(p, ROUND_DIGITS) for code, p in pairs}
-        # labels read the rounded probabilities the prediction shows
-        over = sorted(
-            (-p, index) for index, p in enumerate(mismatch.values()) if p >= self.threshold
-        )
+        over = sorted((-p, index) for index, (_, p) in enumerate(pairs) if p >= self.threshold)
         labels = [CODES[index] for _, index in over]
         return Prediction(
             id=id_,
@@ -333,7 +331,13 @@ def score_locally(
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A real number (numpy's too), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _is_integer(value: object) -> bool:
+    """An integer (numpy's too), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
 def _one_reference(ref: str | list[str], index: int) -> str:

@@ -356,14 +356,23 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
 
 
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:
-    """CheckpointError for a tensor of another dtype than the model's (it would be cast) or
-    one holding NaN or infinity (every score would be NaN)."""
+    """CheckpointError for a tensor the model's dtype cannot take without changing it (an
+    integer tensor, or float64 for a float32 model; half precision widens exactly) or one
+    holding NaN or infinity (every score would be NaN)."""
+    import torch
+
     expected = model.state_dict()
     for name, tensor in weights.items():
-        if name in expected and tensor.dtype != expected[name].dtype:
+        want = expected[name].dtype if name in expected else tensor.dtype
+        widens = (
+            tensor.is_floating_point()
+            and want.is_floating_point
+            and torch.finfo(tensor.dtype).bits <= torch.finfo(want).bits
+        )
+        if tensor.dtype != want and not widens:
             raise CheckpointError(
-                f"{weights_file}: tensor {name!r} is {tensor.dtype}, the model's is "
-                f"{expected[name].dtype}"
+                f"{weights_file}: tensor {name!r} is {tensor.dtype}; the model's {want} "
+                "cannot hold it unchanged"
             )
     broken = _non_finite(weights)
     if broken:

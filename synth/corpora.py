@@ -173,6 +173,18 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = SOURCES) -> Corpus:
     return Corpus(kept, excluded_groups, excluded_texts, sha256)
 
 
+def sick_types_problem(record: dict) -> str | None:
+    """What makes a SICK line's keys unreadable, or None: the texts a and b must be strings,
+    the flags paraphrase and contradiction booleans (a string "false" would read as true)."""
+    for key in ("a", "b"):
+        if key in record and not isinstance(record[key], str):
+            return f"key {key!r} must be a string"
+    for key in ("paraphrase", "contradiction"):
+        if key in record and not isinstance(record[key], bool):
+            return f"key {key!r} must be true or false"
+    return None
+
+
 def sick_paraphrases(path: Path) -> list[tuple[str, str, str]]:
     """(pair id, a, b) of SICK TRAIN's two-way entailment pairs, whitespace normalised, in file
     order. Refuses any file but SICK TRAIN: TRIAL is measurement data."""
@@ -182,6 +194,9 @@ def sick_paraphrases(path: Path) -> list[tuple[str, str, str]]:
     for line, record in iter_jsonl(path):
         if record.get("split") != "train":
             raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
+        problem = sick_types_problem(record)
+        if problem:
+            raise ValueError(f"{path}:{line}: {problem}")
         try:
             if record["paraphrase"]:
                 a, b = (" ".join(record[k].split()) for k in ("a", "b"))

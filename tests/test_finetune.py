@@ -1186,6 +1186,8 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
             "data.data_root names the shipped tasks' data; data.ratings is the data",
         ("--data.ratings", str(ratings), "--data.task", "dialogue"):
             "task name 'dialogue' is a shipped checkpoint's; choose another name",
+        ("--data.ratings", str(ratings), "--data.task", "mine", "--export_dir", str(base_checkpoint)):
+            "is the base checkpoint this run reads",
     }  # fmt: skip
     for options, message in refused.items():
         with pytest.raises(SystemExit) as exit_:

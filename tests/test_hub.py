@@ -265,7 +265,8 @@ def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
     ("damage", "message"),
     [
         (lambda t: torch.full_like(t, float("nan")), "holds NaN or infinity"),
-        (lambda t: t.to(torch.float64), "is torch.float64, the model's is torch.float32"),
+        (lambda t: t.to(torch.float64), "is torch.float64; the model's torch.float32 cannot"),
+        (lambda t: t.to(torch.int64), "is torch.int64; the model's torch.float32 cannot"),
     ],
 )
 def test_weights_that_would_score_wrongly_are_refused(saved: Path, damage, message) -> None:
@@ -277,6 +278,15 @@ def test_weights_that_would_score_wrongly_are_refused(saved: Path, damage, messa
     save_file(weights, str(saved / "model.safetensors"))
     with pytest.raises(CheckpointError, match=rf"model\.safetensors: tensor '{name}' {message}"):
         load(saved)
+
+
+def test_half_precision_weights_load_as_the_same_numbers(saved: Path) -> None:
+    from safetensors.torch import save_file
+
+    weights = {name: t.to(torch.bfloat16) for name, t in load_file(str(saved / "model.safetensors")).items()}
+    save_file(weights, str(saved / "model.safetensors"))
+    loaded = load(saved).model.state_dict()
+    assert all(torch.equal(loaded[name], t.to(torch.float32)) for name, t in weights.items())
 
 
 def test_weights_holding_nan_are_not_written_over_a_checkpoint(saved: Path) -> None:

@@ -227,6 +227,9 @@ def test_a_sick_train_line_without_a_key_is_named(tmp_path):
     write_jsonl_gz(path, rows)
     with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:2: missing key 'b'"):
         corpora.sick_paraphrases(path)
+    write_jsonl_gz(path, [{**good, "split": "train", "a": 5}])
+    with pytest.raises(ValueError, match=r"sick_train.jsonl.gz:1: key 'a' must be a string"):
+        corpora.sick_paraphrases(path)
 
 
 @pytest.mark.parametrize(

@@ -255,6 +255,14 @@ def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) ->
         base.predict(["abc"], "a")
 
 
+def test_numpy_numbers_serve_as_batch_size_and_threshold(base: Evaluator, base_dir: Path) -> None:
+    expected = [p.to_dict() for p in base.predict(REFS[:2], GENS[:2], batch_size=2)]
+    assert [p.to_dict() for p in base.predict(REFS[:2], GENS[:2], batch_size=np.int64(2))] == (
+        expected
+    )
+    assert Evaluator.from_pretrained(base_dir, threshold=np.float32(0.5)).threshold == 0.5
+
+
 def test_pandas_columns_pair_by_position_whatever_their_index(base: Evaluator) -> None:
     frame = pd.DataFrame({"ref": REFS[:4], "gen": GENS[:4], "name": list("abcd")})
     shuffled = frame.sample(frac=1.0, random_state=1).iloc[1:]  # index 3, 0, 1 or so
@@ -262,13 +270,6 @@ def test_pandas_columns_pair_by_position_whatever_their_index(base: Evaluator) -
     expected = base.predict(list(shuffled.ref), list(shuffled.gen), ids=list(shuffled.name))
     got = base.predict(shuffled.ref, shuffled.gen, ids=shuffled.name)
     assert [p.to_dict() for p in got] == [p.to_dict() for p in expected]
-
-
-def test_labels_read_the_rounded_probabilities_they_list(base_dir: Path) -> None:
-    first = Evaluator.from_pretrained(base_dir).predict(REFS[:1], GENS[:1])[0]
-    top = max(first.mismatch, key=first.mismatch.__getitem__)
-    at = Evaluator.from_pretrained(base_dir, threshold=first.mismatch[top])
-    assert top in at.predict(REFS[:1], GENS[:1])[0].labels
 
 
 def test_regression_ratings_are_on_the_human_scale(tmp_path: Path) -> None:
@@ -553,6 +554,7 @@ def test_task_flag_picks_the_task_checkpoint(tmp_path: Path, monkeypatch, capsys
 
     monkeypatch.setattr(mismatch_core.resources, "REPO_ROOT", tmp_path)
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints").mkdir()  # a checkout whose summarization checkpoint is gone
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
     assert predict_cli("--task", "summarization", "--input", str(input_file)) == 2
     assert "mismatch finetune --task summarization" in capsys.readouterr().err

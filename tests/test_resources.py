@@ -137,3 +137,26 @@ def test_a_missing_path_is_named_as_such_online_and_offline(monkeypatch) -> None
         monkeypatch.setattr(checkpoint_files, "hub_reachable", lambda r=reachable: r)
         with pytest.raises(CheckpointError, match="checkpoint directory no such/dir/here does"):
             checkpoint_files.resolve_checkpoint("no such/dir/here")
+
+
+def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
+    tmp_path, monkeypatch
+) -> None:
+    """A plain `pip install .` copies no checkpoints: the shipped names then miss, and the
+    message says to install from a checkout (it said to fine-tune a shipped task)."""
+    import mismatch_core.checkpoint_files as checkpoint_files
+    from evaluator.features.disfluency import detector_folder
+    from mismatch_core.errors import ResourceMissingError
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(resources, "REPO_ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(checkpoint_files, "hub_reachable", lambda: False)
+    hint = "come with a checkout of the repository: install from one with pip install -e"
+    for task in (None, "translation"):
+        with pytest.raises(CheckpointError, match=hint) as error:
+            checkpoint_files.resolve_checkpoint(None, task)
+        assert "mismatch finetune" not in str(error.value)
+    with pytest.raises(CheckpointError, match=hint):
+        checkpoint_files.checkpoint_directory("checkpoints/mismatch-base", None, True)
+    with pytest.raises(ResourceMissingError, match=hint):
+        detector_folder()

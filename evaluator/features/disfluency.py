@@ -25,7 +25,7 @@ from torch import Tensor, nn
 
 from mismatch_core.atomic import atomic_directory
 from mismatch_core.errors import ResourceMissingError
-from mismatch_core.resources import DEFAULT_ENCODER, local_path
+from mismatch_core.resources import DEFAULT_ENCODER, local_path, outside_checkout_hint
 
 DETECTOR_PATH = "checkpoints/disfluency-detector"
 WEIGHTS_FILE = "model.safetensors"
@@ -91,7 +91,7 @@ def detector_folder(path: str = DETECTOR_PATH) -> Path:
     if folder is None or not (folder / WEIGHTS_FILE).is_file():
         raise ResourceMissingError(
             f"the disfluency detector {path}/{WEIGHTS_FILE} is missing; train it with "
-            "python scripts/train_disfluency.py (see its docstring)"
+            "python scripts/train_disfluency.py (see its docstring)" + outside_checkout_hint()
         )
     return folder
 

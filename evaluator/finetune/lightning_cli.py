@@ -27,8 +27,11 @@ from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
 from evaluator.signature import folder_signature
+from mismatch_core.atomic import same_path
+from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.config import config_file_problem, config_values
 from mismatch_core.errors import DataError
+from mismatch_core.resources import local_path
 
 
 class FinetuneCLI(LightningCLI):
@@ -76,6 +79,11 @@ class FinetuneCLI(LightningCLI):
                 fit_settings(self.config["fit"])
             except ValueError as error:
                 self.parser.error(str(error))
+            problem = export_dir_problem(
+                self.config["fit"].get("export_dir"), self.config["fit"]["data"]["checkpoint"]
+            )
+            if problem:  # found now, not after the fit
+                self.parser.error(problem)
 
     def after_fit(self) -> None:
         callback = self.trainer.checkpoint_callback
@@ -90,6 +98,17 @@ class FinetuneCLI(LightningCLI):
                 training={"best checkpoint": Path(best).name if best else "last step"},
             )
             print(f"exported to {out}\nsignature {folder_signature(out)}")
+
+
+def export_dir_problem(export_dir: str | None, checkpoint: str) -> str | None:
+    """Why the fit could not export to ``export_dir`` (None: no export), or None."""
+    if not export_dir:
+        return None
+    base = local_path(checkpoint)
+    if base is not None and same_path(Path(export_dir), base):
+        return f"--export_dir {export_dir} is the base checkpoint this run reads; name another"
+    problem = export_problem(Path(export_dir))
+    return f"--export_dir: {problem}" if problem else None
 
 
 RATINGS_RECIPES = ("ratings.yaml", "ratings_source.yaml")  # they name no task or file

@@ -42,7 +42,10 @@ MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities 
 
 @dataclass
 class MismatchConfig:
-    """Everything needed to rebuild the architecture; stored in the exported config.json."""
+    """Everything needed to rebuild the architecture; stored in the exported config.json.
+
+    Each field's default is the behaviour from before the field existed, so a config written
+    by older code, which lacks it, reads as it did then; an unknown key is refused."""
 
     feature_names: list[str] = field(default_factory=list)
     encoder: str = DEFAULT_ENCODER

@@ -30,7 +30,7 @@ from evaluator.training.module import MismatchModule
 from evaluator.training.report import summary, write_report
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
-from mismatch_core.config import config_file_problem, one_line
+from mismatch_core.config import check_seed, config_file_problem, one_line
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -192,11 +192,19 @@ def settings_problem(settings, subcommand: str | None) -> str | None:
         if problem:
             return problem
     seed = settings.get("seed_everything")
-    if not isinstance(seed, bool) and isinstance(seed, int) and not 0 <= seed < 2**32:
-        return f"seed_everything must be in 0..{2**32 - 1}, got {seed}"
-    epochs = settings.get("trainer", {}).get("max_epochs")
-    if epochs is not None and (not isinstance(epochs, int) or epochs < 1):
-        return f"trainer.max_epochs must be a positive number of epochs, got {epochs}"
+    if not isinstance(seed, bool) and isinstance(seed, int):
+        try:
+            check_seed(seed, "seed_everything")
+        except ValueError as error:
+            return str(error)
+    trainer = settings.get("trainer", {})
+    epochs, steps = trainer.get("max_epochs"), trainer.get("max_steps")
+    unlimited = epochs == -1 and isinstance(steps, int) and steps > 0  # max_steps ends the run
+    if epochs is not None and not unlimited and (not isinstance(epochs, int) or epochs < 1):
+        return (
+            f"trainer.max_epochs must be a positive number of epochs (or -1 with "
+            f"trainer.max_steps), got {epochs}"
+        )
     return None
 
 
@@ -217,12 +225,12 @@ def run_checkpoint_problem(path: str | None) -> str | None:
 
 def outputs_problem(export_dir: str | None, docs_dir: str | None, log_dir: str) -> str | None:
     """Why the run could not write its checkpoint, report or logs, or None."""
-    problems = [
-        export_problem(Path(export_dir)) if export_dir else None,
-        output_problem(Path(docs_dir), "directory") if docs_dir else None,
-        output_problem(Path(log_dir), "directory"),
-    ]
-    return next((problem for problem in problems if problem), None)
+    problems = {
+        "--export_dir": export_problem(Path(export_dir)) if export_dir else None,
+        "--docs_dir": output_problem(Path(docs_dir), "directory") if docs_dir else None,
+        "--log_dir": output_problem(Path(log_dir), "directory"),
+    }
+    return next((f"{flag}: {problem}" for flag, problem in problems.items() if problem), None)
 
 
 def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.ndarray, np.ndarray]:

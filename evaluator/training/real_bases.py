@@ -46,6 +46,7 @@ from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import index_of
+from synth.corpora import sick_types_problem
 from synth.rules import parse
 
 if TYPE_CHECKING:
@@ -143,12 +144,9 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
             paraphrase, contradiction = bool(value["paraphrase"]), bool(value["contradiction"])
         except KeyError as error:
             raise ValueError(f"{sick_train}:{line}: missing key {error.args[0]!r}") from None
-        for key in ("a", "b"):
-            if not isinstance(value[key], str):
-                raise ValueError(f"{sick_train}:{line}: key {key!r} must be a string")
-        for key in ("paraphrase", "contradiction"):
-            if not isinstance(value[key], bool):
-                raise ValueError(f"{sick_train}:{line}: key {key!r} must be true or false")
+        problem = sick_types_problem(value)
+        if problem:
+            raise ValueError(f"{sick_train}:{line}: {problem}")
         group = f"sick:{pair_id}"
         if paraphrase:
             bases += [RealBase("sick", group, a, b), RealBase("sick", group, b, a)]

@@ -34,7 +34,7 @@ from evaluator.hub import Checkpoint
 from evaluator.model import MismatchModel
 from evaluator.training.span_settings import SpanTraining
 from mismatch_core.errors import DataError
-from mismatch_core.pairs import is_null
+from mismatch_core.pairs import detail_problem
 from mismatch_core.resources import load_tokenizer
 from synth.spans import Region, error_regions
 
@@ -72,24 +72,9 @@ def check_span_pairs(pairs: pd.DataFrame, path: Path) -> None:
                 f"{where}: ref is a list of references; span training needs one reference "
                 "string per pair"
             )
-        problem = _detail_problem(detail)
+        problem = detail_problem(detail)
         if problem:
             raise DataError(f"{where}: detail {problem}")
-
-
-def _detail_problem(detail: object) -> str | None:
-    """What keeps a pair's detail from being read as its rule's record, or None."""
-    if not isinstance(detail, str):
-        return f"must be a JSON object, got {'null' if is_null(detail) else type(detail).__name__}"
-    try:
-        values = json.loads(detail)
-    except json.JSONDecodeError as error:
-        return f"is not valid JSON ({error}): {detail[:80]!r}"
-    if not isinstance(values, dict):
-        return f"must be a JSON object, got {detail[:80]!r}"
-    if not isinstance(values.get("base_text", ""), str):
-        return f"base_text must be a string, got {values['base_text']!r}"
-    return None
 
 
 def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:
