@@ -53,7 +53,7 @@ class Evaluator:
         if not _is_number(threshold) or not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
         self.checkpoint = checkpoint
-        self.threshold = threshold
+        self.threshold = float(threshold)  # numpy's number too: the signature is JSON
         self.kind, self.criteria = _task_criteria(checkpoint)
         self.device = torch_device(device)
         checkpoint.model.to(self.device).eval()

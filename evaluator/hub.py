@@ -357,7 +357,7 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
 
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:
     """CheckpointError for a tensor the model's dtype cannot take without changing it (an
-    integer tensor, or float64 for a float32 model; half precision widens exactly) or one
+    integer tensor, or float64 for a float32 model; a narrower float widens exactly) or one
     holding NaN or infinity (every score would be NaN)."""
     import torch
 
@@ -367,7 +367,7 @@ def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> N
         widens = (
             tensor.is_floating_point()
             and want.is_floating_point
-            and torch.finfo(tensor.dtype).bits <= torch.finfo(want).bits
+            and torch.finfo(tensor.dtype).bits < torch.finfo(want).bits
         )
         if tensor.dtype != want and not widens:
             raise CheckpointError(

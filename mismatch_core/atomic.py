@@ -114,7 +114,7 @@ def same_path(first: Path, second: Path) -> bool:
     """Whether two paths name one file or folder (links followed), so that writing the one
     would replace the other; a path that cannot be resolved (a loop of links) names no other."""
     try:
-        return Path(first).expanduser().resolve() == Path(second).expanduser().resolve()
+        return Path(first).resolve() == Path(second).resolve()
     except (OSError, RuntimeError):
         return False
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from mismatch_core.atomic import folder_problem
+from mismatch_core.atomic import folder_problem, same_path
 from mismatch_core.errors import CheckpointError
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
@@ -44,6 +44,15 @@ def export_problem(path: Path) -> str | None:
     if path.is_dir() and not (path / CONFIG_FILE).is_file() and any(path.iterdir()):
         return f"{path} exists and is not a checkpoint directory; refusing to replace it"
     return folder_problem(path, CHECKPOINT_FILES)
+
+
+def replaces_base_problem(out: str | Path, checkpoint: str) -> str | None:
+    """Why writing a checkpoint to ``out`` would replace the base ``checkpoint`` the run reads
+    (a local folder; ``~`` expanded as both are written and read), or None."""
+    base = local_path(checkpoint)
+    if base is not None and same_path(Path(out).expanduser(), base):
+        return f"{out} is the base checkpoint this run reads; name another"
+    return None
 
 
 def checkpoint_sha256(directory: Path) -> str:
@@ -93,8 +102,7 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
     except Exception as error:  # huggingface_hub raises many types (offline, 404, auth, network)
         raise CheckpointError(
             f"{name!r} is neither a local checkpoint directory nor a downloadable Hub repo "
-            f"({type(error).__name__}: {error})"
-            + (outside_checkout_hint() if name.startswith("checkpoints/") else "")
+            f"({type(error).__name__}: {error})" + _shipped_hint(name)
         ) from None
     return Path(downloaded)
 
@@ -146,8 +154,13 @@ def _require_cached_when_offline(name: str, revision: str | None) -> None:
     if not isinstance(cached, str):
         raise CheckpointError(
             f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
-            f"({constants.HF_HUB_CACHE}), and the Hub is offline"
+            f"({constants.HF_HUB_CACHE}), and the Hub is offline" + _shipped_hint(name)
         )
+
+
+def _shipped_hint(name: str) -> str:
+    """``outside_checkout_hint`` for a name of a shipped checkpoint (checkpoints/...)."""
+    return outside_checkout_hint() if name.startswith("checkpoints/") else ""
 
 
 def reads_sources(config: Mapping) -> bool:

@@ -1188,6 +1188,8 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
             "task name 'dialogue' is a shipped checkpoint's; choose another name",
         ("--data.ratings", str(ratings), "--data.task", "mine", "--export_dir", str(base_checkpoint)):
             "is the base checkpoint this run reads",
+        ("--data.ratings", str(ratings), "--data.task", "mine", "--export_dir", str(ratings)):
+            f"--export_dir: {ratings} exists and is not a directory",
     }  # fmt: skip
     for options, message in refused.items():
         with pytest.raises(SystemExit) as exit_:

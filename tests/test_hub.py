@@ -280,10 +280,11 @@ def test_weights_that_would_score_wrongly_are_refused(saved: Path, damage, messa
         load(saved)
 
 
-def test_half_precision_weights_load_as_the_same_numbers(saved: Path) -> None:
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_weights_load_as_the_same_numbers(saved: Path, dtype) -> None:
     from safetensors.torch import save_file
 
-    weights = {name: t.to(torch.bfloat16) for name, t in load_file(str(saved / "model.safetensors")).items()}
+    weights = {name: t.to(dtype) for name, t in load_file(str(saved / "model.safetensors")).items()}
     save_file(weights, str(saved / "model.safetensors"))
     loaded = load(saved).model.state_dict()
     assert all(torch.equal(loaded[name], t.to(torch.float32)) for name, t in weights.items())

@@ -260,7 +260,9 @@ def test_numpy_numbers_serve_as_batch_size_and_threshold(base: Evaluator, base_d
     assert [p.to_dict() for p in base.predict(REFS[:2], GENS[:2], batch_size=np.int64(2))] == (
         expected
     )
-    assert Evaluator.from_pretrained(base_dir, threshold=np.float32(0.5)).threshold == 0.5
+    at = Evaluator.from_pretrained(base_dir, threshold=np.float32(0.5))
+    assert at.threshold == 0.5 and type(at.threshold) is float  # the signature is JSON
+    json.dumps(at.signature.to_dict())
 
 
 def test_pandas_columns_pair_by_position_whatever_their_index(base: Evaluator) -> None:

@@ -158,5 +158,20 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
         assert "mismatch finetune" not in str(error.value)
     with pytest.raises(CheckpointError, match=hint):
         checkpoint_files.checkpoint_directory("checkpoints/mismatch-base", None, True)
+    with pytest.raises(CheckpointError, match=hint):
+        checkpoint_files.resolve_checkpoint("checkpoints/mismatch-base")
     with pytest.raises(ResourceMissingError, match=hint):
         detector_folder()
+
+
+def test_the_demo_outside_a_checkout_says_where_its_examples_are(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from evaluator.cli import demo, main
+
+    monkeypatch.setattr(resources, "REPO_ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(demo, "EXAMPLES", tmp_path / "site-packages" / "examples" / "pairs.jsonl")
+    assert main(["demo"]) == 2
+    assert "pairs.jsonl: no such file; the shipped checkpoints come with a checkout" in (
+        capsys.readouterr().err
+    )

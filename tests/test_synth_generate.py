@@ -349,11 +349,17 @@ def test_audit_names_a_file_that_is_not_a_synth_output(tmp_path, capsys):
         capsys.readouterr().err
     )
     row = {"id": ["a"], "ref": ["r"], "gen": ["g"], "label": ["NoContr"], "label_id": [0]}
-    for detail in ("{not json", "[1]", None):
+    for detail, message in (
+        ("{not json", "detail is not valid JSON (Expecting property name"),
+        ("[1]", "detail must be a JSON object, got '[1]'"),
+        (None, "detail must be a JSON object, got null"),
+        ('{"n": ' + "9" * 5000 + "}", "detail is not valid JSON (Exceeds the limit"),
+        ("[" * 100_000, "detail is not valid JSON (nested too deeply)"),
+    ):
         frame = pd.DataFrame({**row, "rule": ["copy"], "detail": [detail]})
         frame.to_parquet(tmp_path / "train.parquet")
         assert main(["synth", "--audit", "2", "--out", str(tmp_path)]) == 2
-        assert "pair 'a': detail " in capsys.readouterr().err
+        assert f"pair 'a': {message}" in capsys.readouterr().err
 
 
 def test_manifest_reports_how_far_error_bases_are_from_their_refs(generated):

@@ -364,7 +364,7 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
         (["--model.lr=-1"], "model.lr must be a positive number, got -1"),
         (["--model.lr=1e400"], "model.lr must be a positive number, got inf"),
         (["--trainer.devices=0"], r"Trainer\(devices='0'\)` value is not a valid input"),
-        (["--trainer.max_epochs=-1"], r"positive number of epochs \(or -1 with trainer.max_steps\)"),
+        (["--trainer.max_epochs=-1"], r"or -1 with trainer.max_steps or trainer.max_time\), got -1"),
     ],
 )
 def test_settings_lightning_would_refuse_late_are_one_line_errors(

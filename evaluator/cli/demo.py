@@ -22,7 +22,7 @@ from evaluator.cli.scoring import (
     checkpoint_of,
     load_evaluator,
 )
-from mismatch_core.resources import REPO_ROOT
+from mismatch_core.resources import REPO_ROOT, outside_checkout_hint
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise CommandError(f"--top must be at least 1, got {args.top}")
+    if args.examples == EXAMPLES and not EXAMPLES.is_file():
+        raise CommandError(f"{EXAMPLES}: no such file{outside_checkout_hint()}")
     pairs, objects = read_jsonl_file(args.examples)
     notes = [str(value.get("note", "")) for value in objects]
     evaluator = load_evaluator(args, checkpoint_of(args)[0])

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from evaluator.cli import CommandError, check_device
 from evaluator.tasks import TASKS, RatingsFile, Task, as_task, read_ratings
-from mismatch_core.atomic import output_problem, same_path
-from mismatch_core.checkpoint_files import export_problem
+from mismatch_core.atomic import output_problem
+from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 from mismatch_core.resources import local_path
 
@@ -263,9 +263,9 @@ def run(args: argparse.Namespace) -> int:
     from evaluator.signature import folder_signature
 
     checkpoint = args.checkpoint or settings.checkpoint
-    base = local_path(checkpoint)
-    if base is not None and same_path(Path(args.out), base):
-        raise CommandError(f"--out {args.out} is the base checkpoint this run reads; name another")
+    problem = replaces_base_problem(args.out, checkpoint)
+    if problem:
+        raise CommandError(f"--out {problem}")
     if ratings is not None:
         print(ratings.describe(bool(settings.source_features)), flush=True)
     prepared = prepare(

@@ -27,11 +27,9 @@ from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
 from evaluator.signature import folder_signature
-from mismatch_core.atomic import same_path
-from mismatch_core.checkpoint_files import export_problem
+from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.config import config_file_problem, config_values
 from mismatch_core.errors import DataError
-from mismatch_core.resources import local_path
 
 
 class FinetuneCLI(LightningCLI):
@@ -104,9 +102,9 @@ def export_dir_problem(export_dir: str | None, checkpoint: str) -> str | None:
     """Why the fit could not export to ``export_dir`` (None: no export), or None."""
     if not export_dir:
         return None
-    base = local_path(checkpoint)
-    if base is not None and same_path(Path(export_dir), base):
-        return f"--export_dir {export_dir} is the base checkpoint this run reads; name another"
+    problem = replaces_base_problem(export_dir, checkpoint)
+    if problem:
+        return f"--export_dir {problem}"
     problem = export_problem(Path(export_dir))
     return f"--export_dir: {problem}" if problem else None
 

@@ -141,7 +141,7 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
     for line, value in iter_jsonl(sick_train):
         try:
             a, b, pair_id = value["a"], value["b"], value["id"]
-            paraphrase, contradiction = bool(value["paraphrase"]), bool(value["contradiction"])
+            paraphrase, contradiction = value["paraphrase"], value["contradiction"]
         except KeyError as error:
             raise ValueError(f"{sick_train}:{line}: missing key {error.args[0]!r}") from None
         problem = sick_types_problem(value)
