@@ -199,8 +199,8 @@ def settings_problem(settings, subcommand: str | None) -> str | None:
             return str(error)
     trainer = settings.get("trainer", {})
     epochs, steps = trainer.get("max_epochs"), trainer.get("max_steps")
-    # -1: no epoch limit, so max_steps or max_time must end the run
-    unlimited = epochs == -1 and (isinstance(steps, int) and steps > 0 or bool(trainer.get("max_time")))
+    ended = (isinstance(steps, int) and steps > 0) or bool(trainer.get("max_time"))
+    unlimited = epochs == -1 and ended  # -1: no epoch limit; max_steps or max_time ends the run
     if epochs is not None and not unlimited and (not isinstance(epochs, int) or epochs < 1):
         return (
             f"trainer.max_epochs must be a positive number of epochs (or -1 with "
