@@ -39,8 +39,9 @@ HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 def export_problem(path: Path) -> str | None:
     """Why a checkpoint cannot be written at ``path``, or None: only a new or empty folder or
     an earlier checkpoint holding nothing but its files may be replaced (whole). Commands
-    check it before a long run, so that the run does not fail at its last step."""
-    path = Path(path)
+    check it before a long run, so that the run does not fail at its last step. ``~`` is
+    expanded, as save_pretrained writes it."""
+    path = Path(path).expanduser()
     if path.is_dir() and not (path / CONFIG_FILE).is_file() and any(path.iterdir()):
         return f"{path} exists and is not a checkpoint directory; refusing to replace it"
     return folder_problem(path, CHECKPOINT_FILES)

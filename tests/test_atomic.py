@@ -13,6 +13,7 @@ from mismatch_core.atomic import (
     atomic_path,
     folder_problem,
     output_problem,
+    same_path,
     write_text_atomic,
 )
 from mismatch_core.errors import DataError
@@ -156,3 +157,16 @@ def test_a_folder_replaced_whole_must_hold_only_its_files_and_be_no_link(tmp_pat
     link = tmp_path / "link"
     link.symlink_to(ours, target_is_directory=True)
     assert folder_problem(link, names) == f"{link} is a symbolic link; give the folder it points to"
+
+
+def test_same_path_compares_paths_as_their_commands_open_them(tmp_path: Path, monkeypatch) -> None:
+    """Links followed and relative paths resolved, but ``~`` taken literally: predict opens
+    '~/in.jsonl' as written, so it is not the home folder's file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "in.jsonl").write_text("{}\n")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "in.jsonl")
+    assert same_path(Path("in.jsonl"), tmp_path / "in.jsonl")
+    assert same_path(Path("link.jsonl"), Path("./in.jsonl"))
+    assert not same_path(Path("~/in.jsonl"), tmp_path / "home" / "in.jsonl")
+    assert same_path(Path("~/in.jsonl"), tmp_path / "~" / "in.jsonl")

@@ -172,6 +172,23 @@ def test_the_demo_outside_a_checkout_says_where_its_examples_are(
     monkeypatch.setattr(resources, "REPO_ROOT", tmp_path / "site-packages")
     monkeypatch.setattr(demo, "EXAMPLES", tmp_path / "site-packages" / "examples" / "pairs.jsonl")
     assert main(["demo"]) == 2
-    assert "pairs.jsonl: no such file; the shipped checkpoints come with a checkout" in (
+    assert "pairs.jsonl: no such file; the examples come with a checkout" in (
         capsys.readouterr().err
     )
+
+
+def test_checkpoint_outputs_are_checked_where_they_will_be_written(tmp_path, monkeypatch) -> None:
+    """save_pretrained expands ``~``: the checks before a fit must look at the same folder (a
+    config's `export_dir: ~/busy` passed them and failed after the fit)."""
+    from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "keep.txt").write_text("mine\n")
+    assert "busy exists and is not a checkpoint directory" in export_problem(Path("~/busy"))
+    (tmp_path / "base").mkdir()
+    for out, base in (("~/base", str(tmp_path / "base")), (str(tmp_path / "base"), "~/base")):
+        assert replaces_base_problem(out, base) == f"{out} is the base checkpoint this run reads; name another"
+    assert replaces_base_problem("~/other", "~/base") is None
+    assert replaces_base_problem("~/base", "someone/hub-model") is None

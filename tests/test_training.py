@@ -376,6 +376,13 @@ def test_settings_lightning_would_refuse_late_are_one_line_errors(
     assert not export.exists()
 
 
+@pytest.mark.parametrize("trainer", [{"max_epochs": -1, "max_steps": 5}, {"max_epochs": -1, "max_time": "00:00:10:00"}, {"max_epochs": 3}, {}])
+def test_an_epoch_limit_or_another_end_of_the_run_is_accepted(trainer: dict) -> None:
+    from evaluator.training.pretrain import settings_problem
+
+    assert settings_problem({"seed_everything": 13, "trainer": trainer}, "fit") is None
+
+
 def test_outputs_are_checked_before_training_and_a_failed_run_keeps_them(
     corpus: dict[str, Path], tmp_path: Path
 ) -> None:

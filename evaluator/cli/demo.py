@@ -22,7 +22,7 @@ from evaluator.cli.scoring import (
     checkpoint_of,
     load_evaluator,
 )
-from mismatch_core.resources import REPO_ROOT, outside_checkout_hint
+from mismatch_core.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise CommandError(f"--top must be at least 1, got {args.top}")
     if args.examples == EXAMPLES and not EXAMPLES.is_file():
-        raise CommandError(f"{EXAMPLES}: no such file{outside_checkout_hint()}")
+        raise CommandError(
+            f"{EXAMPLES}: no such file; the examples come with a checkout of the repository "
+            "(install from one: pip install -e '.[offline]'), or give --examples FILE"
+        )
     pairs, objects = read_jsonl_file(args.examples)
     notes = [str(value.get("note", "")) for value in objects]
     evaluator = load_evaluator(args, checkpoint_of(args)[0])
