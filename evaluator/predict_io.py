@@ -56,7 +56,8 @@ class Prediction:
     score: P(NoContr), the probability that gen says what the reference says (1 = no error).
     ratings: criterion key -> value on the task's human scale (fine-tuned checkpoints; {} for
     the base); for a classification task (NLI) the value is the class probability.
-    mismatch: class code -> probability, all 14 in taxonomy order, summing to 1.
+    mismatch: class code -> probability, all 14 in taxonomy order, summing to 1 (within the
+    rounding to ROUND_DIGITS digits each).
     labels: the classes whose probability is at least the threshold, most likely first;
     "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
     likely (the model is unsure).
