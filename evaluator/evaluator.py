@@ -163,7 +163,8 @@ class Evaluator:
         for name, values in (("refs", refs), ("gens", gens), ("srcs", srcs), ("ids", ids)):
             if isinstance(values, str | bytes):
                 raise TypeError(f"{name} must be a sequence with one item per pair, not a string")
-            if values is not None and not hasattr(values, "__len__"):
+            optional = name in ("srcs", "ids")
+            if not (hasattr(values, "__len__") or (optional and values is None)):
                 raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
         gens = list(gens)
         n = len(gens)

@@ -253,6 +253,8 @@ def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) ->
         base.predict("abc", "abd")
     with pytest.raises(TypeError, match="gens must be a sequence"):
         base.predict(["abc"], "a")
+    with pytest.raises(TypeError, match="refs must be a sequence, got NoneType"):
+        base.predict(None, ["a"])  # type: ignore[arg-type]
 
 
 def test_numpy_numbers_serve_as_batch_size_and_threshold(base: Evaluator, base_dir: Path) -> None:
