@@ -919,6 +919,10 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
             ["evaluate", *fit_args, *new_out, "--export-dir", str(tmp_path / "exports")],
             "mismatch-summarization exists and is not a checkpoint directory",
         ),
+        (
+            ["evaluate", *fit_args, "--out", str(base_checkpoint)],
+            f"--out {base_checkpoint} is a checkpoint folder; write the results elsewhere",
+        ),
     ):
         assert cli_main(argv) == 2
         assert message in capsys.readouterr().err

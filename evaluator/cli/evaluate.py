@@ -32,7 +32,7 @@ from evaluator.cli.finetune import (
 )
 from evaluator.tasks import TASKS, Task, as_task, missing_data_file
 from mismatch_core.atomic import output_problem
-from mismatch_core.checkpoint_files import export_problem
+from mismatch_core.checkpoint_files import CONFIG_FILE, export_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
     check_device(args.device)
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
+    if (Path(args.out) / CONFIG_FILE).is_file():  # results there would block its next export
+        problems.append(f"--out {args.out} is a checkpoint folder; write the results elsewhere")
     problems += [
         _named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
         for task, s in settings.items()
