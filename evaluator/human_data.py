@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import hashed_jsonl, iter_jsonl
+from mismatch_core.jsonl import hashed_jsonl, is_json_name, iter_jsonl
 
 REQUIRED_KEYS = ("ref", "gen", "scores")
 
@@ -74,7 +74,7 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
             )
     record_id, group = value.get("id"), value.get("group")
     for key, item in (("id", record_id), ("group", group)):
-        if item is not None and (not isinstance(item, str | int) or isinstance(item, bool)):
+        if item is not None and not is_json_name(item):
             raise DataError(f"{where}: key {key!r} must be a string, an integer or null")
     return HumanRecord(
         id=str(record_id if record_id is not None else f"line {line}"),

@@ -38,6 +38,7 @@ from mismatch_core.jsonl import (
     STDIN_NAME,
     check_jsonl_file,
     decoded_lines,
+    is_json_name,
     iter_json_lines,
     iter_jsonl,
     raw_lines,
@@ -282,7 +283,7 @@ def parse_pair(
     if src is not None and not isinstance(src, str):
         raise DataError(f"{where}: key 'src' must be a string or null")
     item_id = value.get("id", default_id)
-    if not isinstance(item_id, str | int) or isinstance(item_id, bool):
+    if not is_json_name(item_id):
         raise DataError(f"{where}: key 'id' must be a string or an integer")
     return str(item_id), ref, gen, src
 

@@ -32,6 +32,12 @@ def check_jsonl_file(path: Path) -> None:
         raise DataError(f"{path}: no such file")
 
 
+def is_json_name(value: object) -> bool:
+    """Whether a JSON value can name a record (its id or group): a string or an integer, not
+    a bool (a list or object would become its Python form)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
 def read_json(text: str) -> object:
     """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, an integer of
     4,300 digits or more, or nesting deeper than Python's stack (a RecursionError otherwise)."""
