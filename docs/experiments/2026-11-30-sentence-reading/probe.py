@@ -128,16 +128,22 @@ def main() -> None:
                               np.r_[scores[n][good], scores[n][bad]])
         print(f"  {n:3}: recall (>= 90 read NoContr) {np.mean(scores[n][good] >= 0.5):.3f}, "
               f"AUROC {auroc:.3f}, tau-b {kendalltau(scores[n], rating).statistic:.3f}")
+    bench_bases(reader, multi, NAMES, BASES)
 
+
+def bench_bases(reader, multi: list, names: tuple[str, ...], count: int) -> None:
+    """Print, per reading in ``names``, the drop and the top error class on ``count`` highly
+    rated outputs of ``multi`` with every applicable synth error applied. ``reader``: any
+    reader with ``pairs``, ``read`` and ``readings`` as ``Reader`` has them."""
     pool = [r for r in multi if r.scores["correctness"] >= 90]
-    bases = random.Random(0).sample(pool, min(BASES, len(pool)))
+    bases = random.Random(0).sample(pool, min(count, len(pool)))
     changed = perturb_bases([r.refs[0] for r in bases], [r.gen for r in bases],
                             [r.group for r in bases], seed=0)
     items = changed.items
     reader.read([p for i in items for p in reader.pairs((bases[i.base].refs[0],), i.text)]
                 + [p for r in bases for p in reader.pairs((r.refs[0],), r.gen)])
     print(f"{len(bases)} bases rated >= 90, {len(items)} perturbed (against the first reference)")
-    for n in NAMES:
+    for n in names:
         base = [reader.readings((r.refs[0],), r.gen)[n] for r in bases]
         drops, right = defaultdict(list), defaultdict(list)
         for i in items:

@@ -11,9 +11,7 @@ as probe.py. Usage, from the repository root:
 """
 
 import importlib.util
-import random
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 from evaluator import Evaluator
 from evaluator.human_data import load_records
-from evaluator.realtext_data import bench_split, perturb_bases
+from evaluator.realtext_data import bench_split
 from mismatch_core.resources import data_dir
 from mismatch_core.taxonomy import CODES
 
@@ -39,8 +37,7 @@ CHRF_METRIC = CHRF()
 
 def short_windows(text: str) -> list[str]:
     """Windows of one or two consecutive sentences (no whole text)."""
-    parts = probe.sentences(text)
-    return parts + [" ".join(parts[i : i + 2]) for i in range(len(parts) - 1)]
+    return probe.windows(text)[:-1]
 
 
 def aligned(windows: list[str], sentence: str) -> str:
@@ -49,16 +46,14 @@ def aligned(windows: list[str], sentence: str) -> str:
 
 def lenient(p: np.ndarray) -> np.ndarray:
     """The reading with P(NoContr) + P(MissInfo) as its score and MissInfo not named."""
-    out = p.copy()
-    out[0] = p[0] + p[MISSINFO]
-    out[MISSINFO] = 0.0
-    return out
+    return probe.named(p, p[0] + p[MISSINFO], without_missinfo=True)
 
 
-class Reader:
+class Reader(probe.Reader):
+    """probe.py's reader of single pairs, each sentence paired with its aligned window only."""
+
     def __init__(self, evaluator: Evaluator) -> None:
-        self.evaluator = evaluator
-        self.cache: dict[tuple[str, str], np.ndarray] = {}
+        super().__init__(evaluator)
         self.alignments: dict[tuple[str, str], str] = {}
 
     def window(self, source: str, sentence: str) -> str:
@@ -73,15 +68,6 @@ class Reader:
             out += [(self.window(ref, s), s) for s in probe.sentences(gen)]
             out += [(self.window(gen, s), s) for s in probe.sentences(ref)]
         return out
-
-    def read(self, pairs: list[tuple[str, str]]) -> None:
-        todo = list(dict.fromkeys(p for p in pairs if p not in self.cache))
-        if todo:
-            out = self.evaluator.predict(
-                [r for r, _ in todo], [g for _, g in todo], progress=False, spans=False
-            )
-            for pair, prediction in zip(todo, out, strict=True):
-                self.cache[pair] = np.array([prediction.mismatch[c] for c in CODES])
 
     def readings(self, refs: tuple[str, ...], gen: str) -> dict[str, np.ndarray]:
         whole = max((self.cache[(ref, gen)] for ref in refs), key=lambda p: p[0])
@@ -124,29 +110,7 @@ def main() -> None:
               f"sentences: recall {np.mean(scores[n][good & long] >= 0.5):.3f}, tau-b "
               f"{kendalltau(scores[n][long], rating[long]).statistic:.3f}")
 
-    pool = [r for r in multi if r.scores["correctness"] >= 90]
-    bases = random.Random(0).sample(pool, min(BASES, len(pool)))
-    changed = perturb_bases([r.refs[0] for r in bases], [r.gen for r in bases],
-                            [r.group for r in bases], seed=0)
-    items = changed.items
-    reader.read([p for i in items for p in reader.pairs((bases[i.base].refs[0],), i.text)]
-                + [p for r in bases for p in reader.pairs((r.refs[0],), r.gen)])
-    print(f"{len(bases)} bases rated >= 90, {len(items)} perturbed (against the first reference)")
-    for n in NAMES:
-        base = [reader.readings((r.refs[0],), r.gen)[n] for r in bases]
-        drops, right = defaultdict(list), defaultdict(list)
-        for i in items:
-            reading = reader.readings((bases[i.base].refs[0],), i.text)[n]
-            drops[i.code].append(base[i.base][0] > reading[0])
-            right[i.code].append(CODES[1 + int(np.argmax(reading[1:]))] == i.code)
-        every_drop = [d for v in drops.values() for d in v]
-        per_class = {c: np.mean(v) for c, v in sorted(right.items())}
-        print(f"  {n:3}: unperturbed read NoContr {np.mean([b[0] >= 0.5 for b in base]):.3f}, "
-              f"drop {np.mean(every_drop):.3f}, top class right (class mean) "
-              f"{np.mean(list(per_class.values())):.3f}")
-        print("       " + ", ".join(f"{c} {v:.2f}/{np.mean(drops[c]):.2f} ({len(right[c])})"
-                                    for c, v in per_class.items()))
-
+    probe.bench_bases(reader, multi, NAMES, BASES)
 
 if __name__ == "__main__":
     main()
