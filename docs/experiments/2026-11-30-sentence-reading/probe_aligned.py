@@ -112,5 +112,6 @@ def main() -> None:
 
     probe.bench_bases(reader, multi, NAMES, BASES)
 
+
 if __name__ == "__main__":
     main()
