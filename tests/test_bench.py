@@ -160,12 +160,25 @@ def test_an_unknown_target_is_refused(calls, capsys) -> None:
     assert "invalid choice: 'everything'" in capsys.readouterr().err
 
 
+def test_features_names_a_pairs_file_that_holds_no_pairs(tmp_path, monkeypatch, capsys) -> None:
+    """A file that was no parquet, or lacked a column, gave pyarrow's traceback."""
+    broken = tmp_path / "pairs.parquet"
+    broken.write_text('{"ref": "A.", "gen": "B."}\n')
+    monkeypatch.setenv("MISMATCH_SYNTH_PAIRS", str(broken))
+    assert main(["bench", "features", "--pairs", "2"]) == 2
+    assert f"{broken} is not a readable parquet file of pairs" in capsys.readouterr().err
+    pd.DataFrame({"ref": ["A."], "gen": ["B."]}).to_parquet(broken)
+    assert main(["bench", "features", "--pairs", "2"]) == 2
+    assert f"{broken} lacks column(s) id" in capsys.readouterr().err
+
+
 @pytest.mark.slow  # the packaged encoder
 def test_features_reports_every_metric_on_the_pairs_given(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
     pairs = tmp_path / "pairs.parquet"
     frame = pd.DataFrame({
+        "id": ["a", "b", "c", "d"],
         "ref": ["Two dogs ran across the park.", "A man rides a horse.", "She did not go.", "Kids play."],
         "gen": ["Three dogs ran across the park.", "A man rides a camel.", "She went.", "Kids play."],
         "label": ["NumErr", "EntErr", "NegErr", "NoContr"],

@@ -915,6 +915,10 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
     assert "does not exist" in capsys.readouterr().err
     assert main(["demo", "--top", "0"]) == 2
     assert "--top must be at least 1, got 0" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["demo", "--examples", str(empty)]) == 2  # it raised max()'s ValueError
+    assert f"{empty}: no pairs to show" in capsys.readouterr().err
     # --task: the task checkpoint's ratings under each pair
     task = make_checkpoint(tmp_path / "task", REGRESSION_TASK)
     assert main(["demo", "--checkpoint", str(task), "--task", "summarization"]) == 0

@@ -21,7 +21,7 @@ from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.realtext_data import bench_split, load_darr, load_sick
+from evaluator.realtext_data import SICK_TRIAL, bench_split, load_darr, load_sick
 from mismatch_core.checkpoint_files import checkpoint_sha256
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
@@ -367,6 +367,13 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
     assert main(["bench", "realtext", "--parts", "sick,nonsense"]) == 2
     assert "--parts 'sick,nonsense': unknown part(s) nonsense;" in capsys.readouterr().err
     assert main(["bench", "realtext", "--out", str(tmp_path)]) == 2
-    assert f"--out: {tmp_path}" in capsys.readouterr().err
+    assert f"--out {tmp_path}" in capsys.readouterr().err
+    sick = data / SICK_TRIAL  # it was replaced by the report, exit 0
+    before = sick.read_bytes()
+    assert main(["bench", "realtext", "--parts", "sick", "--out", str(sick)]) == 2
+    assert f"--out {sick} is an input of this run; name another file" in capsys.readouterr().err
+    assert sick.read_bytes() == before
+    assert main(["bench", "realtext", "--out", str(tmp_path / "r.json.gz")]) == 2
+    assert "the report is plain JSON; drop the .gz" in capsys.readouterr().err
     assert main(["bench", "realtext", "--out", " "]) == 2
     assert "--out is empty; give a path" in capsys.readouterr().err

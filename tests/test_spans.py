@@ -289,7 +289,7 @@ def test_training_teaches_the_tagger_the_changed_token_and_nothing_else_moves() 
     history = train_span_tagger(
         model, train, dev, SpanTraining(dim=16, epochs=6, learning_rate=1e-2), log=lambda _: None
     )
-    losses = [row["dev_loss"] for row in history["epochs"]]
+    losses = [row["dev_loss"] for row in history["dev_history"]]
     assert len(losses) >= 2 and history["best_dev_loss"] == min(losses) < losses[0]
     assert untrained < 0.5 < 0.8 < hit_rate()  # chance is about 1 in 6
     after = model.state_dict()
@@ -452,6 +452,8 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
     printed = json.loads(capsys.readouterr().out)  # the training record, where and what it wrote
     assert printed["out"] == str(out) and printed["signature"] == str(signature(trained))
     assert trained.model.config.span_dim == 8
+    record = trained.config["training"]["span_tagger"]
+    assert record["epochs"] == 2 and len(record["dev_history"]) <= 2  # the setting was overwritten
     assert (
         trained.config["training"]["span_tagger"]["train_pairs"]
         + trained.config["training"]["span_tagger"]["dev_pairs"]
@@ -612,7 +614,7 @@ def test_a_divergence_after_a_good_epoch_keeps_that_epoch(monkeypatch) -> None:
     monkeypatch.setattr(torch.optim.AdamW, "step", diverging_step)
     history = train_span_tagger(model, train, dev, SpanTraining(dim=8, epochs=3), log=note_epoch_1)
     assert history["best_epoch"] == 1
-    assert [(e["epoch"], e["dev_loss"] is None) for e in history["epochs"]] == [
+    assert [(e["epoch"], e["dev_loss"] is None) for e in history["dev_history"]] == [
         (1, False),
         (2, True),
     ]
@@ -642,6 +644,10 @@ def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, ca
     assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
     assert main(["spans", "copy", "--from", str(source), "--to", "someone/hub-model"]) == 2
     assert "--to someone/hub-model: no such checkpoint folder" in capsys.readouterr().err
+    itself = {path.name: path.read_bytes() for path in source.iterdir()}  # it copied into itself
+    assert main(["spans", "copy", "--from", str(source), "--to", str(target), str(source)]) == 2
+    assert f"--to {source} is the --from checkpoint; name another" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in source.iterdir()} == itself
     # a folder that cannot be replaced (it holds another file) stops the copy before any write
     other = span_checkpoint(tmp_path / "other", flag=0.0, nocontr=0.0, span_dim=0)
     (other / "notes.txt").write_text("mine")
@@ -746,3 +752,21 @@ def test_bench_spans_refuses_the_synthetic_part_without_its_pairs(capsys) -> Non
     assert "synth,bases" in capsys.readouterr().err
     assert main(["bench", "all", "--out", "results.json"]) == 2  # targets would share the file
     assert "not with all" in capsys.readouterr().err
+
+
+def test_bench_spans_refuses_options_it_would_not_read(tmp_path: Path, capsys) -> None:
+    """Each was accepted and ignored (exit 0); an --out naming the pairs replaced them."""
+    assert main(["bench", "spans", "--darr-limit", "5"]) == 2
+    assert "--darr-limit: for the realtext target, not spans" in capsys.readouterr().err
+    assert main(["bench", "realtext", "--synth-pairs", "v.parquet"]) == 2
+    assert "--synth-pairs: for the spans target, not realtext" in capsys.readouterr().err
+    for unread in (["--synth-pairs", "v.parquet"], ["--pairs", "3"]):
+        assert main(["bench", "spans", "--parts", "bases", *unread]) == 2
+        assert f"{unread[0]}: for the synth part; this run has bases" in capsys.readouterr().err
+    assert main(["bench", "spans", "--pairs", "3"]) == 2  # the synth part needs --synth-pairs
+    assert "--pairs: for the synth part; this run has bases" in capsys.readouterr().err
+    pairs = tmp_path / "val.parquet"
+    pairs.write_bytes(b"PAR1 pairs")
+    assert main(["bench", "spans", "--synth-pairs", str(pairs), "--out", str(pairs)]) == 2
+    assert f"--out {pairs} is an input of this run" in capsys.readouterr().err
+    assert pairs.read_bytes() == b"PAR1 pairs"

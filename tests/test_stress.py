@@ -344,6 +344,17 @@ def test_cli_writes_the_report(tmp_path: Path, capsys) -> None:
     assert main([*argv, "--tests", ","]) == 2  # not "all": an empty selection is a mistake
     assert "--tests ',' names no test" in capsys.readouterr().err
     assert json.loads((out / "report.json").read_text()) == report  # the report is kept
+    # no test with a verdict: a matplotlib traceback after report.md had linked a missing plot
+    plain = write_jsonl(
+        tmp_path / "plain.jsonl.gz", [{"ref": r["ref"], "gen": r["gen"]} for r in rows]
+    )
+    empty = tmp_path / "empty"
+    argv = ["stress", "--metrics", "bleu", "--data", str(plain), "--out", str(empty)]
+    assert main([*argv, "--seeds", "1", "--tests", "copy_source"]) == 2
+    assert (  # 11 items: a verdict needs half of them
+        "no test gives a verdict on these 11 items: copy_source applies to 0 of 11 items (< 6)"
+    ) in capsys.readouterr().err
+    assert not empty.exists()
 
 
 def test_cli_refuses_an_unusable_out_before_scoring(tmp_path: Path, capsys) -> None:

@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
             "(install from one: pip install -e '.[offline]'), or give --examples FILE"
         )
     pairs, objects = read_jsonl_file(args.examples)
+    if not objects:
+        raise CommandError(f"{args.examples}: no pairs to show")
     notes = [str(value.get("note", "")) for value in objects]
     evaluator = load_evaluator(args, checkpoint_of(args)[0])
     try:

@@ -224,6 +224,8 @@ def _copy(args: argparse.Namespace) -> int:
                 raise CommandError(f"--to {given}: no such checkpoint folder")
             if target_path.resolve() in folders:
                 continue  # one folder named twice is written once
+            if target_path.resolve() == source.path.resolve():
+                raise CommandError(f"--to {given} is the --from checkpoint; name another")
             folders.append(target_path.resolve())
             problem = export_problem(target_path)
             if problem:

@@ -107,12 +107,13 @@ def write_report(
     payload = {"title": title, "command": command, **result.to_json()}
     if signatures:
         payload["signatures"] = signatures
-    written = [out / "report.json", out / "report.md"]
-    write_text_atomic(written[0], json.dumps(payload, indent=1) + "\n")
-    write_text_atomic(written[1], markdown(result, title, command, plots, signatures))
-    for metric, relative in plots.items():
+    written = []
+    for metric, relative in plots.items():  # first: report.md links them
         plot_metric(result, metric, out / relative)
         written.append(out / relative)
+    write_text_atomic(out / "report.json", json.dumps(payload, indent=1) + "\n")
+    write_text_atomic(out / "report.md", markdown(result, title, command, plots, signatures))
+    written = [out / "report.json", out / "report.md", *written]
     for stale in sorted(earlier - set(written)):
         stale.unlink(missing_ok=True)
     return written

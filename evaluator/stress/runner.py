@@ -25,7 +25,9 @@ from evaluator.stress.noise_ratio import noise_ratio
 from evaluator.stress.perturbations import PERTURBATIONS, Perturbation, Source
 from evaluator.stress.verdict import passes
 
-MIN_ITEMS = 10  # a test that applies to fewer items (or to under half of them) gives no verdict
+# a test that applies to fewer items gives no verdict; on a set of fewer than twice as many
+# items, one that applies to under half of them
+MIN_ITEMS = 10
 # A level is kept only when it changes at least this share of the texts of the level below:
 # one-sentence texts give the same text at every share of sentences, and a mean moved by a
 # handful of multi-sentence texts would decide the verdict by chance.
@@ -211,6 +213,9 @@ def run_stress(
             skipped=seeds * len(items) - len(test_outputs),
         )
     log(f"perturbed: {len(outputs)} tests apply, {len(skipped_tests)} skipped")
+    if not outputs:  # an empty report, and its plot failed after report.md linked it
+        reasons = "; ".join(f"{name} {why}" for name, why in skipped_tests.items())
+        raise ValueError(f"no test gives a verdict on these {len(items)} items: {reasons}")
 
     pairs: dict[tuple[int, str], int] = {}
     for index, item in enumerate(items):

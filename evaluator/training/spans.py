@@ -223,7 +223,8 @@ def train_span_tagger(
     tagger.eval()
     for parameter in model.parameters():
         parameter.requires_grad_(False)
-    return {"epochs": history, "best_epoch": best[2], "best_dev_loss": round(best[0], 5)}
+    # "dev_history", not "epochs": the training record holds the epochs setting beside it
+    return {"dev_history": history, "best_epoch": best[2], "best_dev_loss": round(best[0], 5)}
 
 
 def _batches(examples: SpanExamples, size: int, generator: np.random.Generator | None = None):

@@ -23,10 +23,9 @@ TARGETS: dict[str, str] = {
 # each target reads what is its own)
 OPTION_READERS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("pairs",): ("synth", "features", "predict", "spans"),
-    ("checkpoint", "parts", "synth_pairs", "bases_limit", "darr_limit", "out"): (
-        "realtext",
-        "spans",
-    ),
+    ("checkpoint", "parts", "bases_limit", "out"): ("realtext", "spans"),
+    ("darr_limit",): ("realtext",),
+    ("synth_pairs",): ("spans",),
     ("input", "device"): ("predict",),
 }
 

@@ -1,7 +1,7 @@
 """`mismatch bench features`: seconds per 1K pairs of each metric, and pairs/s end to end.
 
-Pairs are synthetic pairs from $MISMATCH_SYNTH_PAIRS (default data/synth/train.parquet)
-when that file exists, else a fixed
+Pairs are synthetic pairs from $MISMATCH_SYNTH_PAIRS (default data/synth/train.parquet; a
+pairs file as `mismatch features` reads it) when that file exists, else a fixed
 sample of real (reference, generated) pairs from the short-text human sets (captioning,
 data-to-text, question generation, MT), first reference only. Per-metric times are one
 process; the shared encoder pass is timed twice (first pass and repeat). The end-to-end
@@ -17,12 +17,11 @@ import random
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from evaluator.features.compute import compute_features
 from evaluator.features.encoder_pass import encode_distinct
 from evaluator.features.registry import COLUMN_TO_METRIC, DEFAULT_FEATURES, METRICS
 from evaluator.features.registry import is_encoder_metric as _is_encoder
+from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import REPO_ROOT
 
 DEFAULT_SYNTH_PAIRS = REPO_ROOT / "data" / "synth" / "train.parquet"
@@ -38,7 +37,7 @@ def bench_pairs(count: int, seed: int) -> tuple[list[str], list[str], str]:
     """`count` (ref, gen) pairs and a line naming where they come from."""
     synth_pairs = Path(os.environ.get("MISMATCH_SYNTH_PAIRS", DEFAULT_SYNTH_PAIRS))
     if synth_pairs.is_file():
-        frame = pd.read_parquet(synth_pairs, columns=["ref", "gen"])
+        frame = read_pairs(synth_pairs)  # DataError naming a file that holds no pairs
         frame = frame.sample(n=min(count, len(frame)), random_state=seed)
         return list(frame["ref"]), list(frame["gen"]), f"synth pairs from {synth_pairs}"
     from evaluator.human_data import load_records

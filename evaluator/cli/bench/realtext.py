@@ -428,18 +428,18 @@ def parse_parts(text: str | None, allowed: tuple[str, ...] = PARTS) -> list[str]
 
 def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
+    from evaluator.cli.scoring import check_json_output
     from evaluator.hub import load
     from evaluator.realtext_data import DARR, SICK_TRIAL
     from evaluator.signature import signature
-    from mismatch_core.atomic import output_problem
     from mismatch_core.checkpoint_files import resolve_checkpoint
     from mismatch_core.resources import data_dir
 
     parts = parse_parts(args.parts)
-    if args.out and (problem := output_problem(Path(args.out))):
-        raise CommandError(f"--out: {problem}")
     root = data_dir()  # a missing data folder: one line, from the command's entry point
     paths = {"sick": root / SICK_TRIAL, "darr": root / DARR}
+    if args.out:
+        check_json_output("--out", Path(args.out), paths.values(), "the report")
     for part in ("sick", "darr"):
         if part in parts and not paths[part].is_file():
             raise CommandError(f"{paths[part]}: no such file")

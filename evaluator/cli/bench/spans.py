@@ -300,10 +300,10 @@ def bases_report(result: dict) -> str:
 def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
     from evaluator.cli.bench.realtext import parse_parts, run_parts, write_result
+    from evaluator.cli.scoring import check_json_output
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
     from evaluator.tasks import human_root
-    from mismatch_core.atomic import output_problem
     from mismatch_core.checkpoint_files import resolve_checkpoint
 
     if args.parts is None:  # the synthetic part when its pairs are given
@@ -312,8 +312,17 @@ def bench_spans(args: argparse.Namespace) -> None:
         parts = parse_parts(args.parts, PARTS)
     if "synth" in parts and args.synth_pairs is None:
         raise CommandError("the synth part needs --synth-pairs (a mismatch synth val.parquet)")
-    if args.out and (problem := output_problem(Path(args.out))):
-        raise CommandError(f"--out: {problem}")
+    unread = [
+        flag
+        for flag, given in (("--synth-pairs", args.synth_pairs), ("--pairs", args.pairs))
+        if given is not None and args.target == "spans"  # `all` gives --pairs to other targets
+    ]
+    if "synth" not in parts and unread:
+        flags, kept = ", ".join(unread), ", ".join(parts)
+        raise CommandError(f"{flags}: for the synth part; this run has {kept}")
+    if args.out:
+        synth_pairs = None if args.synth_pairs is None else Path(args.synth_pairs)
+        check_json_output("--out", Path(args.out), [synth_pairs], "the report")
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
