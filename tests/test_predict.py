@@ -730,6 +730,19 @@ def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     assert [p.name for p in out_dir.iterdir()] == ["result.jsonl"]  # no temp file left
 
 
+def test_an_output_may_not_replace_the_checkpoint_it_reads(
+    base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    pairs = write_jsonl(tmp_path / "in.jsonl", [{"ref": "A man rides.", "gen": "A man rides."}])
+    kept = {path.name: path.read_bytes() for path in base_dir.iterdir()}
+    for option, name in (("--summary", "config.json"), ("--output", "model.safetensors")):
+        target = base_dir / name
+        status = predict_cli("--checkpoint", str(base_dir), "--input", str(pairs), option, str(target))
+        assert status == 2
+        assert f"{option} {target} is an input of this run" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in base_dir.iterdir()} == kept
+
+
 def test_a_byte_order_mark_starting_a_file_is_not_read_as_text(
     base_dir: Path, tmp_path: Path, capsys
 ) -> None:

@@ -375,5 +375,11 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
     assert sick.read_bytes() == before
     assert main(["bench", "realtext", "--out", str(tmp_path / "r.json.gz")]) == 2
     assert "the report is plain JSON; drop the .gz" in capsys.readouterr().err
+    config = checkpoint / "config.json"
+    assert main(["bench", "realtext", "--checkpoint", str(checkpoint), "--out", str(config)]) == 2
+    assert f"--out {config} is an input of this run" in capsys.readouterr().err
+    for limit, part in (("--darr-limit", "darr"), ("--bases-limit", "bases")):  # were ignored
+        assert main(["bench", "realtext", "--parts", "sick", limit, "5"]) == 2
+        assert f"{limit}: for the {part} part; this run has sick" in capsys.readouterr().err
     assert main(["bench", "realtext", "--out", " "]) == 2
     assert "--out is empty; give a path" in capsys.readouterr().err

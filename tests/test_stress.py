@@ -327,6 +327,20 @@ def test_items_from_jsonl_validate_and_select_deterministically(tmp_path: Path) 
         load_items(str(tmp_path / "missing.jsonl"))
 
 
+def test_a_plot_that_fails_leaves_no_report_linking_it(result, tmp_path: Path, monkeypatch) -> None:
+    """report.md links the plots: written first, a failed plot left a report with a dead link."""
+    import evaluator.stress.report as report
+
+    def broken(*args):
+        raise RuntimeError("no plot")
+
+    monkeypatch.setattr(report, "plot_metric", broken)
+    with pytest.raises(RuntimeError, match="no plot"):
+        write_report(result, tmp_path / "out", title="toy", command="mismatch stress ...")
+    assert not (tmp_path / "out" / "report.md").exists()
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
 def test_cli_writes_the_report(tmp_path: Path, capsys) -> None:
     rows = [
         {"ref": GOLD, "gen": GOLD.replace("Boston", city), "src": SRC}

@@ -29,6 +29,7 @@ from evaluator.cli.scoring import (
     add_task_argument,
     check_batch_and_threshold,
     check_json_output,
+    checkpoint_inputs,
     checkpoint_of,
     load_evaluator,
     report_warnings,
@@ -210,6 +211,7 @@ def _check_written_paths(args: argparse.Namespace) -> None:
     """--output and --summary must name two writable files that are not an input (scoring
     would read the input and then replace it), and the summary is plain JSON."""
     inputs = [*(args.refs or []), args.gens, args.srcs]
+    inputs += checkpoint_inputs(args.checkpoint, args.task)
     if args.input not in (None, "-"):
         inputs.append(Path(args.input))
     if args.output is not None:

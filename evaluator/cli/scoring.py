@@ -14,7 +14,13 @@ from pathlib import Path
 from evaluator.cli import CommandError
 from evaluator.tasks import TASKS
 from mismatch_core.atomic import output_problem, same_path
-from mismatch_core.checkpoint_files import checkpoint_directory, read_config, resolve_checkpoint
+from mismatch_core.checkpoint_files import (
+    CHECKPOINT_FILES,
+    checkpoint_directory,
+    read_config,
+    resolve_checkpoint,
+)
+from mismatch_core.errors import CheckpointError
 from mismatch_core.jsonl import is_gzip
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
@@ -65,6 +71,17 @@ def check_batch_and_threshold(args: argparse.Namespace) -> None:
         raise CommandError(f"--batch-size must be positive, got {args.batch_size}")
     if not 0.0 < args.threshold <= 1.0:
         raise CommandError(f"--threshold must be in (0, 1], got {args.threshold}")
+
+
+def checkpoint_inputs(spec: str | None, task: str | None = None) -> list[Path]:
+    """The files of the checkpoint folder a run reads, which no output may replace; none for a
+    Hub id, or for a checkpoint not found (the run's own lookup says so)."""
+    try:
+        name, _ = resolve_checkpoint(spec, task)
+    except CheckpointError:
+        return []
+    folder = Path(name)
+    return [folder / file for file in CHECKPOINT_FILES] if folder.is_dir() else []
 
 
 def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], what: str) -> None:

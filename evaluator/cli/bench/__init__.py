@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--pairs",
         type=int,
         default=None,
-        help="number of pairs, for synth, features and predict (spans: per class); default per "
-        "target",
+        help="number of pairs, for synth, features and predict (spans: per class, for its synth "
+        "part); default per target",
     )
     parser.add_argument(
         "--seed",
@@ -80,13 +80,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bases-limit",
         type=int,
         default=None,
-        help="real bases per dataset (seeded sample; default 150; 0 = all held-out)",
+        help="real bases per dataset, for the bases part (seeded sample; default 150; 0 = all "
+        "held-out)",
     )
     realtext.add_argument(
         "--darr-limit",
         type=int,
         default=None,
-        help="DARR pairs per language pair (default 1500; 0 = all)",
+        help="realtext: DARR pairs per language pair (default 1500; 0 = all)",
     )
     realtext.add_argument("--out", default=None, help="write every figure to this JSON file")
 

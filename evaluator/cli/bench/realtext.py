@@ -426,9 +426,19 @@ def parse_parts(text: str | None, allowed: tuple[str, ...] = PARTS) -> list[str]
     return list(dict.fromkeys(parts))
 
 
+def check_part_options(parts: list[str], options: list[tuple[str, object, str]]) -> None:
+    """CommandError for an option (flag, value or None, the part that reads it) given for a
+    part this run leaves out: it would be ignored."""
+    from evaluator.cli import CommandError
+
+    for flag, given, part in options:
+        if given is not None and part not in parts:
+            raise CommandError(f"{flag}: for the {part} part; this run has {', '.join(parts)}")
+
+
 def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
-    from evaluator.cli.scoring import check_json_output
+    from evaluator.cli.scoring import check_json_output, checkpoint_inputs
     from evaluator.hub import load
     from evaluator.realtext_data import DARR, SICK_TRIAL
     from evaluator.signature import signature
@@ -438,8 +448,13 @@ def bench_realtext(args: argparse.Namespace) -> None:
     parts = parse_parts(args.parts)
     root = data_dir()  # a missing data folder: one line, from the command's entry point
     paths = {"sick": root / SICK_TRIAL, "darr": root / DARR}
+    check_part_options(
+        parts,
+        [("--bases-limit", args.bases_limit, "bases"), ("--darr-limit", args.darr_limit, "darr")],
+    )
     if args.out:
-        check_json_output("--out", Path(args.out), paths.values(), "the report")
+        inputs = [*paths.values(), *checkpoint_inputs(args.checkpoint)]
+        check_json_output("--out", Path(args.out), inputs, "the report")
     for part in ("sick", "darr"):
         if part in parts and not paths[part].is_file():
             raise CommandError(f"{paths[part]}: no such file")

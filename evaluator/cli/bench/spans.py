@@ -299,8 +299,13 @@ def bases_report(result: dict) -> str:
 
 def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
-    from evaluator.cli.bench.realtext import parse_parts, run_parts, write_result
-    from evaluator.cli.scoring import check_json_output
+    from evaluator.cli.bench.realtext import (
+        check_part_options,
+        parse_parts,
+        run_parts,
+        write_result,
+    )
+    from evaluator.cli.scoring import check_json_output, checkpoint_inputs
     from evaluator.evaluator import Evaluator
     from evaluator.signature import signature
     from evaluator.tasks import human_root
@@ -312,17 +317,19 @@ def bench_spans(args: argparse.Namespace) -> None:
         parts = parse_parts(args.parts, PARTS)
     if "synth" in parts and args.synth_pairs is None:
         raise CommandError("the synth part needs --synth-pairs (a mismatch synth val.parquet)")
-    unread = [
-        flag
-        for flag, given in (("--synth-pairs", args.synth_pairs), ("--pairs", args.pairs))
-        if given is not None and args.target == "spans"  # `all` gives --pairs to other targets
-    ]
-    if "synth" not in parts and unread:
-        flags, kept = ", ".join(unread), ", ".join(parts)
-        raise CommandError(f"{flags}: for the synth part; this run has {kept}")
+    own_pairs = args.pairs if args.target == "spans" else None  # `all`: other targets read it
+    check_part_options(
+        parts,
+        [
+            ("--synth-pairs", args.synth_pairs, "synth"),
+            ("--pairs", own_pairs, "synth"),
+            ("--bases-limit", args.bases_limit, "bases"),
+        ],
+    )
     if args.out:
         synth_pairs = None if args.synth_pairs is None else Path(args.synth_pairs)
-        check_json_output("--out", Path(args.out), [synth_pairs], "the report")
+        inputs = [synth_pairs, *checkpoint_inputs(args.checkpoint)]
+        check_json_output("--out", Path(args.out), inputs, "the report")
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
