@@ -99,10 +99,12 @@ class SynthConfig:
         unknown = sorted(set(weights) - set(SOURCES))
         if unknown:
             raise ValueError(f"source_weights: unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCES)}")
-        if int(self.max_source_share * self.num_pairs) < 1:  # each source's cap (synth.quotas)
+        cap = int(self.max_source_share * self.num_pairs)  # each source's cap (synth.quotas)
+        if cap * len(weights) < self.num_pairs:
             raise ValueError(
-                f"max_source_share {self.max_source_share} leaves no source a single pair of "
-                f"num_pairs {self.num_pairs}"
+                f"max_source_share {self.max_source_share} caps each of the {len(weights)} "
+                f"source(s) of source_weights at {cap} pairs: together fewer than num_pairs "
+                f"{self.num_pairs}"
             )
 
 

@@ -19,6 +19,20 @@ MIN_ROUND_TEXTS = 200  # per source and split (a run of fewer than 2,000 pairs: 
 MAX_ROUND_TEXTS = 30_000
 
 
+def class_needs(num_pairs: int, val_fraction: float) -> dict[tuple[str, str], int]:
+    """Pairs per (split, class): the classes share ``num_pairs`` evenly (the first ones one
+    more), each class's val part its rounded ``val_fraction``."""
+    per_class = [num_pairs // len(CODES)] * len(CODES)
+    for i in range(num_pairs - sum(per_class)):
+        per_class[i] += 1
+    need = {}
+    for code, total in zip(CODES, per_class, strict=True):
+        val = round(total * val_fraction)
+        need[("train", code)] = total - val
+        need[("val", code)] = val
+    return need
+
+
 @dataclass
 class Quotas:
     """How many pairs each (split, class) still needs and how many each source may still give."""
@@ -33,15 +47,8 @@ class Quotas:
 
     @classmethod
     def for_config(cls, config: SynthConfig) -> Quotas:
-        per_class = [config.num_pairs // len(CODES)] * len(CODES)
-        for i in range(config.num_pairs - sum(per_class)):
-            per_class[i] += 1
-        need = {}
-        for code, total in zip(CODES, per_class, strict=True):
-            val = round(total * config.val_fraction)
-            need[("train", code)] = total - val
-            need[("val", code)] = val
         cap = int(config.max_source_share * config.num_pairs)
+        need = class_needs(config.num_pairs, config.val_fraction)
         return cls(need, dict.fromkeys(config.source_weights, cap))
 
     def accept(self, split: str, candidate: Candidate) -> bool:

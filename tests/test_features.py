@@ -402,7 +402,7 @@ def test_cache_resumes_without_recomputing(tmp_path):
     third = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
     assert sum(third.computed.values()) == 0
     frame = pd.read_parquet(out)
-    assert list(frame.columns) == ["id", *names] and len(frame) == 10
+    assert list(frame.columns) == ["id", *names, "pair_key"] and len(frame) == 10
     pairs = pd.read_parquet(pairs_path)
     expected = compute_features(list(pairs["ref"]), list(pairs["gen"]), names)
     np.testing.assert_allclose(frame[names].to_numpy(), expected.to_numpy())
@@ -416,9 +416,47 @@ def test_cache_recomputes_a_bumped_version_and_keeps_other_features(tmp_path, mo
     report = update_feature_cache(pairs_path, out, ["chrf", "ter"], chunk_size=2, progress=False)
     assert report.computed == {"chrf": 5, "ter": 5}
     frame = pd.read_parquet(out)
-    assert sorted(frame.columns) == ["bleu", "chrf", "id", "ter"]
+    assert sorted(frame.columns) == ["bleu", "chrf", "id", "pair_key", "ter"]
     versions = json.loads(pq.read_schema(out).metadata[b"mismatch.feature_versions"])
     assert versions["chrf"] == f"v{METRICS['chrf'].version}"
+
+
+def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys):
+    """The cache was keyed by id alone: synth pairs made again into the same folder (same ids,
+    other texts) silently kept the old pairs' features."""
+    pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
+    names = ["bleu", "numbers_agree"]
+    write_pairs(pairs_path, 4, multi=True)
+    update_feature_cache(pairs_path, out, names, progress=False)
+    again = pd.read_parquet(pairs_path)
+    again.loc[[1, 3], "gen"] = ["seven cats sat", "no dog ran"]
+    again.iloc[:3].to_parquet(pairs_path)  # and the last pair is gone
+    report = update_feature_cache(pairs_path, out, names, progress=False)
+    assert (report.other_texts, report.dropped) == (1, 1)
+    assert report.computed == {name: 1 for name in names}
+    frame = pd.read_parquet(out)
+    expected = compute_features(list(again["ref"][:3]), list(again["gen"][:3]), names)
+    np.testing.assert_allclose(frame[names].to_numpy(), expected.to_numpy())
+    # a cache written before the keys: its rows are taken by id, and it gains the keys
+    pq.write_table(pq.read_table(out).drop_columns(["pair_key"]), out)
+    report = update_feature_cache(pairs_path, out, names, progress=False)
+    assert sum(report.computed.values()) == 0 and "pair_key" in pd.read_parquet(out)
+    write_pairs(pairs_path, 2)
+    args = ["features", "--pairs", str(pairs_path), "--out", str(out), "--features", "bleu"]
+    assert cli_main([*args, "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "2 cached rows were for other texts under the same ids" in printed
+    assert f"1 cached rows of ids not in {pairs_path} were dropped" in printed
+
+
+def test_an_empty_split_says_which_outputs_it_wrote(tmp_path, capsys):
+    pairs_path = tmp_path / "pairs.parquet"
+    write_pairs(pairs_path, 0)
+    out, stored = tmp_path / "features.parquet", tmp_path / "emb.parquet"
+    args = ["features", "--pairs", str(pairs_path), "--out", str(out), "--embeddings", str(stored)]
+    assert cli_main([*args, "--features", "bleu", "--quiet"]) == 0
+    assert "embeddings: 0 added -> none written" in capsys.readouterr().out  # it named the file
+    assert len(pd.read_parquet(out)) == 0 and not stored.exists()
 
 
 def test_cli_reports_user_errors(tmp_path, capsys):

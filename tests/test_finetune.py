@@ -663,12 +663,24 @@ def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> N
     from mismatch_core.errors import DataError
 
     records = [SimpleNamespace(group=f"g{i}") for i in range(20)]
-    prepared = SimpleNamespace(records=records, task=SimpleNamespace(name="mine"))
+    targets = np.tile(np.linspace(0.0, 1.0, 20, dtype=np.float32)[:, None], (1, 2))
+    criteria = (SimpleNamespace(key="fluency"), SimpleNamespace(key="semantics"))
+    prepared = SimpleNamespace(
+        records=records,
+        task=SimpleNamespace(name="mine", criteria=criteria),
+        inputs=SimpleNamespace(targets=targets),
+    )
     monkeypatch.setattr(
         evaluate, "split_rows", lambda r, rows, seed, f: (rows, rows[:0] if seed == 2 else rows)
     )
     monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
     with pytest.raises(DataError, match="task 'mine': seed 2 holds out none of its 20 items"):
+        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
+    # a criterion rated on some items only, none of them held out: τ 0, RMSE NaN, exit 0
+    monkeypatch.setattr(evaluate, "split_rows", lambda r, rows, seed, f: (rows[:15], rows[15:]))
+    targets[15:, 1] = np.nan
+    unrated = "task 'mine': the test part of seed 0 holds no rating of 'semantics'; rate it on"
+    with pytest.raises(DataError, match=unrated):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 
 
@@ -774,6 +786,9 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
     assert "--config names the recipe of --ratings; --config-dir the tasks'" in (
         capsys.readouterr().err
     )
+    both = ["--ratings", str(ratings), "--config", "my.yaml", "--config-dir", "/nonexistent"]
+    assert main(["evaluate", *both, *results]) == 2  # --config-dir was read by nothing
+    assert "--config names the recipe itself; leave out --config-dir" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:  # one of the two, not both
         main(["finetune", "--task", "summarization", "--ratings", str(ratings), *common])
     assert exit_.value.code == 2

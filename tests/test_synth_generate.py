@@ -277,7 +277,7 @@ def test_harvest_gives_one_error_per_rule_on_every_base():
 
 
 def test_rare_classes_are_harvested_and_common_ones_drawn():
-    config = SynthConfig(source_weights={"coco": 0.5, "squad": 0.5})
+    config = SynthConfig(source_weights={"coco": 0.5, "squad": 0.5}, max_source_share=0.5)
     attempts = Counter({
         ("coco", "NumErr"): 300, ("squad", "NumErr"): 300,
         ("coco", "AttrErr"): 300, ("squad", "AttrErr"): 300,
@@ -310,8 +310,13 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         ({"num_pairs": "abc"}, 'Parser key "num_pairs": Expected a <class \'int\'>. Got value: abc'),
         ({"source_weights": {"coco": 0}}, "source_weights must map sources to positive weights"),
         ({"source_weights": {"bogus": 1.0}}, "source_weights: unknown source(s) bogus; known: squad"),
-        ({"max_source_share": 0.0}, "max_source_share 0.0 leaves no source a single pair"),
-        ({"max_source_share": 1e-6}, "max_source_share 1e-06 leaves no source a single pair"),
+        ({"max_source_share": 0.0}, "max_source_share 0.0 caps each of the 5 source(s) of "
+         "source_weights at 0 pairs: together fewer than num_pairs 200000"),
+        ({"max_source_share": 0.05}, "max_source_share 0.05 caps each of the 5 source(s) of "
+         "source_weights at 10000 pairs"),
+        # it ran and blamed the corpora for a shortfall of 30 pairs, exit 0
+        ({"source_weights": {"multi30k": 1}, "num_pairs": 50}, "max_source_share 0.4 caps each "
+         "of the 1 source(s) of source_weights at 20 pairs: together fewer than num_pairs 50"),
         ({"seed": -1}, "seed must be in 0..4294967295, got -1"),
         (5, "the file must be a YAML mapping of keys to values, got 5"),
     ):
@@ -330,6 +335,11 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
     assert "num_pairs (--num-pairs) must be at least 42 (one pair per class in each split" in (
         capsys.readouterr().err
     )
+    config.write_text(yaml.safe_dump({"max_source_share": 0.2, "num_pairs": 70}))
+    assert main(["synth", "--config", str(config), "--print_config"]) == 0  # a ValueError
+    assert "max_source_share: 0.2" in capsys.readouterr().out  # (checked at every size tried)
+    assert main(["synth", "--print_config", "--audit", "5"]) == 2  # a TypeError
+    assert "--audit reads OUT/train.parquet; give --out" in capsys.readouterr().err
     assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2
     assert "--audit must be at least 1" in capsys.readouterr().err
     assert main(["synth", "--audit", "2", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2

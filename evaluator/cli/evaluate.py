@@ -59,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config-dir",
-        default=CONFIG_DIR,
-        help="holds <task>.yaml fit numbers (ratings.yaml for --ratings)",
+        default=None,
+        help=f"holds <task>.yaml fit numbers (ratings.yaml for --ratings; default {CONFIG_DIR})",
     )
     parser.add_argument(
         "--config",
@@ -105,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
     tasks = list(by_name)
     if args.config is not None and ratings is None:
         raise CommandError("--config names the recipe of --ratings; --config-dir the tasks'")
-    configs = {name: config_file(t, args.config, args.config_dir) for name, t in by_name.items()}
+    if args.config is not None and args.config_dir is not None:  # --config-dir went unread
+        raise CommandError("--config names the recipe itself; leave out --config-dir")
+    config_dir = CONFIG_DIR if args.config_dir is None else args.config_dir
+    configs = {name: config_file(t, args.config, config_dir) for name, t in by_name.items()}
     settings = {t: with_paths(load_settings(by_name[t], configs[t]), args) for t in tasks}
     check_device(args.device)
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]

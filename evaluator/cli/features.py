@@ -96,10 +96,19 @@ def run(args: argparse.Namespace) -> int:
         f"{report.pairs} pairs, {len(names)} features: computed {computed} values, "
         f"{report.pairs * len(names) - computed} were cached -> {args.out}"
     )
-    if args.embeddings is not None:
-        print(f"embeddings: {report.embeddings_added} added -> {args.embeddings}")
-    if args.alignments is not None:
-        print(f"alignments: {report.alignments_added} added -> {args.alignments}")
+    if report.other_texts:
+        print(
+            f"{report.other_texts} cached rows were for other texts under the same ids (the "
+            "pairs were made again): computed anew"
+        )
+    if report.dropped:
+        print(f"{report.dropped} cached rows of ids not in {args.pairs} were dropped")
+    for what, added, path in (
+        ("embeddings", report.embeddings_added, args.embeddings),
+        ("alignments", report.alignments_added, args.alignments),
+    ):
+        if path is not None:  # a store is written once it holds a vector
+            print(f"{what}: {added} added -> {path if path.is_file() else 'none written'}")
     if args.tokens is not None:
         print(f"token states: {report.tokens_added} texts added -> {args.tokens}")
     return 0

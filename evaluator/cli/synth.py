@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None and not args.print_config:
         raise CommandError("--out is required")
     if args.audit is not None:
+        if args.out is None:
+            raise CommandError("--audit reads OUT/train.parquet; give --out")
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
         try:
@@ -96,12 +98,12 @@ def run(args: argparse.Namespace) -> int:
 def smallest_run(config: SynthConfig) -> int:
     """The fewest pairs whose quotas give every class at least one pair in each split."""
     from mismatch_core.taxonomy import CODES
-    from synth.quotas import Quotas
+    from synth.quotas import class_needs
 
     splits = ("train", "val") if config.val_fraction > 0 else ("train",)
     total = len(CODES)
-    while True:
-        need = Quotas.for_config(dataclasses.replace(config, num_pairs=total)).need
+    while True:  # the config's other checks need not hold at these sizes
+        need = class_needs(total, config.val_fraction)
         if all(need[(split, code)] >= 1 for split in splits for code in CODES):
             return total
         total += len(CODES)

@@ -2,7 +2,9 @@
 
 Only missing values are computed. A value is missing when its pair id has no row, its
 column is absent, or the column was written by another feature version (versions live in
-the parquet schema metadata, so a version bump recomputes that column only). After every
+the parquet schema metadata, so a version bump recomputes that column only), or the row was
+computed for other texts under the same id (each row keeps its pair's `pair_key`: synth
+pairs regenerated into the same folder reuse their ids). After every
 chunk the whole file is rewritten atomically, so an interrupted run loses at most one chunk
 and the next run picks up where it stopped. Features cached earlier but not asked for now
 are kept when they are complete for every pair. The embedding, alignment and token stores
@@ -37,6 +39,7 @@ from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
+KEY_COLUMN = "pair_key"  # the texts a row was computed for (caches from before 2026-11-30 lack it)
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,22 @@ class CacheReport:
     embeddings_added: int = 0
     alignments_added: int = 0
     tokens_added: int = 0
+    # cached rows whose id now names other texts (recomputed), or no pair at all (dropped)
+    other_texts: int = 0
+    dropped: int = 0
 
 
-def read_cache(path: Path, versions: dict[str, str]) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Cached values indexed by id and their versions, dropping columns of another version.
+def read_cache(
+    path: Path, versions: dict[str, str]
+) -> tuple[pd.DataFrame, dict[str, str], pd.Series | None]:
+    """Cached values indexed by id, their versions, and each row's pair key (None for a cache
+    written before the keys), dropping columns of another version.
 
     Columns not in `versions` (features cached earlier but not asked for now) are kept with
     their stored version, so asking for a new feature never discards the others.
     """
     if not path.exists():
-        return pd.DataFrame(index=pd.Index([], dtype=str, name="id")), {}
+        return pd.DataFrame(index=pd.Index([], dtype=str, name="id")), {}, None
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as error:
@@ -90,12 +99,16 @@ def read_cache(path: Path, versions: dict[str, str]) -> tuple[pd.DataFrame, dict
         for column in frame.columns
         if column in stored and stored[column] == versions.get(column, stored[column])
     ]
-    return frame[keep].astype(np.float64), {column: stored[column] for column in keep}
+    keys = frame[KEY_COLUMN].astype(str) if KEY_COLUMN in frame.columns else None
+    return frame[keep].astype(np.float64), {column: stored[column] for column in keep}, keys
 
 
-def write_cache(path: Path, frame: pd.DataFrame, versions: dict[str, str]) -> None:
-    """Atomic write: id + feature columns, with the feature versions in the schema metadata."""
-    table = pa.Table.from_pandas(frame.reset_index(), preserve_index=False)
+def write_cache(path: Path, frame: pd.DataFrame, versions: dict[str, str], keys: pd.Series) -> None:
+    """Atomic write: id + feature columns + each row's pair key, with the feature versions in
+    the schema metadata."""
+    table = pa.Table.from_pandas(
+        frame.assign(**{KEY_COLUMN: keys.to_numpy()}).reset_index(), preserve_index=False
+    )
     metadata = dict(table.schema.metadata or {})
     metadata[METADATA_KEY] = json.dumps(versions, sort_keys=True).encode()
     table = table.replace_schema_metadata(metadata)
@@ -132,8 +145,19 @@ def update_feature_cache(
     names = list(names)
     versions = feature_versions(names, encoder, num_layers)
     pairs = read_pairs(pairs_path)
-    cached, cached_versions = read_cache(out_path, versions)
-    frame = cached.reindex(pd.Index(pairs["id"], name="id"))
+    ids = pd.Index(pairs["id"], name="id")
+    keys = pd.Series(map(row_key, pairs["ref"], pairs["gen"]), index=ids, dtype=object)
+    cached, cached_versions, cached_keys = read_cache(out_path, versions)
+    frame = cached.reindex(ids)
+    report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
+    report.dropped = int((~cached.index.isin(ids)).sum())
+    if cached_keys is not None:
+        stored_keys = cached_keys.reindex(ids)
+        other_texts = (stored_keys.notna() & stored_keys.ne(keys)).to_numpy()
+        frame.loc[other_texts] = np.nan
+        report.other_texts = int(other_texts.sum())
+    # the file is rewritten at least once when what it holds is not what this run keeps
+    unsaved = cached_keys is None or report.other_texts > 0 or report.dropped > 0
     extra = [column for column in frame.columns if column not in names]
     complete_extra = [column for column in extra if frame[column].notna().all()]
     frame = frame.reindex(columns=names + complete_extra)
@@ -145,7 +169,6 @@ def update_feature_cache(
     tokens = TokenStore(tokens_path) if tokens_path is not None else None
     claim_stores(store_sources(encoder, num_layers, store, alignments, tokens))
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
-    report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
     for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
         rows = pairs.iloc[start : start + chunk_size]
@@ -176,15 +199,21 @@ def update_feature_cache(
         if tokens is not None:
             add_missing_tokens(found_tokens, tokens, rows, settings)
             report.tokens_added += tokens.add(found_tokens)
-        if changed or not out_path.is_file():
-            write_cache(out_path, frame, versions)
+        if changed or unsaved or not out_path.is_file():
+            write_cache(out_path, frame, versions, keys)
+            unsaved = False
         bar.update(len(rows))
         if on_chunk is not None:
             on_chunk(chunk_index, report)
     bar.close()
     if len(pairs) == 0:
-        write_cache(out_path, frame, versions)
+        write_cache(out_path, frame, versions, keys)
     return report
+
+
+def row_key(ref: str | Sequence[str], gen: str) -> str:
+    """The pair key of a cache row; several references count as their JSON list."""
+    return pair_key(ref if isinstance(ref, str) else json.dumps(list(ref)), gen)
 
 
 def fill_chunk(

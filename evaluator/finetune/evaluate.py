@@ -131,15 +131,25 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
 
 
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
-    """DataError for a seed whose split holds out no item to test on, before any fit: a fifth
-    of a user's 20 items rounds to none for about one seed in a hundred."""
+    """DataError for a seed whose split holds out no item to test on, or no rating of a
+    criterion (its τ would read 0, its RMSE NaN), before any fit: a fifth of a user's 20 items
+    rounds to none for about one seed in a hundred, and a criterion rated on some items only
+    can miss a test part."""
+    targets = prepared.inputs.targets
     for seed in seeds:
-        if len(seed_split(prepared, seed)[1]) == 0:
+        test = seed_split(prepared, seed)[1]
+        if len(test) == 0:
             items = len({record.group for record in prepared.records})
             raise DataError(
                 f"task {prepared.task.name!r}: seed {seed} holds out none of its {items} items "
                 "(groups) to test on; rate more items"
             )
+        for column, criterion in enumerate(prepared.task.criteria):
+            if np.isnan(targets[test, column]).all():
+                raise DataError(
+                    f"task {prepared.task.name!r}: the test part of seed {seed} holds no rating "
+                    f"of {criterion.key!r}; rate it on more items"
+                )
 
 
 def run_seed(
