@@ -104,7 +104,7 @@ class SynthConfig:
             raise ValueError(
                 f"max_source_share {self.max_source_share} caps each of the {len(weights)} "
                 f"source(s) of source_weights at {cap} pairs: together fewer than num_pairs "
-                f"{self.num_pairs}"
+                f"{self.num_pairs} (give at least 1/{len(weights)})"
             )
 
 

@@ -218,6 +218,17 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
     assert not list(tmp_path.iterdir())
 
 
+def test_the_figures_may_not_replace_the_checkpoint_read(tmp_path: Path, files, capsys) -> None:
+    """--out naming the checkpoint's config.json replaced it with the figures, exit 0."""
+    checkpoint = make_checkpoint(tmp_path / "base")
+    config = checkpoint / "config.json"
+    before = config.read_bytes()
+    argv = ["compare", "--refs", str(files["refs"]), "--gens", str(files["mt"]), str(files["copy"])]
+    assert main([*argv, "--checkpoint", str(checkpoint), "--out", str(config), "--quiet"]) == 2
+    assert f"--out {config} is an input of this run" in capsys.readouterr().err
+    assert config.read_bytes() == before
+
+
 def test_jsonl_inputs_are_read_as_predict_reads_them(tmp_path: Path, files, capsys) -> None:
     """--inputs: one JSONL per system (a list of references per pair allowed); the figures are
     those of the same pairs given as line-aligned files; other references are refused."""

@@ -445,8 +445,8 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
     args = ["features", "--pairs", str(pairs_path), "--out", str(out), "--features", "bleu"]
     assert cli_main([*args, "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "2 cached rows were for other texts under the same ids" in printed
-    assert f"1 cached rows of ids not in {pairs_path} were dropped" in printed
+    assert "2 cached row(s) were for other texts under the same ids" in printed
+    assert f"1 cached row(s) of ids not in {pairs_path} dropped" in printed
 
 
 def test_an_empty_split_says_which_outputs_it_wrote(tmp_path, capsys):

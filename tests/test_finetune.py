@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -679,8 +680,11 @@ def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> N
     # a criterion rated on some items only, none of them held out: τ 0, RMSE NaN, exit 0
     monkeypatch.setattr(evaluate, "split_rows", lambda r, rows, seed, f: (rows[:15], rows[15:]))
     targets[15:, 1] = np.nan
-    unrated = "task 'mine': the test part of seed 0 holds no rating of 'semantics'; rate it on"
-    with pytest.raises(DataError, match=unrated):
+    unrated = "task 'mine': the test part of seed 0 holds 0 rating(s) of 'semantics', and τ"
+    with pytest.raises(DataError, match=re.escape(unrated)):
+        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
+    targets[15, 1] = 0.5  # one rating: τ read 0 as well
+    with pytest.raises(DataError, match=re.escape("seed 0 holds 1 rating(s) of 'semantics'")):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 
 

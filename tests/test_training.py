@@ -159,6 +159,28 @@ def test_unfinished_feature_rows_are_a_clear_error(corpus: dict[str, Path]) -> N
         datamodule(corpus).setup("fit")
 
 
+def test_features_of_pairs_made_again_under_the_same_ids_are_refused(
+    corpus: dict[str, Path],
+) -> None:
+    """Synth pairs made again into the same folder keep their ids: training read the old pairs'
+    features for the new texts in silence. Caches keep each row's pair_key since 2026-11-30."""
+    from evaluator.features.cache import row_key
+
+    cache = pd.read_parquet(corpus["features"])
+    both = pd.concat([pd.read_parquet(corpus["pairs"] / f"{s}.parquet") for s in ("train", "val")])
+    cache["pair_key"] = list(map(row_key, both["ref"], both["gen"]))
+    cache.to_parquet(corpus["features"])
+    datamodule(corpus).setup("fit")  # the keys agree
+    path = corpus["pairs"] / "train.parquet"
+    frame = pd.read_parquet(path)
+    frame.loc[[2, 5], "gen"] = ["another text", "a third text"]
+    frame.to_parquet(path)
+    with pytest.raises(DataError, match="2 train pairs have features of other texts under their"):
+        datamodule(corpus).setup("fit")
+    val = pd.read_parquet(corpus["pairs"] / "val.parquet")
+    assert split_features(val, corpus["features"], FEATURES, "val", "pairs").shape == (len(val), 3)
+
+
 def test_label_and_label_id_must_agree(corpus: dict[str, Path]) -> None:
     path = corpus["pairs"] / "val.parquet"
     frame = pd.read_parquet(path)

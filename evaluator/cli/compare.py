@@ -25,6 +25,7 @@ from evaluator.cli.scoring import (
     add_task_argument,
     check_batch_and_threshold,
     check_json_output,
+    checkpoint_inputs,
     checkpoint_of,
     load_evaluator,
     report_warnings,
@@ -249,4 +250,6 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 def _check_out(args: argparse.Namespace, files: list[Path]) -> None:
     if args.out is not None:
-        check_json_output("--out", args.out, [*(args.refs or []), *files, args.srcs], "the file")
+        inputs = [*(args.refs or []), *files, args.srcs]
+        inputs += checkpoint_inputs(args.checkpoint, args.task)
+        check_json_output("--out", args.out, inputs, "the file")

@@ -15,7 +15,7 @@ from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pairs", type=Path, required=True, help="pairs parquet (id, ref, gen)")
     parser.add_argument(
-        "--out", type=Path, required=True, help="feature cache parquet (id + features)"
+        "--out", type=Path, required=True, help="feature cache parquet (id, features, pair_key)"
     )
     parser.add_argument(
         "--features",
@@ -98,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if report.other_texts:
         print(
-            f"{report.other_texts} cached rows were for other texts under the same ids (the "
+            f"{report.other_texts} cached row(s) were for other texts under the same ids (the "
             "pairs were made again): computed anew"
         )
     if report.dropped:
-        print(f"{report.dropped} cached rows of ids not in {args.pairs} were dropped")
+        print(f"{report.dropped} cached row(s) of ids not in {args.pairs} dropped")
     for what, added, path in (
         ("embeddings", report.embeddings_added, args.embeddings),
         ("alignments", report.alignments_added, args.alignments),

@@ -1,4 +1,5 @@
-"""The feature cache: a parquet of `id` + one column per feature, filled in resumable chunks.
+"""The feature cache: a parquet of `id`, one column per feature and `pair_key`, filled in
+resumable chunks.
 
 Only missing values are computed. A value is missing when its pair id has no row, its
 column is absent, or the column was written by another feature version (versions live in

@@ -131,10 +131,10 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
 
 
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
-    """DataError for a seed whose split holds out no item to test on, or no rating of a
-    criterion (its τ would read 0, its RMSE NaN), before any fit: a fifth of a user's 20 items
-    rounds to none for about one seed in a hundred, and a criterion rated on some items only
-    can miss a test part."""
+    """DataError for a seed whose split holds out no item to test on, or fewer than two ratings
+    of a criterion (its τ would read 0, with none its RMSE NaN), before any fit: of a user's 20
+    items, about one seed in a hundred holds out none and six one, and a criterion rated on
+    some items only can miss a test part."""
     targets = prepared.inputs.targets
     for seed in seeds:
         test = seed_split(prepared, seed)[1]
@@ -145,10 +145,12 @@ def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
                 "(groups) to test on; rate more items"
             )
         for column, criterion in enumerate(prepared.task.criteria):
-            if np.isnan(targets[test, column]).all():
+            rated = int(np.count_nonzero(~np.isnan(targets[test, column])))
+            if rated < 2:
                 raise DataError(
-                    f"task {prepared.task.name!r}: the test part of seed {seed} holds no rating "
-                    f"of {criterion.key!r}; rate it on more items"
+                    f"task {prepared.task.name!r}: the test part of seed {seed} holds {rated} "
+                    f"rating(s) of {criterion.key!r}, and τ ranks two or more; rate it on more "
+                    "items"
                 )
 
 

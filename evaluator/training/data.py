@@ -23,6 +23,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
+from evaluator.features.cache import KEY_COLUMN, row_key
 from evaluator.features.embeddings import claim_stores, store_sources
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
 from evaluator.features.token_store import TokenStore
@@ -60,11 +61,15 @@ def feature_files(path: str | Path) -> list[str]:
 
 
 def read_feature_cache(path: str | Path, names: list[str]) -> pd.DataFrame:
-    """The ``id`` and ``names`` columns of a feature cache (file or folder, ``feature_files``)."""
-    return pd.concat(
-        [pd.read_parquet(file, columns=["id", *names]) for file in feature_files(path)],
-        ignore_index=True,
-    )
+    """The ``id`` and ``names`` columns of a feature cache (file or folder, ``feature_files``),
+    and each row's ``pair_key`` where the file keeps them (``attach_features`` checks them)."""
+    frames = []
+    for file in feature_files(path):
+        columns = ["id", *names]
+        if KEY_COLUMN in pa_dataset.dataset(file, format="parquet").schema.names:
+            columns.append(KEY_COLUMN)
+        frames.append(pd.read_parquet(file, columns=columns))
+    return pd.concat(frames, ignore_index=True)
 
 
 def feature_columns(path: str | Path) -> list[str]:
@@ -81,7 +86,8 @@ def read_split(pairs_dir: str | Path, split: str) -> pd.DataFrame:
 
 
 def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> pd.DataFrame:
-    """The feature rows (indexed by id) of ``pairs`` in pair order; every pair must have one."""
+    """The feature rows (indexed by id) of ``pairs`` in pair order; every pair must have one,
+    computed for its texts where the cache keeps its ``pair_key``."""
     absent = pairs.loc[~pairs["id"].isin(features.index), "id"]
     if len(absent):
         raise DataError(
@@ -89,6 +95,16 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
             "compute the features for these pairs first"
         )
     rows = features.loc[pairs["id"]].reset_index(drop=True)
+    if KEY_COLUMN in rows.columns:
+        stored = rows.pop(KEY_COLUMN)
+        keys = pd.Series(map(row_key, pairs["ref"], pairs["gen"]))
+        other = (stored.notna() & stored.ne(keys)).to_numpy()
+        if other.any():
+            raise DataError(
+                f"{int(other.sum())} {split} pairs have features of other texts under their ids "
+                f"(e.g. id {pairs['id'][other].iloc[0]!r}): the pairs were made again after "
+                "the cache was filled; run mismatch features on them again"
+            )
     unfinished = rows.isna().all(axis=1)
     if unfinished.any():
         raise DataError(
