@@ -116,6 +116,13 @@ def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRe
     return records
 
 
+def group_position(seed: int, group: str) -> float:
+    """Where ``group`` falls in [0, 1) for ``seed``: a hash, so a group's side of a split does
+    not depend on the other groups."""
+    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
 def split_by_group(
     records: Iterable[HumanRecord],
     seed: int,
@@ -127,12 +134,7 @@ def split_by_group(
     none does but there are two or more groups, the one with the lowest hash (a fraction of a
     few groups, as a user's small file gives, can round to none)."""
     records = list(records)
-
-    def position(group: str) -> float:
-        digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") / 2**64
-
-    groups = {record.group: position(record.group) for record in records}
+    groups = {record.group: group_position(seed, record.group) for record in records}
     held = {group for group, value in groups.items() if value < test_fraction}
     if at_least_one and not held and len(groups) > 1:
         held = {min(groups, key=groups.__getitem__)}

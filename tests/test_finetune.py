@@ -657,13 +657,16 @@ def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_acros
     assert "mine seed 0 ours:" in printed and "no_pretraining" not in printed
 
 
-def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> None:
-    """A fifth of a user's 20 items rounds to none for about one seed in a hundred; the fits of
-    the seeds before it ran, and then predict failed on no records."""
+def test_a_small_file_holds_out_two_ratings_of_each_criterion(monkeypatch) -> None:
+    """A fifth of a user's 20 items can round to none or one (about 7 seeds in 100; τ read 0,
+    RMSE NaN), and a criterion rated on some items only can miss the test part: the split
+    holds out the next items by its hash until each criterion has two test ratings, and a
+    file that cannot give them is named before any fit."""
     import evaluator.finetune.evaluate as evaluate
+    from evaluator.human_data import group_position
     from mismatch_core.errors import DataError
 
-    records = [SimpleNamespace(group=f"g{i}") for i in range(20)]
+    records = [SimpleNamespace(id=f"r{i}", group=f"g{i}") for i in range(20)]
     targets = np.tile(np.linspace(0.0, 1.0, 20, dtype=np.float32)[:, None], (1, 2))
     criteria = (SimpleNamespace(key="fluency"), SimpleNamespace(key="semantics"))
     prepared = SimpleNamespace(
@@ -671,20 +674,26 @@ def test_a_seed_that_holds_out_no_item_is_named_before_any_fit(monkeypatch) -> N
         task=SimpleNamespace(name="mine", criteria=criteria),
         inputs=SimpleNamespace(targets=targets),
     )
-    monkeypatch.setattr(
-        evaluate, "split_rows", lambda r, rows, seed, f: (rows, rows[:0] if seed == 2 else rows)
-    )
-    monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
-    with pytest.raises(DataError, match="task 'mine': seed 2 holds out none of its 20 items"):
-        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
-    # a criterion rated on some items only, none of them held out: τ 0, RMSE NaN, exit 0
+    rows = np.arange(20)
+    monkeypatch.setattr(evaluate, "split_rows", lambda r, rows, seed, f: (rows, rows[:0]))
+    train, test = evaluate.seed_split(prepared, 2)  # none held out by the fraction
+    lowest = sorted((group_position(2, f"g{i}"), i) for i in range(20))[:2]
+    assert test.tolist() == sorted(i for _, i in lowest)
+    assert sorted([*train, *test]) == rows.tolist() and not set(train) & set(test)
+    # semantics rated on the first 15 items only, the last 5 held out: two more items
     monkeypatch.setattr(evaluate, "split_rows", lambda r, rows, seed, f: (rows[:15], rows[15:]))
     targets[15:, 1] = np.nan
-    unrated = "task 'mine': the test part of seed 0 holds 0 rating(s) of 'semantics', and τ"
-    with pytest.raises(DataError, match=re.escape(unrated)):
-        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
-    targets[15, 1] = 0.5  # one rating: τ read 0 as well
-    with pytest.raises(DataError, match=re.escape("seed 0 holds 1 rating(s) of 'semantics'")):
+    train, test = evaluate.seed_split(prepared, 0)
+    added = sorted((group_position(0, f"g{i}"), i) for i in range(15))[:2]
+    assert test.tolist() == sorted([*range(15, 20), *(i for _, i in added)])
+    assert len(train) == 13 and not set(train) & set(test)
+    evaluate.check_test_parts(prepared, [0, 1, 2])  # two test ratings each: no refusal
+    targets[15:, 1] = 0.5  # rated in the test part already: the split is the hash's
+    assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
+    targets[1:, 1] = np.nan  # one rating in the whole file: nothing to hold out
+    monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
+    refused = "task 'mine': the test part of seed 0 holds 1 rating(s) of 'semantics'"
+    with pytest.raises(DataError, match=re.escape(refused)):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -175,7 +176,7 @@ def test_features_of_pairs_made_again_under_the_same_ids_are_refused(
     frame = pd.read_parquet(path)
     frame.loc[[2, 5], "gen"] = ["another text", "a third text"]
     frame.to_parquet(path)
-    with pytest.raises(DataError, match="2 train pairs have features of other texts under their"):
+    with pytest.raises(DataError, match=re.escape("2 train pair(s) have features of other texts under their")):
         datamodule(corpus).setup("fit")
     val = pd.read_parquet(corpus["pairs"] / "val.parquet")
     assert split_features(val, corpus["features"], FEATURES, "val", "pairs").shape == (len(val), 3)

@@ -20,6 +20,7 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit
+from evaluator.human_data import group_position
 from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
@@ -126,15 +127,37 @@ def dataset_scores(
 
 def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(train, test) record positions of evaluate's split for ``seed``: TEST_FRACTION of the
-    items held out, by group (the transfer rows train within the same train part)."""
-    return split_rows(prepared.records, np.arange(len(prepared.records)), seed, TEST_FRACTION)
+    items held out, by group (the transfer rows train within the same train part). Where that
+    leaves a criterion fewer than two test ratings (a user's small file: its τ would read 0),
+    the next items by the split's hash that rate it are held out too."""
+    records, targets = prepared.records, prepared.inputs.targets
+    train, test = split_rows(records, np.arange(len(records)), seed, TEST_FRACTION)
+
+    def too_few(column: int) -> bool:
+        return int(np.count_nonzero(~np.isnan(targets[test, column]))) < 2
+
+    short = [column for column in range(targets.shape[1]) if too_few(column)]
+    if not short:  # every shipped task, every seed measured
+        return train, test
+    by_group: dict[str, list[int]] = {}
+    for row in train:
+        by_group.setdefault(records[row].group, []).append(int(row))
+    next_groups = sorted(by_group, key=lambda group: group_position(seed, group))
+    for column in short:
+        for group in list(next_groups):
+            if not too_few(column):
+                break
+            if not np.isnan(targets[by_group[group], column]).all():
+                test = np.sort(np.concatenate([test, by_group[group]]))
+                next_groups.remove(group)
+    kept = [row for group in next_groups for row in by_group[group]]
+    return np.sort(np.array(kept, dtype=np.int64)), test
 
 
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
-    """DataError for a seed whose split holds out no item to test on, or fewer than two ratings
-    of a criterion (its τ would read 0, with none its RMSE NaN), before any fit: of a user's 20
-    items, about one seed in a hundred holds out none and six one, and a criterion rated on
-    some items only can miss a test part."""
+    """DataError, before any fit, for a seed whose split holds out no item to test on, or fewer
+    than two ratings of a criterion (its τ would read 0, with none its RMSE NaN) even after
+    ``seed_split`` held out more: the file rates too few items."""
     targets = prepared.inputs.targets
     for seed in seeds:
         test = seed_split(prepared, seed)[1]
@@ -149,7 +172,7 @@ def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
             if rated < 2:
                 raise DataError(
                     f"task {prepared.task.name!r}: the test part of seed {seed} holds {rated} "
-                    f"rating(s) of {criterion.key!r}, and τ ranks two or more; rate it on more "
+                    f"rating(s) of {criterion.key!r}; its τ needs two or more: rate it on more "
                     "items"
                 )
 

@@ -2,7 +2,8 @@
 
 Inputs live outside the repo: ``pairs_dir`` holds the synth splits ``train.parquet`` and
 ``val.parquet`` (id, ref, gen, label, label_id, ...); ``features`` is the feature cache (a
-parquet file or a directory of them: ``id`` plus one float column per metric); in frozen mode
+parquet file or a directory of them: ``id``, one float column per metric and each row's
+``pair_key``); in frozen mode
 ``embeddings`` is the EmbeddingStore of mean-pooled ref/gen embeddings, filled by
 ``prepare_data`` for any text it lacks; ``alignments`` (optional) is the store of per-pair
 alignment vectors written by ``mismatch features --alignments``; ``tokens`` (optional) is the
@@ -101,7 +102,7 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
         other = (stored.notna() & stored.ne(keys)).to_numpy()
         if other.any():
             raise DataError(
-                f"{int(other.sum())} {split} pairs have features of other texts under their ids "
+                f"{int(other.sum())} {split} pair(s) have features of other texts under their ids "
                 f"(e.g. id {pairs['id'][other].iloc[0]!r}): the pairs were made again after "
                 "the cache was filled; run mismatch features on them again"
             )
