@@ -25,7 +25,7 @@ from evaluator.features import (
     pair_key,
     text_key,
 )
-from evaluator.features.cache import update_feature_cache
+from evaluator.features.cache import row_key, update_feature_cache
 from evaluator.features.lexical import (
     Agreement,
     EditDistance,
@@ -441,6 +441,8 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
     pq.write_table(pq.read_table(out).drop_columns(["pair_key"]), out)
     report = update_feature_cache(pairs_path, out, names, progress=False)
     assert sum(report.computed.values()) == 0 and "pair_key" in pd.read_parquet(out)
+    assert row_key(["A man rides."], "x") == row_key("A man rides.", "x")  # the same features
+    assert row_key(["A man rides.", "A man"], "x") != row_key("A man rides.", "x")
     write_pairs(pairs_path, 2)
     args = ["features", "--pairs", str(pairs_path), "--out", str(out), "--features", "bleu"]
     assert cli_main([*args, "--quiet"]) == 0

@@ -213,8 +213,11 @@ def update_feature_cache(
 
 
 def row_key(ref: str | Sequence[str], gen: str) -> str:
-    """The pair key of a cache row; several references count as their JSON list."""
-    return pair_key(ref if isinstance(ref, str) else json.dumps(list(ref)), gen)
+    """The pair key of a cache row; several references count as their JSON list, one as
+    itself (its features are the same)."""
+    if not isinstance(ref, str):
+        ref = ref[0] if len(ref) == 1 else json.dumps(list(ref))
+    return pair_key(ref, gen)
 
 
 def fill_chunk(
