@@ -479,7 +479,8 @@ def every_task_root(root: Path) -> Path:
                 for system in range(2):
                     gen = refs[0] if system == 0 else sentence(rng)
                     if task.kind == "classification":
-                        label = ("entailment", "contradiction")[system]
+                        other = ("contradiction", "neutral")[group % 2]  # every class in a part
+                        label = ("entailment", other)[system]
                         scores = {c.source: float(c.source == label) for c in spec.criteria}
                     else:
                         scores = {
@@ -688,11 +689,13 @@ def test_a_small_file_holds_out_two_ratings_of_each_criterion(monkeypatch) -> No
     assert test.tolist() == sorted([*range(15, 20), *(i for _, i in added)])
     assert len(train) == 13 and not set(train) & set(test)
     evaluate.check_test_parts(prepared, [0, 1, 2])  # two test ratings each: no refusal
-    targets[15:, 1] = 0.5  # rated in the test part already: the split is the hash's
+    targets[15:, 1] = [0.1, 0.2, 0.3, 0.4, 0.5]  # rankable already: the split is the hash's
     assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
-    targets[1:, 1] = np.nan  # one rating in the whole file: nothing to hold out
+    targets[15:, 1] = 0.5  # five equal ratings: τ read 0 as well; one item more
+    assert len(evaluate.seed_split(prepared, 0)[1]) == 6
+    targets[:, 1] = 0.5  # one value in the whole file: nothing to hold out helps
     monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
-    refused = "task 'mine': the test part of seed 0 holds 1 rating(s) of 'semantics'"
+    refused = "the test part of seed 0 holds 20 rating(s) of 'semantics' and no two that differ"
     with pytest.raises(DataError, match=re.escape(refused)):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 

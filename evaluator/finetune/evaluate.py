@@ -1,6 +1,7 @@
 """Seeded 80/20 group splits: fine-tuned model vs single metrics vs ablations, per criterion.
 
-For every seed, ``split_by_group`` holds out 20 % of the groups; the model (and each ablation)
+For every seed, ``split_by_group`` holds out about 20 % of the groups (more in a small file,
+where a criterion would have nothing to rank: ``seed_split``); the model (and each ablation)
 is fine-tuned on the rest and predicts the held-out records the way ``mismatch predict`` does.
 Scores are compared with the human criteria on the normalised scale: Kendall tau-b, Spearman
 rho, RMSE (and accuracy for classification tasks). Each metric feature is a baseline on the
@@ -128,13 +129,13 @@ def dataset_scores(
 def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(train, test) record positions of evaluate's split for ``seed``: TEST_FRACTION of the
     items held out, by group (the transfer rows train within the same train part). Where that
-    leaves a criterion fewer than two test ratings (a user's small file: its τ would read 0),
-    the next items by the split's hash that rate it are held out too."""
+    leaves a criterion no two different test ratings (a user's small file: its τ would read
+    0), the next items by the split's hash that rate it are held out too."""
     records, targets = prepared.records, prepared.inputs.targets
     train, test = split_rows(records, np.arange(len(records)), seed, TEST_FRACTION)
 
     def too_few(column: int) -> bool:
-        return int(np.count_nonzero(~np.isnan(targets[test, column]))) < 2
+        return not rankable(targets[test, column])
 
     short = [column for column in range(targets.shape[1]) if too_few(column)]
     if not short:  # every shipped task, every seed measured
@@ -154,26 +155,25 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
     return np.sort(np.array(kept, dtype=np.int64)), test
 
 
+def rankable(ratings: np.ndarray) -> bool:
+    """Two or more different ratings among ``ratings`` (NaN: unrated), so that τ is defined."""
+    return np.unique(ratings[~np.isnan(ratings)]).size >= 2
+
+
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
-    """DataError, before any fit, for a seed whose split holds out no item to test on, or fewer
-    than two ratings of a criterion (its τ would read 0, with none its RMSE NaN) even after
-    ``seed_split`` held out more: the file rates too few items."""
+    """DataError, before any fit, for a seed whose test part holds no two different ratings of
+    a criterion (its τ would read 0, with none its RMSE NaN) even after ``seed_split`` held out
+    more: the file rates too few items."""
     targets = prepared.inputs.targets
     for seed in seeds:
         test = seed_split(prepared, seed)[1]
-        if len(test) == 0:
-            items = len({record.group for record in prepared.records})
-            raise DataError(
-                f"task {prepared.task.name!r}: seed {seed} holds out none of its {items} items "
-                "(groups) to test on; rate more items"
-            )
         for column, criterion in enumerate(prepared.task.criteria):
-            rated = int(np.count_nonzero(~np.isnan(targets[test, column])))
-            if rated < 2:
+            if not rankable(targets[test, column]):
+                rated = int(np.count_nonzero(~np.isnan(targets[test, column])))
                 raise DataError(
                     f"task {prepared.task.name!r}: the test part of seed {seed} holds {rated} "
-                    f"rating(s) of {criterion.key!r}; its τ needs two or more: rate it on more "
-                    "items"
+                    f"rating(s) of {criterion.key!r} and no two that differ, so its τ is not "
+                    "defined; rate it on more items"
                 )
 
 

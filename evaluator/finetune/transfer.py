@@ -2,7 +2,7 @@
 
 A rating that agrees with people only on the dataset it was fitted on helps little someone
 scoring a new one. Per seed, the task model is fitted on the first dataset's records in the
-seed's train part (the 80 % of groups ``mismatch evaluate`` trains on) and predicts every
+seed's train part (the groups ``mismatch evaluate`` trains on, about 80 %) and predicts every
 record of the second dataset whose group it did not train on (Flickr8k's two sets share their
 images: CF is tested on the images Expert's training part left out). The baseline is what a
 user without our model would do: the single metric with the best criterion-averaged τ on the
