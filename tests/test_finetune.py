@@ -693,9 +693,10 @@ def test_a_small_file_holds_out_two_ratings_of_each_criterion(monkeypatch) -> No
     assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
     targets[15:, 1] = 0.5  # five equal ratings: τ read 0 as well; one item more
     assert len(evaluate.seed_split(prepared, 0)[1]) == 6
-    targets[:, 1] = 0.5  # one value in the whole file: nothing to hold out helps
+    targets[:, 1] = 0.5  # one value in the whole file: no item helps, none moves
+    assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
     monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
-    refused = "the test part of seed 0 holds 20 rating(s) of 'semantics' and no two that differ"
+    refused = "the test part of seed 0 holds 5 rating(s) of 'semantics' and no two that differ"
     with pytest.raises(DataError, match=re.escape(refused)):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 

@@ -134,10 +134,7 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
     records, targets = prepared.records, prepared.inputs.targets
     train, test = split_rows(records, np.arange(len(records)), seed, TEST_FRACTION)
 
-    def too_few(column: int) -> bool:
-        return not rankable(targets[test, column])
-
-    short = [column for column in range(targets.shape[1]) if too_few(column)]
+    short = [c for c in range(targets.shape[1]) if not rankable(targets[test, c])]
     if not short:  # every shipped task, every seed measured
         return train, test
     by_group: dict[str, list[int]] = {}
@@ -146,18 +143,24 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
     next_groups = sorted(by_group, key=lambda group: group_position(seed, group))
     for column in short:
         for group in list(next_groups):
-            if not too_few(column):
+            held = set(rated_values(targets[test, column]))
+            if len(held) >= 2:
                 break
-            if not np.isnan(targets[by_group[group], column]).all():
+            if set(rated_values(targets[by_group[group], column])) - held:  # a new rating
                 test = np.sort(np.concatenate([test, by_group[group]]))
                 next_groups.remove(group)
     kept = [row for group in next_groups for row in by_group[group]]
     return np.sort(np.array(kept, dtype=np.int64)), test
 
 
+def rated_values(ratings: np.ndarray) -> np.ndarray:
+    """The different ratings among ``ratings`` (NaN: unrated)."""
+    return np.unique(ratings[~np.isnan(ratings)])
+
+
 def rankable(ratings: np.ndarray) -> bool:
-    """Two or more different ratings among ``ratings`` (NaN: unrated), so that τ is defined."""
-    return np.unique(ratings[~np.isnan(ratings)]).size >= 2
+    """Two or more different ratings, so that τ is defined."""
+    return rated_values(ratings).size >= 2
 
 
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
