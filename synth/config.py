@@ -102,11 +102,10 @@ class SynthConfig:
             raise ValueError(f"source_weights: unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCES)}")
         cap = int(self.max_source_share * self.num_pairs)  # each source's cap (synth.quotas)
         if cap * len(weights) < self.num_pairs:
-            least_share = math.ceil(self.num_pairs / len(weights)) / self.num_pairs
             raise ValueError(
                 f"max_source_share {self.max_source_share} caps each of the {len(weights)} "
                 f"source(s) of source_weights at {cap} pairs: together fewer than num_pairs "
-                f"{self.num_pairs} (give at least {least_share:g})"
+                f"{self.num_pairs} (each needs {math.ceil(self.num_pairs / len(weights))})"
             )
 
 

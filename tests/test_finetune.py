@@ -658,11 +658,12 @@ def test_your_own_ratings_of_several_datasets_are_measured_per_dataset_and_acros
     assert "mine seed 0 ours:" in printed and "no_pretraining" not in printed
 
 
-def test_a_small_file_holds_out_two_ratings_of_each_criterion(monkeypatch) -> None:
+def test_a_small_file_holds_out_two_different_ratings_of_each_criterion(monkeypatch) -> None:
     """A fifth of a user's 20 items can round to none or one (about 7 seeds in 100; τ read 0,
     RMSE NaN), and a criterion rated on some items only can miss the test part: the split
-    holds out the next items by its hash until each criterion has two test ratings, and a
-    file that cannot give them is named before any fit."""
+    holds out the next items by its hash that bring a rating the test part lacks, while the
+    train part can still rank every criterion, and a file that cannot give both is named
+    before any fit."""
     import evaluator.finetune.evaluate as evaluate
     from evaluator.human_data import group_position
     from mismatch_core.errors import DataError
@@ -691,12 +692,20 @@ def test_a_small_file_holds_out_two_ratings_of_each_criterion(monkeypatch) -> No
     evaluate.check_test_parts(prepared, [0, 1, 2])  # two test ratings each: no refusal
     targets[15:, 1] = [0.1, 0.2, 0.3, 0.4, 0.5]  # rankable already: the split is the hash's
     assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
-    targets[15:, 1] = 0.5  # five equal ratings: τ read 0 as well; one item more
-    assert len(evaluate.seed_split(prepared, 0)[1]) == 6
-    targets[:, 1] = 0.5  # one value in the whole file: no item helps, none moves
-    assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))
+    targets[15:, 1] = 0.5  # five equal ratings: τ read 0 as well
+    by_hash = [i for _, i in sorted((group_position(0, f"g{i}"), i) for i in range(15))]
+    targets[by_hash[0], 1] = 0.5  # the first item by hash brings no new rating: it stays
+    assert evaluate.seed_split(prepared, 0)[1].tolist() == sorted([*range(15, 20), by_hash[1]])
+    targets[:15, 1] = 0.5
+    targets[by_hash[0], 1] = 0.9  # the train part's only other rating: moving it would leave
+    assert evaluate.seed_split(prepared, 0)[1].tolist() == list(range(15, 20))  # train constant
     monkeypatch.setattr(evaluate, "run_seed", lambda *args: pytest.fail("fitted before the check"))
     refused = "the test part of seed 0 holds 5 rating(s) of 'semantics' and no two that differ"
+    with pytest.raises(DataError, match=re.escape(refused)):
+        evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
+    targets[15:, 1] = [0.1, 0.2, 0.3, 0.4, 0.5]
+    targets[:15, 1] = 0.5  # the fit would learn a constant
+    refused = "the train part of seed 0 holds 15 rating(s) of 'semantics' and no two that differ"
     with pytest.raises(DataError, match=re.escape(refused)):
         evaluate.evaluate_task(prepared, [0, 1, 2], SETTINGS, "unused", log=print)
 

@@ -317,11 +317,11 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
         # it ran and blamed the corpora for a shortfall of 30 pairs, exit 0
         ({"source_weights": {"multi30k": 1}, "num_pairs": 50}, "max_source_share 0.4 caps each "
          "of the 1 source(s) of source_weights at 20 pairs: together fewer than num_pairs 50 "
-         "(give at least 1)"),
+         "(each needs 50)"),
         # 1/3 of 100 is 33 a source: 99 pairs
         ({"source_weights": {"multi30k": 1, "coco": 1, "squad": 1}, "num_pairs": 100,
           "max_source_share": 0.3334}, "max_source_share 0.3334 caps each of the 3 source(s) of "
-         "source_weights at 33 pairs: together fewer than num_pairs 100 (give at least 0.34)"),
+         "source_weights at 33 pairs: together fewer than num_pairs 100 (each needs 34)"),
         ({"seed": -1}, "seed must be in 0..4294967295, got -1"),
         (5, "the file must be a YAML mapping of keys to values, got 5"),
     ):

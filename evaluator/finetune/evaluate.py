@@ -98,9 +98,8 @@ def baseline_kendall(
 
 
 def rated_columns(targets: np.ndarray, rows: np.ndarray) -> list[int]:
-    """Criterion columns with two or more rated records among ``rows``."""
-    rated = np.count_nonzero(~np.isnan(targets[rows]), axis=0)
-    return [column for column in range(targets.shape[1]) if rated[column] >= 2]
+    """Criterion columns with two or more different ratings among ``rows`` (τ defined)."""
+    return [column for column in range(targets.shape[1]) if rankable(targets[rows, column])]
 
 
 def dataset_scores(
@@ -108,7 +107,7 @@ def dataset_scores(
 ) -> dict[str, dict]:
     """Per dataset that test records name (those naming none have the task's row alone): ours
     (``scores``, one row per test record) and the baselines on that dataset's records alone,
-    for the criteria it rates (two or more rated records). Baselines keep the orientation of
+    for the criteria it rates (two or more different ratings). Baselines keep the orientation of
     the task-level table (the sign of their τ on the whole train part)."""
     names = np.array([record.dataset for record in prepared.records])
     targets = prepared.inputs.targets
@@ -130,27 +129,34 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
     """(train, test) record positions of evaluate's split for ``seed``: TEST_FRACTION of the
     items held out, by group (the transfer rows train within the same train part). Where that
     leaves a criterion no two different test ratings (a user's small file: its τ would read
-    0), the next items by the split's hash that rate it are held out too."""
+    0), the next items by the split's hash that bring a rating the test part lacks are held
+    out too, each only if the train part can still rank every criterion it could."""
     records, targets = prepared.records, prepared.inputs.targets
     train, test = split_rows(records, np.arange(len(records)), seed, TEST_FRACTION)
-
     short = [c for c in range(targets.shape[1]) if not rankable(targets[test, c])]
-    if not short:  # every shipped task, every seed measured
+    if not short:  # the fast path: every shipped task, every seed measured
         return train, test
     by_group: dict[str, list[int]] = {}
     for row in train:
         by_group.setdefault(records[row].group, []).append(int(row))
-    next_groups = sorted(by_group, key=lambda group: group_position(seed, group))
+    kept = sorted(by_group, key=lambda group: group_position(seed, group))
+    columns = range(targets.shape[1])
+
+    def rows_of(groups: list[str]) -> list[int]:
+        return [row for group in groups for row in by_group[group]]
+
+    trainable = [c for c in columns if rankable(targets[rows_of(kept), c])]
     for column in short:
-        for group in list(next_groups):
-            held = set(rated_values(targets[test, column]))
-            if len(held) >= 2:
+        for group in list(kept):
+            held = rated_values(targets[test, column])
+            if held.size >= 2:
                 break
-            if set(rated_values(targets[by_group[group], column])) - held:  # a new rating
+            rest = rows_of([other for other in kept if other != group])
+            brings = np.setdiff1d(rated_values(targets[by_group[group], column]), held).size > 0
+            if brings and all(rankable(targets[rest, c]) for c in trainable):
                 test = np.sort(np.concatenate([test, by_group[group]]))
-                next_groups.remove(group)
-    kept = [row for group in next_groups for row in by_group[group]]
-    return np.sort(np.array(kept, dtype=np.int64)), test
+                kept.remove(group)
+    return np.sort(np.array(rows_of(kept), dtype=np.int64)), test
 
 
 def rated_values(ratings: np.ndarray) -> np.ndarray:
@@ -164,20 +170,22 @@ def rankable(ratings: np.ndarray) -> bool:
 
 
 def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
-    """DataError, before any fit, for a seed whose test part holds no two different ratings of
-    a criterion (its τ would read 0, with none its RMSE NaN) even after ``seed_split`` held out
-    more: the file rates too few items."""
+    """DataError, before any fit, for a seed whose test or train part holds no two different
+    ratings of a criterion even after ``seed_split`` held out more (its τ would read 0, the
+    fit would learn a constant): the file rates too few items, or gives a criterion one value
+    on nearly all of them."""
     targets = prepared.inputs.targets
     for seed in seeds:
-        test = seed_split(prepared, seed)[1]
-        for column, criterion in enumerate(prepared.task.criteria):
-            if not rankable(targets[test, column]):
-                rated = int(np.count_nonzero(~np.isnan(targets[test, column])))
-                raise DataError(
-                    f"task {prepared.task.name!r}: the test part of seed {seed} holds {rated} "
-                    f"rating(s) of {criterion.key!r} and no two that differ, so its τ is not "
-                    "defined; rate it on more items"
-                )
+        train, test = seed_split(prepared, seed)
+        for part, rows in (("test", test), ("train", train)):
+            for column, criterion in enumerate(prepared.task.criteria):
+                if not rankable(targets[rows, column]):
+                    rated = int(np.count_nonzero(~np.isnan(targets[rows, column])))
+                    raise DataError(
+                        f"task {prepared.task.name!r}: the {part} part of seed {seed} holds "
+                        f"{rated} rating(s) of {criterion.key!r} and no two that differ, so "
+                        "its τ is not defined; rate more items, with different ratings"
+                    )
 
 
 def run_seed(
