@@ -1,9 +1,11 @@
-"""Pretrain the mismatch evaluator: python scripts/pretrain.py fit --config configs/pretrain.yaml"""
+"""Pretrain the mismatch evaluator: python scripts/pretrain.py fit --config configs/pretrain.yaml
 
-from mismatch_core.resources import configure_offline_mode
+The same code as `mismatch pretrain`; see `python scripts/pretrain.py --help`.
+"""
+
+import sys
+
+from evaluator.cli import main
 
 if __name__ == "__main__":
-    configure_offline_mode()  # before the Hugging Face libraries are imported
-    from evaluator.training.pretrain import main
-
-    main()
+    sys.exit(main(["pretrain", *sys.argv[1:]]))

@@ -120,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dest", type=Path, default=Path(__file__).resolve().parent.parent / ".nltk_data")
     args = parser.parse_args(argv)
     dest: Path = args.dest.resolve()
-    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file in the way: a FileExistsError traceback
+        parser.error(f"--dest {args.dest}: cannot make the folder ({error.strerror})")
 
     if not wordnet_complete(dest) and not try_nltk_download("wordnet", dest):
         install_wordnet_from_debian(dest)

@@ -160,6 +160,17 @@ def test_error_pairs_are_capped_per_class(data: Path) -> None:
     assert capped.drop("NoContr").max() == 1 and capped["NoContr"] == 3
 
 
+def test_an_empty_sick_file_is_named(data: Path, capsys) -> None:
+    """It made pairs without SICK, exit 0; with no human bases either, a KeyError."""
+    empty = data / "empty.jsonl"
+    empty.write_text("")
+    out = data / "real"
+    assert main(["adapt", "pairs", "--human", str(data / "human"), "--sick", str(empty),
+                 "--out", str(out)]) == 2  # fmt: skip
+    assert f"{empty}: no records" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_a_sick_row_without_a_key_names_its_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "sick.jsonl.gz"
     write_jsonl_gz(path, [{"id": "1", "a": "x", "b": "y", "paraphrase": True, "contradiction": False},
@@ -356,6 +367,20 @@ def test_a_val_split_without_a_correct_pair_or_a_task_checkpoint_is_refused(
     save_pretrained(MismatchModel(config), adapt_inputs["checkpoint"], scaler=task.scaler)
     assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
     assert "is a task checkpoint" in capsys.readouterr().err
+    grafted = [*adapt_args(adapt_inputs, adapt_inputs["root"] / "out"), "--add-features", "ter"]
+    assert main(grafted) == 2  # it said 'metric columns are added to a base with a metric branch'
+    assert "is a task checkpoint; metric columns are added to its base" in capsys.readouterr().err
+
+
+def test_a_damaged_feature_cache_or_store_is_named(adapt_inputs: dict[str, Path], capsys) -> None:
+    """Each gave pyarrow's traceback, exit 1."""
+    for name in ("train.parquet", "embeddings.parquet"):
+        damaged = adapt_inputs["real_features"] / name
+        kept = damaged.read_bytes()
+        damaged.write_bytes(b"not parquet")
+        assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
+        assert f"{damaged} is not a readable" in capsys.readouterr().err
+        damaged.write_bytes(kept)
 
 
 def test_a_text_missing_from_the_embedding_store_is_named(

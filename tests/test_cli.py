@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -186,3 +187,32 @@ def test_help_states_each_default_once(capsys):
         with pytest.raises(SystemExit):
             cli.main(argv)
         assert stated in " ".join(capsys.readouterr().out.split()), argv  # argparse wraps lines
+
+
+@pytest.mark.parametrize(
+    ("script", "arguments", "line"),
+    [
+        ("pretrain.py", ["fit", "--config", "empty.yaml"], "mismatch pretrain: error: fit --config"),
+        (
+            "finetune.py",
+            ["fit", "--config", "configs/finetune/dialogue.yaml", "--data.checkpoint", "/nowhere"],
+            "scripts/finetune.py: error: checkpoint directory /nowhere does not exist",
+        ),
+    ],
+)
+def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, arguments, line):
+    """Both gave a traceback with status 1 where `mismatch pretrain` / `mismatch finetune` name
+    the problem in one line."""
+    from mismatch_core.resources import REPO_ROOT
+
+    (tmp_path / "empty.yaml").write_text("")
+    arguments = [str(REPO_ROOT / a) if a.startswith("configs/") else a for a in arguments]
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / script), *arguments],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert line in result.stderr and "Traceback" not in result.stderr

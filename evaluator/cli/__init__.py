@@ -114,14 +114,21 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
     try:
-        return int(module.run(args) or 0)
-    except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
-        # our own error types: the message names what to fix (file, line, key)
-        print(f"mismatch {name}: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
-        print(f"mismatch {name}: interrupted", file=sys.stderr)
-        return 130
+        return run_reporting_errors(f"mismatch {name}", lambda: module.run(args))
     finally:
         warnings.showwarning = shown
+
+
+def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
+    """``run()``'s exit status; the project's own error types end it with one line on stderr
+    and status 2 (the message names what to fix: file, line, key), Ctrl-C with status 130.
+    Also the entry of the scripts that are no `mismatch` command (scripts/finetune.py)."""
+    try:
+        return int(run() or 0)
+    except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
 

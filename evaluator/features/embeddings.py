@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mismatch_core.atomic import atomic_path
+from mismatch_core.errors import DataError
 
 V = TypeVar("V")
 SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
@@ -114,17 +115,21 @@ class EmbeddingStore:
 
     @classmethod
     def open(cls, path: str | Path) -> EmbeddingStore:
-        """Read a store written by `save`; FileNotFoundError names a missing file."""
+        """Read a store written by `save`; FileNotFoundError names a missing file, DataError one
+        that holds no store."""
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"embedding store {path} does not exist")
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, pa.ArrowException) as error:
+            raise DataError(f"{path} is not a readable embedding store ({error})") from None
         if table.column_names[:2] != ["key", "embedding"]:
-            raise ValueError(f"{path}: expected columns key, embedding; got {table.column_names}")
+            raise DataError(f"{path}: expected columns key, embedding; got {table.column_names}")
         keys = table.column("key").to_pylist()
         column = table.column("embedding").combine_chunks()
         if not pa.types.is_fixed_size_list(column.type):
-            raise ValueError(f"{path}: embedding must be a fixed-size list, got {column.type}")
+            raise DataError(f"{path}: embedding must be a fixed-size list, got {column.type}")
         dim = column.type.list_size
         flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
         store = cls()

@@ -27,6 +27,7 @@ from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
 from evaluator.signature import folder_signature
+from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.config import config_file_problem, config_values
 from mismatch_core.errors import DataError
@@ -77,9 +78,12 @@ class FinetuneCLI(LightningCLI):
                 fit_settings(self.config["fit"])
             except ValueError as error:
                 self.parser.error(str(error))
-            problem = export_dir_problem(
-                self.config["fit"].get("export_dir"), self.config["fit"]["data"]["checkpoint"]
-            )
+            data = self.config["fit"]["data"]
+            problem = export_dir_problem(self.config["fit"].get("export_dir"), data["checkpoint"])
+            cache_dir = data.get("cache_dir")
+            if not problem and cache_dir is not None:  # a traceback when the cache was filled
+                problem = output_problem(Path(cache_dir), "directory")
+                problem = problem and f"data.cache_dir: {problem}"
             if problem:  # found now, not after the fit
                 self.parser.error(problem)
 

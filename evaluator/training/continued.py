@@ -82,7 +82,9 @@ def metric_columns_problem(
 ) -> str | None:
     """Why ``model`` cannot take the metric columns ``names`` (``head_only``: read by its head
     alone), or None."""
-    if model.config.num_ratings or model.metric_set is None:
+    if model.config.num_ratings:
+        return "is a task checkpoint; metric columns are added to its base"
+    if model.metric_set is None:
         return "metric columns are added to a base with a metric branch"
     if not head_only and model.metric_set.metric_embedding is None:
         return "metric columns are added to a base whose metric branch has metric ids"

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import lightning as L
 import pandas as pd
+import pyarrow as pa
 import pyarrow.dataset as pa_dataset
+import pyarrow.parquet as pq
 import pyarrow.types as pa_types
 import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
@@ -67,15 +69,25 @@ def read_feature_cache(path: str | Path, names: list[str]) -> pd.DataFrame:
     frames = []
     for file in feature_files(path):
         columns = ["id", *names]
-        if KEY_COLUMN in pa_dataset.dataset(file, format="parquet").schema.names:
+        if KEY_COLUMN in cache_schema([file]).names:
             columns.append(KEY_COLUMN)
         frames.append(pd.read_parquet(file, columns=columns))
     return pd.concat(frames, ignore_index=True)
 
 
+def cache_schema(files: list[str]) -> pa.Schema:
+    """The parquet schema of a feature cache's files; DataError names a file that is none."""
+    for file in files:
+        try:
+            pq.read_schema(file)
+        except (OSError, pa.ArrowException) as error:
+            raise DataError(f"{file} is not a readable feature cache ({error})") from None
+    return pa_dataset.dataset(files, format="parquet").schema
+
+
 def feature_columns(path: str | Path) -> list[str]:
     """Float columns of a feature cache (file or folder), read from the parquet schema only."""
-    schema = pa_dataset.dataset(feature_files(path), format="parquet").schema
+    schema = cache_schema(feature_files(path))
     if "id" not in schema.names:
         raise DataError(f"feature cache {path} has no 'id' column")
     return [f.name for f in schema if f.name != "id" and pa_types.is_floating(f.type)]

@@ -138,7 +138,9 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
     rows, each in both directions; with ``substitutions``, the other contradictions that
     ``contradiction_class`` names too."""
     bases, contradictions, others = [], [], []
+    lines = 0
     for line, value in iter_jsonl(sick_train):
+        lines += 1
         try:
             a, b, pair_id = value["a"], value["b"], value["id"]
             paraphrase, contradiction = value["paraphrase"], value["contradiction"]
@@ -157,6 +159,8 @@ def sick_rows(sick_train: Path, substitutions: bool = False) -> tuple[list[RealB
             ]
         elif contradiction and substitutions:
             others.append((group, a, b))
+    if not lines:  # it made no SICK pair, exit 0
+        raise ValueError(f"{sick_train}: no records")
     docs = parse([text for _, a, b in others for text in (a, b)]) if others else []
     for position, (group, a, b) in enumerate(others):
         a_doc, b_doc = docs[2 * position], docs[2 * position + 1]
@@ -196,6 +200,8 @@ def real_base_pairs(
         if taken[row["label"]] < cap_per_class:
             taken[row["label"]] += 1
             rows.append(row)
+    if not rows and not contradictions:  # a KeyError on the empty frame's columns
+        raise ValueError(f"no pairs: {human_dir} and {sick_train} hold no usable base")
     frame = pd.DataFrame(rows + contradictions).drop_duplicates(subset=["ref", "gen"])
     in_val = frame["group"].map(lambda group: _hashed(group) < val_fraction)
     splits = {}
