@@ -1,11 +1,15 @@
 """Pretrain the mismatch evaluator: python scripts/pretrain.py fit --config configs/pretrain.yaml
 
-The same code as `mismatch pretrain`; see `python scripts/pretrain.py --help`.
+The same run as `mismatch pretrain fit ...`; a bad option, config key or data is one line.
 """
 
 import sys
 
-from evaluator.cli import main
+from mismatch_core.resources import configure_offline_mode
 
 if __name__ == "__main__":
-    sys.exit(main(["pretrain", *sys.argv[1:]]))
+    configure_offline_mode()  # before the Hugging Face libraries are imported
+    from evaluator.cli import run_reporting_errors
+    from evaluator.training.pretrain import main
+
+    sys.exit(run_reporting_errors("scripts/pretrain.py", lambda: main(exit_on_error=False)))

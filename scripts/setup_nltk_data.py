@@ -122,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     dest: Path = args.dest.resolve()
     try:
         dest.mkdir(parents=True, exist_ok=True)
-    except OSError as error:  # a file in the way: a FileExistsError traceback
+    except (FileExistsError, NotADirectoryError):  # a traceback
+        parser.error(f"--dest {args.dest}: cannot make the folder, a file is in the way")
+    except OSError as error:
         parser.error(f"--dest {args.dest}: cannot make the folder ({error.strerror})")
 
     if not wordnet_complete(dest) and not try_nltk_download("wordnet", dest):

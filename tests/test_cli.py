@@ -192,11 +192,21 @@ def test_help_states_each_default_once(capsys):
 @pytest.mark.parametrize(
     ("script", "arguments", "line"),
     [
-        ("pretrain.py", ["fit", "--config", "empty.yaml"], "mismatch pretrain: error: fit --config"),
+        ("pretrain.py", ["fit", "--config", "empty.yaml"], "scripts/pretrain.py: error: fit --config"),
         (
             "finetune.py",
             ["fit", "--config", "configs/finetune/dialogue.yaml", "--data.checkpoint", "/nowhere"],
             "scripts/finetune.py: error: checkpoint directory /nowhere does not exist",
+        ),
+        (  # found after the fit's data was read: a FileExistsError traceback
+            "finetune.py",
+            ["fit", "--config", "configs/finetune/dialogue.yaml", "--data.cache_dir", "empty.yaml"],
+            "error: data.cache_dir: empty.yaml exists and is not a directory",
+        ),
+        (
+            "setup_nltk_data.py",
+            ["--dest", "empty.yaml/nltk"],
+            "error: --dest empty.yaml/nltk: cannot make the folder, a file is in the way",
         ),
     ],
 )

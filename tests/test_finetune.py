@@ -728,6 +728,16 @@ def test_a_transfer_seed_with_nothing_to_fit_or_test_is_skipped_not_raised(monke
     assert transfer.evaluate_transfers(prepared, [0, 1], SETTINGS, "unused", log=said.append) == []
     assert said[0] == "mine seed 0 skipped: transfer a -> b (seed 0) has 0 test records"
     assert len(said) == 4  # two transfers, two seeds each
+    # every train record rated alike: transfer_scores raised after the fit, a traceback
+    targets = np.array([[1.0] if r.dataset == "a" else [i / 20] for i, r in enumerate(records)])
+    prepared.inputs = SimpleNamespace(targets=targets)
+    halves = (np.arange(20), np.arange(20, 40))
+    monkeypatch.setattr(transfer, "transfer_split", lambda *args: halves)
+    said.clear()
+    assert transfer.evaluate_transfers(prepared, [0], SETTINGS, "unused", log=said.append) == []
+    assert said[0] == (
+        "mine transfer a -> b seed 0 skipped: no criterion with two different ratings on both sides"
+    )
 
 
 def test_an_edited_ratings_file_computes_only_the_pairs_it_changed(

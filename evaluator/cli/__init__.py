@@ -1,7 +1,7 @@
 """The `mismatch` console script: one subcommand per capability, imported only when used.
 
 Every command lives in this package, one module each, defining ``add_arguments(parser)`` and
-``run(args) -> int``; nothing outside the package imports from it."""
+``run(args) -> int``; no library code imports from it (the scripts under scripts/ do)."""
 
 from __future__ import annotations
 

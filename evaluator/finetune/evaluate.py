@@ -151,9 +151,10 @@ def seed_split(prepared: PreparedTask, seed: int) -> tuple[np.ndarray, np.ndarra
             held = rated_values(targets[test, column])
             if held.size >= 2:
                 break
+            if not np.setdiff1d(rated_values(targets[by_group[group], column]), held).size:
+                continue  # it brings no rating the test part lacks
             rest = rows_of([other for other in kept if other != group])
-            brings = np.setdiff1d(rated_values(targets[by_group[group], column]), held).size > 0
-            if brings and all(rankable(targets[rest, c]) for c in trainable):
+            if all(rankable(targets[rest, c]) for c in trainable):
                 test = np.sort(np.concatenate([test, by_group[group]]))
                 kept.remove(group)
     return np.sort(np.array(rows_of(kept), dtype=np.int64)), test
@@ -181,10 +182,11 @@ def check_test_parts(prepared: PreparedTask, seeds: list[int]) -> None:
             for column, criterion in enumerate(prepared.task.criteria):
                 if not rankable(targets[rows, column]):
                     rated = int(np.count_nonzero(~np.isnan(targets[rows, column])))
+                    why = "its τ is not defined" if part == "test" else "the fit learns nothing"
                     raise DataError(
                         f"task {prepared.task.name!r}: the {part} part of seed {seed} holds "
                         f"{rated} rating(s) of {criterion.key!r} and no two that differ, so "
-                        "its τ is not defined; rate more items, with different ratings"
+                        f"{why}; rate more items, with different ratings"
                     )
 
 

@@ -71,7 +71,10 @@ def transfer_scores(
     targets = prepared.inputs.targets
     trained, tested = rated_columns(targets, train), rated_columns(targets, test)
     if not trained:
-        raise ValueError(f"task {prepared.task.name!r}: the training records rate no criterion")
+        raise ValueError(
+            f"task {prepared.task.name!r}: no criterion with two different ratings among the "
+            "training records"
+        )
 
     def tau(values: np.ndarray, rows: np.ndarray, column: int) -> float:
         present = ~np.isnan(targets[rows, column])
@@ -121,7 +124,8 @@ def evaluate_transfers(
     over ``seeds``: criterion-averaged τ of ours and of the chosen metric, mean ± std. A
     transfer from a dataset the task does not train on (``data.train_datasets``) is skipped,
     and so is a seed that leaves it no train or test record (a user's datasets can share
-    items); a row's ``seeds`` are those it ran."""
+    items) or no criterion with two different ratings on both sides; a row's ``seeds`` are
+    those it ran."""
     out = []
     criteria = [c.key for c in prepared.task.criteria]
     for train_dataset, test_dataset in transfers_of(prepared):
@@ -137,6 +141,14 @@ def evaluate_transfers(
                 train, test = transfer_split(prepared, train_dataset, test_dataset, seed)
             except ValueError as error:  # a user's datasets that share items: none left
                 log(f"{prepared.task.name} seed {seed} skipped: {error}")
+                continue
+            targets = prepared.inputs.targets
+            if not rated_columns(targets, train) or not rated_columns(targets, test):
+                # e.g. a user's dataset of reference outputs, every one rated 1.0: a traceback
+                log(
+                    f"{prepared.task.name} transfer {train_dataset} -> {test_dataset} seed "
+                    f"{seed} skipped: no criterion with two different ratings on both sides"
+                )
                 continue
             module, _, _ = fit(prepared, train, settings, seed, checkpoint=checkpoint)
             run = transfer_scores(prepared, train, test, model_scores(module, prepared, test))
