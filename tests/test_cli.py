@@ -226,3 +226,17 @@ def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, argu
     )
     assert result.returncode == 2, result.stderr
     assert line in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_pretraining_script_shows_lightnings_help() -> None:
+    """Run through `mismatch pretrain`, it showed the wrapper's stub and refused a leading -c."""
+    from mismatch_core.resources import REPO_ROOT
+
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "pretrain.py"), "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert result.returncode == 0
+    assert "[-c CONFIG] {fit,validate,test,predict}" in result.stdout

@@ -738,6 +738,10 @@ def test_a_transfer_seed_with_nothing_to_fit_or_test_is_skipped_not_raised(monke
     assert said[0] == (
         "mine transfer a -> b seed 0 skipped: no criterion with two different ratings on both sides"
     )
+    targets[:20, 0], targets[20:, 0] = np.linspace(0, 1, 20), 0.5  # now the test side alike
+    said.clear()
+    assert transfer.evaluate_transfers(prepared, [0], SETTINGS, "unused", log=said.append) == []
+    assert said[0].startswith("mine transfer a -> b seed 0 skipped: no criterion")
 
 
 def test_an_edited_ratings_file_computes_only_the_pairs_it_changed(

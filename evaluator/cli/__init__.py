@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     """``run()``'s exit status; the project's own error types end it with one line on stderr
     and status 2 (the message names what to fix: file, line, key), Ctrl-C with status 130.
-    Also the entry of the scripts that are no `mismatch` command (scripts/finetune.py)."""
+    Also the entry of scripts/pretrain.py and scripts/finetune.py."""
     try:
         return int(run() or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
