@@ -160,14 +160,17 @@ def test_error_pairs_are_capped_per_class(data: Path) -> None:
     assert capped.drop("NoContr").max() == 1 and capped["NoContr"] == 3
 
 
-def test_an_empty_sick_file_is_named(data: Path, capsys) -> None:
-    """It made pairs without SICK, exit 0; with no human bases either, a KeyError."""
+def test_an_empty_sick_file_or_a_bad_seed_is_named(data: Path, capsys) -> None:
+    """It made pairs without SICK, exit 0; with no human bases either, a KeyError. A seed
+    outside 0..2**32-1 was taken, as chains and train refuse it."""
     empty = data / "empty.jsonl"
     empty.write_text("")
     out = data / "real"
     assert main(["adapt", "pairs", "--human", str(data / "human"), "--sick", str(empty),
                  "--out", str(out)]) == 2  # fmt: skip
     assert f"{empty}: no records" in capsys.readouterr().err
+    assert main(["adapt", "pairs", "--seed", "-5", "--out", str(out)]) == 2
+    assert "--seed must be in 0..4294967295, got -5" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -350,7 +353,7 @@ def test_train_refuses_missing_inputs_and_a_folder_it_would_clobber(
     assert main(adapt_args(adapt_inputs, root / "out", "--learning-rate", "nan")) == 2
     assert "learning_rate must be a positive number, got nan" in capsys.readouterr().err
     assert main(adapt_args(adapt_inputs, root / "out", "--epochs", "0")) == 2
-    assert "adapt train: epochs must be at least 1, got 0" in capsys.readouterr().err
+    assert "--epochs: epochs must be at least 1, got 0" in capsys.readouterr().err  # the option
 
 
 def test_a_val_split_without_a_correct_pair_or_a_task_checkpoint_is_refused(

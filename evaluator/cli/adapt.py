@@ -208,12 +208,17 @@ def _pairs(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.tasks import human_root
     from evaluator.training.real_bases import real_base_pairs
+    from mismatch_core.config import check_seed
     from mismatch_core.errors import DataError
     from mismatch_core.resources import data_dir
 
     _check_out(args.out)
     if args.cap_per_class < 1:
         raise CommandError(f"--cap-per-class must be positive, got {args.cap_per_class}")
+    try:  # as chains and train check it (-5 or 2**70 were taken)
+        check_seed(args.seed, "--seed")
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     human = human_root(args.human)
     sick = args.sick or data_dir() / "sick" / "sick_train.jsonl.gz"
     try:
@@ -337,8 +342,10 @@ def _train(args: argparse.Namespace) -> int:
             graded_margin=graded_margin,
             graded_against=graded_against,
         )
-    except ValueError as error:
-        raise CommandError(f"adapt train: {error}") from None
+    except ValueError as error:  # "<setting> must ...": name the option that set it
+        field = str(error).split()[0]
+        option = f"--{field.replace('_', '-')}: " if hasattr(args, field) else "adapt train: "
+        raise CommandError(f"{option}{error}") from None
     path, revision = resolve_checkpoint(str(args.checkpoint))
     checkpoint = load(path, revision)
     checkpoint = with_features(
