@@ -12,8 +12,10 @@ scaler, so models trained on different synthetic sets are compared on one split:
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from evaluator.cli import run_reporting_errors
 from evaluator.features import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
@@ -23,7 +25,7 @@ from evaluator.training.pair_inputs import InputStores, pair_inputs
 from mismatch_core.pairs import read_pairs
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint")
     parser.add_argument("--pairs", required=True)
@@ -33,8 +35,17 @@ def main() -> None:
     parser.add_argument("--tokens")
     parser.add_argument("--batch-size", type=int, default=512)
     args = parser.parse_args()
+    if args.batch_size < 1:
+        parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
     checkpoint = load(args.checkpoint)
     model, config = checkpoint.model.eval(), checkpoint.model.config
+    for option, needed in (("--alignments", config.use_alignment), ("--tokens", config.use_tokens)):
+        if needed and getattr(args, option[2:]) is None:  # a TypeError on None
+            parser.error(f"{args.checkpoint} reads {option[2:]}: give {option}")
+    for option in ("embeddings", "alignments", "tokens"):
+        path = getattr(args, option)
+        if path is not None and not Path(path).exists():
+            parser.error(f"--{option} {path}: no such file or folder")
     pairs = read_pairs(Path(args.pairs), labelled=True)
     raw = split_features(
         pairs, args.features, checkpoint.feature_names, Path(args.pairs).stem, args.pairs
@@ -49,7 +60,8 @@ def main() -> None:
     inputs = pair_inputs(pairs, raw, checkpoint.scaler, stores, args.pairs)
     accuracy, _ = val_figures(model, inputs, args.batch_size)
     print(f"{args.checkpoint} on {args.pairs}: accuracy {accuracy:.4f} ({len(pairs)} pairs)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_reporting_errors("scripts/evaluate_split.py", main))

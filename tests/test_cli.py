@@ -203,6 +203,12 @@ def test_help_states_each_default_once(capsys):
             ["fit", "--config", "configs/finetune/dialogue.yaml", "--data.cache_dir", "empty.yaml"],
             "error: data.cache_dir: empty.yaml exists and is not a directory",
         ),
+        (  # a TypeError on the missing store
+            "evaluate_split.py",
+            ["checkpoints/mismatch-base", "--pairs", "p.parquet", "--features", "f.parquet",
+             "--embeddings", "empty.yaml"],
+            "/checkpoints/mismatch-base reads alignments: give --alignments",
+        ),
         (
             "setup_nltk_data.py",
             ["--dest", "empty.yaml/nltk"],
@@ -216,7 +222,9 @@ def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, argu
     from mismatch_core.resources import REPO_ROOT
 
     (tmp_path / "empty.yaml").write_text("")
-    arguments = [str(REPO_ROOT / a) if a.startswith("configs/") else a for a in arguments]
+    arguments = [
+        str(REPO_ROOT / a) if a.startswith(("configs/", "checkpoints/")) else a for a in arguments
+    ]
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / script), *arguments],
         capture_output=True,
