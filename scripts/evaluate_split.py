@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluator.cli import run_reporting_errors
+from evaluator.cli import CommandError, run_reporting_errors
 from evaluator.features import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
@@ -39,13 +39,16 @@ def main() -> int:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
     checkpoint = load(args.checkpoint)
     model, config = checkpoint.model.eval(), checkpoint.model.config
-    for option, needed in (("--alignments", config.use_alignment), ("--tokens", config.use_tokens)):
-        if needed and getattr(args, option[2:]) is None:  # a TypeError on None
-            parser.error(f"{args.checkpoint} reads {option[2:]}: give {option}")
-    for option in ("embeddings", "alignments", "tokens"):
-        path = getattr(args, option)
-        if path is not None and not Path(path).exists():
-            parser.error(f"--{option} {path}: no such file or folder")
+    read = [("--embeddings", args.embeddings, False)]  # the stores it reads: (option, path, folder?)
+    if config.use_alignment:
+        read.append(("--alignments", args.alignments, False))
+    if config.use_tokens:
+        read.append(("--tokens", args.tokens, True))
+    for option, path, folder in read:
+        if path is None:  # a TypeError on None
+            raise CommandError(f"{args.checkpoint} reads {option[2:]}: give {option}")
+        if not (Path(path).is_dir() if folder else Path(path).is_file()):
+            raise CommandError(f"{option} {path}: no such {'folder' if folder else 'file'}")
     pairs = read_pairs(Path(args.pairs), labelled=True)
     raw = split_features(
         pairs, args.features, checkpoint.feature_names, Path(args.pairs).stem, args.pairs

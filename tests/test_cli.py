@@ -209,6 +209,12 @@ def test_help_states_each_default_once(capsys):
              "--embeddings", "empty.yaml"],
             "/checkpoints/mismatch-base reads alignments: give --alignments",
         ),
+        (  # a folder: a FileNotFoundError traceback saying it did not exist
+            "evaluate_split.py",
+            ["checkpoints/mismatch-base", "--pairs", "p.parquet", "--features", "f.parquet",
+             "--embeddings", ".", "--alignments", "empty.yaml"],
+            "scripts/evaluate_split.py: error: --embeddings .: no such file",
+        ),
         (
             "setup_nltk_data.py",
             ["--dest", "empty.yaml/nltk"],
