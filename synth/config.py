@@ -59,6 +59,11 @@ class SynthConfig:
     # parsed (with all its rules and bases), not only when drawn among ``classes_per_text``
     scarce_rate: float = 0.1
 
+    @property
+    def source_cap(self) -> int:
+        """The most pairs any one source may give (``max_source_share`` of ``num_pairs``)."""
+        return int(self.max_source_share * self.num_pairs)
+
     def __post_init__(self) -> None:
         """Reject a setting of the wrong type or out of range by name, before any work."""
         at_least_one = ("num_pairs", "classes_per_text", "texts_per_chunk", "processes", "max_rounds")
@@ -100,7 +105,7 @@ class SynthConfig:
         unknown = sorted(set(weights) - set(SOURCES))
         if unknown:
             raise ValueError(f"source_weights: unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCES)}")
-        cap = int(self.max_source_share * self.num_pairs)  # each source's cap (synth.quotas)
+        cap = self.source_cap
         if cap * len(weights) < self.num_pairs:
             raise ValueError(
                 f"max_source_share {self.max_source_share} caps each of the {len(weights)} "

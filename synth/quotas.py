@@ -47,9 +47,8 @@ class Quotas:
 
     @classmethod
     def for_config(cls, config: SynthConfig) -> Quotas:
-        cap = int(config.max_source_share * config.num_pairs)
         need = class_needs(config.num_pairs, config.val_fraction)
-        return cls(need, dict.fromkeys(config.source_weights, cap))
+        return cls(need, dict.fromkeys(config.source_weights, config.source_cap))
 
     def accept(self, split: str, candidate: Candidate) -> bool:
         key = (split, candidate.label)

@@ -206,6 +206,7 @@ def _copy(args: argparse.Namespace) -> int:
     from evaluator.hub import load, save_from_checkpoint
     from evaluator.signature import folder_signature
     from evaluator.training.spans import copy_span_tagger
+    from mismatch_core.atomic import same_path
     from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import CheckpointError
     from mismatch_core.resources import local_path
@@ -224,7 +225,7 @@ def _copy(args: argparse.Namespace) -> int:
                 raise CommandError(f"--to {given}: no such checkpoint folder")
             if target_path.resolve() in folders:
                 continue  # one folder named twice is written once
-            if target_path.resolve() == source.path.resolve():
+            if same_path(target_path, source.path):
                 raise CommandError(f"--to {given} is the --from checkpoint; name another")
             folders.append(target_path.resolve())
             problem = export_problem(target_path)
