@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from evaluator.cli import run_reporting_errors
 from mismatch_core.atomic import write_text_atomic
+from mismatch_core.errors import DataError
 
 # what each ablation run switched off, as passed to scripts/pretrain.py
 ABLATIONS = {
@@ -26,11 +29,27 @@ ABLATIONS = {
 }
 
 
+COLUMNS = ("val_accuracy", "val_macro_f1", "val_pairs")  # the keys each run's metrics.json gives
+
+
 def read_metrics(folder: Path) -> dict:
+    """The run's metrics.json, checked: DataError naming the file and the missing or bad key."""
     path = folder / "metrics.json"
     if not path.is_file():
-        raise SystemExit(f"{path} is missing: run that configuration first")
-    return json.loads(path.read_text())
+        raise DataError(f"{path} is missing: run that configuration first")
+    try:
+        metrics = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DataError(f"{path} is not JSON ({error})") from None
+    if not isinstance(metrics, dict):
+        raise DataError(f"{path} holds {type(metrics).__name__}, not an object of metrics")
+    for key in COLUMNS:
+        if key not in metrics:
+            raise DataError(f"{path} lacks key {key!r}")
+        value = metrics[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise DataError(f"{path}: key {key!r} is {value!r}, not a number")
+    return metrics
 
 
 def main() -> None:
@@ -55,4 +74,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_reporting_errors("scripts/ablation_table.py", main))

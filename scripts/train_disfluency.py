@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -28,7 +29,13 @@ import pandas as pd
 import torch
 from torch.nn import functional
 
-from evaluator.features.disfluency import DisfluencyDetector, save_detector
+from evaluator.cli import run_reporting_errors
+from evaluator.features.disfluency import (
+    CONFIG_FILE,
+    WEIGHTS_FILE,
+    DisfluencyDetector,
+    save_detector,
+)
 from evaluator.features.encoder_pass import (
     MAX_BATCH_TOKENS,
     length_batches,
@@ -36,6 +43,9 @@ from evaluator.features.encoder_pass import (
     tokenize,
 )
 from evaluator.features.token_store import TokenTable
+from mismatch_core.atomic import folder_problem
+from mismatch_core.errors import DataError
+from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
 from synth.perturb import paraphrase, paraphrase_forms, paraphrase_syntax
 from synth.perturb.base import Context
@@ -54,8 +64,9 @@ def clean_texts(paths: list[str], limit: int, seed: int) -> list[str]:
     """References and NoContr outputs of the pair files, distinct, shuffled, at most ``limit``."""
     texts: list[str] = []
     for path in paths:
-        pairs = pd.read_parquet(path, columns=["ref", "gen", "label"])
-        texts += list(pairs["ref"]) + list(pairs.loc[pairs["label"] == "NoContr", "gen"])
+        pairs = read_pairs(path, labelled=True)
+        texts += [one for ref in pairs["ref"] for one in ([ref] if isinstance(ref, str) else ref)]
+        texts += list(pairs.loc[pairs["label"] == "NoContr", "gen"])
     texts = [t for t in dict.fromkeys(texts) if WORDS[0] <= len(t.split()) <= WORDS[1]]
     random.Random(seed).shuffle(texts)
     return texts[:limit]
@@ -83,6 +94,18 @@ def twins(texts: list[str], seed: int) -> list[tuple[str, str, str, str | None]]
                 text = text.replace(", ", " ", 1)  # a fronted phrase often goes without its comma
             out.append((texts[index], broken.text, broken.rule, text))
     return out
+
+
+def check_twins(found: list, option: str, paths: list[str]) -> None:
+    """DataError unless the texts of ``paths`` gave broken twins, some of them reworded too:
+    without them nothing is learned, or the kept epoch's score is not defined."""
+    where = f"{option} {' '.join(paths)}"
+    if not found:
+        raise DataError(
+            f"{where}: no text of {WORDS[0]}-{WORDS[1]} words that a GramErr rule breaks"
+        )
+    if not any(reworded for *_, reworded in found):
+        raise DataError(f"{where}: no text that a NoContr rewording applies to")
 
 
 def layer_states(texts: list[str], layer: int) -> dict[str, np.ndarray]:
@@ -126,11 +149,26 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
-    configure_offline_mode()
-    torch.manual_seed(args.seed)
+    for option in ("texts", "val_texts", "epochs"):
+        if getattr(args, option) < 1:
+            parser.error(
+                f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}"
+            )
+    problem = folder_problem(args.out, (CONFIG_FILE, WEIGHTS_FILE))
+    if problem:  # checked before the work, as save_detector checks it again before the swap
+        raise DataError(f"--out: {problem}")
     started = time.time()
-    train = twins(clean_texts(args.pairs, args.texts, args.seed), args.seed)
-    val = twins(clean_texts(args.val_pairs, args.val_texts, args.seed), args.seed + 1)
+    train_texts = clean_texts(args.pairs, args.texts, args.seed)
+    val_texts = clean_texts(args.val_pairs, args.val_texts, args.seed)  # read before the work
+    configure_offline_mode()
+    layers = load_encoder()[1].config.num_hidden_layers
+    if not 0 <= args.layer <= layers:
+        parser.error(f"--layer must be in 0..{layers} (the encoder's layers), got {args.layer}")
+    torch.manual_seed(args.seed)
+    train = twins(train_texts, args.seed)
+    check_twins(train, "--pairs", args.pairs)
+    val = twins(val_texts, args.seed + 1)
+    check_twins(val, "--val-pairs", args.val_pairs)
     texts_seen = [t for c, b, _, r in train + val for t in (c, b, r) if t]
     states = layer_states(texts_seen, args.layer)
     dim = next(iter(states.values())).shape[1]
@@ -193,4 +231,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_reporting_errors("scripts/train_disfluency.py", main))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evaluator import cli
@@ -220,6 +222,21 @@ def test_help_states_each_default_once(capsys):
             ["--dest", "empty.yaml/nltk"],
             "error: --dest empty.yaml/nltk: cannot make the folder, a file is in the way",
         ),
+        (  # trained on no text, an untrained detector written with exit 0
+            "train_disfluency.py",
+            ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--texts", "0"],
+            "error: --texts must be at least 1, got 0",
+        ),
+        (  # found by save_detector, after the training
+            "train_disfluency.py",
+            ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--out", "."],
+            "scripts/train_disfluency.py: error: --out: . holds empty.yaml",
+        ),
+        (  # pyarrow's traceback
+            "train_disfluency.py",
+            ["--pairs", "empty.yaml", "--val-pairs", "empty.yaml"],
+            "error: empty.yaml is not a readable parquet file of pairs",
+        ),
     ],
 )
 def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, arguments, line):
@@ -240,6 +257,41 @@ def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, argu
     )
     assert result.returncode == 2, result.stderr
     assert line in result.stderr and "Traceback" not in result.stderr
+
+
+def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path: Path) -> None:
+    """The disfluency detector's val texts without a broken twin made its kept epoch undefined
+    (an assert after the training), a layer the encoder lacks an IndexError; a malformed metrics.json stopped the ablation table with a
+    JSONDecodeError or KeyError traceback."""
+    from mismatch_core.resources import REPO_ROOT
+
+    pd.DataFrame(
+        [{"id": "a", "ref": ["Yes.", "No."], "gen": "Fine.", "label": "NoContr", "label_id": 0}]
+    ).to_parquet(tmp_path / "short.parquet")
+    (tmp_path / "ablations" / "no_text").mkdir(parents=True)
+    (tmp_path / "metrics.json").write_text('{"val_accuracy": 0.9, "val_macro_f1": 0.8}')
+    for arguments, line in (
+        (  # an IndexError after the twins were made and encoded
+            ["train_disfluency.py", "--pairs", "short.parquet", "--val-pairs", "short.parquet"]
+            + ["--layer", "7"],
+            "error: --layer must be in 0..6 (the encoder's layers), got 7",
+        ),
+        (
+            ["train_disfluency.py", "--pairs", "short.parquet", "--val-pairs", "short.parquet"],
+            "error: --pairs short.parquet: no text of 3-60 words that a GramErr rule breaks",
+        ),
+        (["ablation_table.py", "."], "error: metrics.json lacks key 'val_pairs'"),
+    ):
+        result = subprocess.run(
+            [sys.executable, str(REPO_ROOT / "scripts" / arguments[0]), *arguments[1:]],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        )
+        assert result.returncode == 2, result.stderr
+        assert line in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "ablations.md").exists()
 
 
 def test_the_pretraining_script_shows_lightnings_help() -> None:
