@@ -294,7 +294,7 @@ def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path
     assert not (tmp_path / "ablations.md").exists()
 
 
-def test_the_pretraining_script_shows_lightnings_help() -> None:
+def test_the_pretraining_script_shows_lightnings_help(capsys) -> None:
     """Run through `mismatch pretrain`, it showed the wrapper's stub and refused a leading -c."""
     from mismatch_core.resources import REPO_ROOT
 
@@ -306,3 +306,9 @@ def test_the_pretraining_script_shows_lightnings_help() -> None:
     )
     assert result.returncode == 0
     assert "[-c CONFIG] {fit,validate,test,predict}" in result.stdout
+    with pytest.raises(SystemExit) as done:  # and so does `mismatch pretrain --help`
+        cli.main(["pretrain", "--help"])
+    assert done.value.code == 0
+    assert "usage: mismatch pretrain [-c CONFIG] {fit,validate,test,predict}" in (
+        capsys.readouterr().out
+    )

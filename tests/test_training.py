@@ -453,19 +453,18 @@ def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) 
 
 
 def test_mismatch_pretrain_forwards_arguments(monkeypatch) -> None:
-    import argparse
-
-    from evaluator.cli import pretrain as pretrain_cli
+    from evaluator import cli
     from evaluator.training import pretrain
 
     received = []
     monkeypatch.setattr(pretrain, "main", lambda *args, **kwargs: received.append((args, kwargs)))
-    parser = argparse.ArgumentParser()
-    pretrain_cli.add_arguments(parser)
-    args = parser.parse_args(["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"])
-    assert pretrain_cli.run(args) == 0
-    forwarded = ["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"]
-    assert received == [((forwarded,), {"exit_on_error": False})]  # errors as one line
+    for given in (
+        ["fit", "--config", "configs/pretrain.yaml", "--trainer.max_epochs=1"],
+        ["-c", "configs/pretrain.yaml", "fit"],  # argparse refused a leading -c
+        ["--help"],  # argparse answered it with the wrapper's own help
+    ):
+        assert cli.main(["pretrain", *given]) == 0
+        assert received.pop() == ((given,), {"exit_on_error": False, "prog": "mismatch pretrain"})
 
 
 @pytest.mark.slow

@@ -1,7 +1,9 @@
 """The `mismatch` console script: one subcommand per capability, imported only when used.
 
 Every command lives in this package, one module each, defining ``add_arguments(parser)`` and
-``run(args) -> int``; no library code imports from it (the scripts under scripts/ do)."""
+``run(args) -> int``, or, where another tool reads every argument (``--help`` too),
+``FORWARDS_ARGUMENTS = True`` and ``run(arguments: list[str]) -> int``; no library code imports
+from it (the scripts under scripts/ do)."""
 
 from __future__ import annotations
 
@@ -106,11 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     configure_offline_mode()
     quiet_hub_libraries()
     module = importlib.import_module(COMMANDS[name][0])
-    sub = argparse.ArgumentParser(
-        prog=f"mismatch {name}", description=COMMANDS[name][1], formatter_class=HelpFormatter
-    )
-    module.add_arguments(sub)
-    args = sub.parse_args(rest)
+    args: argparse.Namespace | list[str]
+    if getattr(module, "FORWARDS_ARGUMENTS", False):
+        args = rest
+    else:
+        sub = argparse.ArgumentParser(
+            prog=f"mismatch {name}", description=COMMANDS[name][1], formatter_class=HelpFormatter
+        )
+        module.add_arguments(sub)
+        args = sub.parse_args(rest)
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
     try:

@@ -1,23 +1,17 @@
-"""`mismatch pretrain ...`: forwards its arguments to the pretraining LightningCLI."""
+"""`mismatch pretrain ...`: every argument, ``--help`` and a leading ``-c`` too, goes to the
+pretraining LightningCLI (``mismatch pretrain fit --config configs/pretrain.yaml``)."""
 
 from __future__ import annotations
 
-import argparse
 import warnings
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "cli_args",
-        nargs=argparse.REMAINDER,
-        help="LightningCLI arguments, e.g. fit --config configs/pretrain.yaml",
-    )
+FORWARDS_ARGUMENTS = True
 
 
-def run(args: argparse.Namespace) -> int:
+def run(arguments: list[str]) -> int:
     from evaluator.training.pretrain import main
 
     with warnings.catch_warnings():  # LightningCLI warns when args are given beside sys.argv
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-        main(args.cli_args, exit_on_error=False)
+        main(arguments, exit_on_error=False, prog="mismatch pretrain")
     return 0

@@ -246,12 +246,18 @@ def predict_val(module: MismatchModule, data: MismatchDataModule) -> tuple[np.nd
     return torch.cat(labels).numpy(), torch.cat(predictions).numpy()
 
 
-def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
+def main(
+    args: list[str] | None = None, exit_on_error: bool = True, prog: str | None = None
+) -> None:
     """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config configs/pretrain.yaml``).
     ``exit_on_error`` False: a bad option or config key raises ConfigError (one line: the
-    arguments, then what is wrong) instead of LightningCLI's usage text and exit."""
+    arguments, then what is wrong) instead of LightningCLI's usage text and exit. ``prog``:
+    the command its usage names (None: the program's file name)."""
     torch.set_flush_denormal(True)  # tiny activations otherwise slow CPU training several-fold
-    parser_kwargs = {name: {"exit_on_error": exit_on_error} for name in LightningCLI.subcommands()}
+    parser_kwargs: dict[str, object] = {"exit_on_error": exit_on_error}
+    parser_kwargs |= {name: {"exit_on_error": exit_on_error} for name in LightningCLI.subcommands()}
+    if prog is not None:
+        parser_kwargs["prog"] = prog
     try:
         PretrainCLI(
             MismatchModule,
@@ -259,7 +265,7 @@ def main(args: list[str] | None = None, exit_on_error: bool = True) -> None:
             seed_everything_default=13,
             save_config_kwargs={"overwrite": True},
             args=args,
-            parser_kwargs={"exit_on_error": exit_on_error, **parser_kwargs},
+            parser_kwargs=parser_kwargs,
         )
     except (ArgumentError, ConfigError, MisconfigurationException) as error:
         given = " ".join(sys.argv[1:] if args is None else args)
