@@ -12,22 +12,28 @@ once) and returned in input order.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from evaluator.hub import Checkpoint, CheckpointError, load
+from evaluator.hub import Checkpoint, CheckpointError, load, task_count_problem
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
 from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
-from mismatch_core.errors import MismatchWarning
-from mismatch_core.pairs import check_pairs, first_empty_reference, first_without_source
+from mismatch_core.errors import MismatchWarning, PairError
+from mismatch_core.pairs import (
+    check_pairs,
+    first_empty_reference,
+    first_without_source,
+    has_text,
+)
 from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
 
@@ -97,7 +103,10 @@ class Evaluator:
         """One Prediction per pair, in input order.
 
         refs[i] is a reference or a list of references: the pair is read against each one
-        alone, and the closest, whose reading has the highest score, gives all its outputs.
+        alone, and the closest, whose reading has the highest score, gives its score, classes,
+        labels and spans; a task checkpoint fitted on every reference
+        (``ratings_read_all_references``, each shipped one) rates from each metric's highest
+        value over all of them, so a rating can sit above that of any one reference alone.
         srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
         every pair (ValueError naming the first id without), the others ignore them. An empty
         reference is a ValueError naming its pair's id; an empty gen is scored.
@@ -112,7 +121,7 @@ class Evaluator:
             return []
         limit, truncated = self._truncated_pairs(refs, gens)
         if truncated:
-            _warn_truncated(truncated, n, limit, stacklevel=3)
+            _warn_truncated(truncated, n, limit, stacklevel=2)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
             return self._score(ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans)
 
@@ -158,11 +167,19 @@ class Evaluator:
         self, refs, gens, srcs, ids, batch_size: int
     ) -> tuple[list[str | list[str]], list[str], list[str | None] | None, list[str]]:
         """(refs, gens, srcs, ids) as lists, taken by position (a pandas Series with any index
-        reads in its order), ids as strings ("0", "1", ... when None); ValueError or
-        TypeError for input that does not line up."""
+        reads in its order), ids as strings ("0", "1", ... when None), a missing src (None,
+        or NaN as pandas reads an empty cell) as None; ValueError or TypeError for input
+        that does not line up, naming the pair by its id."""
+        import pandas as pd
+
         for name, values in (("refs", refs), ("gens", gens), ("srcs", srcs), ("ids", ids)):
             if isinstance(values, str | bytes):
                 raise TypeError(f"{name} must be a sequence with one item per pair, not a string")
+            if isinstance(values, pd.DataFrame | Mapping):  # iterated, they give their keys
+                raise TypeError(
+                    f"{name} is a {type(values).__name__}: give a sequence with one item per "
+                    "pair (a DataFrame's column, e.g. frame['ref'])"
+                )
             optional = name in ("srcs", "ids")
             if not (hasattr(values, "__len__") or (optional and values is None)):
                 raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
@@ -174,14 +191,30 @@ class Evaluator:
         if not _is_integer(batch_size) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         refs = list(refs)
-        srcs = None if srcs is None else list(srcs)
-        ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
-        check_pairs(refs, gens)
+        srcs = None if srcs is None else [None if _no_source(src) else src for src in srcs]
+        ids = [str(i) for i in range(n)] if ids is None else _checked_ids(ids)
+        try:
+            check_pairs(refs, gens)
+        except PairError as error:
+            raise PairError(error.index, error.problem, ids[error.index]) from None
         empty = first_empty_reference(refs)
         if empty is not None:
-            raise ValueError(f"pair {ids[empty]!r} has an empty reference")
-        if srcs is not None and not all(src is None or isinstance(src, str) for src in srcs):
-            raise ValueError("every src must be a string or None")
+            ref = refs[empty]
+            which = (
+                ""
+                if isinstance(ref, str)
+                else f" (reference {_first_empty(ref) + 1} of {len(ref)})"
+            )
+            raise ValueError(f"pair {ids[empty]!r} has an empty reference{which}")
+        if srcs is not None:
+            wrong = next(
+                (i for i, src in enumerate(srcs) if not (src is None or isinstance(src, str))), None
+            )
+            if wrong is not None:
+                raise ValueError(
+                    f"pair {ids[wrong]!r}: src must be a string or None, got "
+                    f"{type(srcs[wrong]).__name__}"
+                )
         names = self.checkpoint.model.config.source_features
         if names:
             lacking = first_without_source(srcs, n)
@@ -341,6 +374,29 @@ def _is_integer(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
+def _no_source(src: object) -> bool:
+    """None, or a float NaN (pandas' empty cell) or pandas' NA: no source given."""
+    import pandas as pd
+
+    return src is None or src is pd.NA or (isinstance(src, float) and math.isnan(src))
+
+
+def _checked_ids(ids: Iterable) -> list[str]:
+    """ids as strings; each a string or an integer, none given twice (ValueError, TypeError)."""
+    checked: dict[str, None] = {}
+    for position, id_ in enumerate(ids):
+        if not (isinstance(id_, str) or _is_integer(id_)):
+            raise TypeError(f"ids[{position}] must be a string or an integer, got {id_!r}")
+        if str(id_) in checked:
+            raise ValueError(f"id {str(id_)!r} is given to more than one pair")
+        checked[str(id_)] = None
+    return list(checked)
+
+
+def _first_empty(references: Sequence[str]) -> int:
+    return next(i for i, one in enumerate(references) if not has_text(one))
+
+
 def _one_reference(ref: str | list[str], index: int) -> str:
     return ref if isinstance(ref, str) else ref[index]
 
@@ -378,13 +434,11 @@ def _task_criteria(checkpoint: Checkpoint) -> tuple[str | None, list[Criterion]]
     tasks = checkpoint.tasks
     num_ratings = checkpoint.model.config.num_ratings
     where = checkpoint.path / "config.json"
-    if not tasks and not num_ratings:
+    problem = task_count_problem(tasks, num_ratings)
+    if problem:
+        raise CheckpointError(f"{where}: {problem}")
+    if not tasks:
         return None, []
-    if len(tasks) != 1:
-        raise CheckpointError(
-            f"{where}: a model with {num_ratings} rating output(s) needs exactly one task entry, "
-            f"found {len(tasks)}"
-        )
     ((name, task),) = tasks.items()
     try:
         kind = task["kind"]

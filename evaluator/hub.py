@@ -103,8 +103,8 @@ def save_pretrained(
             f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
         )
     target = Path(directory).expanduser()  # as every reader of the folder takes it
-    problem = export_problem(target)
-    if problem:
+    problem = export_problem(target) or task_count_problem(tasks or {}, model.config.num_ratings)
+    if problem:  # a model with rating outputs and no task entry would not load
         raise CheckpointError(problem)
     config = {
         "format": FORMAT,
@@ -135,6 +135,17 @@ def save_pretrained(
         os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it
         (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
     return target
+
+
+def task_count_problem(tasks: Mapping, num_ratings: int) -> str | None:
+    """Why ``tasks`` cannot go with a model of ``num_ratings`` rating outputs, or None: a base
+    (no rating output) has no task entry, a task model exactly one."""
+    if len(tasks) == (1 if num_ratings else 0):
+        return None
+    return (
+        f"a model with {num_ratings} rating output(s) needs "
+        f"{'exactly one task entry' if num_ratings else 'no task entry'}, found {len(tasks)}"
+    )
 
 
 def save_from_checkpoint(

@@ -2,7 +2,9 @@
 
 Several references per pair: the pair is read against each reference on its own (that
 reference's metric features, text, alignment and tokens), and the reference whose reading
-gives the highest P(NoContr), the score, decides every output of the pair. The closeness is
+gives the highest P(NoContr), the score, decides every output of the pair but the ratings of
+a model with ``ratings_read_all_references`` (each metric's highest value over all
+references, ``max_over_references``). The closeness is
 the head's reading alone, without the term of ``head_only_features``: those columns refine the
 errors named against the deciding reference, not which reference decides, so a task's
 ratings stay what they were fitted as. Aggregating the features over all references first

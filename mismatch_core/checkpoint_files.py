@@ -79,6 +79,8 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
     looks, so ``checkpoints/mismatch-base`` loads from any folder, in Python as on the command
     line), or the cached download of a Hub repo id (config, weights and card only).
     CheckpointError says why not."""
+    if not name.strip():  # would load the working directory
+        raise CheckpointError("the checkpoint path or Hub repo id is empty")
     path = local_path(name)
     if path is not None:
         if revision is not None:
@@ -91,6 +93,7 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
             )
         return path
     require_hub_id(name)
+    _require_cached_when_offline(name, revision)  # not the Hub library's local_files_only hint
     from huggingface_hub import snapshot_download
 
     try:

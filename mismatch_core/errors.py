@@ -22,10 +22,11 @@ class CheckpointError(RuntimeError):
 
 
 class PairError(DataError):
-    """A pair with a ref or gen of the wrong type; ``index`` is its 0-based position."""
+    """A pair with a ref or gen of the wrong type; ``index`` is its 0-based position, named in
+    the message unless the pair's id is given."""
 
-    def __init__(self, index: int, problem: str) -> None:
-        super().__init__(f"pair {index}: {problem}")
+    def __init__(self, index: int, problem: str, pair_id: str | None = None) -> None:
+        super().__init__(f"pair {index if pair_id is None else repr(pair_id)}: {problem}")
         self.index = index
         self.problem = problem
 

@@ -160,6 +160,12 @@ def test_unknown_hub_id_offline_is_a_clear_error(monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(CheckpointError, match="neither a local checkpoint directory nor"):
         load("nobody-here/no-such-model", local_files_only=True)
+    # offline by the environment, not by the caller: the Hub library's hint to pass
+    # local_files_only=False was no help
+    with pytest.raises(CheckpointError, match="nor in the Hugging Face cache .*offline$"):
+        load("checkpoints/mismatch-nope")
+    with pytest.raises(CheckpointError, match="the checkpoint path or Hub repo id is empty"):
+        load("")  # loaded the working directory
 
 
 @pytest.mark.parametrize(

@@ -238,7 +238,19 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
         (lambda ev: ev.predict(REFS, GENS, ids=["a"]), "1 ids but 5 generated texts"),
         (lambda ev: ev.predict([[]], ["x"]), "non-empty list"),
         (lambda ev: ev.predict(["x"], [None]), "gen must be a string"),
-        (lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]), "pair '1' has an empty reference"),
+        (
+            lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]),
+            r"pair '1' has an empty reference \(reference 2 of 2\)",
+        ),
+        (  # by position before, where the other checks name the id
+            lambda ev: ev.predict(["x", "y"], ["a", None], ids=["p", "q"]),
+            "pair 'q': gen must be a string",
+        ),
+        (lambda ev: ev.predict(["x", "y"], ["a", "b"], ids=["p", "p"]), "id 'p' is given to more"),
+        (
+            lambda ev: ev.predict(["x", "y"], ["a", "b"], srcs=[None, 3], ids=["p", "q"]),
+            "pair 'q': src must be a string or None, got int",
+        ),
         (lambda ev: ev.predict(REFS, GENS, batch_size=0), "batch_size must be a positive integer"),
         (lambda ev: ev.predict(REFS, GENS, batch_size=1.5), "positive integer, got 1.5"),
     ],
@@ -255,6 +267,22 @@ def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) ->
         base.predict(["abc"], "a")
     with pytest.raises(TypeError, match="refs must be a sequence, got NoneType"):
         base.predict(None, ["a"])  # type: ignore[arg-type]
+    # iterated, a DataFrame or a dict gives its keys: a one-column frame was scored as the
+    # text "ref"
+    frame = pd.DataFrame({"ref": REFS[:1], "gen": GENS[:1]})
+    with pytest.raises(TypeError, match=r"refs is a DataFrame: .* frame\['ref'\]"):
+        base.predict(frame[["ref"]], frame["gen"])
+    with pytest.raises(TypeError, match="gens is a dict"):
+        base.predict(REFS[:1], {GENS[0]: 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"ids\[0\] must be a string or an integer, got None"):
+        base.predict(REFS[:1], GENS[:1], ids=[None])  # type: ignore[list-item]
+
+
+def test_an_empty_pandas_cell_is_no_source(base: Evaluator) -> None:
+    """pandas reads an empty src cell as NaN: it was refused, even where src is not read."""
+    expected = [p.to_dict() for p in base.predict(REFS[:2], GENS[:2])]
+    got = base.predict(pd.Series(REFS[:2]), pd.Series(GENS[:2]), srcs=pd.Series([np.nan, None]))
+    assert [p.to_dict() for p in got] == expected
 
 
 def test_numpy_numbers_serve_as_batch_size_and_threshold(base: Evaluator, base_dir: Path) -> None:
@@ -302,13 +330,19 @@ def test_rating_outputs_without_a_task_entry_are_rejected(tmp_path: Path) -> Non
     (directory / "config.json").write_text(json.dumps(config))
     with pytest.raises(CheckpointError, match="needs exactly one task entry"):
         Evaluator.from_pretrained(directory)
+    checkpoint = Evaluator.from_pretrained(make_checkpoint(tmp_path / "u", REGRESSION_TASK))
+    with pytest.raises(CheckpointError, match="needs exactly one task entry, found 0"):
+        save_pretrained(  # it wrote a checkpoint that did not load
+            checkpoint.checkpoint.model, tmp_path / "v", scaler=checkpoint.checkpoint.scaler
+        )
+    assert not (tmp_path / "v").exists()
 
 
 def test_import_is_cheap_and_exports_the_api() -> None:
     code = "import sys, evaluator; assert 'torch' not in sys.modules; print(evaluator.__all__)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert "Evaluator" in result.stdout
+    assert "Evaluator" in result.stdout and "TruncationWarning" in result.stdout  # to filter it
 
 
 # --- Hub loading ------------------------------------------------------------------------
@@ -957,6 +991,7 @@ def test_over_long_texts_are_truncated_and_counted_once(tmp_path: Path) -> None:
     assert len(predictions) == 3
     about_truncation = [w for w in caught if "truncated" in str(w.message)]
     assert [w.category for w in about_truncation] == [TruncationWarning]  # one message only
+    assert about_truncation[0].filename == __file__  # the caller's line, not "sys:1"
     assert str(about_truncation[0].message).startswith(
         "3 of 3 pair(s) have a text longer than the encoder's 512 tokens"
     )
