@@ -12,7 +12,6 @@ once) and returned in input order.
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 import sys
@@ -33,6 +32,7 @@ from mismatch_core.pairs import (
     first_empty_reference,
     first_without_source,
     has_text,
+    is_null,
 )
 from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
@@ -136,6 +136,9 @@ class Evaluator:
     ) -> Iterator[list[Prediction]]:
         """Predictions chunk by chunk, for inputs too large to hold at once.
 
+        Ids are checked within each chunk (given twice: ValueError), not across chunks:
+        that would keep every id, which only the caller can afford (``mismatch predict`` does).
+
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
         chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
@@ -178,7 +181,7 @@ class Evaluator:
             if isinstance(values, pd.DataFrame | Mapping):  # iterated, they give their keys
                 raise TypeError(
                     f"{name} is a {type(values).__name__}: give a sequence with one item per "
-                    "pair (a DataFrame's column, e.g. frame['ref'])"
+                    f"pair (a DataFrame's column, e.g. frame[{name[:-1]!r}])"
                 )
             optional = name in ("srcs", "ids")
             if not (hasattr(values, "__len__") or (optional and values is None)):
@@ -191,7 +194,7 @@ class Evaluator:
         if not _is_integer(batch_size) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         refs = list(refs)
-        srcs = None if srcs is None else [None if _no_source(src) else src for src in srcs]
+        srcs = None if srcs is None else [None if is_null(src) else src for src in srcs]
         ids = [str(i) for i in range(n)] if ids is None else _checked_ids(ids)
         try:
             check_pairs(refs, gens)
@@ -372,13 +375,6 @@ def _is_number(value: object) -> bool:
 def _is_integer(value: object) -> bool:
     """An integer (numpy's too), not a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-
-
-def _no_source(src: object) -> bool:
-    """None, or a float NaN (pandas' empty cell) or pandas' NA: no source given."""
-    import pandas as pd
-
-    return src is None or src is pd.NA or (isinstance(src, float) and math.isnan(src))
 
 
 def _checked_ids(ids: Iterable) -> list[str]:

@@ -103,9 +103,12 @@ def save_pretrained(
             f"scaler features {list(scaler.names)} differ from the model's {model.config.feature_names}"
         )
     target = Path(directory).expanduser()  # as every reader of the folder takes it
-    problem = export_problem(target) or task_count_problem(tasks or {}, model.config.num_ratings)
-    if problem:  # a model with rating outputs and no task entry would not load
+    problem = export_problem(target)
+    if problem:
         raise CheckpointError(problem)
+    problem = task_count_problem(tasks or {}, model.config.num_ratings)
+    if problem:  # it would not load
+        raise CheckpointError(f"not written to {target}: {problem}")
     config = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

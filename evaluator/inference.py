@@ -87,7 +87,7 @@ def predict_outputs(
 ) -> PairOutputs:
     """Class probabilities and rating outputs, each pair read against its closest reference:
     the one whose single-reference reading has the highest P(NoContr) by the head alone (the
-    first on ties).
+    first on ties); with ``ratings_read_all_references`` the ratings read every reference.
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
     for each pair whose P(NoContr) is below it, the pairs that will show spans.
     ``srcs``: each pair's source, read when the ratings read it (ValueError naming the first

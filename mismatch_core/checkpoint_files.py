@@ -119,6 +119,8 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
     the shipped checkpoints work from anywhere; anything else is taken as a Hub id, which
     offline must already be in the cache. Checked without importing torch.
     """
+    if spec is not None and not spec.strip():  # would load the working directory
+        raise CheckpointError("the checkpoint path or Hub repo id is empty")
     if spec is None:
         spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
         found = local_path(spec)

@@ -28,8 +28,13 @@ SYNTH_COLUMNS = (*PAIR_COLUMNS, *LABEL_COLUMNS, "source", "group", "rule", "deta
 
 
 def is_null(value: object) -> bool:
-    """Whether ``value`` is a null: in a parquet string column it arrives as None or NaN."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """Whether ``value`` is a null: in a parquet string column it arrives as None or NaN, from
+    pandas or numpy also as pandas' NA or a NaN of numpy's float types."""
+    return (
+        value is None
+        or value is pd.NA
+        or (isinstance(value, float | np.floating) and math.isnan(value))
+    )
 
 
 def check_pairs(refs: Sequence, gens: Sequence) -> None:

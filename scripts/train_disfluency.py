@@ -96,15 +96,16 @@ def twins(texts: list[str], seed: int) -> list[tuple[str, str, str, str | None]]
     return out
 
 
-def check_twins(found: list, option: str, paths: list[str]) -> None:
-    """DataError unless the texts of ``paths`` gave broken twins, some of them reworded too:
-    without them nothing is learned, or the kept epoch's score is not defined."""
+def check_twins(found: list, option: str, paths: list[str], need_reworded: bool) -> None:
+    """DataError unless the texts of ``paths`` gave broken twins (nothing is learned without
+    them) and, when ``need_reworded`` (val), some reworded twins: the kept epoch's score
+    reads both."""
     where = f"{option} {' '.join(paths)}"
     if not found:
         raise DataError(
             f"{where}: no text of {WORDS[0]}-{WORDS[1]} words that a GramErr rule breaks"
         )
-    if not any(reworded for *_, reworded in found):
+    if need_reworded and not any(reworded for *_, reworded in found):
         raise DataError(f"{where}: no text that a NoContr rewording applies to")
 
 
@@ -166,9 +167,9 @@ def main() -> None:
         parser.error(f"--layer must be in 0..{layers} (the encoder's layers), got {args.layer}")
     torch.manual_seed(args.seed)
     train = twins(train_texts, args.seed)
-    check_twins(train, "--pairs", args.pairs)
+    check_twins(train, "--pairs", args.pairs, need_reworded=False)
     val = twins(val_texts, args.seed + 1)
-    check_twins(val, "--val-pairs", args.val_pairs)
+    check_twins(val, "--val-pairs", args.val_pairs, need_reworded=True)
     texts_seen = [t for c, b, _, r in train + val for t in (c, b, r) if t]
     states = layer_states(texts_seen, args.layer)
     dim = next(iter(states.values())).shape[1]

@@ -260,16 +260,23 @@ def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, argu
 
 
 def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path: Path) -> None:
-    """The disfluency detector's val texts without a broken twin made its kept epoch undefined
-    (an assert after the training), a layer the encoder lacks an IndexError; a malformed metrics.json stopped the ablation table with a
-    JSONDecodeError or KeyError traceback."""
+    """Val texts without a broken twin made the detector's kept epoch undefined (an assert
+    after the training), a layer the encoder lacks an IndexError; a malformed metrics.json
+    stopped the ablation table with a JSONDecodeError or KeyError traceback."""
     from mismatch_core.resources import REPO_ROOT
 
     pd.DataFrame(
         [{"id": "a", "ref": ["Yes.", "No."], "gen": "Fine.", "label": "NoContr", "label_id": 0}]
     ).to_parquet(tmp_path / "short.parquet")
+    sentences = ["Two dogs are running on the beach.", "A woman is slicing an onion."]
+    pd.DataFrame(
+        {"id": ["a", "b"], "ref": sentences, "gen": sentences, "label": "NoContr", "label_id": 0}
+    ).to_parquet(tmp_path / "clean.parquet")
+    (tmp_path / "metrics.json").write_text(
+        '{"val_accuracy": 0.9, "val_macro_f1": 0.8, "val_pairs": 10}'
+    )
     (tmp_path / "ablations" / "no_text").mkdir(parents=True)
-    (tmp_path / "metrics.json").write_text('{"val_accuracy": 0.9, "val_macro_f1": 0.8}')
+    (tmp_path / "ablations" / "no_text" / "metrics.json").write_text('{"val_accuracy": 0.9')
     for arguments, line in (
         (  # an IndexError after the twins were made and encoded
             ["train_disfluency.py", "--pairs", "short.parquet", "--val-pairs", "short.parquet"]
@@ -277,10 +284,10 @@ def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path
             "error: --layer must be in 0..6 (the encoder's layers), got 7",
         ),
         (
-            ["train_disfluency.py", "--pairs", "short.parquet", "--val-pairs", "short.parquet"],
-            "error: --pairs short.parquet: no text of 3-60 words that a GramErr rule breaks",
+            ["train_disfluency.py", "--pairs", "clean.parquet", "--val-pairs", "short.parquet"],
+            "error: --val-pairs short.parquet: no text of 3-60 words that a GramErr rule breaks",
         ),
-        (["ablation_table.py", "."], "error: metrics.json lacks key 'val_pairs'"),
+        (["ablation_table.py", "."], "error: ablations/no_text/metrics.json is not JSON"),
     ):
         result = subprocess.run(
             [sys.executable, str(REPO_ROOT / "scripts" / arguments[0]), *arguments[1:]],
@@ -295,7 +302,8 @@ def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path
 
 
 def test_the_pretraining_script_shows_lightnings_help(capsys) -> None:
-    """Run through `mismatch pretrain`, it showed the wrapper's stub and refused a leading -c."""
+    """Run through `mismatch pretrain`, it showed the wrapper's stub (a leading -c, refused
+    too: test_training.py::test_mismatch_pretrain_forwards_arguments)."""
     from mismatch_core.resources import REPO_ROOT
 
     result = subprocess.run(

@@ -16,6 +16,7 @@ from tiny_bert import tiny_bert
 from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
+from mismatch_core.checkpoint_files import resolve_checkpoint
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
 
 FEATURES = ["rouge1_f", "bleu", "chrf", "length_ratio"]
@@ -166,6 +167,8 @@ def test_unknown_hub_id_offline_is_a_clear_error(monkeypatch) -> None:
         load("checkpoints/mismatch-nope")
     with pytest.raises(CheckpointError, match="the checkpoint path or Hub repo id is empty"):
         load("")  # loaded the working directory
+    with pytest.raises(CheckpointError, match="the checkpoint path or Hub repo id is empty"):
+        resolve_checkpoint(" ")  # how the commands read --checkpoint
 
 
 @pytest.mark.parametrize(

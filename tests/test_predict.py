@@ -283,6 +283,8 @@ def test_an_empty_pandas_cell_is_no_source(base: Evaluator) -> None:
     expected = [p.to_dict() for p in base.predict(REFS[:2], GENS[:2])]
     got = base.predict(pd.Series(REFS[:2]), pd.Series(GENS[:2]), srcs=pd.Series([np.nan, None]))
     assert [p.to_dict() for p in got] == expected
+    got = base.predict(REFS[:2], GENS[:2], srcs=np.full(2, np.nan, dtype=np.float32))
+    assert [p.to_dict() for p in got] == expected
 
 
 def test_numpy_numbers_serve_as_batch_size_and_threshold(base: Evaluator, base_dir: Path) -> None:

@@ -22,7 +22,8 @@ from mismatch_core.errors import (
 )
 from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries, torch_device
 
-# subcommand -> (module that defines add_arguments(parser) and run(args) -> int, help line)
+# subcommand -> (module that defines add_arguments(parser) and run(args) -> int, or
+# FORWARDS_ARGUMENTS and run(arguments) -> int; help line)
 COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("evaluator.cli.synth", "build synthetic mismatch pairs from the reference corpora"),
     "features": ("evaluator.cli.features", "compute (and cache) metric features for pairs"),
