@@ -240,31 +240,38 @@ def test_help_states_each_default_once(capsys):
     ],
 )
 def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, arguments, line):
-    """Both gave a traceback with status 1 where `mismatch pretrain` / `mismatch finetune` name
-    the problem in one line."""
+    """Each gave a traceback with status 1 (or wrote output it should not have) where the
+    `mismatch` commands name the problem in one line."""
     from mismatch_core.resources import REPO_ROOT
 
     (tmp_path / "empty.yaml").write_text("")
     arguments = [
         str(REPO_ROOT / a) if a.startswith(("configs/", "checkpoints/")) else a for a in arguments
     ]
+    assert line in script_error(script, arguments, tmp_path)
+
+
+def script_error(script: str, arguments: list[str], cwd: Path) -> str:
+    """What scripts/<script> run in ``cwd`` prints on stderr, having ended with status 2 and
+    no traceback."""
+    from mismatch_core.resources import REPO_ROOT
+
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / script), *arguments],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     assert result.returncode == 2, result.stderr
-    assert line in result.stderr and "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr
 
 
 def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path: Path) -> None:
     """Val texts without a broken twin made the detector's kept epoch undefined (an assert
     after the training), a layer the encoder lacks an IndexError; a malformed metrics.json
     stopped the ablation table with a JSONDecodeError or KeyError traceback."""
-    from mismatch_core.resources import REPO_ROOT
-
     pd.DataFrame(
         [{"id": "a", "ref": ["Yes.", "No."], "gen": "Fine.", "label": "NoContr", "label_id": 0}]
     ).to_parquet(tmp_path / "short.parquet")
@@ -277,27 +284,20 @@ def test_script_inputs_that_give_nothing_to_learn_or_no_table_are_named(tmp_path
     )
     (tmp_path / "ablations" / "no_text").mkdir(parents=True)
     (tmp_path / "ablations" / "no_text" / "metrics.json").write_text('{"val_accuracy": 0.9')
-    for arguments, line in (
+    for script, arguments, line in (
         (  # an IndexError after the twins were made and encoded
-            ["train_disfluency.py", "--pairs", "short.parquet", "--val-pairs", "short.parquet"]
-            + ["--layer", "7"],
+            "train_disfluency.py",
+            ["--pairs", "short.parquet", "--val-pairs", "short.parquet", "--layer", "7"],
             "error: --layer must be in 0..6 (the encoder's layers), got 7",
         ),
         (
-            ["train_disfluency.py", "--pairs", "clean.parquet", "--val-pairs", "short.parquet"],
+            "train_disfluency.py",
+            ["--pairs", "clean.parquet", "--val-pairs", "short.parquet"],
             "error: --val-pairs short.parquet: no text of 3-60 words that a GramErr rule breaks",
         ),
-        (["ablation_table.py", "."], "error: ablations/no_text/metrics.json is not JSON"),
+        ("ablation_table.py", ["."], "error: ablations/no_text/metrics.json is not JSON"),
     ):
-        result = subprocess.run(
-            [sys.executable, str(REPO_ROOT / "scripts" / arguments[0]), *arguments[1:]],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        )
-        assert result.returncode == 2, result.stderr
-        assert line in result.stderr and "Traceback" not in result.stderr
+        assert line in script_error(script, arguments, tmp_path)
     assert not (tmp_path / "ablations.md").exists()
 
 
