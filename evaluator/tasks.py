@@ -17,6 +17,7 @@ import numpy as np
 
 from evaluator.human_data import HumanRecord, load_hashed_records, load_records
 from mismatch_core.errors import DataError
+from mismatch_core.pairs import has_text
 from mismatch_core.resources import data_dir
 
 
@@ -211,6 +212,17 @@ class RatingsFile:
     records: int
     items: int  # distinct groups
     sources: int  # records with a src: no rating reads it unless the config's source_features
+    without_source: str | None = None  # the first record without a src (its id), if any
+
+    def source_problem(self, reads_sources: bool) -> str | None:
+        """Why a fit whose ratings read each output against its src (``reads_sources``)
+        cannot use the file, or None: named before the features are computed."""
+        if not reads_sources or self.without_source is None:
+            return None
+        return (
+            f"{self.task.datasets[0].file}: record {self.without_source} has no src; ratings "
+            "that read the source (data.source_features) need it on every record"
+        )
 
     def describe(self, reads_sources: bool) -> str:
         """One line before a fit; ``reads_sources``: whether the fit's config reads each
@@ -279,7 +291,8 @@ def read_ratings(
         Task(name, (DatasetSpec(str(path), criteria_of(ratings, scales, path), sha256=digest),)),
         records=len(records),
         items=len(groups),
-        sources=sum(record.src is not None and bool(record.src.strip()) for record in records),
+        sources=sum(has_text(record.src) for record in records),
+        without_source=next((record.id for record in records if not has_text(record.src)), None),
     )
 
 

@@ -119,6 +119,16 @@ def same_path(first: Path, second: Path) -> bool:
         return False
 
 
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it (links followed, ``~`` expanded), so
+    that replacing the folder whole would take it along; unresolvable paths: False."""
+    try:
+        inner, outer = (Path(p).expanduser().resolve() for p in (path, folder))
+    except (OSError, RuntimeError):
+        return False
+    return inner == outer or outer in inner.parents
+
+
 def output_problem(path: Path, kind: str = "file") -> str | None:
     """Why ``path`` cannot be written as a ``kind`` ("file" or "directory"), or None.
 

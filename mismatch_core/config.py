@@ -54,12 +54,41 @@ def check_learning_rate(learning_rate: float, name: str = "learning_rate") -> No
         raise ValueError(f"{name} must be a positive number, got {learning_rate}")
 
 
+class _RepeatedKey(yaml.YAMLError):
+    """A key given twice in one YAML mapping."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing a key given twice in one mapping: PyYAML, and the parsers
+    that read the configs with it, keep the last silently (a second `model:` section at the
+    end of a file dropped every setting of the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        lines: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            try:
+                first = lines.setdefault(key, line)
+            except TypeError:  # an unhashable key: PyYAML's own constructor names it
+                continue
+            if first != line:
+                raise _RepeatedKey(
+                    f"key {key!r} is given twice in one mapping (lines {first} and {line}); "
+                    "the second would replace the first: merge them"
+                )
+        return super().construct_mapping(node, deep)
+
+
 def settings_problem(path: Path, sections: Sequence[str] = ()) -> str | None:
     """What makes a YAML file unusable as settings before a parser reads it, or None: no value
-    in it (empty, or comments alone), or what ``mapping_problem`` finds. The parser says only
-    "Unexpected config: ..." of these; a syntax error is left to it to name."""
+    in it (empty, or comments alone), a key given twice in one mapping, or what
+    ``mapping_problem`` finds. The parser says only "Unexpected config: ..." of the first and
+    nothing of the second; a syntax error is left to it to name."""
     try:
-        value = yaml.safe_load(path.read_text(encoding="utf-8"))
+        value = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except _RepeatedKey as error:
+        return str(error)
     except yaml.YAMLError:
         return None
     if value is None:

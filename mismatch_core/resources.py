@@ -45,6 +45,16 @@ def local_path(name: str | os.PathLike) -> Path | None:
     return None
 
 
+def portable_path(path: Path) -> str:
+    """``path`` relative to the repository root when it lies inside it (as the shipped files
+    name each other), else as given: what a checkpoint records of the folder it came from,
+    so that one fit writes the same files from any working directory."""
+    try:
+        return Path(path).resolve().relative_to(REPO_ROOT.resolve()).as_posix()
+    except (OSError, RuntimeError, ValueError):
+        return str(path)
+
+
 @functools.lru_cache(maxsize=1)
 def hub_reachable(timeout: float = 0.5) -> bool:
     """True when the Hub host resolves; decides offline mode once per process."""

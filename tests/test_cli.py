@@ -108,10 +108,14 @@ def test_a_bad_pretrain_config_key_is_one_line_naming_the_file_and_key(tmp_path,
 
 
 def test_a_pretrain_config_without_settings_is_named_before_parsing(tmp_path, capsys):
-    """jsonargparse says only "Unexpected config: ..." of these."""
+    """jsonargparse says only "Unexpected config: ..." of these, or nothing (a repeated key)."""
     config = tmp_path / "pretrain.yaml"
     for text, problem in (
         ("# all defaults\n", "no settings in the file (a YAML mapping of keys to values)"),
+        (  # the parser kept the second section alone, silently
+            "model:\n  lr: 0.1\ndata:\n  batch_size: 4\nmodel:\n  lr: 0.5\n",
+            "key 'model' is given twice in one mapping (lines 1 and 5)",
+        ),
         ("- fit\n", "the file must be a YAML mapping of keys to values, got ['fit']"),
         ("data: 5\n", "key 'data' must be a mapping of its settings, got 5"),
     ):
@@ -249,6 +253,18 @@ def test_the_training_scripts_end_bad_input_with_one_line(tmp_path, script, argu
         str(REPO_ROOT / a) if a.startswith(("configs/", "checkpoints/")) else a for a in arguments
     ]
     assert line in script_error(script, arguments, tmp_path)
+
+
+def test_a_file_system_error_no_check_foresaw_is_one_line(capsys) -> None:
+    """A name too long for the file system, a full disk: a traceback before, exit 1."""
+
+    def refused() -> None:
+        raise OSError(36, "File name too long", "x" * 300)
+
+    assert cli.run_reporting_errors("mismatch finetune", refused) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("mismatch finetune: error: [Errno 36] File name too long: 'xxx")
+    assert error.count("\n") == 1
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import json
 import re
+import shutil
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -814,11 +815,18 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
         ("--ratings", str(ratings), "--data-root", str(tmp_path)): "--data-root names the shipped tasks' data",
         ("--ratings", str(tmp_path / "absent.jsonl")): "absent.jsonl: no such file",
         ("--task", "summarization", "--scale", "overall=1:5"): "--scale and --name describe --ratings",
+        # found when the features of every record had been computed
+        ("--ratings", str(ratings), "--config", "configs/finetune/ratings_source.yaml"): "has no src; ratings that read the source (data.source_features)",
     }  # fmt: skip
     for options, message in refused.items():
         assert main(["finetune", *options, *common]) == 2, options
         assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    source = ["--ratings", str(ratings), "--config", "configs/finetune/ratings_source.yaml"]
+    assert main(["evaluate", *source, *common]) == 2
+    assert "has no src; ratings that read the source (data.source_features)" in (
+        capsys.readouterr().err
+    )
     assert main(["finetune", "--ratings", str(ratings), "--name", "base", *common]) == 2
     assert "task name 'base' is a shipped checkpoint's" in capsys.readouterr().err
     results = ["--out", str(tmp_path / "results"), "--checkpoint", str(base_checkpoint)]
@@ -956,6 +964,8 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         (half / spec.file).parent.mkdir(parents=True, exist_ok=True)
         (half / spec.file).touch()
     two_tasks = ["--task", "dialogue", *fit_args, "--data-root", str(half)]
+    exports = tmp_path / "exported"  # a fit exported before, read as a base now
+    shutil.copytree(base_checkpoint, exports / "mismatch-summarization")
     for argv, message in (
         (
             ["evaluate", *two_tasks, *new_out],  # found before dialogue's fits, not after
@@ -977,6 +987,16 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
         (
             ["evaluate", *fit_args, "--out", str(base_checkpoint)],
             f"--out {base_checkpoint} is a checkpoint folder; write the results elsewhere",
+        ),
+        (  # replaced the base it read with the fit, exit 0
+            ["evaluate", "--task", "summarization", "--checkpoint", str(exports / "mismatch-summarization")]
+            + [*new_out, "--export-dir", str(exports)],
+            "mismatch-summarization is the base checkpoint this run reads; name another",
+        ),
+        (  # the results went into the exported checkpoint, which the next export refused
+            ["evaluate", *fit_args, "--out", str(exports / "mismatch-summarization" / "results")]
+            + ["--export-dir", str(exports)],
+            "/results is inside " + str(exports / "mismatch-summarization"),
         ),
     ):
         assert cli_main(argv) == 2
@@ -1118,6 +1138,7 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
     for text, problem in (
         ("data: 5\n", "key 'data' must be a mapping of its settings, got 5"),
         ("", "no settings in the file"),
+        ("model:\n  lr: 0.1\n  lr: 0.5\n", "key 'lr' is given twice in one mapping (lines 2 and 3)"),
     ):
         config.write_text(text)
         with pytest.raises(SystemExit) as exit_:

@@ -121,6 +121,16 @@ def test_a_ratings_file_with_sources_says_that_the_ratings_do_not_read_them(tmp_
         "configs/finetune/ratings_source.yaml reads it)"
     )
     assert "src" not in ratings.describe(reads_sources=True)
+    assert ratings.source_problem(reads_sources=True) is None
+    # one record without: named before a fit that reads sources computes any feature
+    rows[3].pop("src")
+    write_lines(path, [json.dumps(row).encode() for row in rows])
+    ratings = read_ratings(path)
+    assert ratings.source_problem(reads_sources=False) is None
+    assert ratings.source_problem(reads_sources=True) == (
+        f"{path}: record line 4 has no src; ratings that read the source "
+        "(data.source_features) need it on every record"
+    )
 
 
 def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):

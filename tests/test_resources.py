@@ -116,6 +116,16 @@ def test_shipped_checkpoints_are_found_from_any_working_directory(tmp_path, monk
     assert local_path("user/some-hub-model") is None
 
 
+def test_a_checkpoint_records_its_base_the_same_from_any_working_directory(tmp_path, monkeypatch):
+    """A fit from another folder recorded the shipped base as an absolute path, so one fit
+    gave another checkpoint (and signature) on each machine."""
+    monkeypatch.chdir(tmp_path)
+    found = local_path("checkpoints/mismatch-base")
+    assert found is not None and found.is_absolute()
+    assert resources.portable_path(found) == "checkpoints/mismatch-base"
+    assert resources.portable_path(Path("mine")) == "mine"  # outside the checkout: as given
+
+
 def test_the_python_api_loads_a_shipped_checkpoint_from_any_working_directory(
     tmp_path, monkeypatch
 ) -> None:

@@ -128,11 +128,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     """``run()``'s exit status; the project's own error types end it with one line on stderr
-    and status 2 (the message names what to fix: file, line, key), Ctrl-C with status 130.
-    Also the entry of scripts/pretrain.py and scripts/finetune.py."""
+    and status 2 (the message names what to fix: file, line, key), and so does an error the
+    file system raises where no check foresaw it (a name too long, a full disk: the message
+    names the path); Ctrl-C ends it with status 130. Also the entry of the scripts."""
     try:
         return int(run() or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # atomic writes have dropped their temporary files by now
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out

@@ -31,8 +31,8 @@ from evaluator.cli.finetune import (
     with_paths,
 )
 from evaluator.tasks import TASKS, Task, as_task, missing_data_file
-from mismatch_core.atomic import output_problem
-from mismatch_core.checkpoint_files import CONFIG_FILE, export_problem
+from mismatch_core.atomic import is_within, output_problem
+from mismatch_core.checkpoint_files import CONFIG_FILE, export_problem, replaces_base_problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,15 +114,26 @@ def run(args: argparse.Namespace) -> int:
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     if (Path(args.out) / CONFIG_FILE).is_file():  # results there would block its next export
         problems.append(f"--out {args.out} is a checkpoint folder; write the results elsewhere")
+    cache_option = "--cache-dir" if args.cache_dir else "data.cache_dir"  # where it was given
     problems += [
-        _named(f"--cache-dir of {task}", output_problem(Path(s.cache_dir), "directory"))
+        _named(f"{cache_option} of {task}", output_problem(Path(s.cache_dir), "directory"))
         for task, s in settings.items()
     ]
     if args.export_dir is not None:
-        problems += [export_problem(Path(args.export_dir) / f"mismatch-{t}") for t in tasks]
+        for task, task_settings in settings.items():
+            target = Path(args.export_dir) / f"mismatch-{task}"
+            problems += [
+                export_problem(target),
+                replaces_base_problem(target, args.checkpoint or task_settings.checkpoint),
+                f"--out {args.out} is inside {target}, a checkpoint this run writes"
+                if is_within(Path(args.out), target)
+                else None,
+            ]
     for task, task_settings in settings.items():
         missing = missing_data_file(as_task(by_name[task]), task_settings.data_root)
         problems.append(f"{missing}: no such file (task {task})" if missing else None)
+    if ratings is not None:
+        problems.append(ratings.source_problem(bool(settings[ratings.task.name].source_features)))
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)

@@ -251,7 +251,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--out: {problem}")
     problem = output_problem(Path(settings.cache_dir), "directory")
     if problem:
-        raise CommandError(f"--cache-dir: {problem}")
+        option = "--cache-dir" if args.cache_dir else "data.cache_dir"  # where it was given
+        raise CommandError(f"{option}: {problem}")
     if args.seed is not None:
         try:
             settings = replace(settings, seed=args.seed)
@@ -267,6 +268,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         raise CommandError(f"--out {problem}")
     if ratings is not None:
+        problem = ratings.source_problem(bool(settings.source_features))
+        if problem:
+            raise DataError(problem)
         print(ratings.describe(bool(settings.source_features)), flush=True)
     prepared = prepare(
         task,
@@ -283,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
         module,
         data,
         args.out,
-        training={"fit settings": json.dumps(settings.to_dict())},
+        training={"fit settings": json.dumps(replace(settings, checkpoint=checkpoint).to_dict())},
         metrics={"val_loss": val_loss},
     )
     print(f"{prepared.task.name}: val loss {val_loss:.4f}; exported to {out}")

@@ -207,9 +207,10 @@ def training_rows(
     known = sorted({record.dataset for record in records})
     unknown = [name for name in datasets if name not in known]
     if unknown:
+        named = ", ".join(name for name in known if name) or "none (the records name no dataset)"
         raise ConfigError(
             f"data.train_datasets names {', '.join(map(repr, unknown))}, not a dataset of this "
-            f"task; known: {', '.join(known)}"
+            f"task; known: {named}"
         )
     wanted = set(datasets)
     return rows[np.array([records[i].dataset in wanted for i in rows], dtype=bool)]

@@ -12,6 +12,7 @@ edit_distance count as metrics without peeking at the test part).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -361,7 +362,9 @@ def evaluate_task(
             module,
             data,
             export_dir / f"mismatch-{prepared.task.name}",
-            training={"fit settings": json.dumps(settings.to_dict())},
+            training={
+                "fit settings": json.dumps(replace(settings, checkpoint=checkpoint).to_dict())
+            },
             metrics={
                 "val_loss": val_loss,
                 "test_kendall_mean_over_seeds": summary["ours_kendall"],

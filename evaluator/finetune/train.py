@@ -22,6 +22,7 @@ from evaluator.finetune.module import RatingModule
 from evaluator.finetune.rating_mix import choose_mix
 from evaluator.hub import save_pretrained
 from evaluator.lightning_quiet import quiet_lightning
+from mismatch_core.resources import portable_path
 
 
 def fit(
@@ -120,7 +121,11 @@ def export(
         scaler=base.scaler,
         aggregate=base.aggregate,
         num_layers=base.num_layers,
-        training={**data.describe(), "base checkpoint": str(base.path), **(training or {})},
+        training={
+            **data.describe(),
+            "base checkpoint": portable_path(base.path),
+            **(training or {}),
+        },
         metrics=metrics,
         tasks=task_entry(module),
     )
