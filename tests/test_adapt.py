@@ -367,7 +367,13 @@ def test_a_val_split_without_a_correct_pair_or_a_task_checkpoint_is_refused(
     frame.to_parquet(val)
     task = load(adapt_inputs["checkpoint"])
     config = MismatchConfig.from_dict({**task.model.config.to_dict(), "num_ratings": 2})
-    save_pretrained(MismatchModel(config), adapt_inputs["checkpoint"], scaler=task.scaler)
+    criteria = [{"key": key, "low": 1.0, "high": 5.0} for key in ("a", "b")]
+    save_pretrained(
+        MismatchModel(config),
+        adapt_inputs["checkpoint"],
+        scaler=task.scaler,
+        tasks={"mine": {"kind": "regression", "criteria": criteria}},
+    )
     assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
     assert "is a task checkpoint" in capsys.readouterr().err
     grafted = [*adapt_args(adapt_inputs, adapt_inputs["root"] / "out"), "--add-features", "ter"]
