@@ -17,7 +17,7 @@ import numpy as np
 
 from evaluator.human_data import HumanRecord, load_hashed_records, load_records
 from mismatch_core.errors import DataError
-from mismatch_core.pairs import has_text
+from mismatch_core.pairs import first_without_source, has_text
 from mismatch_core.resources import data_dir
 
 
@@ -287,12 +287,13 @@ def read_ratings(
             f"measuring need at least {MIN_GROUPS}: rate more items, or give each record the "
             "'group' of the item its output was made for"
         )
+    lacking = first_without_source([record.src for record in records], len(records))
     return RatingsFile(
         Task(name, (DatasetSpec(str(path), criteria_of(ratings, scales, path), sha256=digest),)),
         records=len(records),
         items=len(groups),
         sources=sum(has_text(record.src) for record in records),
-        without_source=next((record.id for record in records if not has_text(record.src)), None),
+        without_source=None if lacking is None else records[lacking].id,
     )
 
 

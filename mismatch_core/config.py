@@ -66,13 +66,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         lines: dict[object, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base`, merged by PyYAML
+                continue
             key = self.construct_object(key_node, deep=deep)
             line = key_node.start_mark.line + 1
             try:
-                first = lines.setdefault(key, line)
+                first = lines.get(key)
             except TypeError:  # an unhashable key: PyYAML's own constructor names it
                 continue
-            if first != line:
+            lines.setdefault(key, line)
+            if first is not None:
                 raise _RepeatedKey(
                     f"key {key!r} is given twice in one mapping (lines {first} and {line}); "
                     "the second would replace the first: merge them"

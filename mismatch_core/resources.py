@@ -45,14 +45,19 @@ def local_path(name: str | os.PathLike) -> Path | None:
     return None
 
 
-def portable_path(path: Path) -> str:
-    """``path`` relative to the repository root when it lies inside it (as the shipped files
-    name each other), else as given: what a checkpoint records of the folder it came from,
-    so that one fit writes the same files from any working directory."""
+def portable_path(name: str | os.PathLike) -> str:
+    """How a checkpoint's record names a local file or folder (found as ``local_path`` finds
+    it): relative to the repository root when inside it, as the shipped files name each
+    other, else its absolute path; a name that is no local path (a Hub id) as given. One fit
+    then writes the same files from any working directory, however the path was typed."""
+    found = local_path(name)
+    if found is None:
+        return str(name)
+    resolved = found.resolve()
     try:
-        return Path(path).resolve().relative_to(REPO_ROOT.resolve()).as_posix()
-    except (OSError, RuntimeError, ValueError):
-        return str(path)
+        return resolved.relative_to(REPO_ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
 
 
 @functools.lru_cache(maxsize=1)

@@ -116,6 +116,14 @@ def test_a_pretrain_config_without_settings_is_named_before_parsing(tmp_path, ca
             "model:\n  lr: 0.1\ndata:\n  batch_size: 4\nmodel:\n  lr: 0.5\n",
             "key 'model' is given twice in one mapping (lines 1 and 5)",
         ),
+        (
+            "trainer: {max_steps: 4, max_steps: 400}\n",
+            "key 'max_steps' is given twice in one mapping (lines 1 and 1)",
+        ),
+        (  # a merge key is no repeat, and the checks after it still run
+            "model:\n  <<: {lr: 0.1}\n  lr: 0.2\ndata: 5\n",
+            "key 'data' must be a mapping of its settings, got 5",
+        ),
         ("- fit\n", "the file must be a YAML mapping of keys to values, got ['fit']"),
         ("data: 5\n", "key 'data' must be a mapping of its settings, got 5"),
     ):

@@ -998,6 +998,15 @@ def test_bad_input_gives_clear_errors(tmp_path: Path, base_checkpoint: Path, cap
             + ["--export-dir", str(exports)],
             "/results is inside " + str(exports / "mismatch-summarization"),
         ),
+        (  # the export, after every fit, refused the folder its cache had made
+            ["evaluate", *fit_args, *new_out, "--export-dir", str(exports)]
+            + ["--cache-dir", str(exports / "mismatch-summarization" / "cache")],
+            "--cache-dir " + str(exports / "mismatch-summarization" / "cache") + " is inside",
+        ),
+        (
+            ["finetune", *fit_args, *new_out, "--cache-dir", str(tmp_path / "new" / "cache")],
+            f"--cache-dir: {tmp_path / 'new' / 'cache'} is inside --out {tmp_path / 'new'}",
+        ),
     ):
         assert cli_main(argv) == 2
         assert message in capsys.readouterr().err

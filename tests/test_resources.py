@@ -123,7 +123,11 @@ def test_a_checkpoint_records_its_base_the_same_from_any_working_directory(tmp_p
     found = local_path("checkpoints/mismatch-base")
     assert found is not None and found.is_absolute()
     assert resources.portable_path(found) == "checkpoints/mismatch-base"
-    assert resources.portable_path(Path("mine")) == "mine"  # outside the checkout: as given
+    assert resources.portable_path("checkpoints/mismatch-base") == "checkpoints/mismatch-base"
+    (tmp_path / "mine").mkdir()  # outside the checkout: absolute, however it was typed
+    assert resources.portable_path("mine") == str((tmp_path / "mine").resolve())
+    assert resources.portable_path(f"../{tmp_path.name}/mine") == str((tmp_path / "mine").resolve())
+    assert resources.portable_path("someone/hub-model") == "someone/hub-model"
 
 
 def test_the_python_api_loads_a_shipped_checkpoint_from_any_working_directory(

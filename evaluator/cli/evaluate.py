@@ -23,6 +23,7 @@ from evaluator.cli.finetune import (
     RATINGS_HELP,
     add_input_arguments,
     add_scale_arguments,
+    cache_option,
     check_given_paths,
     config_file,
     load_settings,
@@ -114,9 +115,8 @@ def run(args: argparse.Namespace) -> int:
     problems = [_named("--out", output_problem(Path(args.out), "directory"))]
     if (Path(args.out) / CONFIG_FILE).is_file():  # results there would block its next export
         problems.append(f"--out {args.out} is a checkpoint folder; write the results elsewhere")
-    cache_option = "--cache-dir" if args.cache_dir else "data.cache_dir"  # where it was given
     problems += [
-        _named(f"{cache_option} of {task}", output_problem(Path(s.cache_dir), "directory"))
+        _named(f"{cache_option(args)} of {task}", output_problem(Path(s.cache_dir), "directory"))
         for task, s in settings.items()
     ]
     if args.export_dir is not None:
@@ -127,6 +127,10 @@ def run(args: argparse.Namespace) -> int:
                 replaces_base_problem(target, args.checkpoint or task_settings.checkpoint),
                 f"--out {args.out} is inside {target}, a checkpoint this run writes"
                 if is_within(Path(args.out), target)
+                else None,
+                f"{cache_option(args)} {task_settings.cache_dir} is inside {target}, a "
+                "checkpoint this run writes"
+                if is_within(Path(task_settings.cache_dir), target)
                 else None,
             ]
     for task, task_settings in settings.items():

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from evaluator.cli import CommandError, check_device
 from evaluator.tasks import TASKS, RatingsFile, Task, as_task, read_ratings
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import is_within, output_problem
 from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.errors import CheckpointError, ConfigError, DataError
 from mismatch_core.resources import local_path
@@ -112,6 +112,11 @@ def parse_scales(given: list[str]) -> dict[str, tuple[float, float]]:
             raise CommandError(f"--scale {value!r}: LOW must be below HIGH")
         scales[key] = scale
     return scales
+
+
+def cache_option(args: argparse.Namespace) -> str:
+    """Where the feature cache folder was named: the option, or the config's key."""
+    return "--cache-dir" if args.cache_dir else "data.cache_dir"
 
 
 def ratings_of(args: argparse.Namespace) -> RatingsFile | None:
@@ -250,9 +255,10 @@ def run(args: argparse.Namespace) -> int:
     if problem:  # checked before the fit, not after it
         raise CommandError(f"--out: {problem}")
     problem = output_problem(Path(settings.cache_dir), "directory")
+    if not problem and is_within(Path(settings.cache_dir), Path(args.out)):
+        problem = f"{settings.cache_dir} is inside --out {args.out}, the checkpoint this run writes"
     if problem:
-        option = "--cache-dir" if args.cache_dir else "data.cache_dir"  # where it was given
-        raise CommandError(f"{option}: {problem}")
+        raise CommandError(f"{cache_option(args)}: {problem}")
     if args.seed is not None:
         try:
             settings = replace(settings, seed=args.seed)
@@ -260,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"--seed: {error}") from None
     import numpy as np
 
-    from evaluator.finetune.train import export, fit
+    from evaluator.finetune.train import export, fit, recorded_settings
     from evaluator.signature import folder_signature
 
     checkpoint = args.checkpoint or settings.checkpoint
@@ -287,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
         module,
         data,
         args.out,
-        training={"fit settings": json.dumps(replace(settings, checkpoint=checkpoint).to_dict())},
+        training={"fit settings": json.dumps(recorded_settings(settings, checkpoint))},
         metrics={"val_loss": val_loss},
     )
     print(f"{prepared.task.name}: val loss {val_loss:.4f}; exported to {out}")

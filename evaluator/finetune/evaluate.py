@@ -12,7 +12,6 @@ edit_distance count as metrics without peeking at the test part).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from evaluator.finetune.agreement import kendall, spearman
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
 from evaluator.finetune.outputs import closest_outputs
-from evaluator.finetune.train import export, fit
+from evaluator.finetune.train import export, fit, recorded_settings
 from evaluator.human_data import group_position
 from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
@@ -362,9 +361,7 @@ def evaluate_task(
             module,
             data,
             export_dir / f"mismatch-{prepared.task.name}",
-            training={
-                "fit settings": json.dumps(replace(settings, checkpoint=checkpoint).to_dict())
-            },
+            training={"fit settings": json.dumps(recorded_settings(settings, checkpoint))},
             metrics={
                 "val_loss": val_loss,
                 "test_kendall_mean_over_seeds": summary["ours_kendall"],

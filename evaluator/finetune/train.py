@@ -10,6 +10,7 @@ numbers come from ``configs/finetune/<task>.yaml``, read by the LightningCLI's o
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import lightning as L
@@ -103,6 +104,12 @@ def task_entry(module: RatingModule) -> dict:
     task = module.task
     criteria = [{"key": c.key, "low": c.low, "high": c.high} for c in task.criteria]
     return {task.name: {"kind": task.kind, "criteria": criteria}}
+
+
+def recorded_settings(settings: FitSettings, checkpoint: str) -> dict:
+    """The fit settings a checkpoint records: the recipe with the base it read
+    (``checkpoint``, which --checkpoint may set over the config's), named portably."""
+    return replace(settings, checkpoint=portable_path(checkpoint)).to_dict()
 
 
 def export(
