@@ -154,16 +154,33 @@ def compare_systems(
     if resamples < MIN_RESAMPLES:
         raise ValueError(f"resamples must be at least {MIN_RESAMPLES}, got {resamples}")
 
-    def compare(column) -> dict[str, dict]:
+    def compare(column, what: str) -> dict[str, dict]:
         values = [np.array([column(p) for p in rows], dtype=np.float64) for rows in predictions]
+        for name, rows, row in zip(names, predictions, values, strict=True):
+            bad = np.flatnonzero(~np.isfinite(row))  # a NaN gave the most significant p of all
+            if bad.size:
+                pair = rows[int(bad[0])].id
+                raise ValueError(f"system {name!r}, pair {pair!r}: {what} is {row[bad[0]]}")
         return compare_quantity(names, values, resamples, seed)
+
+    for name, rows in zip(names, predictions, strict=True):
+        lacking = next((p for p in rows for key in rating_keys if key not in p.ratings), None)
+        if lacking is not None:
+            missing = [key for key in rating_keys if key not in lacking.ratings]
+            raise ValueError(
+                f"system {name!r}, pair {lacking.id!r}: no rating {missing[0]!r} (the systems "
+                "must be scored by one checkpoint)"
+            )
 
     labelled = {code for rows in predictions for p in rows for code in p.labels}
     return {
-        "score": compare(lambda p: p.score),
-        "ratings": {key: compare(lambda p, key=key: p.ratings[key]) for key in rating_keys},
+        "score": compare(lambda p: p.score, "the score"),
+        "ratings": {
+            key: compare(lambda p, key=key: p.ratings[key], f"rating {key!r}")
+            for key in rating_keys
+        },
         "labels": {
-            code: compare(lambda p, code=code: float(code in p.labels))
+            code: compare(lambda p, code=code: float(code in p.labels), code)
             for code in ERROR_CODES
             if code in labelled
         },

@@ -132,6 +132,12 @@ def test_systems_that_cannot_be_compared_are_refused() -> None:
         compare_systems(["a", "a"], [one, one], [])
     with pytest.raises(ValueError, match="resamples must be at least 100, got 99"):
         compare_systems(["a", "b"], [one, one], [], resamples=99)
+    # a NaN compared as p 0.0, the most significant there is
+    unrated = [prediction(0.5, [], fluency=float("nan")), prediction(0.6, [])]
+    with pytest.raises(ValueError, match="system 'b', pair '0': rating 'fluency' is nan"):
+        compare_systems(["a", "b"], [one, unrated], ["fluency"])
+    with pytest.raises(ValueError, match="system 'a', pair '0': no rating 'overall'"):
+        compare_systems(["a", "b"], [one, one], ["overall"])  # a KeyError
 
 
 @pytest.fixture(scope="module")
