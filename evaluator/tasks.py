@@ -272,11 +272,6 @@ def read_ratings(
         for key, value in record.scores.items():
             if not key.strip():
                 raise DataError(f"{path}: record {record.id}: scores has an empty criterion name")
-            if not key.isprintable():  # it heads a column of predict's CSV/TSV output
-                raise DataError(
-                    f"{path}: record {record.id}: criterion name {key!r} holds a line break, "
-                    "tab or other control character; rename it"
-                )
             ratings.setdefault(key, []).append((value, record))
     scales = dict(scales or {})
     unknown = sorted(set(scales) - set(ratings))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +27,8 @@ from mismatch_core.checkpoint_files import checkpoint_sha256
 from mismatch_core.taxonomy import CODES
 
 
-def prediction(score: float, labels: list[str], fluency: float = 3.0) -> Prediction:
-    return Prediction("0", score, {"fluency": fluency}, dict.fromkeys(CODES, 0.0), labels)
+def prediction(score: float, labels: list[str], fluency: float = 3.0, id_: str = "0") -> Prediction:
+    return Prediction(id_, score, {"fluency": fluency}, dict.fromkeys(CODES, 0.0), labels)
 
 
 def test_a_difference_in_every_pair_has_the_exact_randomization_p_value() -> None:
@@ -133,11 +134,12 @@ def test_systems_that_cannot_be_compared_are_refused() -> None:
     with pytest.raises(ValueError, match="resamples must be at least 100, got 99"):
         compare_systems(["a", "b"], [one, one], [], resamples=99)
     # a NaN compared as p 0.0, the most significant there is
-    unrated = [prediction(0.5, [], fluency=float("nan")), prediction(0.6, [])]
-    with pytest.raises(ValueError, match="system 'b', pair '0': rating 'fluency' is nan"):
+    unrated = [prediction(0.5, [], id_="x"), prediction(0.6, [], fluency=float("nan"), id_="y")]
+    with pytest.raises(ValueError, match="system 'b', pair 'y': rating 'fluency' is nan"):
         compare_systems(["a", "b"], [one, unrated], ["fluency"])
-    with pytest.raises(ValueError, match="system 'a', pair '0': no rating 'overall'"):
-        compare_systems(["a", "b"], [one, one], ["overall"])  # a KeyError
+    unrated[1].ratings.pop("fluency")  # a KeyError
+    with pytest.raises(ValueError, match="system 'b', pair 'y': no rating 'fluency'"):
+        compare_systems(["a", "b"], [one, unrated], ["fluency"])
 
 
 @pytest.fixture(scope="module")
@@ -222,6 +224,21 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
         capsys.readouterr().err
     )
     assert not list(tmp_path.iterdir())
+
+
+def test_a_score_that_is_not_a_number_is_one_line(files, capsys, monkeypatch) -> None:
+    """compare_systems' refusal reached the command as a traceback."""
+    scored = Evaluator.predict
+
+    def unscored(self, *args, **kwargs) -> list[Prediction]:
+        return [replace(p, score=float("nan")) for p in scored(self, *args, **kwargs)]
+
+    monkeypatch.setattr(Evaluator, "predict", unscored)
+    argv = ["compare", "--refs", str(files["refs"]), "--gens", str(files["mt"]), str(files["copy"])]
+    assert main([*argv, "--quiet"]) == 2
+    assert "mismatch compare: error: system 'mt', pair '1': the score is nan" in (
+        capsys.readouterr().err
+    )
 
 
 def test_the_figures_may_not_replace_the_checkpoint_read(tmp_path: Path, files, capsys) -> None:

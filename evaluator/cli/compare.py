@@ -121,9 +121,12 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:  # a pair the evaluator refuses (named by its id)
             raise DataError(f"{path}: {error}") from None
         report_warnings(caught, f"mismatch compare: {name}")
-    comparison = compare_systems(
-        names, predictions, evaluator.rating_keys, args.resamples, args.seed
-    )
+    try:
+        comparison = compare_systems(
+            names, predictions, evaluator.rating_keys, args.resamples, args.seed
+        )
+    except ValueError as error:  # a score that is not a number (named by system and pair)
+        raise CommandError(str(error)) from None
     signature = evaluator.signature
     exact = randomization_is_exact(total, args.resamples)
     resampling = (
