@@ -145,6 +145,19 @@ def test_an_undecodable_config_file_is_a_config_error(tmp_path: Path) -> None:
         read_fit_config(path)
 
 
+def test_a_fit_records_its_base_alike_however_it_was_named(tmp_path: Path, monkeypatch) -> None:
+    """--checkpoint typed three ways gave three fit-settings records (and signatures) for
+    identical weights; the config's base was recorded even when --checkpoint replaced it."""
+    from evaluator.finetune.train import recorded_settings
+    from mismatch_core.resources import REPO_ROOT
+
+    monkeypatch.chdir(tmp_path)
+    settings = FitSettings(checkpoint="someone/else")
+    for typed in ("checkpoints/mismatch-base", str(REPO_ROOT / "checkpoints" / "mismatch-base")):
+        assert recorded_settings(settings, typed)["checkpoint"] == "checkpoints/mismatch-base"
+    assert recorded_settings(settings, "someone/hub-base")["checkpoint"] == "someone/hub-base"
+
+
 def test_the_config_paths_are_used_but_not_recorded(tmp_path: Path, capsys) -> None:
     """data.cache_dir and data.data_root say where this machine keeps the data: finetune and
     evaluate read them unless --cache-dir / --data-root say otherwise, and the model card's
@@ -159,12 +172,18 @@ def test_the_config_paths_are_used_but_not_recorded(tmp_path: Path, capsys) -> N
     assert (settings.cache_dir, settings.data_root) == (str(in_the_way), str(tmp_path))
     assert not {"cache_dir", "data_root"} & set(settings.to_dict())
     out = str(tmp_path / "finetuned")
-    for command in (
-        ["finetune", "--task", "summarization", "--config", str(path), "--out", out],
-        ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path), "--out", out],
+    for command, named in (  # the config's cache was checked, and named as the config's
+        (
+            ["finetune", "--task", "summarization", "--config", str(path), "--out", out],
+            f"data.cache_dir: {in_the_way}",
+        ),
+        (
+            ["evaluate", "--task", "summarization", "--config-dir", str(tmp_path), "--out", out],
+            f"data.cache_dir of summarization: {in_the_way}",
+        ),
     ):
         assert mismatch_main(command) == 2
-        assert str(in_the_way) in capsys.readouterr().err  # the config's cache was checked
+        assert named in capsys.readouterr().err
     elsewhere = tmp_path / "elsewhere.yaml"
     elsewhere.write_text(yaml.safe_dump({"data": {"cache_dir": str(tmp_path / "unused")}}))
     command = ["finetune", "--task", "summarization", "--config", str(elsewhere), "--out", out]
