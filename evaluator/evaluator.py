@@ -136,13 +136,12 @@ class Evaluator:
     ) -> Iterator[list[Prediction]]:
         """Predictions chunk by chunk, for inputs too large to hold at once.
 
-        Ids are checked within each chunk (given twice: ValueError), not across chunks:
-        that would keep every id, which only the caller can afford (``mismatch predict`` does).
-
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
         chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
         elsewhere (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
+        Ids are checked within each chunk (given twice: ValueError), not across chunks: that
+        would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
         limit = truncated = seen = 0
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:

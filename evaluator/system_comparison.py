@@ -164,12 +164,11 @@ def compare_systems(
         return compare_quantity(names, values, resamples, seed)
 
     for name, rows in zip(names, predictions, strict=True):
-        lacking = next((p for p in rows for key in rating_keys if key not in p.ratings), None)
+        lacking = next(((p, k) for p in rows for k in rating_keys if k not in p.ratings), None)
         if lacking is not None:
-            missing = [key for key in rating_keys if key not in lacking.ratings]
             raise ValueError(
-                f"system {name!r}, pair {lacking.id!r}: no rating {missing[0]!r} (the systems "
-                "must be scored by one checkpoint)"
+                f"system {name!r}, pair {lacking[0].id!r}: no rating {lacking[1]!r} (the "
+                "systems must be scored by one checkpoint)"
             )
 
     labelled = {code for rows in predictions for p in rows for code in p.labels}
