@@ -275,6 +275,37 @@ def test_a_file_system_error_no_check_foresaw_is_one_line(capsys) -> None:
     assert error.count("\n") == 1
 
 
+TERMINATED_RUN = """
+import os, signal, sys, time
+from pathlib import Path
+from evaluator.cli import run_reporting_errors
+from mismatch_core.atomic import atomic_path
+
+def run():
+    child = os.fork()  # a metric worker: SIGTERM's default action there
+    if child == 0:
+        os._exit(0 if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 1)
+    assert os.waitpid(child, 0)[1] == 0, "the forked child kept the command's handler"
+    with atomic_path(Path("scores.jsonl")) as temporary:
+        temporary.write_text("half")
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+
+sys.exit(run_reporting_errors("mismatch predict", run))
+"""
+
+
+def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Path) -> None:
+    """SIGTERM's default action ended the process where it stood: the output's temporary file
+    stayed (.scores.<pid>.tmp.jsonl)."""
+    result = subprocess.run(
+        [sys.executable, "-c", TERMINATED_RUN], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 143, result.stderr
+    assert result.stderr == "mismatch predict: terminated\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:
     """What scripts/<script> run in ``cwd`` prints on stderr, having ended with status 2 and
     no traceback."""

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 
@@ -71,6 +74,27 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
+class Terminated(BaseException):
+    """SIGTERM (a job's time limit, ``kill``), raised where the command stands so that atomic
+    writes drop their temporary files on the way out, as for Ctrl-C; SIGTERM's default action
+    ended the process at once and left them."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _default_sigterm_in_child() -> None:
+    """A process forked while a command runs (metric workers, data loaders) gets SIGTERM's
+    default back: raised there, Terminated could unwind the command's frames the child
+    inherited and delete the temporary files the command still writes."""
+    if signal.getsignal(signal.SIGTERM) is _raise_terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_default_sigterm_in_child)
+
+
 class CommandError(Exception):
     """A user error: printed as one line on stderr with exit status 2, as are the project's
     own error types (``mismatch_core.errors``) that reach the entry point."""
@@ -130,7 +154,10 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     """``run()``'s exit status; the project's own error types end it with one line on stderr
     and status 2 (the message names what to fix: file, line, key), and so does an error the
     file system raises where no check foresaw it (a name too long, a full disk: the message
-    names the path); Ctrl-C ends it with status 130. Also the entry of the scripts."""
+    names the path); Ctrl-C ends it with status 130, SIGTERM with 143, each with no temporary
+    file left. Also the entry of the scripts."""
+    main_thread = threading.current_thread() is threading.main_thread()  # where signals land
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
     try:
         return int(run() or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
@@ -142,4 +169,10 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{prog}: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
