@@ -282,14 +282,33 @@ from evaluator.cli import run_reporting_errors
 from mismatch_core.atomic import atomic_path
 
 def run():
+    ours = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, lambda *given: ours(*given))  # as Lightning wraps it in a fit
     child = os.fork()  # a metric worker: SIGTERM's default action there
     if child == 0:
         os._exit(0 if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 1)
     assert os.waitpid(child, 0)[1] == 0, "the forked child kept the command's handler"
-    with atomic_path(Path("scores.jsonl")) as temporary:
-        temporary.write_text("half")
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(30)
+    try:
+        with atomic_path(Path("scores.jsonl")) as temporary:
+            temporary.write_text("half")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)
+    finally:  # a second SIGTERM must not cut the cleanup short
+        print("then", signal.getsignal(signal.SIGTERM) == signal.SIG_IGN)
+
+sys.exit(run_reporting_errors("mismatch predict", run))
+"""
+
+
+APPLICATION_RUN = """
+import os, signal, sys, time
+from evaluator.cli import run_reporting_errors
+
+signal.signal(signal.SIGTERM, lambda *given: print("mine", flush=True))
+
+def run():
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.5)
 
 sys.exit(run_reporting_errors("mismatch predict", run))
 """
@@ -303,7 +322,13 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
     )
     assert result.returncode == 143, result.stderr
     assert result.stderr == "mismatch predict: terminated\n"
+    assert result.stdout == "then True\n"
     assert list(tmp_path.iterdir()) == []
+    # an application running a command in its process keeps its own handler
+    result = subprocess.run(
+        [sys.executable, "-c", APPLICATION_RUN], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout) == (0, "mine\n"), result.stderr
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

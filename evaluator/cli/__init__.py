@@ -80,15 +80,21 @@ class Terminated(BaseException):
     ended the process at once and left them."""
 
 
+_command_running = False  # while run_reporting_errors holds SIGTERM
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup short
     raise Terminated
 
 
 def _default_sigterm_in_child() -> None:
     """A process forked while a command runs (metric workers, data loaders) gets SIGTERM's
-    default back: raised there, Terminated could unwind the command's frames the child
-    inherited and delete the temporary files the command still writes."""
-    if signal.getsignal(signal.SIGTERM) is _raise_terminated:
+    default back, whatever handler it inherited (Lightning wraps ours in its own during a fit
+    or a prediction): raised there, Terminated could unwind the command's frames the child
+    inherited and delete the temporary files the command still writes, and Lightning's
+    handler waits on the parent's process group (a pool worker hung there)."""
+    if _command_running:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
@@ -154,10 +160,18 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     """``run()``'s exit status; the project's own error types end it with one line on stderr
     and status 2 (the message names what to fix: file, line, key), and so does an error the
     file system raises where no check foresaw it (a name too long, a full disk: the message
-    names the path); Ctrl-C ends it with status 130, SIGTERM with 143, each with no temporary
-    file left. Also the entry of the scripts."""
-    main_thread = threading.current_thread() is threading.main_thread()  # where signals land
-    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    names the path); Ctrl-C ends it with status 130, SIGTERM with 143 (where it had its
+    default action: an application's own handler stays), each with no temporary file left.
+    Also the entry of the scripts."""
+    global _command_running
+    holds = (  # signals land in the main thread; an application's own handler (or an
+        # ignored SIGTERM) and an outer command's stay as they are
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )
+    if holds:
+        signal.signal(signal.SIGTERM, _raise_terminated)
+        _command_running = True
     try:
         return int(run() or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
@@ -173,6 +187,7 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         print(f"{prog}: terminated", file=sys.stderr)
         return 143
     finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        if holds:
+            _command_running = False
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
