@@ -293,8 +293,11 @@ def run():
             temporary.write_text("half")
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(30)
-    finally:  # a second SIGTERM must not cut the cleanup short
-        print("then", signal.getsignal(signal.SIGTERM) == signal.SIG_IGN)
+    finally:  # a second SIGTERM must not cut the cleanup short, also where Lightning's
+        signal.signal(signal.SIGTERM, ours)  # teardown has put our handler back
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)
+        print("cleanup finished")
 
 sys.exit(run_reporting_errors("mismatch predict", run))
 """
@@ -304,13 +307,21 @@ APPLICATION_RUN = """
 import os, signal, sys, time
 from evaluator.cli import run_reporting_errors
 
-signal.signal(signal.SIGTERM, lambda *given: print("mine", flush=True))
+def mine(*given):
+    print("mine", flush=True)
+
+signal.signal(signal.SIGTERM, mine)
 
 def run():
     os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(0.5)
 
-sys.exit(run_reporting_errors("mismatch predict", run))
+status = run_reporting_errors("mismatch predict", run)
+child = os.fork()  # after the command, a fork keeps the application's handler too
+if child == 0:
+    os._exit(0 if signal.getsignal(signal.SIGTERM) == mine else 1)
+print("kept", signal.getsignal(signal.SIGTERM) == mine and os.waitpid(child, 0)[1] == 0)
+sys.exit(status)
 """
 
 
@@ -322,13 +333,13 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
     )
     assert result.returncode == 143, result.stderr
     assert result.stderr == "mismatch predict: terminated\n"
-    assert result.stdout == "then True\n"
+    assert result.stdout == "cleanup finished\n"
     assert list(tmp_path.iterdir()) == []
     # an application running a command in its process keeps its own handler
     result = subprocess.run(
         [sys.executable, "-c", APPLICATION_RUN], capture_output=True, text=True, cwd=tmp_path
     )
-    assert (result.returncode, result.stdout) == (0, "mine\n"), result.stderr
+    assert (result.returncode, result.stdout) == (0, "mine\nkept True\n"), result.stderr
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

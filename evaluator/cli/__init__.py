@@ -80,21 +80,29 @@ class Terminated(BaseException):
     ended the process at once and left them."""
 
 
-_command_running = False  # while run_reporting_errors holds SIGTERM
+class _Sigterm:
+    """What the commands running in this process do with SIGTERM (signals are per process)."""
+
+    commands = 0  # commands running (run_reporting_errors, nested ones too)
+    terminating = False  # Terminated was raised: a second SIGTERM waits for the cleanup
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup short
-    raise Terminated
+    """Our SIGTERM handler; a second SIGTERM passes, also where Lightning's teardown has put
+    the handler back, so that it does not cut the first one's cleanup short."""
+    if not _Sigterm.terminating:
+        _Sigterm.terminating = True
+        raise Terminated
 
 
 def _default_sigterm_in_child() -> None:
     """A process forked while a command runs (metric workers, data loaders) gets SIGTERM's
-    default back, whatever handler it inherited (Lightning wraps ours in its own during a fit
-    or a prediction): raised there, Terminated could unwind the command's frames the child
-    inherited and delete the temporary files the command still writes, and Lightning's
-    handler waits on the parent's process group (a pool worker hung there)."""
-    if _command_running:
+    default back, whatever handler it inherited (Lightning wraps ours, or an ignored SIGTERM,
+    in its own during a fit or a prediction): raised there, Terminated could unwind the
+    command's frames the child inherited and delete the temporary files the command still
+    writes, and Lightning's handler waits on the parent's process group (a metric pool's
+    worker hung there when the pool ended)."""
+    if _Sigterm.commands:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
@@ -163,16 +171,15 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     names the path); Ctrl-C ends it with status 130, SIGTERM with 143 (where it had its
     default action: an application's own handler stays), each with no temporary file left.
     Also the entry of the scripts."""
-    global _command_running
     holds = (  # signals land in the main thread; an application's own handler (or an
         # ignored SIGTERM) and an outer command's stay as they are
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
-    if holds:
-        signal.signal(signal.SIGTERM, _raise_terminated)
-        _command_running = True
-    try:
+    _Sigterm.commands += 1
+    try:  # installed inside, so that a SIGTERM right after it is caught below
+        if holds:
+            signal.signal(signal.SIGTERM, _raise_terminated)
         return int(run() or 0)
     except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
@@ -187,7 +194,8 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         print(f"{prog}: terminated", file=sys.stderr)
         return 143
     finally:
+        _Sigterm.commands -= 1
         if holds:
-            _command_running = False
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _Sigterm.terminating = False
 
