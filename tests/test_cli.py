@@ -325,6 +325,32 @@ sys.exit(status)
 """
 
 
+AFTER_RUNS = """
+import os, signal, sys, threading, time
+from evaluator import cli
+
+def terminated():
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)
+
+def forked_default():
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 1)
+    return os.waitpid(child, 0)[1]
+
+statuses = [cli.run_reporting_errors("x", terminated) for _ in range(2)]
+print(statuses, signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, cli._Sigterm.commands)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # an ignored SIGTERM: a worker gets the default
+print(cli.run_reporting_errors("x", forked_default))
+found = []
+thread = threading.Thread(target=lambda: found.append(cli.run_reporting_errors("x", lambda: 0)))
+thread.start()
+thread.join()
+print(found, signal.getsignal(signal.SIGTERM) == signal.SIG_IGN, cli._Sigterm.commands)
+"""
+
+
 def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Path) -> None:
     """SIGTERM's default action ended the process where it stood: the output's temporary file
     stayed (.scores.<pid>.tmp.jsonl)."""
@@ -340,6 +366,10 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
         [sys.executable, "-c", APPLICATION_RUN], capture_output=True, text=True, cwd=tmp_path
     )
     assert (result.returncode, result.stdout) == (0, "mine\nkept True\n"), result.stderr
+    # one command after another, each stopped; a fork under an ignored SIGTERM; a thread
+    result = subprocess.run([sys.executable, "-c", AFTER_RUNS], capture_output=True, text=True)
+    assert result.stderr == "x: terminated\nx: terminated\n"
+    assert result.stdout == "[143, 143] True 0\n0\n[0] True 0\n"
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

@@ -83,7 +83,7 @@ class Terminated(BaseException):
 class _Sigterm:
     """What the commands running in this process do with SIGTERM (signals are per process)."""
 
-    commands = 0  # commands running (run_reporting_errors, nested ones too)
+    commands = 0  # commands running (run_reporting_errors; an inner one counts as well)
     terminating = False  # Terminated was raised: a second SIGTERM waits for the cleanup
 
 
@@ -176,26 +176,32 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
-    _Sigterm.commands += 1
-    try:  # installed inside, so that a SIGTERM right after it is caught below
-        if holds:
-            signal.signal(signal.SIGTERM, _raise_terminated)
-        return int(run() or 0)
-    except (CommandError, CheckpointError, ConfigError, DataError, ResourceMissingError) as error:
+    try:
+        _Sigterm.commands += 1
+        try:  # installed inside, so that a SIGTERM right after it is caught below
+            if holds:
+                _Sigterm.terminating = False
+                signal.signal(signal.SIGTERM, _raise_terminated)
+            return int(run() or 0)
+        finally:  # the default back first: a SIGTERM from here on cuts nothing short
+            if holds:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _Sigterm.commands -= 1
+    except (
+        CommandError,
+        CheckpointError,
+        ConfigError,
+        DataError,
+        ResourceMissingError,
+        OSError,  # the file system's, where no check foresaw it
+    ) as error:  # atomic writes have dropped their temporary files by now
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
-    except OSError as error:  # atomic writes have dropped their temporary files by now
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # atomic writes drop their temporary files on the way out
+    except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except Terminated:
+        if not holds:  # an outer command's SIGTERM: it ends that command too
+            raise
         print(f"{prog}: terminated", file=sys.stderr)
         return 143
-    finally:
-        _Sigterm.commands -= 1
-        if holds:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            _Sigterm.terminating = False
-
