@@ -341,13 +341,15 @@ def forked_default():
 
 statuses = [cli.run_reporting_errors("x", terminated) for _ in range(2)]
 print(statuses, signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, cli._Sigterm.commands)
-signal.signal(signal.SIGTERM, signal.SIG_IGN)  # an ignored SIGTERM: a worker gets the default
-print(cli.run_reporting_errors("x", forked_default))
-found = []
+inner = lambda: print("went on", cli.run_reporting_errors("inner", terminated))
+print(cli.run_reporting_errors("outer", inner))  # the outer command's SIGTERM ends it too
+found = []  # a command in another thread: signals land in the main thread, no handler
 thread = threading.Thread(target=lambda: found.append(cli.run_reporting_errors("x", lambda: 0)))
 thread.start()
 thread.join()
-print(found, signal.getsignal(signal.SIGTERM) == signal.SIG_IGN, cli._Sigterm.commands)
+print(found, signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, cli._Sigterm.commands)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # an ignored SIGTERM: a worker gets the default
+print(cli.run_reporting_errors("x", forked_default))
 """
 
 
@@ -368,8 +370,8 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
     assert (result.returncode, result.stdout) == (0, "mine\nkept True\n"), result.stderr
     # one command after another, each stopped; a fork under an ignored SIGTERM; a thread
     result = subprocess.run([sys.executable, "-c", AFTER_RUNS], capture_output=True, text=True)
-    assert result.stderr == "x: terminated\nx: terminated\n"
-    assert result.stdout == "[143, 143] True 0\n0\n[0] True 0\n"
+    assert result.stderr == "x: terminated\nx: terminated\nouter: terminated\n"
+    assert result.stdout == "[143, 143] True 0\n143\n[0] True 0\n0\n", result.stderr
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

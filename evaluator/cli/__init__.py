@@ -177,16 +177,17 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
     try:
-        _Sigterm.commands += 1
         try:  # installed inside, so that a SIGTERM right after it is caught below
+            _Sigterm.commands += 1
             if holds:
                 _Sigterm.terminating = False
                 signal.signal(signal.SIGTERM, _raise_terminated)
             return int(run() or 0)
-        finally:  # the default back first: a SIGTERM from here on cuts nothing short
-            if holds:
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        finally:  # the default back before any error line is printed
             _Sigterm.commands -= 1
+            if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
+                _Sigterm.terminating = True  # command has ended, and the swap must happen
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except (
         CommandError,
         CheckpointError,
