@@ -368,7 +368,8 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
         [sys.executable, "-c", APPLICATION_RUN], capture_output=True, text=True, cwd=tmp_path
     )
     assert (result.returncode, result.stdout) == (0, "mine\nkept True\n"), result.stderr
-    # one command after another, each stopped; a fork under an ignored SIGTERM; a thread
+    # one command after another, each stopped; an inner command's SIGTERM ends the outer one;
+    # a command in a thread; a fork under an ignored SIGTERM
     result = subprocess.run([sys.executable, "-c", AFTER_RUNS], capture_output=True, text=True)
     assert result.stderr == "x: terminated\nx: terminated\nouter: terminated\n"
     assert result.stdout == "[143, 143] True 0\n143\n[0] True 0\n0\n", result.stderr

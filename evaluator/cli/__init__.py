@@ -84,7 +84,9 @@ class _Sigterm:
     """What the commands running in this process do with SIGTERM (signals are per process)."""
 
     commands = 0  # commands running (run_reporting_errors; an inner one counts as well)
-    terminating = False  # Terminated was raised: a second SIGTERM waits for the cleanup
+    # True once Terminated was raised (a second SIGTERM waits for the cleanup) or the command
+    # ended: our handler lets SIGTERM pass until a command installs it again
+    terminating = False
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
