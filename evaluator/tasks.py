@@ -246,7 +246,7 @@ def read_ratings(
     """A regression task of a user's own ratings file (the normalised schema, see
     ``evaluator.human_data``): one criterion per key of its records' scores, in the order they
     first appear, on the scale ``scales`` gives or else the lowest to the highest value the file
-    holds. ``name`` (default: the file name before .jsonl) names the task in the checkpoint and
+    holds. ``name`` (default: the file name before .jsonl or .json, with or without .gz) names the task in the checkpoint and
     in results. DataError names the file, the line or criterion, and what to do."""
     path = Path(path).expanduser().resolve()
     records, digest = load_hashed_records(path)  # DataError for a missing or unreadable file
@@ -257,7 +257,7 @@ def read_ratings(
         if name is not None
         else "give it a name (--name NAME, or data.task)"
     )
-    name = name if name is not None else re.split(r"\.jsonl", path.name, flags=re.I)[0]
+    name = name if name is not None else re.split(r"\.jsonl?(?:\.gz)?$", path.name, flags=re.I)[0]
     if not TASK_NAME.fullmatch(name):
         raise DataError(
             f"task name {name!r}: use letters, digits, '_', '.' or '-', starting with a letter "

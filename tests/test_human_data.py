@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -104,6 +105,9 @@ def test_a_ratings_file_makes_a_task_of_its_criteria_and_scales(tmp_path):
     records = load_task_records(task)  # the file is read wherever the shared data is
     assert len(records) == 41 and records[-1].scores == {"overall": 3.0}
     assert read_ratings(path, name="mine").task.name == "mine"
+    as_json = tmp_path / "ratings.json"  # JSON lines under .json: the task was 'ratings.json'
+    as_json.write_bytes(gzip.decompress(path.read_bytes()))
+    assert read_ratings(as_json).task.name == "ratings"
     # a file edited after it was described is not read as the task it described
     write_jsonl_gz(path, [*rows, {"ref": "ref 1", "gen": "more", "scores": {"overall": 2}}])
     with pytest.raises(DataError, match=r"my_ratings.JSONL.gz changed since it was first read"):
