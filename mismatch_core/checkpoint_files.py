@@ -79,8 +79,7 @@ def checkpoint_directory(name: str, revision: str | None, local_files_only: bool
     looks, so ``checkpoints/mismatch-base`` loads from any folder, in Python as on the command
     line), or the cached download of a Hub repo id (config, weights and card only).
     CheckpointError says why not."""
-    if not name.strip():  # would load the working directory
-        raise CheckpointError("the checkpoint path or Hub repo id is empty")
+    _require_name(name)
     path = local_path(name)
     if path is not None:
         if revision is not None:
@@ -119,8 +118,6 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
     the shipped checkpoints work from anywhere; anything else is taken as a Hub id, which
     offline must already be in the cache. Checked without importing torch.
     """
-    if spec is not None and not spec.strip():  # would load the working directory
-        raise CheckpointError("the checkpoint path or Hub repo id is empty")
     if spec is None:
         spec = DEFAULT_CHECKPOINT if task is None else f"checkpoints/mismatch-{task}"
         found = local_path(spec)
@@ -132,6 +129,7 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
             else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
         )
         raise CheckpointError(f"checkpoint {spec} not found (looked in . and {REPO_ROOT}){hint}")
+    _require_name(spec)
     name, revision = spec, None
     if "@" in spec and not Path(spec).expanduser().exists():
         name, _, revision = spec.rpartition("@")
@@ -145,6 +143,12 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
     require_hub_id(name)
     _require_cached_when_offline(name, revision)
     return name, revision
+
+
+def _require_name(name: str) -> None:
+    """CheckpointError for an empty or blank name, which would load the working directory."""
+    if not name.strip():
+        raise CheckpointError("the checkpoint path or Hub repo id is empty")
 
 
 def _require_cached_when_offline(name: str, revision: str | None) -> None:
