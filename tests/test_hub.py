@@ -248,6 +248,10 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
             r"config\.json: unknown key\(s\) features\.num_layer",
         ),
         (lambda c: c.update(notes="x"), r"config\.json: unknown key\(s\) notes"),
+        (  # the encoder pass refused it at the first prediction, with a traceback
+            lambda c: c["features"].update(num_layers=7),
+            r"config\.json: \"features\.num_layers\" is 7; the encoder 'all-MiniLM-L6-v2' has 6 layers",
+        ),
     ],
 )
 def test_a_garbled_config_setting_is_named_at_load_time(saved: Path, change, message) -> None:
