@@ -15,6 +15,7 @@ from torch.utils.data import DataLoader
 
 from evaluator.hub import Checkpoint
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
+from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.lightning_quiet import quiet_lightning
 from evaluator.process_group import leave_process_group
 
@@ -43,6 +44,7 @@ class LightningScorer:
     """A ChunkScorer (see `evaluator.evaluator`) running on ``devices`` processes."""
 
     def __init__(self, accelerator: str, devices: int) -> None:
+        self.noted = InterruptNoted()
         with quiet_lightning():
             self.trainer = L.Trainer(
                 accelerator=accelerator,
@@ -52,6 +54,7 @@ class LightningScorer:
                 enable_checkpointing=False,
                 enable_progress_bar=False,  # the predict command draws one bar over the input
                 enable_model_summary=False,
+                callbacks=[self.noted],
             )
 
     @property
@@ -72,12 +75,13 @@ class LightningScorer:
         # splits the chunks between processes without repeating any (the list serves as a
         # map-style dataset, which torch's annotation does not allow for)
         loader: DataLoader = DataLoader(items, batch_size=None, collate_fn=lambda item: item)  # type: ignore[arg-type]
-        with quiet_lightning():
+        with quiet_lightning(), interrupt_kept(self.noted):
             mine = self.trainer.predict(ChunkScoring(checkpoint, batch_size, spans_below), loader)
         shares: list[list[tuple[int, PairOutputs]]] = [[] for _ in range(self.trainer.world_size)]
         torch.distributed.all_gather_object(shares, mine)
         scored = dict(pair for share in shares for pair in share)
         return [scored[position] for position in range(len(chunks))]
 
-    def close(self) -> None:
-        leave_process_group()
+    def close(self, wait: bool = True) -> None:
+        """Leave the process group (``wait``: see `leave_process_group`)."""
+        leave_process_group(wait)

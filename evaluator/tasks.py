@@ -213,6 +213,7 @@ class RatingsFile:
     items: int  # distinct groups
     sources: int  # records with a src: no rating reads it unless the config's source_features
     without_source: str | None = None  # the first record without a src (its id), if any
+    rated_alike: str | None = None  # the first criterion rated the same on every record, if any
 
     def source_problem(self, reads_sources: bool) -> str | None:
         """Why a fit whose ratings read each output against its src (``reads_sources``)
@@ -222,6 +223,17 @@ class RatingsFile:
         return (
             f"{self.task.datasets[0].file}: record {self.without_source} has no src; ratings "
             "that read the source (data.source_features) need it on every record"
+        )
+
+    def agreement_problem(self) -> str | None:
+        """Why ``mismatch evaluate`` cannot measure agreement with the file's ratings, or None:
+        named before the features are computed (``mismatch finetune`` fits such a criterion
+        on the scale given)."""
+        if self.rated_alike is None:
+            return None
+        return (
+            f"{self.task.datasets[0].file}: criterion {self.rated_alike!r} has the same rating "
+            "on every record, so agreement with it (Kendall τ) is not defined; leave it out"
         )
 
     def describe(self, reads_sources: bool) -> str:
@@ -294,6 +306,9 @@ def read_ratings(
         items=len(groups),
         sources=sum(has_text(record.src) for record in records),
         without_source=None if lacking is None else records[lacking].id,
+        rated_alike=next(
+            (key for key, rated in ratings.items() if len({v for v, _ in rated}) == 1), None
+        ),
     )
 
 

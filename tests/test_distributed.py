@@ -158,3 +158,37 @@ def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
         "predict_small_chunks.py",
         "two.csv",  # no temp file left
     ]
+
+
+PRESS_CTRL_C_WHILE_SCORING = """
+import sys
+
+import evaluator.multi_device
+
+
+def pressed(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+evaluator.multi_device.ChunkScoring.predict_step = pressed
+from evaluator.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_while_two_processes_score_ends_as_interrupted(tmp_path: Path) -> None:
+    """Lightning made Ctrl-C a silent exit 1, and leaving the process group then waited on a
+    process that had already gone: a RuntimeError traceback, status 1."""
+    source = tmp_path / "pairs.jsonl"
+    source.write_text('{"ref": "A dog ran.", "gen": "A cat ran."}\n')
+    script = tmp_path / "press_ctrl_c.py"
+    script.write_text(PRESS_CTRL_C_WHILE_SCORING)
+    result = run_python(
+        str(script), "predict", "--quiet", "--checkpoint", str(BASE), "--input", str(source),
+        "--output", str(tmp_path / "scores.csv"), "--devices", "2", "--accelerator", "cpu",
+    )  # fmt: skip
+    assert result.returncode == 130, result.stderr[-3000:]
+    assert "mismatch predict: interrupted\n" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl", "press_ctrl_c.py"]

@@ -827,6 +827,17 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
     assert "has no src; ratings that read the source (data.source_features)" in (
         capsys.readouterr().err
     )
+    alike = tmp_path / "alike.jsonl"  # found when the features of every record had been computed
+    alike.write_text("".join(
+        json.dumps({"ref": f"Item {i}.", "gen": f"Output {i}.", "scores": {"overall": 3}}) + "\n"
+        for i in range(24)
+    ))  # fmt: skip
+    scale = ["--ratings", str(alike), "--scale", "overall=1:5", "--cache-dir", str(tmp_path / "c")]
+    assert main(["evaluate", *scale, *common]) == 2
+    assert "alike.jsonl: criterion 'overall' has the same rating on every record, so agreement" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "c").exists()
     assert main(["finetune", "--ratings", str(ratings), "--name", "base", *common]) == 2
     assert "task name 'base' is a shipped checkpoint's" in capsys.readouterr().err
     results = ["--out", str(tmp_path / "results"), "--checkpoint", str(base_checkpoint)]
@@ -1195,6 +1206,17 @@ def test_lightning_cli_names_a_config_without_settings(tmp_path: Path, capsys) -
         ["fit", "--config", "{data: {task: summarization" + " " * 300 + "}}"],
     ):
         assert task_problem(given) is None, given
+    export = tmp_path / "export"  # the export after the fit refused the folder the cache made
+    with pytest.raises(SystemExit) as exit_:
+        lightning_main([
+            "fit", "--config", "configs/finetune/summarization.yaml", f"--export_dir={export}",
+            f"--data.cache_dir={export / 'cache'}",
+        ])  # fmt: skip
+    assert exit_.value.code == 2
+    assert f"data.cache_dir: {export / 'cache'} is inside --export_dir {export}, the checkpoint" in (
+        capsys.readouterr().err
+    )
+    assert not export.exists()
 
 
 def test_lightning_cli_fits_and_exports(
@@ -1222,6 +1244,41 @@ def test_lightning_cli_fits_and_exports(
     assert (
         "1 to 3 synthetic errors" in checkpoint.config["training"]["contrast copies"]
     )  # from the config
+
+
+def test_ctrl_c_during_a_fit_ends_as_interrupted_and_leaves_ctrl_c_working(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, monkeypatch, capsys
+) -> None:
+    """Lightning catches Ctrl-C in a fit and calls sys.exit(1) with SIGINT ignored: the
+    command ended with status 1, no message, and Ctrl-C no longer worked in the session."""
+    import signal
+
+    from evaluator.cli import run_reporting_errors
+    from evaluator.finetune.lightning_cli import main as lightning_main
+
+    def pressed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RatingModule, "training_step", pressed)
+    config = tmp_path / "summarization.yaml"
+    config.write_text("data: {batch_size: 16}\ntrainer: {max_steps: 2, val_check_interval: 1}\n")
+    common = [
+        "--checkpoint", str(base_checkpoint), "--cache-dir", str(tmp_path / "cache"),
+        "--data-root", str(data_root), "--config", str(config),
+    ]  # fmt: skip
+    assert main(["finetune", "--task", "summarization", *common, "--out", str(tmp_path / "a")]) == 130
+    assert capsys.readouterr().err.endswith("mismatch finetune: interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    options = [
+        "fit", "--config", "configs/finetune/summarization.yaml",
+        f"--data.checkpoint={base_checkpoint}", f"--data.data_root={data_root}",
+        f"--data.cache_dir={tmp_path / 'cache'}", f"--export_dir={tmp_path / 'b'}",
+        f"--trainer.default_root_dir={tmp_path / 'runs'}",
+    ]  # fmt: skip
+    assert run_reporting_errors("finetune.py", lambda: lightning_main(options)) == 130
+    assert capsys.readouterr().err.endswith("finetune.py: interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(

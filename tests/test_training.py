@@ -339,6 +339,26 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     )
 
 
+def test_ctrl_c_during_pretraining_ends_as_interrupted(
+    corpus: dict[str, Path], tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Lightning made Ctrl-C exit 1 without a message and left SIGINT ignored."""
+    import signal
+
+    from evaluator import cli
+
+    def pressed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MismatchModule, "training_step", pressed)
+    export = tmp_path / "export"
+    options = cli_options(corpus, tmp_path / "runs", f"--export_dir={export}", "--docs_dir=null")
+    assert cli.main(["pretrain", "fit", *options]) == 130
+    assert capsys.readouterr().err.endswith("mismatch pretrain: interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not export.exists()
+
+
 def test_a_run_that_ends_before_its_first_validation_exports_its_last_weights(
     corpus: dict[str, Path], tmp_path: Path, capsys
 ) -> None:

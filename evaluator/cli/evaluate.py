@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         problems.append(f"{missing}: no such file (task {task})" if missing else None)
     if ratings is not None:
         problems.append(ratings.source_problem(bool(settings[ratings.task.name].source_features)))
+        problems.append(ratings.agreement_problem())
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)

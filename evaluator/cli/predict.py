@@ -147,10 +147,14 @@ def run(args: argparse.Namespace) -> int:
     total = source.count(require_sources=reads_sources(config))  # checked before the model loads
     scorer = _scorer(args)
     try:
-        return _score(args, source, total, scorer, output_format, started, checkpoint)
-    finally:
+        status = _score(args, source, total, scorer, output_format, started, checkpoint)
+    except BaseException:
         if scorer is not None:
-            scorer.close()
+            scorer.close(wait=False)
+        raise
+    if scorer is not None:
+        scorer.close()
+    return status
 
 
 def _score(args, source, total: int, scorer, output_format: str, started: float, checkpoint) -> int:

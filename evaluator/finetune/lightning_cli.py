@@ -26,8 +26,9 @@ from evaluator.finetune.config import (
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.train import export, finish_fit
+from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.signature import folder_signature
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import is_within, output_problem
 from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.config import config_file_problem, config_values
 from mismatch_core.errors import DataError
@@ -39,12 +40,12 @@ class FinetuneCLI(LightningCLI):
     exports the best weights after fit. No optimizer arguments: RatingModule makes its own
     from model.lr and model.weight_decay, which the other entry points read too."""
 
-    def __init__(self, args: ArgsType = None) -> None:
+    def __init__(self, args: ArgsType, noted: InterruptNoted) -> None:
         super().__init__(
             RatingModule,
             RatingDataModule,
             save_config_kwargs={"overwrite": True},
-            trainer_defaults=trainer_kwargs(FitSettings()),
+            trainer_defaults=trainer_kwargs(FitSettings()) | {"callbacks": [noted]},
             seed_everything_default=SEED,
             args=args,
             auto_configure_optimizers=False,
@@ -79,10 +80,17 @@ class FinetuneCLI(LightningCLI):
             except ValueError as error:
                 self.parser.error(str(error))
             data = self.config["fit"]["data"]
-            problem = export_dir_problem(self.config["fit"].get("export_dir"), data["checkpoint"])
+            export_dir = self.config["fit"].get("export_dir")
+            problem = export_dir_problem(export_dir, data["checkpoint"])
             cache_dir = data.get("cache_dir")
             if not problem and cache_dir is not None:  # a traceback when the cache was filled
                 problem = output_problem(Path(cache_dir), "directory")
+                if not problem and export_dir and is_within(Path(cache_dir), Path(export_dir)):
+                    # the export after the fit refused the folder the cache had made
+                    problem = (
+                        f"{cache_dir} is inside --export_dir {export_dir}, the checkpoint this "
+                        "run writes"
+                    )
                 problem = problem and f"data.cache_dir: {problem}"
             if problem:  # found now, not after the fit
                 self.parser.error(problem)
@@ -150,4 +158,6 @@ def main(args: list[str] | None = None) -> None:
     """Run the CLI; ``args`` None reads sys.argv (e.g. ``fit --config
     configs/finetune/dialogue.yaml``)."""
     torch.set_flush_denormal(True)
-    FinetuneCLI(args)
+    noted = InterruptNoted()
+    with interrupt_kept(noted):
+        FinetuneCLI(args, noted)

@@ -22,6 +22,7 @@ from evaluator.finetune.datamodule import PreparedTask, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from evaluator.finetune.rating_mix import choose_mix
 from evaluator.hub import save_pretrained
+from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.lightning_quiet import quiet_lightning
 from mismatch_core.resources import portable_path
 
@@ -73,13 +74,15 @@ def fit(
     )
     with tempfile.TemporaryDirectory(prefix="finetune-") as directory, quiet_lightning():
         best = ModelCheckpoint(dirpath=directory, monitor="val_loss", mode="min", save_top_k=1)
+        noted = InterruptNoted()
         trainer = L.Trainer(
             **trainer_kwargs(settings),
-            callbacks=[EarlyStopping(monitor="val_loss", patience=settings.patience), best],
+            callbacks=[EarlyStopping(monitor="val_loss", patience=settings.patience), best, noted],
             logger=False,
             enable_progress_bar=False,
         )
-        trainer.fit(module, datamodule=data)
+        with interrupt_kept(noted):
+            trainer.fit(module, datamodule=data)
         if best.best_model_score is None:
             raise RuntimeError(
                 f"no validation ran in trainer.max_steps {settings.max_steps} "

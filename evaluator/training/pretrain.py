@@ -23,6 +23,7 @@ from lightning.pytorch.loggers import CSVLogger, Logger, WandbLogger
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from evaluator.hub import save_pretrained
+from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.process_group import leave_process_group
 from evaluator.signature import folder_signature
 from evaluator.training.data import MismatchDataModule
@@ -258,15 +259,18 @@ def main(
     parser_kwargs |= {name: {"exit_on_error": exit_on_error} for name in LightningCLI.subcommands()}
     if prog is not None:
         parser_kwargs["prog"] = prog
+    noted = InterruptNoted()
     try:
-        PretrainCLI(
-            MismatchModule,
-            MismatchDataModule,
-            seed_everything_default=13,
-            save_config_kwargs={"overwrite": True},
-            args=args,
-            parser_kwargs=parser_kwargs,
-        )
+        with interrupt_kept(noted):
+            PretrainCLI(
+                MismatchModule,
+                MismatchDataModule,
+                seed_everything_default=13,
+                save_config_kwargs={"overwrite": True},
+                trainer_defaults={"callbacks": [noted]},
+                args=args,
+                parser_kwargs=parser_kwargs,
+            )
     except (ArgumentError, ConfigError, MisconfigurationException) as error:
         given = " ".join(sys.argv[1:] if args is None else args)
         raise ConfigError(f"{given}: {one_line(error)}" if given else one_line(error)) from None
