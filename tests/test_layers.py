@@ -15,13 +15,15 @@ SOURCE_PACKAGES = ("mismatch_core", "synth", "evaluator")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mismatch_core",),  # resources, taxonomy, JSONL, pairs, atomic writing, errors
     ("synth.perturb",),  # perturbation rules
-    # the generator; features; the process's allocator, process group and Lightning's output
+    # the generator; features; the process's allocator, process group, Lightning's output and
+    # its Ctrl-C
     (
         "synth",
         "evaluator.features",
         "evaluator.malloc",
         "evaluator.process_group",
         "evaluator.lightning_quiet",
+        "evaluator.lightning_interrupt",
     ),
     ("evaluator.model",),  # the network
     (
