@@ -97,6 +97,14 @@ def partitions(human_dir: Path) -> dict[str, dict[str, list[HumanRecord]]]:
     return out
 
 
+def bases_trained_on(training: dict) -> list[str]:
+    """The files of ``BASE_SOURCES`` that a task checkpoint's training record (its config's
+    "training") names among the datasets it was fitted on: their held-out groups were in its
+    training data."""
+    datasets = str(training.get("datasets", ""))
+    return [source.file for source in BASE_SOURCES if source.file in datasets]
+
+
 def highly_rated(
     by_dataset: dict[str, dict[str, list[HumanRecord]]], part: str
 ) -> dict[str, list[HumanRecord]]:

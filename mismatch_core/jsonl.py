@@ -1,5 +1,6 @@
 """JSON Lines reading (.jsonl or .jsonl.gz, a file or a stream) and the raw lines of any input
-file (gunzipped when named .gz); every error is a DataError naming the file and line."""
+file (gunzipped when named .gz); every error is a DataError naming the file and line. Also the
+strict JSON text of the reports the commands write."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,6 +19,23 @@ from mismatch_core.errors import DataError
 GZIP_MAGIC = b"\x1f\x8b"
 BYTE_ORDER_MARK = "\ufeff"  # how some editors (Windows Notepad) start a UTF-8 file
 STDIN_NAME = "<stdin>"  # the name errors give standard input
+
+
+def report_json(value: object, indent: int = 2) -> str:
+    """``value`` as JSON text with a final newline, a NaN or infinite float (a figure that is
+    not defined, such as a share of no pairs) written as null: Python's json writes a bare
+    NaN, which strict parsers (JavaScript's, jq) refuse."""
+    return json.dumps(_defined(value), indent=indent, allow_nan=False) + "\n"
+
+
+def _defined(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _defined(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_defined(item) for item in value]
+    return value
 
 
 def is_gzip(path: Path) -> bool:

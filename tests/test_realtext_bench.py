@@ -199,9 +199,9 @@ def write_data(root: Path) -> None:
     write_jsonl_gz(root / "human" / "translation" / "darr" / "wmt19_darr.pairs.jsonl.gz", darr)
 
 
-def tiny_checkpoint(directory: Path, task: str | None = None) -> Path:
+def tiny_checkpoint(directory: Path, task: str | None = None, training: dict | None = None) -> Path:
     """A random metrics-only checkpoint; with ``task``, a rating head for TASKS[task] (its
-    ratings also read the metrics, so they spread over pairs)."""
+    ratings also read the metrics, so they spread over pairs); ``training``: its record."""
     torch.manual_seed(0)
     ratings = len(TASKS[task]["criteria"]) if task else 0
     config = MismatchConfig(
@@ -217,6 +217,7 @@ def tiny_checkpoint(directory: Path, task: str | None = None) -> Path:
         directory,
         scaler=FeatureScaler.fit(frame),
         tasks={task: TASKS[task]} if task else None,
+        training=training,
     )
 
 
@@ -251,6 +252,11 @@ def data(tmp_path: Path, monkeypatch) -> Path:
     return root
 
 
+def refused(constant: str) -> None:
+    """json.loads' hook for NaN and Infinity, which strict parsers refuse."""
+    raise AssertionError(f"{constant} in JSON output")
+
+
 def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "results.json"
     args = ["bench", "realtext", "--checkpoint", str(checkpoint), "--darr-limit", "3"]
@@ -263,7 +269,7 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
         "part 3 of 3: darr ...",
     ]
     assert "AUROC" in printed and "Kendall-like tau" in printed and "top error = class" in printed
-    result = json.loads(out.read_text())
+    result = json.loads(out.read_text(), parse_constant=refused)  # strict JSON: no bare NaN
     assert f"\nsignature {result['signature']['signature']}\n" in printed  # beside the table
     assert result["signature"]["sha256"] == checkpoint_sha256(checkpoint)
     assert result["signature"]["threshold"] == 0.5
@@ -383,3 +389,13 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
         assert f"{limit}: for the {part} part; this run has sick" in capsys.readouterr().err
     assert main(["bench", "realtext", "--out", " "]) == 2
     assert "--out is empty; give a path" in capsys.readouterr().err
+    # a task checkpoint fitted on the bases' datasets (the shipped translation one) reported
+    # "held-out" figures on groups it was trained on
+    training = {"datasets": "translation/wmt15_da.jsonl.gz, translation/wmt21_da.jsonl.gz"}
+    fitted = tiny_checkpoint(tmp_path / "fitted", "summarization", training)
+    assert main(["bench", "realtext", "--checkpoint", str(fitted), "--parts", "sick,bases"]) == 2
+    assert (
+        f"{fitted} was fitted on translation/wmt15_da.jsonl.gz (its training record), whose "
+        "held-out groups the bases part scores"
+    ) in capsys.readouterr().err
+    assert main(["bench", "realtext", "--checkpoint", str(fitted), "--parts", "sick"]) == 0

@@ -11,7 +11,6 @@ errors one system makes more often than another (``evaluator.system_comparison``
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import warnings
@@ -34,7 +33,7 @@ from mismatch_core.atomic import write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.config import check_seed
 from mismatch_core.errors import DataError
-from mismatch_core.jsonl import is_gzip
+from mismatch_core.jsonl import is_gzip, report_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             "seed": args.seed,
             **comparison,
         }
-        write_text_atomic(args.out, json.dumps(payload, indent=2) + "\n")
+        write_text_atomic(args.out, report_json(payload))
         print(f"\nresults in {args.out}")
     return 0
 

@@ -13,7 +13,6 @@ import argparse
 import functools
 import gzip
 import io
-import json
 import os
 import sys
 import time
@@ -36,7 +35,7 @@ from evaluator.cli.scoring import (
 )
 from mismatch_core.atomic import output_problem, same_path, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
-from mismatch_core.jsonl import is_gzip
+from mismatch_core.jsonl import is_gzip, report_json
 from mismatch_core.resources import configure_offline_mode
 
 if TYPE_CHECKING:
@@ -187,9 +186,9 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
                 raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
     report_warnings(caught, "mismatch predict")
     if args.summary is not None:
-        figures = json.dumps(summary.to_dict(str(evaluator.signature)), indent=2)
+        figures = report_json(summary.to_dict(str(evaluator.signature)))
         try:
-            write_text_atomic(args.summary, figures + "\n")
+            write_text_atomic(args.summary, figures)
         except OSError as error:
             where = "stdout" if args.output is None else args.output
             raise CommandError(

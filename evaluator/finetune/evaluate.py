@@ -26,6 +26,7 @@ from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.errors import DataError
+from mismatch_core.jsonl import report_json
 
 TEST_FRACTION = 0.2  # of a task's items (groups) each evaluate seed holds out to test on
 ABLATIONS = {
@@ -575,7 +576,7 @@ def write_results(directory: Path, results: list[dict], command: str) -> None:
     both made before either is written: a report that cannot be made leaves the last run's
     two files (only the second write failing could still part them)."""
     payload = results[0] if len(results) == 1 else {"tasks": {r["task"]: r for r in results}}
-    figures = json.dumps(payload, indent=2) + "\n"
+    figures = report_json(payload)
     report = results_markdown(results, command)
     write_text_atomic(directory / "results.json", figures)
     write_text_atomic(directory / "results.md", report)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evaluator.stress.runner import StressResult
 from mismatch_core.atomic import atomic_path, write_text_atomic
+from mismatch_core.jsonl import report_json
 
 PLOT_COLUMNS = 5
 
@@ -111,7 +112,7 @@ def write_report(
     for metric, relative in plots.items():  # first: report.md links them
         plot_metric(result, metric, out / relative)
         written.append(out / relative)
-    write_text_atomic(out / "report.json", json.dumps(payload, indent=1) + "\n")
+    write_text_atomic(out / "report.json", report_json(payload, indent=1))
     write_text_atomic(out / "report.md", markdown(result, title, command, plots, signatures))
     written = [out / "report.json", out / "report.md", *written]
     for stale in sorted(earlier - set(written)):

@@ -32,7 +32,6 @@ and use --darr-limit 0 for final figures.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mismatch_core.jsonl import report_json
 from mismatch_core.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
 from mismatch_core.taxonomy import CODES, ERROR_CODES, MEANING_ERROR_CODES
 
@@ -440,7 +440,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
     from evaluator.cli.scoring import check_json_output, checkpoint_inputs
     from evaluator.hub import load
-    from evaluator.realtext_data import DARR, SICK_TRIAL
+    from evaluator.realtext_data import DARR, SICK_TRIAL, bases_trained_on
     from evaluator.signature import signature
     from mismatch_core.checkpoint_files import resolve_checkpoint
     from mismatch_core.resources import data_dir
@@ -460,6 +460,13 @@ def bench_realtext(args: argparse.Namespace) -> None:
             raise CommandError(f"{paths[part]}: no such file")
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     scorer = Scorer(load(name, revision))
+    trained_on = bases_trained_on(scorer.checkpoint.config.get("training") or {})
+    if "bases" in parts and scorer.rating and trained_on:
+        raise CommandError(
+            f"{name} was fitted on {', '.join(trained_on)} (its training record), whose "
+            "held-out groups the bases part scores, so its figures there would not be held "
+            "out; leave the part out (--parts sick,darr)"
+        )
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
     bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
     result: dict = {
@@ -520,5 +527,5 @@ def write_result(out: str | None, result: dict) -> None:
     from mismatch_core.atomic import write_text_atomic
 
     if out:
-        write_text_atomic(Path(out), json.dumps(result, indent=2) + "\n")
+        write_text_atomic(Path(out), report_json(result))
         print(f"\nresults in {out}")
