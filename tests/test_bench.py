@@ -207,3 +207,24 @@ def test_features_reports_every_metric_on_the_pairs_given(
     assert re.search(
         rf"^full default set \({len(DEFAULT_FEATURES)} features\): \d+ pairs/s$", report, re.M
     )
+
+
+def test_spans_names_a_synthetic_pairs_file_it_cannot_place_errors_in(
+    tmp_path: Path, capsys
+) -> None:
+    """A file without detail, or with a detail that is no JSON object, gave a traceback
+    (AttributeError) or a JSON error naming no file; an empty file "No objects to
+    concatenate". Each is named before the model loads."""
+    path = tmp_path / "val.parquet"
+    good = {"id": "a", "ref": "A dog ran.", "gen": "A cat ran.", "label": "EntErr",
+            "label_id": 3, "group": "g", "detail": '{"rule": "x"}'}  # fmt: skip
+    common = ["bench", "spans", "--synth-pairs", str(path), "--parts", "synth"]
+    for frame, problem in (
+        (pd.DataFrame([good]).drop(columns="detail"), f"{path} lacks column(s) detail"),
+        (pd.DataFrame([{**good, "detail": None}]), "row 1 (id 'a'): detail must be a JSON object"),
+        (pd.DataFrame([{**good, "detail": "xx"}]), "row 1 (id 'a'): detail is not valid JSON"),
+        (pd.DataFrame([good]).iloc[:0], f"{path}: no pairs"),
+    ):
+        frame.to_parquet(path)
+        assert main([*common, "--checkpoint", str(tmp_path / "absent")]) == 2
+        assert problem in capsys.readouterr().err

@@ -69,8 +69,8 @@ def check_span_pairs(pairs: pd.DataFrame, path: Path) -> None:
         where = f"{path}: row {row + 1} (id {pair_id!r})"
         if not isinstance(ref, str):
             raise DataError(
-                f"{where}: ref is a list of references; span training needs one reference "
-                "string per pair"
+                f"{where}: ref is a list of references; placing error spans needs one "
+                "reference string per pair"
             )
         problem = detail_problem(detail)
         if problem:

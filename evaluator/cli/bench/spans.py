@@ -131,11 +131,23 @@ def f1_by_class(cases: list[SpanCase]) -> dict:
 # --- parts -------------------------------------------------------------------------------
 
 
-def bench_synth(evaluator, path: Path, per_class: int, seed: int) -> dict:
+def read_synth_pairs(path: Path) -> pd.DataFrame:
+    """The labelled pairs of the synth part, checked before the model loads: each ``detail``
+    must read as its rule's record (a missing or bad one was a traceback)."""
+    from evaluator.training.spans import check_span_pairs
+    from mismatch_core.errors import DataError
     from mismatch_core.pairs import read_pairs
-    from synth.spans import error_regions
 
     pairs = read_pairs(path, labelled=True)
+    if pairs.empty:
+        raise DataError(f"{path}: no pairs")
+    check_span_pairs(pairs, path)
+    return pairs
+
+
+def bench_synth(evaluator, pairs: pd.DataFrame, path: Path, per_class: int, seed: int) -> dict:
+    from synth.spans import error_regions
+
     sample = pd.concat(
         [
             frame.sample(min(per_class, len(frame)), random_state=seed)
@@ -330,6 +342,7 @@ def bench_spans(args: argparse.Namespace) -> None:
         synth_pairs = None if args.synth_pairs is None else Path(args.synth_pairs)
         inputs = [synth_pairs, *checkpoint_inputs(args.checkpoint)]
         check_json_output("--out", Path(args.out), inputs, "the report")
+    labelled = read_synth_pairs(Path(args.synth_pairs)) if "synth" in parts else None
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     evaluator = Evaluator.from_pretrained(name, revision=revision)
     if not evaluator.has_spans:
@@ -345,7 +358,9 @@ def bench_spans(args: argparse.Namespace) -> None:
     print(f"spans bench: checkpoint {name}; seed {args.seed}", flush=True)
     print(f"signature {result['signature']['signature']}", flush=True)
     runs = {
-        "synth": lambda: bench_synth(evaluator, Path(args.synth_pairs), per_class, args.seed),
+        "synth": lambda: bench_synth(
+            evaluator, labelled, Path(args.synth_pairs), per_class, args.seed
+        ),
         "bases": lambda: bench_bases(evaluator, human_root(), bases_limit, args.seed),
     }
     run_parts(parts, runs, {"synth": synth_report, "bases": bases_report}, result)
