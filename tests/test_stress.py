@@ -234,6 +234,23 @@ def test_report_has_the_documented_shape(result, tmp_path: Path) -> None:
     ]  # the plot no report links is gone, the user's stays
 
 
+def test_metrics_whose_names_read_alike_as_files_keep_a_plot_each(result, tmp_path: Path) -> None:
+    """``x/y`` and ``x_y`` both became plots/x_y.png: one plot was lost, both sections of the
+    report linked the other."""
+    twins = ("mismatch=exp/v1", "mismatch=exp_v1")
+    renamed = dataclasses.replace(
+        result,
+        curves=dict.fromkeys(twins, result.curves["chrf"]),
+        seconds=dict.fromkeys(twins, result.seconds["chrf"]),
+    )
+    written = write_report(renamed, tmp_path, "toy", "cmd")
+    assert sorted(p.name for p in written if p.suffix == ".png") == [
+        "mismatch_exp_v1-2.png",
+        "mismatch_exp_v1.png",
+    ]
+    assert "(plots/mismatch_exp_v1-2.png)" in (tmp_path / "report.md").read_text()
+
+
 def test_levels_that_change_no_text_are_dropped(nlp) -> None:
     one_sentence = [StressItem(f"{name} met the doctor in Chicago.", (GOLD,)) for name in "AB"]
     docs = [nlp(item.gold) for item in one_sentence]
@@ -379,6 +396,27 @@ def test_cli_refuses_an_unusable_out_before_scoring(tmp_path: Path, capsys) -> N
     assert main(argv) == 2
     assert f"--out: {taken} exists and is not a directory" in capsys.readouterr().err
     assert taken.read_text() == "keep me\n"
+    # an empty --out wrote the report into the working directory; a --data that is the report
+    # this run writes was replaced by it
+    assert main(["stress", "--metrics", "bleu", "--data", str(data), "--out", " "]) == 2
+    assert "--out is empty; give a folder" in capsys.readouterr().err
+    report = tmp_path / "report.md"
+    report.write_text("keep me\n")
+    assert main(["stress", "--data", str(report), "--out", str(tmp_path)]) == 2
+    assert f"--data {report} is a report this run writes to --out {tmp_path}" in (
+        capsys.readouterr().err
+    )
+    assert report.read_text() == "keep me\n"
+    # a criterion left out after '#' scored P(NoContr) under the metric's name
+    gold = write_jsonl(tmp_path / "gold.jsonl.gz", [{"ref": GOLD, "gen": GOLD}])
+    given = ["stress", "--data", str(gold), "--out", str(tmp_path / "o")]
+    assert main([*given, "--metrics", "mismatch=checkpoints/mismatch-base#"]) == 2
+    assert "name a criterion or 'ratings' after '#'" in capsys.readouterr().err
+    # a module of the working directory is not importable from the console script
+    assert main([*given, "--metrics", "mymetric:score"]) == 2
+    assert "No module named 'mymetric'; a module of your own must be importable: run with" in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_file_that_is_not_gzip_is_named(tmp_path: Path, capsys) -> None:

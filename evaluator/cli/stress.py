@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evaluator.cli import CommandError
 from evaluator.stress.metrics import DEFAULT_METRICS
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import output_problem, same_path
 
 DEFAULT_LIMIT = 200
 
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(gold = the first of 2+ references, ref = the others)",
     )
     parser.add_argument(
-        "--out", required=True, type=Path, help="folder for report.md/json and plots/"
+        "--out", required=True, help="folder for report.md/json and plots/"
     )
     parser.add_argument("--seeds", type=int, default=5, help="random seeds per test (default: 5)")
     parser.add_argument(
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evaluator.stress.data import load_items
     from evaluator.stress.metrics import parse_metrics, signatures
-    from evaluator.stress.report import write_report
+    from evaluator.stress.report import REPORT_FILES, write_report
     from evaluator.stress.runner import run_stress
     from mismatch_core.errors import CheckpointError, DataError
 
@@ -66,9 +66,15 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise CommandError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    problem = output_problem(args.out, kind="directory")
+    if not args.out.strip():  # Path("") is the working directory
+        raise CommandError("--out is empty; give a folder")
+    out = Path(args.out)
+    problem = output_problem(out, kind="directory")
     if problem:
         raise CommandError(f"--out: {problem}")
+    written = [out / name for name in REPORT_FILES]
+    if any(same_path(Path(args.data), path) for path in written):
+        raise CommandError(f"--data {args.data} is a report this run writes to --out {out}")
     tests = None if args.tests is None else [t.strip() for t in args.tests.split(",") if t.strip()]
     if tests == []:
         raise CommandError(f"--tests {args.tests!r} names no test; leave it out to run them all")
@@ -82,11 +88,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
     command = (
         f"mismatch stress --metrics {shlex.quote(args.metrics)} --data {shlex.quote(args.data)} "
-        f"--out {shlex.quote(str(args.out))} --seeds {args.seeds} --limit {args.limit}"
+        f"--out {shlex.quote(args.out)} --seeds {args.seeds} --limit {args.limit}"
         + (f" --tests {shlex.quote(args.tests)}" if args.tests else "")
     )
     title = f"Stress tests on {args.data}"
-    for path in write_report(result, args.out, title, command, signed):
+    for path in write_report(result, out, title, command, signed):
         print(path)
     for metric, curves in result.curves.items():
         print(f"{metric}: {sum(c.passed for c in curves.values())}/{len(curves)} tests passed")

@@ -101,7 +101,9 @@ def imported_metric(spec: str) -> MetricFn:
     try:
         value = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
-        raise ValueError(f"cannot import metric {spec!r}: {error}") from None
+        own = isinstance(error, ModuleNotFoundError) and error.name == module_name.split(".")[0]
+        hint = "; a module of your own must be importable: run with PYTHONPATH=<its folder>"
+        raise ValueError(f"cannot import metric {spec!r}: {error}{hint if own else ''}") from None
     if not callable(value):
         raise ValueError(f"metric {spec!r} is not callable")
 
@@ -122,8 +124,11 @@ def is_mismatch(name: str) -> bool:
 
 
 def mismatch_spec(name: str) -> tuple[str, str | None]:
-    """(checkpoint, rating or None) of a ``mismatch[=CHECKPOINT][#CRITERION]`` metric name."""
-    path, _, rating = name.partition("=")[2].partition("#")
+    """(checkpoint, rating or None) of a ``mismatch[=CHECKPOINT][#CRITERION]`` metric name;
+    ValueError for a ``#`` with no criterion after it (it scored P(NoContr) under that name)."""
+    path, hashed, rating = name.partition("=")[2].partition("#")
+    if hashed and not rating.strip():
+        raise ValueError(f"metric {name!r}: name a criterion or 'ratings' after '#'")
     return path or DEFAULT_CHECKPOINT, rating or None
 
 

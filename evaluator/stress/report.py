@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from evaluator.stress.runner import StressResult
@@ -12,11 +13,21 @@ from mismatch_core.atomic import atomic_path, write_text_atomic
 from mismatch_core.jsonl import report_json
 
 PLOT_COLUMNS = 5
+REPORT_FILES = ("report.json", "report.md")  # under --out, beside plots/
 
 
-def plot_name(metric: str) -> str:
-    """A file name for a metric name such as ``mismatch=checkpoints/x``."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", metric).strip("_") + ".png"
+def plot_names(metrics: Iterable[str]) -> dict[str, str]:
+    """Metric -> the file name of its plot, such as ``mismatch_checkpoints_x.png`` for
+    ``mismatch=checkpoints/x``; distinct, so that two metrics whose names read alike as file
+    names (``x/y`` and ``x_y``) do not draw over one plot: the later ones get a number."""
+    names: dict[str, str] = {}
+    for metric in metrics:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", metric).strip("_")
+        name, number = f"{stem}.png", 2
+        while name in names.values():
+            name, number = f"{stem}-{number}.png", number + 1
+        names[metric] = name
+    return names
 
 
 def plot_metric(result: StressResult, metric: str, path: Path) -> None:
@@ -104,7 +115,7 @@ def write_report(
     report links them any more. Other files there are the user's and stay."""
     out = Path(out)
     earlier = earlier_plots(out)
-    plots = {metric: f"plots/{plot_name(metric)}" for metric in result.curves}
+    plots = {metric: f"plots/{name}" for metric, name in plot_names(result.curves).items()}
     payload = {"title": title, "command": command, **result.to_json()}
     if signatures:
         payload["signatures"] = signatures
@@ -112,9 +123,10 @@ def write_report(
     for metric, relative in plots.items():  # first: report.md links them
         plot_metric(result, metric, out / relative)
         written.append(out / relative)
-    write_text_atomic(out / "report.json", report_json(payload, indent=1))
-    write_text_atomic(out / "report.md", markdown(result, title, command, plots, signatures))
-    written = [out / "report.json", out / "report.md", *written]
+    figures, report = (out / name for name in REPORT_FILES)
+    write_text_atomic(figures, report_json(payload, indent=1))
+    write_text_atomic(report, markdown(result, title, command, plots, signatures))
+    written = [figures, report, *written]
     for stale in sorted(earlier - set(written)):
         stale.unlink(missing_ok=True)
     return written
@@ -125,6 +137,6 @@ def earlier_plots(out: Path) -> set[Path]:
     none without a readable report."""
     try:
         metrics = json.loads((out / "report.json").read_text(encoding="utf-8"))["metrics"]
-        return {out / "plots" / plot_name(metric) for metric in metrics}
+        return {out / "plots" / name for name in plot_names(metrics).values()}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
