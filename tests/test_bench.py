@@ -228,3 +228,20 @@ def test_spans_names_a_synthetic_pairs_file_it_cannot_place_errors_in(
         frame.to_parquet(path)
         assert main([*common, "--checkpoint", str(tmp_path / "absent")]) == 2
         assert problem in capsys.readouterr().err
+
+
+def test_the_spans_mean_row_counts_the_pairs_it_averages() -> None:
+    """It gave every sampled pair (NoContr's too) beside a mean over the error classes."""
+    from evaluator.cli.bench.spans import synth_report
+
+    result = {
+        "pairs": 28, "pairs_file": "val.parquet", "missinfo_unplaced": 1,
+        "per_class": {
+            "NoContr": {"pairs": 2, "any_span": {"ours": 0.5, "baseline": 0.5}},
+            "EntErr": {"pairs": 3, "ours": 0.5, "baseline": 0.4},
+            "NumErr": {"pairs": 22, "ours": 0.7, "baseline": 0.6},
+        },
+        "mean_f1": {"ours": 0.6, "baseline": 0.5},
+    }  # fmt: skip
+    mean = next(line for line in synth_report(result).splitlines() if line.startswith("mean"))
+    assert mean.split()[:5] == ["mean", "over", "classes", "25", "0.600"]
