@@ -17,10 +17,12 @@ span tagger trains on their highly rated outputs with the same errors applied.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from mismatch_core.jsonl import iter_jsonl
@@ -64,18 +66,29 @@ class SickPair:
     contradiction: bool
 
 
+def checked_value(record: object, key: str, kind: type, where: str) -> Any:
+    """``record[key]``, checked: ValueError naming the file and line (``where``) and the key
+    for a missing key or a value of another kind, an empty text too (the bench scored an
+    empty reference, read "false" as true, or stopped with a traceback)."""
+    if not isinstance(record, dict) or key not in record:
+        raise ValueError(f"{where}: missing key {key!r}")
+    value = record[key]
+    if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
+        wanted = "a text" if kind is str else f"a JSON {'object' if kind is dict else 'true/false'}"
+        raise ValueError(f"{where}: key {key!r} must be {wanted}, got {json.dumps(value)[:80]}")
+    return value
+
+
 def load_sick(path: Path) -> list[SickPair]:
     """SICK pairs with ``a`` as the reference and ``b`` as the generated text."""
     pairs = []
     for line, value in iter_jsonl(path):
-        try:
-            pairs.append(
-                SickPair(
-                    value["a"], value["b"], bool(value["paraphrase"]), bool(value["contradiction"])
-                )
-            )
-        except KeyError as error:
-            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+        where = f"{path}:{line}"
+        texts = [checked_value(value, key, str, where) for key in ("a", "b")]
+        flags = [checked_value(value, key, bool, where) for key in ("paraphrase", "contradiction")]
+        pairs.append(SickPair(*texts, *flags))
+    if not pairs:
+        raise ValueError(f"{path}: no pairs")
     return pairs
 
 
@@ -225,13 +238,17 @@ def load_darr(path: Path, limit: int | None, seed: int) -> dict[str, list[DarrPa
     """Per language pair, its DARR pairs (up to ``limit``, a seeded sample; None: all)."""
     by_lp: dict[str, list[DarrPair]] = {}
     for line, value in iter_jsonl(path):
-        try:
-            pair = DarrPair(
-                value["lp"], value["ref"], value["better"]["gen"], value["worse"]["gen"]
-            )
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+        where = f"{path}:{line}"
+        better, worse = (checked_value(value, key, dict, where) for key in ("better", "worse"))
+        pair = DarrPair(
+            checked_value(value, "lp", str, where),
+            checked_value(value, "ref", str, where),
+            checked_value(better, "gen", str, f"{where}: better"),
+            checked_value(worse, "gen", str, f"{where}: worse"),
+        )
         by_lp.setdefault(pair.lp, []).append(pair)
+    if not by_lp:
+        raise ValueError(f"{path}: no pairs")
     if limit is not None:
         by_lp = {
             lp: random.Random(seed).sample(pairs, limit) if len(pairs) > limit else pairs

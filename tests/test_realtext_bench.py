@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -399,3 +400,39 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
         "held-out groups the bases part scores"
     ) in capsys.readouterr().err
     assert main(["bench", "realtext", "--checkpoint", str(fitted), "--parts", "sick"]) == 0
+
+
+def test_a_malformed_sick_or_darr_record_is_named(tmp_path: Path) -> None:
+    """A SICK text that was a number stopped the bench with a TypeError traceback, an empty one
+    was scored, a flag "false" read as true; a DARR `better` that was no object said "missing
+    key" with the TypeError's text; an empty file ended in a KeyError."""
+    sick = {
+        "a": "A dog runs.",
+        "b": "A dog is running.",
+        "paraphrase": True,
+        "contradiction": False,
+    }
+    path = tmp_path / "sick.jsonl.gz"
+    for change, problem in (
+        ({"a": 5}, ":1: key 'a' must be a text, got 5"),
+        ({"b": " "}, ":1: key 'b' must be a text, got \" \""),
+        ({"paraphrase": "false"}, ":1: key 'paraphrase' must be a JSON true/false, got \"false\""),
+        ({"contradiction": None}, ":1: key 'contradiction' must be a JSON true/false, got null"),
+    ):
+        write_jsonl_gz(path, [{**sick, **change}])
+        with pytest.raises(ValueError, match="^" + re.escape(f"{path}{problem}") + "$"):
+            load_sick(path)
+    darr = {"lp": "gu-en", "ref": "A dog runs.", "better": {"gen": "A dog runs."},
+            "worse": {"gen": "Dog."}}  # fmt: skip
+    for change, problem in (
+        ({"better": "India"}, ":1: key 'better' must be a JSON object, got \"India\""),
+        ({"worse": {}}, ":1: worse: missing key 'gen'"),
+        ({"lp": None}, ":1: key 'lp' must be a text, got null"),
+    ):
+        write_jsonl_gz(path, [{**darr, **change}])
+        with pytest.raises(ValueError, match="^" + re.escape(f"{path}{problem}") + "$"):
+            load_darr(path, None, 0)
+    write_jsonl_gz(path, [])
+    for load_file in (load_sick, lambda p: load_darr(p, None, 0)):
+        with pytest.raises(ValueError, match=re.escape(f"{path}: no pairs")):
+            load_file(path)
