@@ -26,6 +26,7 @@ from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
 from evaluator.tasks import Criterion, bounded_ratings
+from mismatch_core.checkpoint_files import CONFIG_FILE
 from mismatch_core.errors import MismatchWarning, PairError
 from mismatch_core.pairs import (
     check_pairs,
@@ -62,6 +63,7 @@ class Evaluator:
         self.threshold = float(threshold)  # numpy's number too: the signature is JSON
         self.kind, self.criteria = _task_criteria(checkpoint)
         self.device = torch_device(device)
+        _check_feature_layer(checkpoint, str(self.device))
         checkpoint.model.to(self.device).eval()
 
     @classmethod
@@ -422,6 +424,24 @@ def _over_long_texts(checkpoint: Checkpoint, texts: list[str], device: str) -> t
     distinct = list(dict.fromkeys(texts))
     ids = tokenizer([t.strip() for t in distinct], add_special_tokens=True, verbose=False)
     return limit, {t for t, row in zip(distinct, ids["input_ids"], strict=True) if len(row) > limit}
+
+
+def _check_feature_layer(checkpoint: Checkpoint, device: str) -> None:
+    """CheckpointError for a "features.num_layers" past the encoder's last layer, named when
+    the evaluator is made: the encoder pass refused it at the first prediction, with a
+    traceback. Only where the layer is set: it loads the encoder the predictions run."""
+    layer = checkpoint.num_layers
+    if layer is None:
+        return
+    from mismatch_core.resources import load_encoder
+
+    name = checkpoint.model.config.encoder
+    layers = load_encoder(name, device)[1].config.num_hidden_layers
+    if layer > layers:
+        raise CheckpointError(
+            f'{checkpoint.path / CONFIG_FILE}: "features.num_layers" is {layer}; the encoder '
+            f"{name!r} has {layers} layers"
+        )
 
 
 def _task_criteria(checkpoint: Checkpoint) -> tuple[str | None, list[Criterion]]:

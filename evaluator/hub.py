@@ -339,7 +339,6 @@ def load(
         or config["features"]["names"] != model_config.feature_names
     ):
         raise CheckpointError(f"{config_file}: the scaler's features differ from the model's")
-    _check_feature_layer(config["features"].get("num_layers"), model_config.encoder, config_file)
     weights_file = directory / WEIGHTS_FILE
     if not weights_file.is_file():
         raise CheckpointError(f"{weights_file} is missing")
@@ -432,25 +431,6 @@ def _check_feature_settings(features: dict, tasks: object) -> None:
     if tasks is not None and not isinstance(tasks, dict):
         raise ValueError(
             f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
-        )
-
-
-def _check_feature_layer(layer: int | None, encoder: str, config_file: Path) -> None:
-    """CheckpointError for a "features.num_layers" past the encoder's last layer: the encoder
-    pass refused it only at the first prediction, with a traceback. Reads the encoder's
-    config alone, and only where the layer is set."""
-    if layer is None:
-        return
-    from transformers import AutoConfig
-
-    from mismatch_core.resources import encoder_path, hub_reachable
-
-    config = AutoConfig.from_pretrained(encoder_path(encoder), local_files_only=not hub_reachable())
-    layers = config.num_hidden_layers
-    if layer > layers:
-        raise CheckpointError(
-            f'{config_file}: "features.num_layers" is {layer}; the encoder {encoder!r} has '
-            f"{layers} layers"
         )
 
 

@@ -33,6 +33,7 @@ def interrupt_kept(noted: InterruptNoted) -> Iterator[None]:
     error of its teardown after a Ctrl-C (under DDP, a process that has already left breaks
     the others' barrier: a RuntimeError traceback, status 1)."""
     handler = signal.getsignal(signal.SIGINT)
+    noted.interrupted = False  # a trainer runs again (a scorer predicts chunk after chunk)
     try:
         yield
     except (SystemExit, Exception):

@@ -213,7 +213,6 @@ class RatingsFile:
     items: int  # distinct groups
     sources: int  # records with a src: no rating reads it unless the config's source_features
     without_source: str | None = None  # the first record without a src (its id), if any
-    rated_alike: str | None = None  # the first criterion rated the same on every record, if any
 
     def source_problem(self, reads_sources: bool) -> str | None:
         """Why a fit whose ratings read each output against its src (``reads_sources``)
@@ -223,17 +222,6 @@ class RatingsFile:
         return (
             f"{self.task.datasets[0].file}: record {self.without_source} has no src; ratings "
             "that read the source (data.source_features) need it on every record"
-        )
-
-    def agreement_problem(self) -> str | None:
-        """Why ``mismatch evaluate`` cannot measure agreement with the file's ratings, or None:
-        named before the features are computed (``mismatch finetune`` fits such a criterion
-        on the scale given)."""
-        if self.rated_alike is None:
-            return None
-        return (
-            f"{self.task.datasets[0].file}: criterion {self.rated_alike!r} has the same rating "
-            "on every record, so agreement with it (Kendall τ) is not defined; leave it out"
         )
 
     def describe(self, reads_sources: bool) -> str:
@@ -253,13 +241,18 @@ class RatingsFile:
 
 
 def read_ratings(
-    path: str | Path, name: str | None = None, scales: dict[str, tuple[float, float]] | None = None
+    path: str | Path,
+    name: str | None = None,
+    scales: dict[str, tuple[float, float]] | None = None,
+    measured: bool = False,
 ) -> RatingsFile:
     """A regression task of a user's own ratings file (the normalised schema, see
     ``evaluator.human_data``): one criterion per key of its records' scores, in the order they
     first appear, on the scale ``scales`` gives or else the lowest to the highest value the file
     holds. ``name`` (default: the file name before .jsonl or .json, with or without .gz) names the task in the checkpoint and
-    in results. DataError names the file, the line or criterion, and what to do."""
+    in results. ``measured``: agreement with the ratings is to be measured (``mismatch
+    evaluate``), so a criterion rated alike throughout is refused even with its scale given.
+    DataError names the file, the line or criterion, and what to do."""
     path = Path(path).expanduser().resolve()
     records, digest = load_hashed_records(path)  # DataError for a missing or unreadable file
     if not records:
@@ -301,14 +294,14 @@ def read_ratings(
         )
     lacking = first_without_source([record.src for record in records], len(records))
     return RatingsFile(
-        Task(name, (DatasetSpec(str(path), criteria_of(ratings, scales, path), sha256=digest),)),
+        Task(
+            name,
+            (DatasetSpec(str(path), criteria_of(ratings, scales, path, measured), sha256=digest),),
+        ),
         records=len(records),
         items=len(groups),
         sources=sum(has_text(record.src) for record in records),
         without_source=None if lacking is None else records[lacking].id,
-        rated_alike=next(
-            (key for key, rated in ratings.items() if len({v for v, _ in rated}) == 1), None
-        ),
     )
 
 
@@ -316,9 +309,11 @@ def criteria_of(
     ratings: dict[str, list[tuple[float, HumanRecord]]],
     scales: dict[str, tuple[float, float]],
     path: Path,
+    measured: bool = False,
 ) -> tuple[Criterion, ...]:
     """One criterion per rated key (its ratings with their records), on its scale in ``scales``
-    or else from its lowest to its highest rating; DataError for one that cannot be learned."""
+    or else from its lowest to its highest rating; DataError for one that cannot be learned,
+    or, ``measured``, whose agreement with a metric cannot be measured."""
     criteria = []
     for key, rated in ratings.items():
         values = [value for value, _ in rated]
@@ -327,6 +322,11 @@ def criteria_of(
             raise DataError(
                 f"{path}: criterion {key!r} is rated for {items} items (groups); fitting and "
                 f"measuring it need at least {MIN_GROUPS}: rate more, or leave it out"
+            )
+        if measured and len(set(values)) == 1:  # found when every feature had been computed
+            raise DataError(
+                f"{path}: criterion {key!r}: all its {len(values)} ratings are {values[0]:g}, so "
+                "agreement with it (Kendall τ) is not defined; leave it out"
             )
         if key in scales:
             low, high = scales[key]

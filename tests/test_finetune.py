@@ -834,9 +834,10 @@ def test_your_own_ratings_with_bad_options_are_refused_before_a_fit(
     ))  # fmt: skip
     scale = ["--ratings", str(alike), "--scale", "overall=1:5", "--cache-dir", str(tmp_path / "c")]
     assert main(["evaluate", *scale, *common]) == 2
-    assert "alike.jsonl: criterion 'overall' has the same rating on every record, so agreement" in (
-        capsys.readouterr().err
-    )
+    named = "alike.jsonl: criterion 'overall': all its 24 ratings are 3, so agreement with it"
+    assert named in capsys.readouterr().err
+    assert main(["evaluate", *scale[:2], *scale[4:], *common]) == 2  # it said: give its scale
+    assert named in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
     assert main(["finetune", "--ratings", str(ratings), "--name", "base", *common]) == 2
     assert "task name 'base' is a shipped checkpoint's" in capsys.readouterr().err

@@ -248,16 +248,28 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
             r"config\.json: unknown key\(s\) features\.num_layer",
         ),
         (lambda c: c.update(notes="x"), r"config\.json: unknown key\(s\) notes"),
-        (  # the encoder pass refused it at the first prediction, with a traceback
-            lambda c: c["features"].update(num_layers=7),
-            r"config\.json: \"features\.num_layers\" is 7; the encoder 'all-MiniLM-L6-v2' has 6 layers",
-        ),
     ],
 )
 def test_a_garbled_config_setting_is_named_at_load_time(saved: Path, change, message) -> None:
     edit_config(saved, change)
     with pytest.raises(CheckpointError, match=message):
         load(saved)
+
+
+def test_a_feature_layer_the_encoder_lacks_is_named_when_the_evaluator_is_made(saved: Path) -> None:
+    """The encoder pass refused it at the first prediction, with a traceback."""
+    from evaluator import Evaluator
+
+    edit_config(saved, lambda c: c["features"].update(num_layers=7))
+    checkpoint = load(saved)  # loading reads no encoder: --signature works without one
+    with pytest.raises(CheckpointError) as error:
+        Evaluator(checkpoint)
+    assert str(error.value) == (
+        f'{saved / "config.json"}: "features.num_layers" is 7; the encoder '
+        "'all-MiniLM-L6-v2' has 6 layers"
+    )
+    edit_config(saved, lambda c: c["features"].update(num_layers=6))
+    Evaluator(load(saved))
 
 
 def feature_lists(config: dict) -> list[list[str]]:

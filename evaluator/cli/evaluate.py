@@ -89,7 +89,7 @@ def _named(option: str, problem: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     check_given_paths(args)
-    ratings = ratings_of(args)
+    ratings = ratings_of(args, measured=True)
     by_name: dict[str, str | Task]  # what each task's fit is prepared from: a name or a Task
     if ratings is not None:
         by_name = {ratings.task.name: ratings.task}
@@ -138,7 +138,6 @@ def run(args: argparse.Namespace) -> int:
         problems.append(f"{missing}: no such file (task {task})" if missing else None)
     if ratings is not None:
         problems.append(ratings.source_problem(bool(settings[ratings.task.name].source_features)))
-        problems.append(ratings.agreement_problem())
     problem = next(filter(None, problems), None)
     if problem:  # checked before the fits, not after them
         raise CommandError(problem)

@@ -119,15 +119,16 @@ def cache_option(args: argparse.Namespace) -> str:
     return "--cache-dir" if args.cache_dir else "data.cache_dir"
 
 
-def ratings_of(args: argparse.Namespace) -> RatingsFile | None:
-    """The task of --ratings (with --scale and --name), or None without --ratings."""
+def ratings_of(args: argparse.Namespace, measured: bool = False) -> RatingsFile | None:
+    """The task of --ratings (with --scale and --name), or None without --ratings;
+    ``measured``: see ``read_ratings``."""
     if args.ratings is None:
         if args.scale or args.name is not None:
             raise CommandError("--scale and --name describe --ratings; give them with it")
         return None
     if args.data_root is not None:
         raise CommandError("--data-root names the shipped tasks' data; --ratings is the data")
-    return read_ratings(args.ratings, args.name, parse_scales(args.scale))
+    return read_ratings(args.ratings, args.name, parse_scales(args.scale), measured)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
