@@ -43,13 +43,14 @@ class BaseSource:
     file: str
     criterion: str
     minimum: float
+    dataset: str  # its records' "dataset", as a fit's train_datasets names it
 
 
 BASE_SOURCES = (
-    BaseSource("wmt15", "translation/wmt15_da.jsonl.gz", "da_z", 0.5),
-    BaseSource("wmt16", "translation/wmt16_da.jsonl.gz", "da_z", 0.5),
-    BaseSource("wmt17", "translation/wmt17_da.jsonl.gz", "da_z", 0.5),
-    BaseSource("webnlg2020", "data2text/webnlg2020.jsonl.gz", "correctness", 90.0),
+    BaseSource("wmt15", "translation/wmt15_da.jsonl.gz", "da_z", 0.5, "wmt15-da"),
+    BaseSource("wmt16", "translation/wmt16_da.jsonl.gz", "da_z", 0.5, "wmt16-da"),
+    BaseSource("wmt17", "translation/wmt17_da.jsonl.gz", "da_z", 0.5, "wmt17-da"),
+    BaseSource("webnlg2020", "data2text/webnlg2020.jsonl.gz", "correctness", 90.0, "webnlg2020"),
 )
 SICK_TRIAL = "sick/sick_trial.jsonl.gz"
 DARR = "human/translation/darr/wmt19_darr.pairs.jsonl.gz"
@@ -110,12 +111,24 @@ def partitions(human_dir: Path) -> dict[str, dict[str, list[HumanRecord]]]:
     return out
 
 
-def bases_trained_on(training: dict) -> list[str]:
-    """The files of ``BASE_SOURCES`` that a task checkpoint's training record (its config's
-    "training") names among the datasets it was fitted on: their held-out groups were in its
-    training data."""
+def bases_trained_on(training: object) -> list[str]:
+    """The files of ``BASE_SOURCES`` a task checkpoint was fitted on, as its training record
+    (config.json's "training") tells: named among its datasets (a shipped task's file, or a
+    ratings file of that name) and not left out by its fit settings' train_datasets. Their
+    held-out groups were in its training data."""
+    if not isinstance(training, dict):
+        return []
     datasets = str(training.get("datasets", ""))
-    return [source.file for source in BASE_SOURCES if source.file in datasets]
+    try:
+        settings = json.loads(training.get("fit settings", "{}"))
+        trained = settings.get("train_datasets") or []
+    except (TypeError, ValueError, AttributeError):  # no settings recorded, or not a mapping
+        trained = []
+    return [
+        source.file
+        for source in BASE_SOURCES
+        if Path(source.file).name in datasets and (not trained or source.dataset in trained)
+    ]
 
 
 def highly_rated(

@@ -22,7 +22,13 @@ from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained
 from evaluator.human_data import HumanRecord
 from evaluator.model import MismatchConfig, MismatchModel
-from evaluator.realtext_data import SICK_TRIAL, bench_split, load_darr, load_sick
+from evaluator.realtext_data import (
+    SICK_TRIAL,
+    bases_trained_on,
+    bench_split,
+    load_darr,
+    load_sick,
+)
 from mismatch_core.checkpoint_files import checkpoint_sha256
 
 FEATURES = ["bleu", "chrf", "rougeL_f"]
@@ -390,8 +396,13 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
         assert f"{limit}: for the {part} part; this run has sick" in capsys.readouterr().err
     assert main(["bench", "realtext", "--out", " "]) == 2
     assert "--out is empty; give a path" in capsys.readouterr().err
-    # a task checkpoint fitted on the bases' datasets (the shipped translation one) reported
-    # "held-out" figures on groups it was trained on
+
+
+def test_a_task_checkpoint_fitted_on_the_bases_is_not_measured_on_them(
+    data: Path, tmp_path: Path, capsys
+) -> None:
+    """A task checkpoint fitted on the bases' datasets (the shipped translation one, README's
+    example) had "held-out" figures on groups it was trained on."""
     training = {"datasets": "translation/wmt15_da.jsonl.gz, translation/wmt21_da.jsonl.gz"}
     fitted = tiny_checkpoint(tmp_path / "fitted", "summarization", training)
     assert main(["bench", "realtext", "--checkpoint", str(fitted), "--parts", "sick,bases"]) == 2
@@ -399,7 +410,20 @@ def test_bad_input_is_a_clear_error(data: Path, checkpoint: Path, tmp_path: Path
         f"{fitted} was fitted on translation/wmt15_da.jsonl.gz (its training record), whose "
         "held-out groups the bases part scores"
     ) in capsys.readouterr().err
-    assert main(["bench", "realtext", "--checkpoint", str(fitted), "--parts", "sick"]) == 0
+    out = tmp_path / "left_out.json"  # by default the part is left out, and the report says so
+    assert main(["bench", "realtext", "--checkpoint", str(fitted), "--out", str(out)]) == 0
+    told = capsys.readouterr().err
+    assert "bases part left out: " in told and "part 2 of 2: darr" in told
+    assert set(json.loads(out.read_text())["left_out"]) == {"bases"}
+    assert "bases" not in json.loads(out.read_text())
+    # a ratings file of a base's name (recorded with its hash) counts; a fit whose
+    # train_datasets leave the bases out does not
+    assert bases_trained_on({"datasets": "wmt17_da.jsonl.gz (sha256 0ee6a5014fee)"}) == [
+        "translation/wmt17_da.jsonl.gz"
+    ]
+    only_wmt21 = {**training, "fit settings": json.dumps({"train_datasets": ["wmt21-da"]})}
+    assert bases_trained_on(only_wmt21) == []
+    assert bases_trained_on(["not", "a", "record"]) == []
 
 
 def test_a_malformed_sick_or_darr_record_is_named(tmp_path: Path) -> None:

@@ -460,13 +460,18 @@ def bench_realtext(args: argparse.Namespace) -> None:
             raise CommandError(f"{paths[part]}: no such file")
     name, revision = resolve_checkpoint(args.checkpoint or DEFAULT_CHECKPOINT)
     scorer = Scorer(load(name, revision))
-    trained_on = bases_trained_on(scorer.checkpoint.config.get("training") or {})
+    trained_on = bases_trained_on(scorer.checkpoint.config.get("training"))
+    left_out = {}
     if "bases" in parts and scorer.rating and trained_on:
-        raise CommandError(
+        why = (
             f"{name} was fitted on {', '.join(trained_on)} (its training record), whose "
-            "held-out groups the bases part scores, so its figures there would not be held "
-            "out; leave the part out (--parts sick,darr)"
+            "held-out groups the bases part scores, so its figures there would not be held out"
         )
+        if args.parts is not None:  # asked for
+            raise CommandError(f"{why}; leave the part out (--parts sick,darr)")
+        parts.remove("bases")
+        left_out["bases"] = why
+        print(f"bases part left out: {why}", file=sys.stderr, flush=True)
     darr_limit = DEFAULT_DARR_LIMIT if args.darr_limit is None else args.darr_limit or None
     bases_limit = DEFAULT_BASES_LIMIT if args.bases_limit is None else args.bases_limit or None
     result: dict = {
@@ -481,6 +486,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
             for m, column in BASELINES.items()
         },
         "seconds": {},
+        **({"left_out": left_out} if left_out else {}),
     }
     print(f"realtext bench: checkpoint {name}; threshold {THRESHOLD}; seed {args.seed}", flush=True)
     print(f"signature {result['signature']['signature']}", flush=True)
