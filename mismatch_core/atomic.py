@@ -60,7 +60,7 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
     right before the swap: a DataError), so no file of another kind is lost; commands check
     it before long work too. The folder keeps the replaced folder's mode bits, or gets
     mkdir's (the umask) when new."""
-    target = Path(target)
+    target = Path(os.path.abspath(target))  # "x/.." has no name to put the staging folder by
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.tmp-{uuid.uuid4().hex[:8]}")
     staging.mkdir()
@@ -97,6 +97,9 @@ def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
     problem = output_problem(path, "directory")
     if problem or not path.exists():
         return problem
+    if is_within(Path.cwd(), path):  # "." failed after the work; replacing it would leave
+        # the shell in a removed folder
+        return f"{path} is the working directory or holds it; give a new folder for the output"
     if path.is_symlink():  # replacing would swap the link for a local folder
         return f"{path} is a symbolic link; give the folder it points to"
     if not os.access(path.parent, os.W_OK | os.X_OK):  # the staging folder is made there

@@ -159,6 +159,22 @@ def test_a_folder_replaced_whole_must_hold_only_its_files_and_be_no_link(tmp_pat
     assert folder_problem(link, names) == f"{link} is a symbolic link; give the folder it points to"
 
 
+def test_the_working_directory_is_not_replaced_whole(tmp_path: Path, monkeypatch) -> None:
+    """`--out .` passed the checks, then failed after the work (a staging folder needs a
+    name); replacing it would have left the shell in a removed folder."""
+    names = ("train.parquet", "val.parquet")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    for given in (".", "..", str(tmp_path)):
+        assert folder_problem(Path(given), names) == (
+            f"{given} is the working directory or holds it; give a new folder for the output"
+        )
+    assert folder_problem(Path("new"), names) is None
+    with atomic_directory(Path("made/inner/.."), names):  # ".." has no name to stage by
+        pass
+    assert Path("made").is_dir() and not Path("made/inner").exists()
+
+
 def test_same_path_compares_paths_as_their_commands_open_them(tmp_path: Path, monkeypatch) -> None:
     """Links followed and relative paths resolved, but ``~`` taken literally: predict opens
     '~/in.jsonl' as written, so it is not the home folder's file."""
