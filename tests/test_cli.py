@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -373,6 +374,33 @@ def test_sigterm_ends_a_command_without_leaving_its_temporary_file(tmp_path: Pat
     result = subprocess.run([sys.executable, "-c", AFTER_RUNS], capture_output=True, text=True)
     assert result.stderr == "x: terminated\nx: terminated\nouter: terminated\n"
     assert result.stdout == "[143, 143] True 0\n143\n[0] True 0\n0\n", result.stderr
+
+
+PRINTS_MANY_LINES = """
+import sys
+
+from evaluator.cli import run_reporting_errors
+
+
+def run():
+    for line in range(200_000):
+        print(f"line {line}")
+
+
+sys.exit(run_reporting_errors("mismatch synth", run))
+"""
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`mismatch synth --audit 5 | head -2` printed "error: [Errno 32] Broken pipe", exit 2."""
+    script = tmp_path / "many.py"
+    script.write_text(PRINTS_MANY_LINES)
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"{shlex.quote(sys.executable)} {script} | head -1"],
+        capture_output=True,
+        text=True,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (141, "line 0\n", "")
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

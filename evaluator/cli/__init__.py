@@ -8,6 +8,7 @@ from it (the scripts under scripts/ do)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import signal
@@ -170,7 +171,8 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
     """``run()``'s exit status; the project's own error types end it with one line on stderr
     and status 2 (the message names what to fix: file, line, key), and so does an error the
     file system raises where no check foresaw it (a name too long, a full disk: the message
-    names the path); Ctrl-C ends it with status 130, SIGTERM with 143 (where it had its
+    names the path); a reader that stops reading its output (``| head``) ends it quietly with
+    status 141; Ctrl-C ends it with status 130, SIGTERM with 143 (where it had its
     default action: an application's own handler stays), each with no temporary file left.
     Also the entry of the scripts."""
     holds = (  # signals land in the main thread; an application's own handler (or an
@@ -190,6 +192,12 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
                 _Sigterm.terminating = True  # command has ended, and the swap must happen
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except BrokenPipeError:  # the reader stopped (`| head`): nothing went wrong to report;
+        # stdout to /dev/null, or flushing it at exit raises again; the status a process
+        # ended by SIGPIPE gets
+        with contextlib.suppress(OSError, ValueError):  # a stdout with no file (captured)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (
         CommandError,
         CheckpointError,
