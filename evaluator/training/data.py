@@ -118,12 +118,15 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
                 f"(e.g. id {pairs['id'][other].iloc[0]!r}): the pairs were made again after "
                 "the cache was filled; run mismatch features on them again"
             )
-    unfinished = rows.isna().all(axis=1)
+    empty = rows.isna()  # a column added by a run that was interrupted is filled in part
+    unfinished = empty.any(axis=1)
     if unfinished.any():
+        first = int(unfinished.to_numpy().argmax())
+        column = empty.columns[empty.iloc[first].to_numpy()][0]
         raise DataError(
-            f"{int(unfinished.sum())} {split} pairs have no computed features in the cache (e.g. id "
-            f"{pairs['id'][unfinished].iloc[0]!r}): an interrupted `mismatch features` run leaves "
-            "them empty; run the same command again to finish them"
+            f"{int(unfinished.sum())} {split} pairs have features not computed in the cache "
+            f"(e.g. id {pairs['id'].iloc[first]!r}, {column}): an interrupted `mismatch "
+            "features` run leaves them empty; run the same command again to finish them"
         )
     return rows
 
@@ -136,7 +139,11 @@ def split_features(
     split it did not fit its scaler on. A column or pair the cache lacks is a DataError."""
     missing = [name for name in names if name not in feature_columns(path)]
     if missing:
-        raise DataError(f"feature cache {path} lacks the checkpoint's feature(s) {missing}")
+        raise DataError(
+            f"feature cache {path} lacks the checkpoint's feature(s) {missing}: add them with "
+            f"mismatch features --pairs PAIRS --out CACHE --features {','.join(missing)} (for "
+            "each split; the columns it holds stay)"
+        )
     cached = read_feature_cache(path, names).set_index("id")
     try:
         return attach_features(pairs, cached, split)
