@@ -479,6 +479,11 @@ def test_cli_reports_user_errors(tmp_path, capsys):
     assert f"--embeddings {same} is also --out; each needs its own file" in capsys.readouterr().err
     assert cli_main([*args[:-1], str(pairs_path), "--features", "bleu"]) == 2
     assert "is also --pairs" in capsys.readouterr().err
+    inside = ["--out", str(tmp_path / "o.parquet"), "--tokens", str(tmp_path)]  # the next run
+    assert cli_main([*args[:3], *inside, "--features", "bleu"]) == 2  # refused the store
+    assert f"--pairs {pairs_path} is inside --tokens {tmp_path}, which holds" in (
+        capsys.readouterr().err
+    )
     args[-1] = str(tmp_path / "new.parquet")
     assert cli_main([*args, "--features", "bleu", "--device", "tpu"]) == 2
     assert "--device: unknown device 'tpu'; use cpu or cuda" in capsys.readouterr().err

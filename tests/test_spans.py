@@ -562,6 +562,7 @@ def test_spans_train_names_the_pair_it_cannot_train_on(
         ("--learning-rate", "nan", "span training: learning_rate must be a positive number"),
         ("--max-pairs", "0", "--max-pairs must be at least 1"),
         ("--max-pairs", "-5", "--max-pairs must be at least 1"),
+        ("--max-pairs", "1", "training needs both (a tenth of the groups is held out)"),
         ("--seed", "-1", "span training: seed must be in 0.."),
     ],
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 from evaluator.cli import CommandError, check_device
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
-from mismatch_core.atomic import output_problem, same_path
+from mismatch_core.atomic import is_within, output_problem, same_path
 from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
 
 
@@ -71,6 +71,14 @@ def run(args: argparse.Namespace) -> int:
         for other, other_path in [("--pairs", args.pairs), *given[:index]]:
             if same_path(path, other_path):
                 raise CommandError(f"{flag} {path} is also {other}; each needs its own file")
+    if args.tokens is not None:  # the store holds its shards alone: the next run refused it
+        inside = [(flag, path) for flag, path in given if flag != "--tokens"]
+        for flag, path in [("--pairs", args.pairs), *inside]:
+            if is_within(path, args.tokens):
+                raise CommandError(
+                    f"{flag} {path} is inside --tokens {args.tokens}, which holds token-store "
+                    "shards alone; put it elsewhere"
+                )
     check_device(args.device)
     check_num_layers(args.encoder, args.num_layers)
     try:

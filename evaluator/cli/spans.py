@@ -150,6 +150,13 @@ def _train(args: argparse.Namespace) -> int:
     dev_mask = (
         pairs["group"].map(lambda g: split_of(g, "spans-dev", DEV_FRACTION)) == "val"
     ).to_numpy()
+    if dev_mask.all() or not dev_mask.any():  # checked before the encoder pass (an
+        # IndexError after it, on a split with no pair)
+        raise CommandError(
+            f"{args.pairs / 'train.parquet'}: {int((~dev_mask).sum())} train and "
+            f"{int(dev_mask.sum())} dev pairs; training needs both (a tenth of the groups is "
+            "held out)"
+        )
     config = checkpoint.model.config
     texts = [*pairs["ref"], *pairs["gen"]]
     try:
@@ -171,11 +178,6 @@ def _train(args: argparse.Namespace) -> int:
         dev = span_examples(pairs[dev_mask].reset_index(drop=True), store, config.encoder)
     except ValueError as error:  # states that do not fit the pairs' wordpieces
         raise CommandError(f"{args.tokens}: {error}") from None
-    if not len(train) or not len(dev):
-        raise CommandError(
-            f"{args.pairs / 'train.parquet'}: {len(train)} train and {len(dev)} dev pairs; "
-            "training needs both (a tenth of the groups is held out)"
-        )
     print(f"span tagger: {len(train)} train pairs, {len(dev)} dev pairs", file=sys.stderr)
     try:
         history = train_span_tagger(
