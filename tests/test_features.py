@@ -449,6 +449,15 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
     printed = capsys.readouterr().out
     assert "2 cached row(s) were for other texts under the same ids" in printed
     assert f"1 cached row(s) of ids not in {pairs_path} dropped" in printed
+    # the pairs of another split (a typo in --out): every cached row would have been dropped
+    other = tmp_path / "val.parquet"
+    pd.read_parquet(pairs_path).assign(id=["val-0", "val-1"]).to_parquet(other)
+    before = out.read_bytes()
+    assert cli_main(["features", "--pairs", str(other), *args[3:], "--quiet"]) == 2
+    assert f"{out} holds the features of 2 pair(s), none of them in {other}" in (
+        capsys.readouterr().err
+    )
+    assert out.read_bytes() == before
 
 
 def test_an_empty_split_says_which_outputs_it_wrote(tmp_path, capsys):

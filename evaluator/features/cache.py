@@ -36,6 +36,7 @@ from evaluator.features.encoder_pass import encode_distinct, encode_texts, token
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
 from mismatch_core.atomic import atomic_path
+from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
 
@@ -152,6 +153,13 @@ def update_feature_cache(
     frame = cached.reindex(ids)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     report.dropped = int((~cached.index.isin(ids)).sum())
+    if len(cached) and report.dropped == len(cached):  # a typo (val's pairs, train's cache)
+        # replaced a cache that took long to fill
+        raise DataError(
+            f"{out_path} holds the features of {len(cached)} pair(s), none of them in "
+            f"{pairs_path}: the cache of another pair set? Give another --out, or remove it "
+            "first"
+        )
     if cached_keys is not None:
         stored_keys = cached_keys.reindex(ids)
         other_texts = (stored_keys.notna() & stored_keys.ne(keys)).to_numpy()
