@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import DataError, PairError
 from mismatch_core.jsonl import read_json
 from mismatch_core.taxonomy import CODES, NUM_CLASSES
@@ -93,6 +94,26 @@ def first_without_source(srcs: Sequence[object] | None, n: int) -> int | None:
     for index in range(n):
         if srcs is None or index >= len(srcs) or not has_text(srcs[index]):
             return index
+    return None
+
+
+def pair_folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
+    """Why folder ``path`` cannot be replaced whole by a pair set of the files ``names``
+    (``folder_problem``), or None. A parquet file there without ref and gen columns is kept:
+    a feature cache's folder holds the same train.parquet and val.parquet."""
+    problem = folder_problem(path, names)
+    if problem or not Path(path).is_dir():
+        return problem
+    for file in (Path(path) / name for name in names if name.endswith(".parquet")):
+        try:
+            columns = pq.read_schema(file).names
+        except (OSError, pa.ArrowException):  # absent, or no parquet: nothing to keep
+            continue
+        if not {"ref", "gen"} <= set(columns):
+            return (
+                f"{file} holds no pairs (no ref and gen columns: a feature cache?); refusing to "
+                "replace it (give the pair set's folder, or a new one)"
+            )
     return None
 
 

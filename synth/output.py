@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mismatch_core.atomic import atomic_directory, folder_problem
-from mismatch_core.pairs import SYNTH_COLUMNS
+from mismatch_core.atomic import atomic_directory
+from mismatch_core.pairs import SYNTH_COLUMNS, pair_folder_problem
 from mismatch_core.taxonomy import CODES, index_of
 from synth.config import SynthConfig
 from synth.corpora import Corpus
@@ -109,5 +109,5 @@ def write(out_dir: Path, train: pd.DataFrame, val: pd.DataFrame, manifest: dict)
 
 def pair_set_problem(out_dir: Path) -> str | None:
     """Why ``out_dir`` cannot take a pair set, or None (absent, empty or a pair set)."""
-    return folder_problem(out_dir, PAIR_SET_FILES)
+    return pair_folder_problem(out_dir, PAIR_SET_FILES)
 

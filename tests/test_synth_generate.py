@@ -149,6 +149,17 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(small_corpus, tmp_path, 
     assert main(["synth", "--num-pairs", "56", "--out", str(out), "--quiet"]) == 2
     assert "holds notes.txt, not only train.parquet" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "mine"
+    # a feature cache's folder (data/features/synth holds train.parquet and val.parquet) was
+    # replaced by pairs, exit 0
+    caches = tmp_path / "features"
+    caches.mkdir()
+    for split in ("train", "val"):
+        pd.DataFrame({"id": ["a"], "bleu": [0.5]}).to_parquet(caches / f"{split}.parquet")
+    assert main(["synth", "--num-pairs", "56", "--out", str(caches), "--quiet"]) == 2
+    assert f"{caches / 'train.parquet'} holds no pairs (no ref and gen columns: a feature" in (
+        capsys.readouterr().err
+    )
+    assert list(pd.read_parquet(caches / "val.parquet").columns) == ["id", "bleu"]
     for code in CODES:
         assert f"=== {code} (" in printed
     shown = [line for line in printed.splitlines() if line.startswith("[train-")]

@@ -188,9 +188,9 @@ def _split_files() -> tuple[str, ...]:
 def _check_out(out: Path) -> None:
     """Refuse a folder the split files would clobber before any work is done."""
     from evaluator.cli import CommandError
-    from mismatch_core.atomic import folder_problem
+    from mismatch_core.pairs import pair_folder_problem
 
-    problem = folder_problem(out, _split_files())
+    problem = pair_folder_problem(out, _split_files())
     if problem:
         raise CommandError(f"--out: {problem}")
 
