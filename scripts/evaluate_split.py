@@ -20,7 +20,7 @@ from evaluator.features import EmbeddingStore
 from evaluator.features.token_store import TokenStore
 from evaluator.hub import load
 from evaluator.training.continued import val_figures
-from evaluator.training.data import split_features
+from evaluator.training.data import expected_versions, split_features
 from evaluator.training.pair_inputs import InputStores, pair_inputs
 from mismatch_core.pairs import read_pairs
 
@@ -50,9 +50,9 @@ def main() -> int:
         if not (Path(path).is_dir() if folder else Path(path).is_file()):
             raise CommandError(f"{option} {path}: no such {'folder' if folder else 'file'}")
     pairs = read_pairs(Path(args.pairs), labelled=True)
-    raw = split_features(
-        pairs, args.features, checkpoint.feature_names, Path(args.pairs).stem, args.pairs
-    )
+    names = checkpoint.feature_names
+    versions = expected_versions(names, config.encoder, checkpoint.num_layers)
+    raw = split_features(pairs, args.features, names, Path(args.pairs).stem, args.pairs, versions)
     stores = InputStores(
         EmbeddingStore.open(args.embeddings),
         EmbeddingStore.open(args.alignments) if config.use_alignment else None,

@@ -122,7 +122,7 @@ def test_a_features_folder_may_hold_the_stores_beside_the_split_caches(
     both = pd.concat([data.frames["train"], data.frames["val"]])
     assert len(both) == len(cache)
     val = data.frames["val"]  # what a continued run reads for a split
-    assert split_features(val, folder, FEATURES, "val", "pairs").shape == (len(val), 3)
+    assert split_features(val, folder, FEATURES, "val", "pairs", {}).shape == (len(val), 3)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(DataError, match=f"feature cache folder {empty} holds neither"):
@@ -146,6 +146,34 @@ def test_unknown_feature_and_missing_rows_are_clear_errors(corpus: dict[str, Pat
     cache.iloc[3:].to_parquet(corpus["features"])
     with pytest.raises(DataError, match="3 train pairs have no row in the feature cache"):
         datamodule(corpus).setup("fit")
+
+
+def test_a_column_computed_another_way_is_refused(tmp_path: Path) -> None:
+    """mismatch features computes a column of another encoder, layer or metric version again;
+    training read it as it was (a cache of BERTScore at layer 2 under a base that reads the
+    last layer), and the checkpoint's signature claimed the usual features."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from evaluator.features.cache import METADATA_KEY, update_feature_cache
+    from evaluator.training.data import expected_versions
+
+    pairs = pd.DataFrame({"id": ["a", "b"], "ref": ["A dog ran.", "Kids play."],
+                          "gen": ["A cat ran.", "Kids play."]})  # fmt: skip
+    pairs.to_parquet(tmp_path / "pairs.parquet")
+    cache = tmp_path / "features.parquet"
+    update_feature_cache(tmp_path / "pairs.parquet", cache, ["bleu", "chrf"], progress=False)
+    versions = expected_versions(["bleu", "chrf", "bertscore_f"], "all-MiniLM-L6-v2", None)
+    assert split_features(pairs, cache, ["bleu", "chrf"], "val", "pairs", versions).shape == (2, 2)
+    table = pq.read_table(cache)
+    stored = json.loads(table.schema.metadata[METADATA_KEY])
+    stored["chrf"] = "v0"
+    pq.write_table(
+        table.replace_schema_metadata({METADATA_KEY: json.dumps(stored).encode()}), cache
+    )
+    with pytest.raises(DataError, match=f"{cache}: chrf was computed as 'v0', this run reads it"):
+        split_features(pairs, cache, ["bleu", "chrf"], "val", "pairs", versions)
 
 
 def test_unfinished_feature_rows_are_a_clear_error(corpus: dict[str, Path]) -> None:
@@ -185,7 +213,10 @@ def test_features_of_pairs_made_again_under_the_same_ids_are_refused(
     with pytest.raises(DataError, match=re.escape("2 train pair(s) have features of other texts under their")):
         datamodule(corpus).setup("fit")
     val = pd.read_parquet(corpus["pairs"] / "val.parquet")
-    assert split_features(val, corpus["features"], FEATURES, "val", "pairs").shape == (len(val), 3)
+    assert split_features(val, corpus["features"], FEATURES, "val", "pairs", {}).shape == (
+        len(val),
+        3,
+    )
 
 
 def test_label_and_label_id_must_agree(corpus: dict[str, Path]) -> None:

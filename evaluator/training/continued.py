@@ -47,7 +47,7 @@ from evaluator.features.token_store import TokenStore
 from evaluator.hub import Checkpoint, load
 from evaluator.model import MismatchModel
 from evaluator.training.continue_settings import ContinueSettings, check_graded_against
-from evaluator.training.data import read_split, split_features
+from evaluator.training.data import expected_versions, read_split, split_features
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
 from mismatch_core.errors import CheckpointError, DataError
 
@@ -156,7 +156,10 @@ def with_features(
         frame = read_split(pairs_dir, "train")
         where = str(pairs_dir / "train.parquet")
         path = features_dir / "train.parquet"
-        raw = split_features(frame, path, list(names), "train", where)
+        versions = expected_versions(
+            list(names), checkpoint.model.config.encoder, checkpoint.num_layers
+        )
+        raw = split_features(frame, path, list(names), "train", where, versions)
         try:
             checked_values(raw, list(names))
         except ValueError as error:
@@ -319,7 +322,9 @@ def _split_inputs(
     frame = read_split(pairs_dir, split)
     where = str(pairs_dir / f"{split}.parquet")
     path = features_dir / f"{split}.parquet"
-    raw = split_features(frame, path, checkpoint.feature_names, split, where)
+    names = checkpoint.feature_names
+    versions = expected_versions(names, checkpoint.model.config.encoder, checkpoint.num_layers)
+    raw = split_features(frame, path, names, split, where, versions)
     return pair_inputs(frame, raw, checkpoint.scaler, stores, where)
 
 

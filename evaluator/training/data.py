@@ -14,6 +14,7 @@ encoded by ``prepare_data``). The FeatureScaler is fitted on train only and kept
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import lightning as L
@@ -26,9 +27,11 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
-from evaluator.features.cache import KEY_COLUMN, row_key
+from evaluator.features.cache import KEY_COLUMN, METADATA_KEY, row_key
+from evaluator.features.compute import feature_versions
 from evaluator.features.embeddings import claim_stores, store_sources
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
+from evaluator.features.registry import COLUMN_TO_METRIC
 from evaluator.features.token_store import TokenStore
 from evaluator.model.mismatch_model import EncoderMode
 from evaluator.training.pair_inputs import InputStores, PairInputs, pair_inputs
@@ -63,16 +66,45 @@ def feature_files(path: str | Path) -> list[str]:
     return [str(path / f"{split}.parquet") for split in SPLITS]
 
 
-def read_feature_cache(path: str | Path, names: list[str]) -> pd.DataFrame:
+def read_feature_cache(
+    path: str | Path, names: list[str], versions: dict[str, str]
+) -> pd.DataFrame:
     """The ``id`` and ``names`` columns of a feature cache (file or folder, ``feature_files``),
-    and each row's ``pair_key`` where the file keeps them (``attach_features`` checks them)."""
+    and each row's ``pair_key`` where the file keeps them (``attach_features`` checks them);
+    each column computed as ``versions`` says (``check_feature_versions``)."""
     frames = []
     for file in feature_files(path):
+        check_feature_versions(file, versions)
         columns = ["id", *names]
         if KEY_COLUMN in cache_schema([file]).names:
             columns.append(KEY_COLUMN)
         frames.append(pd.read_parquet(file, columns=columns))
     return pd.concat(frames, ignore_index=True)
+
+
+def expected_versions(names: list[str], encoder: str, num_layers: int | None) -> dict[str, str]:
+    """How a run computes the columns ``names`` (``feature_versions``), for the registry's
+    columns among them."""
+    known = [name for name in names if name in COLUMN_TO_METRIC]
+    return feature_versions(known, encoder, num_layers)
+
+
+def check_feature_versions(file: str, versions: dict[str, str]) -> None:
+    """DataError for a column of the cache ``file`` computed otherwise than ``versions`` says
+    (another encoder, BERTScore layer, metric version or detector): ``mismatch features``
+    computes such a column again, training read it as it was. A file without the record
+    (not written by ``mismatch features``) is taken as it is."""
+    metadata = cache_schema([file]).metadata or {}
+    if METADATA_KEY not in metadata:
+        return
+    stored = json.loads(metadata[METADATA_KEY])
+    for name, version in versions.items():
+        if name in stored and stored[name] != version:
+            raise DataError(
+                f"{file}: {name} was computed as {stored[name]!r}, this run reads it as "
+                f"{version!r} (another encoder, layer or metric version); run mismatch "
+                "features on its pairs again with this run's encoder and --num-layers"
+            )
 
 
 def cache_schema(files: list[str]) -> pa.Schema:
@@ -132,11 +164,17 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
 
 
 def split_features(
-    pairs: pd.DataFrame, path: str | Path, names: list[str], split: str, where: str
+    pairs: pd.DataFrame,
+    path: str | Path,
+    names: list[str],
+    split: str,
+    where: str,
+    versions: dict[str, str],
 ) -> pd.DataFrame:
     """The unscaled ``names`` columns of the feature cache at ``path`` for ``pairs`` (the
     ``split`` pairs of the file ``where``), in pair order: what a checkpoint reads for a
-    split it did not fit its scaler on. A column or pair the cache lacks is a DataError."""
+    split it did not fit its scaler on. A column or pair the cache lacks, or a column
+    computed otherwise than ``versions`` says, is a DataError."""
     missing = [name for name in names if name not in feature_columns(path)]
     if missing:
         raise DataError(
@@ -144,7 +182,7 @@ def split_features(
             f"mismatch features --pairs PAIRS --out CACHE --features {','.join(missing)} (for "
             "each split; the columns it holds stay)"
         )
-    cached = read_feature_cache(path, names).set_index("id")
+    cached = read_feature_cache(path, names, versions).set_index("id")
     try:
         return attach_features(pairs, cached, split)
     except DataError as error:
@@ -303,7 +341,10 @@ class MismatchDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.batchers:
             return
-        features = read_feature_cache(self.hparams["features"], self.feature_names)
+        versions = expected_versions(
+            self.feature_names, self.hparams["encoder"], self.hparams["feature_layers"]
+        )
+        features = read_feature_cache(self.hparams["features"], self.feature_names, versions)
         if features["id"].duplicated().any():
             raise DataError(f"feature cache {self.hparams['features']} has duplicate ids")
         features = features.set_index("id")
