@@ -97,8 +97,8 @@ def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
     problem = output_problem(path, "directory")
     if problem or not path.exists():
         return problem
-    if is_within(Path.cwd(), path):  # "." failed after the work; replacing it would leave
-        # the shell in a removed folder
+    if _holds_working_directory(path):  # "." failed after the work; replacing it would
+        # leave the shell in a removed folder
         return f"{path} is the working directory or holds it; give a new folder for the output"
     if path.is_symlink():  # replacing would swap the link for a local folder
         return f"{path} is a symbolic link; give the folder it points to"
@@ -111,6 +111,16 @@ def folder_problem(path: Path, names: tuple[str, ...]) -> str | None:
             f"only {', '.join(names)}; refusing to replace it (give a new or empty folder)"
         )
     return None
+
+
+def _holds_working_directory(path: Path) -> bool:
+    """Whether ``path`` (``~`` taken literally, as the writers take it) is the working
+    directory or a folder above it; a removed working directory is in none."""
+    try:
+        here, folder = Path.cwd().resolve(), Path(path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return here == folder or folder in here.parents
 
 
 def same_path(first: Path, second: Path) -> bool:

@@ -243,7 +243,7 @@ def test_help_states_each_default_once(capsys):
         (  # found by save_detector, after the training
             "train_disfluency.py",
             ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--out", "."],
-            "scripts/train_disfluency.py: error: --out: . holds empty.yaml",
+            "scripts/train_disfluency.py: error: --out: . is the working directory or holds it",
         ),
         (  # pyarrow's traceback
             "train_disfluency.py",
@@ -383,6 +383,9 @@ from evaluator.cli import run_reporting_errors
 
 
 def run():
+    if sys.argv[1:] == ["helper"]:  # a helper process's pipe, not stdout's reader
+        print("a result")
+        raise BrokenPipeError(32, "Broken pipe")
     for line in range(200_000):
         print(f"line {line}")
 
@@ -401,6 +404,12 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path: Path) ->
         text=True,
     )
     assert (result.returncode, result.stdout, result.stderr) == (141, "line 0\n", "")
+    # a broken pipe stdout's reader did not cause is an error as before, and stdout is kept
+    helper = subprocess.run(
+        [sys.executable, str(script), "helper"], capture_output=True, text=True
+    )
+    assert (helper.returncode, helper.stdout) == (2, "a result\n")
+    assert helper.stderr == "mismatch synth: error: [Errno 32] Broken pipe\n"
 
 
 def script_error(script: str, arguments: list[str], cwd: Path) -> str:

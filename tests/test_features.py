@@ -458,6 +458,9 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
         capsys.readouterr().err
     )
     assert out.read_bytes() == before
+    # fine-tuning's caches (keyed by texts; a ratings file of the same name replaced by another)
+    # are updated whatever they held: the refusal is the command's
+    assert update_feature_cache(other, out, ["bleu"], progress=False).dropped == 2
 
 
 def test_an_empty_split_says_which_outputs_it_wrote(tmp_path, capsys):

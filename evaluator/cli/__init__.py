@@ -8,9 +8,9 @@ from it (the scripts under scripts/ do)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -96,6 +96,17 @@ def _raise_terminated(signum: int, frame: object) -> None:
     if not _Sigterm.terminating:
         _Sigterm.terminating = True
         raise Terminated
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has stopped reading (``| head``), not
+    some other pipe a command wrote to."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), a stdout with no file
+        return False
 
 
 def _default_sigterm_in_child() -> None:
@@ -192,12 +203,6 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
                 _Sigterm.terminating = True  # command has ended, and the swap must happen
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except BrokenPipeError:  # the reader stopped (`| head`): nothing went wrong to report;
-        # stdout to /dev/null, or flushing it at exit raises again; the status a process
-        # ended by SIGPIPE gets
-        with contextlib.suppress(OSError, ValueError):  # a stdout with no file (captured)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
     except (
         CommandError,
         CheckpointError,
@@ -206,6 +211,12 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         ResourceMissingError,
         OSError,  # the file system's, where no check foresaw it
     ) as error:  # atomic writes have dropped their temporary files by now
+        if isinstance(error, BrokenPipeError) and _stdout_reader_gone():
+            # the reader stopped (`| head`): nothing went wrong to report; stdout to
+            # /dev/null, or flushing it at exit raises again; the status of a process that
+            # SIGPIPE ended
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

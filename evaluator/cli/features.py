@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from evaluator.cli import CommandError, check_device
-from evaluator.features.cache import update_feature_cache
+from evaluator.features.cache import foreign_cache_problem, update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
 from mismatch_core.atomic import is_within, output_problem, same_path
 from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
@@ -79,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
                     f"{flag} {path} is inside --tokens {args.tokens}, which holds token-store "
                     "shards alone; put it elsewhere"
                 )
+    problem = foreign_cache_problem(args.pairs, args.out)
+    if problem:
+        raise CommandError(problem)
     check_device(args.device)
     check_num_layers(args.encoder, args.num_layers)
     try:

@@ -36,7 +36,6 @@ from evaluator.features.encoder_pass import encode_distinct, encode_texts, token
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
 from mismatch_core.atomic import atomic_path
-from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
 from mismatch_core.resources import DEFAULT_ENCODER
 
@@ -118,6 +117,28 @@ def write_cache(path: Path, frame: pd.DataFrame, versions: dict[str, str], keys:
         pq.write_table(table, temporary)
 
 
+def foreign_cache_problem(pairs_path: Path, out_path: Path) -> str | None:
+    """Why the cache ``out_path`` should not be updated for the pairs of ``pairs_path``, or
+    None: it holds rows, none of them of these pairs' ids, so updating it would drop them all
+    (a typo such as val's pairs into train's cache loses work that took long). Read from the
+    two id columns alone; ``mismatch features`` asks it, fine-tuning's caches (keyed by
+    their texts) are updated whatever they held."""
+    if not out_path.is_file():
+        return None
+    try:
+        cached = pq.read_table(out_path, columns=["id"]).column("id").to_pylist()
+        given = pq.read_table(pairs_path, columns=["id"]).column("id").to_pylist()
+    except (OSError, pa.ArrowException):  # no cache or no pairs: the update names them
+        return None
+    ids = set(map(str, given))
+    if not cached or any(str(id_) in ids for id_ in cached):
+        return None
+    return (
+        f"{out_path} holds the features of {len(cached)} pair(s), none of them in "
+        f"{pairs_path}: the cache of another pair set? Give another --out, or remove it first"
+    )
+
+
 def update_feature_cache(
     pairs_path: Path,
     out_path: Path,
@@ -153,13 +174,6 @@ def update_feature_cache(
     frame = cached.reindex(ids)
     report = CacheReport(pairs=len(pairs), computed=dict.fromkeys(names, 0))
     report.dropped = int((~cached.index.isin(ids)).sum())
-    if len(cached) and report.dropped == len(cached):  # a typo (val's pairs, train's cache)
-        # replaced a cache that took long to fill
-        raise DataError(
-            f"{out_path} holds the features of {len(cached)} pair(s), none of them in "
-            f"{pairs_path}: the cache of another pair set? Give another --out, or remove it "
-            "first"
-        )
     if cached_keys is not None:
         stored_keys = cached_keys.reindex(ids)
         other_texts = (stored_keys.notna() & stored_keys.ne(keys)).to_numpy()

@@ -102,8 +102,9 @@ def check_feature_versions(file: str, versions: dict[str, str]) -> None:
         if name in stored and stored[name] != version:
             raise DataError(
                 f"{file}: {name} was computed as {stored[name]!r}, this run reads it as "
-                f"{version!r} (another encoder, layer or metric version); run mismatch "
-                "features on its pairs again with this run's encoder and --num-layers"
+                f"{version!r} (another encoder, layer or metric version); compute it again: "
+                f"mismatch features --pairs PAIRS --out {file} --features {name}, with this "
+                "run's --encoder and --num-layers"
             )
 
 
