@@ -8,7 +8,7 @@ import os
 import shutil
 import stat
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,38 +80,6 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-@contextmanager
-def exclusive_use(paths: Iterable[Path]) -> Iterator[None]:
-    """Hold ``paths`` (the files and folders a run fills) for this process while the block
-    runs: another run given one of them stops at once with a DataError instead of writing
-    beside it (two ``mismatch features`` runs sharing a store: the last save won, and both
-    named their first token shard 00000). An advisory lock on a hidden file beside each path
-    (``.NAME.lock``, left in place: removing it would let two runs hold two files); where
-    the system has no ``flock``, nothing is held."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        yield
-        return
-    descriptors = []
-    try:
-        for path in dict.fromkeys(Path(os.path.abspath(p)) for p in paths):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            lock = path.parent / f".{path.name}.lock"
-            descriptors.append(os.open(lock, os.O_CREAT | os.O_RDWR, 0o666))
-            try:
-                fcntl.flock(descriptors[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise DataError(
-                    f"{path} is being written by another run; wait for it to end, or give "
-                    "this run its own"
-                ) from None
-        yield
-    finally:
-        for descriptor in descriptors:  # closing releases its lock
-            os.close(descriptor)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

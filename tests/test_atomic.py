@@ -11,7 +11,6 @@ import pytest
 from mismatch_core.atomic import (
     atomic_directory,
     atomic_path,
-    exclusive_use,
     folder_problem,
     output_problem,
     same_path,
@@ -158,19 +157,6 @@ def test_a_folder_replaced_whole_must_hold_only_its_files_and_be_no_link(tmp_pat
     link = tmp_path / "link"
     link.symlink_to(ours, target_is_directory=True)
     assert folder_problem(link, names) == f"{link} is a symbolic link; give the folder it points to"
-
-
-def test_a_path_another_run_fills_is_refused_until_it_ends(tmp_path: Path) -> None:
-    """Two `mismatch features` runs sharing a store (train and val at once): the last save
-    won, and both named their first token shard 00000."""
-    store, tokens = tmp_path / "emb.parquet", tmp_path / "tokens"
-    with exclusive_use([store, tokens, store]):  # one path given twice is held once
-        with pytest.raises(DataError, match=f"{store} is being written by another run"):
-            with exclusive_use([tmp_path / "other.parquet", store]):
-                pass
-    with exclusive_use([store]):  # released when the run ended
-        pass
-    assert not tokens.exists() and not store.exists()  # nothing made but the locks
 
 
 def test_the_working_directory_is_not_replaced_whole(tmp_path: Path, monkeypatch) -> None:

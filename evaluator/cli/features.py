@@ -8,7 +8,7 @@ from pathlib import Path
 from evaluator.cli import CommandError, check_device
 from evaluator.features.cache import foreign_cache_problem, update_feature_cache
 from evaluator.features.registry import DEFAULT_FEATURES, metrics_for
-from mismatch_core.atomic import exclusive_use, is_within, output_problem, same_path
+from mismatch_core.atomic import is_within, output_problem, same_path
 from mismatch_core.resources import DEFAULT_ENCODER, encoder_path, hub_reachable
 
 
@@ -84,24 +84,22 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(problem)
     check_device(args.device)
     check_num_layers(args.encoder, args.num_layers)
-    written = [path for _, path in given]  # the cache and the stores this run fills
     try:
         metrics_for(names)
-        with exclusive_use(written):  # two runs sharing a store (train and val at once)
-            report = update_feature_cache(
-                args.pairs,
-                args.out,
-                names,
-                chunk_size=args.chunk_size,
-                batch_size=args.batch_size,
-                encoder=args.encoder,
-                num_layers=args.num_layers,
-                embeddings_path=args.embeddings,
-                alignments_path=args.alignments,
-                tokens_path=args.tokens,
-                progress=not args.quiet,
-                device=args.device,
-            )
+        report = update_feature_cache(
+            args.pairs,
+            args.out,
+            names,
+            chunk_size=args.chunk_size,
+            batch_size=args.batch_size,
+            encoder=args.encoder,
+            num_layers=args.num_layers,
+            embeddings_path=args.embeddings,
+            alignments_path=args.alignments,
+            tokens_path=args.tokens,
+            progress=not args.quiet,
+            device=args.device,
+        )
     except (FileNotFoundError, ValueError) as error:
         raise CommandError(str(error)) from None
     computed = sum(report.computed.values())
