@@ -25,7 +25,7 @@ from evaluator.features import (
     pair_key,
     text_key,
 )
-from evaluator.features.cache import row_key, update_feature_cache
+from evaluator.features.cache import foreign_cache_problem, row_key, update_feature_cache
 from evaluator.features.lexical import (
     Agreement,
     EditDistance,
@@ -458,6 +458,16 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
         capsys.readouterr().err
     )
     assert out.read_bytes() == before
+    # ids read as the readers read them: a rerun with timestamp ids was refused
+    dated = tmp_path / "dated.parquet"
+    pd.read_parquet(pairs_path).assign(id=pd.to_datetime(["2020-01-01", "2020-01-02"])).to_parquet(
+        dated
+    )
+    update_feature_cache(dated, tmp_path / "dated_cache.parquet", ["bleu"], progress=False)
+    assert foreign_cache_problem(dated, tmp_path / "dated_cache.parquet") is None
+    # a pairs file given as --out is named as what it is, not as another pair set's cache
+    assert cli_main(["features", "--pairs", str(pairs_path), "--out", str(other), "--quiet"]) == 2
+    assert f"{other} exists but is not a feature cache" in capsys.readouterr().err
     # fine-tuning's caches (keyed by texts; a ratings file of the same name replaced by another)
     # are updated whatever they held: the refusal is the command's
     assert update_feature_cache(other, out, ["bleu"], progress=False).dropped == 2

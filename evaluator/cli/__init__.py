@@ -8,6 +8,7 @@ from it (the scripts under scripts/ do)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import select
@@ -104,7 +105,10 @@ def _stdout_reader_gone() -> bool:
     try:
         poller = select.poll()
         poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(events & select.POLLERR for _, events in poller.poll(0))
+        # Linux reports a pipe whose reader has gone as POLLERR, macOS and the BSDs (and a
+        # socket whose reader closed) as POLLHUP
+        gone = select.POLLERR | select.POLLHUP
+        return any(events & gone for _, events in poller.poll(0))
     except (AttributeError, OSError, ValueError):  # no poll (Windows), a stdout with no file
         return False
 
@@ -217,7 +221,8 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             # SIGPIPE ended
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        with contextlib.suppress(OSError):  # stderr's own reader gone: the status says it
+            print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

@@ -125,13 +125,18 @@ def foreign_cache_problem(pairs_path: Path, out_path: Path) -> str | None:
     their texts) are updated whatever they held."""
     if not out_path.is_file():
         return None
-    try:
-        cached = pq.read_table(out_path, columns=["id"]).column("id").to_pylist()
-        given = pq.read_table(pairs_path, columns=["id"]).column("id").to_pylist()
-    except (OSError, pa.ArrowException):  # no cache or no pairs: the update names them
+    try:  # no cache, or no pairs: the update names what they are
+        if METADATA_KEY not in (pq.read_schema(out_path).metadata or {}):
+            return None
+        if not {"id", "ref", "gen"} <= set(pq.read_schema(pairs_path).names):
+            return None
+        cached, given = (
+            pq.read_table(path, columns=["id"]).column("id").to_pandas().astype(str)
+            for path in (out_path, pairs_path)
+        )  # ids as the cache and the pairs reader read them
+    except (OSError, pa.ArrowException):
         return None
-    ids = set(map(str, given))
-    if not cached or any(str(id_) in ids for id_ in cached):
+    if cached.empty or cached.isin(set(given)).any():
         return None
     return (
         f"{out_path} holds the features of {len(cached)} pair(s), none of them in "
