@@ -174,11 +174,14 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = SOURCES) -> Corpus:
 
 
 def sick_types_problem(record: dict) -> str | None:
-    """What makes a SICK line's keys unreadable, or None: the texts a and b must be strings,
-    the flags paraphrase and contradiction booleans (a string "false" would read as true)."""
+    """What makes a SICK line's keys unreadable, or None: the texts a and b must be strings
+    with text (an empty one made a base of nothing), the flags paraphrase and contradiction
+    booleans (a string "false" would read as true)."""
     for key in ("a", "b"):
         if key in record and not isinstance(record[key], str):
             return f"key {key!r} must be a string"
+        if key in record and not record[key].strip():
+            return f"key {key!r} is an empty text"
     for key in ("paraphrase", "contradiction"):
         if key in record and not isinstance(record[key], bool):
             return f"key {key!r} must be true or false"
