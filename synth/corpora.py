@@ -16,9 +16,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
@@ -104,22 +107,35 @@ class HumanOverlap:
     triple_sets: set[str]
 
 
+@contextmanager
+def named_record(path: Path, line: int) -> Iterator[None]:
+    """A record the readers cannot use (a key missing, a value of another kind, an unknown
+    source) named by its file and line, as a DataError: synth stopped with a traceback."""
+    try:
+        yield
+    except KeyError as error:
+        raise DataError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+    except (TypeError, AttributeError, ValueError) as error:
+        raise DataError(f"{path}:{line}: {error}") from None
+
+
 def human_overlap(human_dir: Path) -> HumanOverlap:
     """Collect normalised refs/gens, Flickr photo ids and WebNLG triple sets of every human set."""
     texts: set[str] = set()
     flickr_ids: set[str] = set()
     triple_sets: set[str] = set()
     for path in sorted(human_dir.glob("*/*.jsonl.gz")):
-        for _, record in iter_jsonl(path):
-            refs = record["ref"] if isinstance(record["ref"], list) else [record["ref"]]
-            for text in [*refs, record["gen"]]:
-                if text:
-                    texts.add(normalise(text))
-            image = (record.get("meta") or {}).get("image")
-            if image:
-                flickr_ids.add(flickr_photo_id(image))
-            if record["task"] == "data2text" and record.get("src"):
-                triple_sets.add(normalise_triples(record["src"]))
+        for line, record in iter_jsonl(path):
+            with named_record(path, line):
+                refs = record["ref"] if isinstance(record["ref"], list) else [record["ref"]]
+                for text in [*refs, record["gen"]]:
+                    if text:
+                        texts.add(normalise(text))
+                image = (record.get("meta") or {}).get("image")
+                if image:
+                    flickr_ids.add(flickr_photo_id(image))
+                if record["task"] == "data2text" and record.get("src"):
+                    triple_sets.add(normalise_triples(record["src"]))
     texts.discard("")
     return HumanOverlap(texts, flickr_ids, triple_sets)
 
@@ -137,18 +153,27 @@ def load_corpus(data_dir: Path, sources: tuple[str, ...] = SOURCES) -> Corpus:
             continue
         path = data_dir / "corpora" / f"{source}.jsonl.gz"
         sha256[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-        for _, record in iter_jsonl(path):
-            key = group_key(record)
-            group = groups.setdefault(key, Group(key, record["source"]))
-            group.texts.append(record["text"])
-            if key.startswith("squad-p:"):
-                sentences.setdefault(key, []).append((sentence_index(record), len(group.texts) - 1))
-            if (
-                normalise(record["text"]) in overlap.texts
-                or (source == "multi30k" and flickr_photo_id(record["image"]) in overlap.flickr_ids)
-                or (source == "webnlg" and normalise_triples(record["triples"]) in overlap.triple_sets)
-            ):
-                tainted.add(key)
+        for line, record in iter_jsonl(path):
+            with named_record(path, line):
+                key = group_key(record)
+                group = groups.setdefault(key, Group(key, record["source"]))
+                group.texts.append(record["text"])
+                if key.startswith("squad-p:"):
+                    sentences.setdefault(key, []).append(
+                        (sentence_index(record), len(group.texts) - 1)
+                    )
+                if (
+                    normalise(record["text"]) in overlap.texts
+                    or (
+                        source == "multi30k"
+                        and flickr_photo_id(record["image"]) in overlap.flickr_ids
+                    )
+                    or (
+                        source == "webnlg"
+                        and normalise_triples(record["triples"]) in overlap.triple_sets
+                    )
+                ):
+                    tainted.add(key)
     excluded_groups: Counter = Counter()
     excluded_texts: Counter = Counter()
     kept = []

@@ -86,3 +86,25 @@ def test_groups_sharing_a_text_an_image_or_a_triple_set_with_human_data_are_excl
     assert corpus.excluded_texts == Counter(
         {"coco": 2, "multi30k": 1, "webnlg": 1, "squad": 1, "sick": 2}
     )
+
+
+def test_a_record_synth_cannot_read_is_named_by_file_and_line(tmp_path):
+    """A corpus record without its text, a human record without gen, or an unknown source
+    stopped synth with a KeyError or ValueError traceback."""
+    import pytest
+
+    from mismatch_core.errors import DataError
+
+    root = tmp_path / "data"
+    write(root / "human" / "captioning" / "c.jsonl.gz", [human("captioning", ["A dog."], "A cat.")])
+    caption = {"id": "c1", "source": "coco", "image_id": 1, "text": "A bus."}
+    for rows, problem in (
+        ([caption, {"id": "c2", "source": "coco", "image_id": 1}], ":2: missing key 'text'"),
+        ([{**caption, "source": "flickr"}], ":1: unknown corpus source 'flickr' in record 'c1'"),
+    ):
+        write(root / "corpora" / "coco.jsonl.gz", rows)
+        with pytest.raises(DataError, match=f"coco.jsonl.gz{problem}"):
+            load_corpus(root, sources=("coco",))
+    write(root / "human" / "captioning" / "c.jsonl.gz", [{"task": "captioning", "ref": "A dog."}])
+    with pytest.raises(DataError, match="c.jsonl.gz:1: missing key 'gen'"):
+        load_corpus(root, sources=("coco",))
