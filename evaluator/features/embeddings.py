@@ -35,11 +35,22 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
     before sources were); ValueError when another encoder (or layer) filled it."""
     if current is not None and current != source:
+        if ("|layers=" in current) != ("|layers=" in source):  # same encoder or not
+            raise ValueError(
+                f"{where} holds {_kind(current)}, this option fills it with {_kind(source)}; "
+                "give each option its own store"
+            )
         raise ValueError(
             f"{where} was filled by {current}, not {source}; use another store (or cache "
             "folder) for this encoder"
         )
     return source
+
+
+def _kind(source: str) -> str:
+    """What a store filled from ``source`` holds: vectors read at a layer (alignment vectors,
+    token states) record it, mean embeddings do not."""
+    return "vectors read at a layer" if "|layers=" in source else "mean embeddings"
 
 
 class SourcedStore(Protocol):
