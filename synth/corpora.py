@@ -110,7 +110,8 @@ class HumanOverlap:
 @contextmanager
 def named_record(path: Path, line: int) -> Iterator[None]:
     """A record the readers cannot use (a key missing, a value of another kind, an unknown
-    source) named by its file and line, as a DataError: synth stopped with a traceback."""
+    source) named by its file and line, as a DataError (synth used to stop with a
+    traceback)."""
     try:
         yield
     except KeyError as error:
@@ -267,8 +268,12 @@ def paraphrase_groups(pairs: list[tuple[str, str, str]]) -> list[Group]:
 
 
 def sentence_index(record: dict) -> int:
-    """Position of a SQuAD context sentence in its paragraph ('...:p3:s2' -> 2)."""
-    return int(record["id"].rsplit(":s", 1)[1])
+    """Position of a SQuAD context sentence in its paragraph ('...:p3:s2' -> 2); ValueError
+    for an id without it."""
+    _, marker, index = record["id"].rpartition(":s")
+    if not (marker and index.isdigit()):
+        raise ValueError(f"sentence id {record['id']!r} ends in no ':s<index>'")
+    return int(index)
 
 
 def passages(sentences: list[tuple[int, int]]) -> list[tuple[int, ...]]:

@@ -105,6 +105,10 @@ def test_a_record_synth_cannot_read_is_named_by_file_and_line(tmp_path):
         write(root / "corpora" / "coco.jsonl.gz", rows)
         with pytest.raises(DataError, match=f"coco.jsonl.gz{problem}"):
             load_corpus(root, sources=("coco",))
+    sentence = {"id": "squad:T:p1", "source": "squad", "kind": "context_sentence", "text": "A b."}
+    write(root / "corpora" / "squad.jsonl.gz", [sentence])  # an IndexError traceback
+    with pytest.raises(DataError, match="squad.jsonl.gz:1: sentence id 'squad:T:p1' ends in no"):
+        load_corpus(root, sources=("squad",))
     write(root / "human" / "captioning" / "c.jsonl.gz", [{"task": "captioning", "ref": "A dog."}])
     with pytest.raises(DataError, match="c.jsonl.gz:1: missing key 'gen'"):
         load_corpus(root, sources=("coco",))

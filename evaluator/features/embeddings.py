@@ -35,10 +35,11 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
     before sources were); ValueError when another encoder (or layer) filled it."""
     if current is not None and current != source:
-        if ("|layers=" in current) != ("|layers=" in source):  # same encoder or not
+        (current_encoder, current_kind), (encoder, kind) = map(_encoder_and_kind, (current, source))
+        if current_encoder == encoder and current_kind != kind:
             raise ValueError(
-                f"{where} holds {_kind(current)}, this option fills it with {_kind(source)}; "
-                "give each option its own store"
+                f"{where} holds {current_kind} of {encoder}, not the {kind} wanted here; use "
+                "the store made for them"
             )
         raise ValueError(
             f"{where} was filled by {current}, not {source}; use another store (or cache "
@@ -47,10 +48,11 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     return source
 
 
-def _kind(source: str) -> str:
-    """What a store filled from ``source`` holds: vectors read at a layer (alignment vectors,
-    token states) record it, mean embeddings do not."""
-    return "vectors read at a layer" if "|layers=" in source else "mean embeddings"
+def _encoder_and_kind(source: str) -> tuple[str, str]:
+    """The encoder of a store's recorded source and what the store holds: vectors read at a
+    layer (alignment vectors, token states) record the layer, mean embeddings do not."""
+    encoder, marker, _ = source.rpartition("|layers=")
+    return (encoder, "vectors read at a layer") if marker else (source, "mean embeddings")
 
 
 class SourcedStore(Protocol):
