@@ -34,6 +34,19 @@ def test_store_appends_shards_and_reads_them_back(tmp_path: Path) -> None:
         reopened.table(["missing"])
 
 
+def test_two_writers_at_once_keep_each_others_shards(tmp_path: Path) -> None:
+    """Two `mismatch features` runs filling one store (train and val at once) both wrote shard
+    00000: the later one replaced the other's states, and its keys could sit beside them."""
+    path = tmp_path / "tokens"
+    first, second = TokenStore(path), TokenStore(path)  # both opened before either wrote
+    assert first.add({text_key("a"): states(3)}) == 1
+    assert second.add({text_key("b"): states(2, seed=1)}) == 1
+    both = TokenStore(path)
+    assert sorted(both.states) == sorted([text_key("a"), text_key("b")]) and both.shards == 2
+    np.testing.assert_array_equal(both.states[text_key("a")], states(3))
+    np.testing.assert_array_equal(both.states[text_key("b")], states(2, seed=1))
+
+
 def test_an_unfinished_shard_is_ignored_and_odd_shapes_refused(tmp_path: Path) -> None:
     path = tmp_path / "tokens"
     TokenStore(path).add({text_key("x"): states(2)})

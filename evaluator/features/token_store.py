@@ -13,6 +13,7 @@ array and gathers padded batches from it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -179,8 +180,7 @@ class TokenStore:
                 "length": np.array(lengths, dtype=np.int64),
             }
         )
-        stem = f"{self.shards:05d}"
-        self.path.mkdir(parents=True, exist_ok=True)
+        stem = self._new_stem()
         with atomic_path(self.path / f"{stem}.npy") as temporary:
             np.save(temporary, np.concatenate(list(new.values())).astype(np.float16))
         table = pa.Table.from_pandas(keys, preserve_index=False)
@@ -192,6 +192,22 @@ class TokenStore:
         self.dim = dims.pop()
         self.states.update(new)
         return len(new)
+
+    def _new_stem(self) -> str:
+        """The name of a new shard, taken by making its states file (empty until written), so
+        that a run writing to the store at the same time cannot take it too: two runs both
+        named their shard 00000, and one's keys could end up beside the other's states. A
+        name an interrupted run left states under (no keys) is passed over."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        number = self.shards
+        while True:
+            stem = f"{number:05d}"
+            try:
+                os.close(os.open(self.path / f"{stem}.npy", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                number += 1
+                continue
+            return stem
 
     def table(self, texts: Sequence[str]) -> TokenTable:
         """The states of ``texts`` in order; KeyError names the first text not stored."""
