@@ -47,6 +47,25 @@ def test_two_writers_at_once_keep_each_others_shards(tmp_path: Path) -> None:
     np.testing.assert_array_equal(both.states[text_key("b")], states(2, seed=1))
 
 
+def test_a_shard_whose_write_fails_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:
+    """Its name is taken by making the states file first; a failed keys write (a full disk,
+    Ctrl-C) must not leave those states, which no later run would write over."""
+    import evaluator.features.token_store as token_store
+
+    path = tmp_path / "tokens"
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(token_store.pq, "write_table", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            TokenStore(path).add({text_key("a"): states(3)})
+    assert sorted(p.name for p in path.iterdir()) == []
+    assert TokenStore(path).add({text_key("a"): states(3)}) == 1
+    assert sorted(p.name for p in path.iterdir()) == ["00000.keys.parquet", "00000.npy"]
+
+
 def test_an_unfinished_shard_is_ignored_and_odd_shapes_refused(tmp_path: Path) -> None:
     path = tmp_path / "tokens"
     TokenStore(path).add({text_key("x"): states(2)})

@@ -7,7 +7,9 @@ a folder of append-only shards, ``NNNNN.npy`` (all states of the shard, stacked)
 ``NNNNN.keys.parquet`` (text key, offset, length; its metadata names what encoded the states,
 as an embedding store's does); a shard counts once its keys file exists,
 and both are written through a temporary file and a rename, so an interrupted run loses at
-most the shard it was writing. ``TokenTable`` packs the states of a list of texts into one
+most the shard it was writing. A new shard's name is taken by making its states file first
+(empty until written, removed if the write fails), so that two runs writing to one store at
+once never share a name. ``TokenTable`` packs the states of a list of texts into one
 array and gathers padded batches from it.
 """
 
@@ -112,7 +114,7 @@ class TokenStore:
                 table = pq.read_table(keys_file)
                 keys = table.to_pandas()
                 array = np.load(states_file, mmap_mode="r")
-            except (OSError, ValueError, pa.ArrowException) as error:
+            except (OSError, ValueError, EOFError, pa.ArrowException) as error:  # EOFError: empty
                 raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
             source = (table.schema.metadata or {}).get(SOURCE_KEY)
             if source is None:
@@ -180,14 +182,19 @@ class TokenStore:
                 "length": np.array(lengths, dtype=np.int64),
             }
         )
-        stem = self._new_stem()
-        with atomic_path(self.path / f"{stem}.npy") as temporary:
-            np.save(temporary, np.concatenate(list(new.values())).astype(np.float16))
         table = pa.Table.from_pandas(keys, preserve_index=False)
         if self.source is not None:
             table = table.replace_schema_metadata({SOURCE_KEY: self.source.encode()})
-        with atomic_path(self.path / f"{stem}.keys.parquet") as temporary:
-            pq.write_table(table, temporary)
+        stem = self._new_stem()
+        states_file = self.path / f"{stem}.npy"
+        try:  # the states, then the keys that make the shard count
+            with atomic_path(states_file) as temporary:
+                np.save(temporary, np.concatenate(list(new.values())).astype(np.float16))
+            with atomic_path(self.path / f"{stem}.keys.parquet") as temporary:
+                pq.write_table(table, temporary)
+        except BaseException:  # the name is this run's alone: its states go with it
+            states_file.unlink(missing_ok=True)
+            raise
         self.shards += 1
         self.dim = dims.pop()
         self.states.update(new)
@@ -197,13 +204,14 @@ class TokenStore:
         """The name of a new shard, taken by making its states file (empty until written), so
         that a run writing to the store at the same time cannot take it too: two runs both
         named their shard 00000, and one's keys could end up beside the other's states. A
-        name an interrupted run left states under (no keys) is passed over."""
+        name a run killed mid-write left states under (no keys) is passed over."""
         self.path.mkdir(parents=True, exist_ok=True)
         number = self.shards
         while True:
             stem = f"{number:05d}"
             try:
-                os.close(os.open(self.path / f"{stem}.npy", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY
+                os.close(os.open(self.path / f"{stem}.npy", flags, 0o666))
             except FileExistsError:
                 number += 1
                 continue
