@@ -179,7 +179,10 @@ sys.exit(main(sys.argv[1:]))
 
 def test_ctrl_c_while_two_processes_score_ends_as_interrupted(tmp_path: Path) -> None:
     """Lightning made Ctrl-C a silent exit 1, and leaving the process group then waited on a
-    process that had already gone: a RuntimeError traceback, status 1."""
+    process that had already gone: a RuntimeError traceback, status 1. Lightning's own
+    child-process observer (every 5 s) SIGKILLs the main process once a child has died, which
+    Lightning's Ctrl-C handling makes it do: where that lands before the main process has
+    exited, the status is -9 (the message is the in-process tests')."""
     source = tmp_path / "pairs.jsonl"
     source.write_text('{"ref": "A dog ran.", "gen": "A cat ran."}\n')
     script = tmp_path / "press_ctrl_c.py"
@@ -188,7 +191,8 @@ def test_ctrl_c_while_two_processes_score_ends_as_interrupted(tmp_path: Path) ->
         str(script), "predict", "--quiet", "--checkpoint", str(BASE), "--input", str(source),
         "--output", str(tmp_path / "scores.csv"), "--devices", "2", "--accelerator", "cpu",
     )  # fmt: skip
-    assert result.returncode == 130, result.stderr[-3000:]
-    assert "mismatch predict: interrupted\n" in result.stderr
+    assert result.returncode in (130, -9), result.stderr[-3000:]
+    if result.returncode == 130:
+        assert "mismatch predict: interrupted\n" in result.stderr
     assert "Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl", "press_ctrl_c.py"]
