@@ -68,6 +68,13 @@ class CacheReport:
     dropped: int = 0
 
 
+def stored_versions(schema: pa.Schema) -> dict[str, str] | None:
+    """The feature versions a cache's schema records (``write_cache``), or None for a parquet
+    file ``mismatch features`` did not write."""
+    metadata = schema.metadata or {}
+    return json.loads(metadata[METADATA_KEY]) if METADATA_KEY in metadata else None
+
+
 def read_cache(
     path: Path, versions: dict[str, str]
 ) -> tuple[pd.DataFrame, dict[str, str], pd.Series | None]:
@@ -83,15 +90,14 @@ def read_cache(
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as error:
         raise ValueError(f"{path} is not a readable feature cache ({error})") from None
-    metadata = table.schema.metadata or {}
-    if METADATA_KEY not in metadata or "id" not in table.column_names:
+    stored = stored_versions(table.schema)
+    if stored is None or "id" not in table.column_names:
         # refuse rather than replace a parquet that mismatch features did not write (a pairs
         # file given as --out by mistake would otherwise be overwritten)
         raise ValueError(
             f"{path} exists but is not a feature cache written by mismatch features "
             "(no id column or feature versions); give --out a new path"
         )
-    stored = json.loads(metadata[METADATA_KEY])
     frame = table.to_pandas()
     frame["id"] = frame["id"].astype(str)
     frame = frame.set_index("id")
@@ -126,7 +132,7 @@ def foreign_cache_problem(pairs_path: Path, out_path: Path) -> str | None:
     if not out_path.is_file():
         return None
     try:  # no cache, or no pairs: the update names what they are
-        if METADATA_KEY not in (pq.read_schema(out_path).metadata or {}):
+        if stored_versions(pq.read_schema(out_path)) is None:
             return None
         if not {"id", "ref", "gen"} <= set(pq.read_schema(pairs_path).names):
             return None

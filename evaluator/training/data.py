@@ -14,7 +14,6 @@ encoded by ``prepare_data``). The FeatureScaler is fitted on train only and kept
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import lightning as L
@@ -27,7 +26,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler
 
 from evaluator.features import EmbeddingStore, FeatureScaler, encode_texts, text_key
-from evaluator.features.cache import KEY_COLUMN, METADATA_KEY, row_key
+from evaluator.features.cache import KEY_COLUMN, row_key, stored_versions
 from evaluator.features.compute import feature_versions
 from evaluator.features.embeddings import claim_stores, store_sources
 from evaluator.features.encoder_pass import encode_distinct, encoder_device, token_states
@@ -74,9 +73,10 @@ def read_feature_cache(
     each column computed as ``versions`` says (``check_feature_versions``)."""
     frames = []
     for file in feature_files(path):
-        check_feature_versions(file, versions)
+        schema = cache_schema([file])  # read once: the versions and the columns
+        check_feature_versions(file, schema, versions)
         columns = ["id", *names]
-        if KEY_COLUMN in cache_schema([file]).names:
+        if KEY_COLUMN in schema.names:
             columns.append(KEY_COLUMN)
         frames.append(pd.read_parquet(file, columns=columns))
     return pd.concat(frames, ignore_index=True)
@@ -89,15 +89,14 @@ def expected_versions(names: list[str], encoder: str, num_layers: int | None) ->
     return feature_versions(known, encoder, num_layers)
 
 
-def check_feature_versions(file: str, versions: dict[str, str]) -> None:
-    """DataError for a column of the cache ``file`` computed otherwise than ``versions`` says
-    (another encoder, BERTScore layer, metric version or detector): ``mismatch features``
-    computes such a column again, training read it as it was. A file without the record
-    (not written by ``mismatch features``) is taken as it is."""
-    metadata = cache_schema([file]).metadata or {}
-    if METADATA_KEY not in metadata:
+def check_feature_versions(file: str, schema: pa.Schema, versions: dict[str, str]) -> None:
+    """DataError for a column of the cache ``file`` (its ``schema``) computed otherwise than
+    ``versions`` says (another encoder, BERTScore layer, metric version or detector):
+    ``mismatch features`` computes such a column again, training read it as it was. A file
+    without the record (not written by ``mismatch features``) is taken as it is."""
+    stored = stored_versions(schema)
+    if stored is None:
         return
-    stored = json.loads(metadata[METADATA_KEY])
     for name, version in versions.items():
         if name in stored and stored[name] != version:
             raise DataError(
