@@ -249,8 +249,8 @@ def read_ratings(
     """A regression task of a user's own ratings file (the normalised schema, see
     ``evaluator.human_data``): one criterion per key of its records' scores, in the order they
     first appear, on the scale ``scales`` gives or else the lowest to the highest value the file
-    holds. ``name`` (default: the file name before .jsonl or .json, with or without .gz) names the task in the checkpoint and
-    in results. ``measured``: agreement with the ratings is to be measured (``mismatch
+    holds. ``name`` (default: the file name before .jsonl or .json, with or without .gz)
+    names the task in the checkpoint and in results. ``measured``: agreement with the ratings is to be measured (``mismatch
     evaluate``), so a criterion rated alike throughout is refused even with its scale given.
     DataError names the file, the line or criterion, and what to do."""
     path = Path(path).expanduser().resolve()
