@@ -264,6 +264,39 @@ def test_embedding_store_round_trip(tmp_path):
         opened.add(["c"], np.zeros((1, 5)))
 
 
+def test_two_runs_filling_one_store_at_once_keep_both_runs_vectors(tmp_path, monkeypatch):
+    """Train's and val's `mismatch features` runs sharing an embeddings store: each saves the
+    whole store after every chunk, so the later save dropped what the other run had saved
+    since it opened the file. A save first takes in the vectors saved meanwhile; a store of
+    another encoder saved there meanwhile is refused, not merged."""
+    path = tmp_path / "emb.parquet"
+    first, second = EmbeddingStore.open_or_new(path), EmbeddingStore.open_or_new(path)
+    for store in first, second:
+        store.claim("enc")
+    first.add(["a"], np.ones((1, 4)))
+    first.save(path)
+    second.add(["b"], np.full((1, 4), 2.0))
+    second.save(path)
+    first.add(["c"], np.full((1, 4), 3.0))
+    first.save(path)
+    saved = EmbeddingStore.open(path)
+    assert (len(saved), saved.source) == (3, "enc")
+    np.testing.assert_array_equal(saved.lookup(["b", "c"])[:, 0], [2.0, 3.0])
+    first.add(["d"], np.zeros((1, 4)))
+    with monkeypatch.context() as patch:  # nothing saved meanwhile: the file is not read again
+        patch.setattr(EmbeddingStore, "open", None)
+        first.save(path)
+    assert len(EmbeddingStore.open(path)) == 4
+
+    other = EmbeddingStore()
+    other.claim("another encoder")
+    other.add(["e"], np.zeros((1, 4)))
+    other.save(path)  # a new store replaces the file, as before
+    with pytest.raises(ValueError, match="filled by another encoder, not enc"):
+        first.save(path)
+    assert EmbeddingStore.open(path).source == "another encoder"
+
+
 def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     """Stores are keyed by text alone: a cache folder shared by two encoders (a base on
     another 384-d encoder, say) would give one the other's vectors. Each store names what

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -25,6 +26,7 @@ from mismatch_core.errors import DataError
 
 V = TypeVar("V")
 SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
+FileState = tuple[int, int, int]  # `file_state`: one version of a store's file
 
 
 # what a disk this process cannot write raises (a read-only mount: EROFS)
@@ -123,6 +125,9 @@ class EmbeddingStore:
         self.dim: int | None = None
         self.source: str | None = None  # what encoded the vectors (None: not recorded)
         self.path: Path | None = None  # the file it was opened from (None: a new store)
+        # the file this store last read or wrote, and its state then (None: no file there),
+        # so that `save` can tell when another run saved to it meanwhile
+        self._seen: tuple[Path, FileState | None] | None = None
         if vectors:
             self.add_keyed(vectors)
 
@@ -133,6 +138,7 @@ class EmbeddingStore:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"embedding store {path} does not exist")
+        state = file_state(path)  # before the read: a save meanwhile is merged, not lost
         try:
             table = pq.read_table(path)
         except (OSError, pa.ArrowException) as error:
@@ -151,12 +157,18 @@ class EmbeddingStore:
         source = (table.schema.metadata or {}).get(SOURCE_KEY)
         store.source = source.decode() if source else None
         store.path = path
+        store._seen = (path, state)
         return store
 
     @classmethod
     def open_or_new(cls, path: str | Path) -> EmbeddingStore:
-        """The store at ``path``, or a new empty one when there is none yet."""
-        return cls.open(path) if Path(path).is_file() else cls()
+        """The store at ``path``, or a new empty one when there is none yet (one that another
+        run saves there before this one does is merged by `save`)."""
+        if Path(path).is_file():
+            return cls.open(path)
+        store = cls()
+        store._seen = (Path(path), None)
+        return store
 
     def claim(self, source: str) -> bool:
         """Take the vectors as ``source``'s (an encoder, and its layer for vectors read there);
@@ -218,8 +230,13 @@ class EmbeddingStore:
             self.vectors[key] = vector
 
     def save(self, path: str | Path) -> None:
-        """Write the parquet atomically (temporary file in the same folder, then rename)."""
+        """Write the parquet atomically (temporary file in the same folder, then rename). When
+        another run has saved to the file since this store last read or wrote it (two
+        `mismatch features` runs filling one store), its vectors are added first, so neither
+        run's are lost; only a run's last save, landing between the other's read and rename,
+        can still be, and rerunning that split's command fills it in."""
         path = Path(path)
+        self._merge_saved_meanwhile(path)
         dim = self.dim or 0
         keys = list(self.vectors)
         matrix = (
@@ -235,3 +252,32 @@ class EmbeddingStore:
             table = table.replace_schema_metadata({SOURCE_KEY: self.source.encode()})
         with atomic_path(path) as temporary:
             pq.write_table(table, temporary)
+        self._seen = (path, file_state(path))
+
+    def _merge_saved_meanwhile(self, path: Path) -> None:
+        """Add the vectors of ``path`` this store lacks, when the file changed since this store
+        last read or wrote it; ValueError when another encoder filled it meanwhile."""
+        if self._seen is None or self._seen[0] != path:
+            return
+        state = file_state(path)
+        if state is None or state == self._seen[1]:
+            return
+        saved = EmbeddingStore.open(path)
+        if self.source is None:
+            self.source = saved.source
+        else:
+            claimed_source(saved.source, self.source, path)
+        self.add_keyed({key: v for key, v in saved.vectors.items() if key not in self.vectors})
+
+
+def file_state(path: Path) -> FileState | None:
+    """What tells one version of a file from the next (inode, size, modification time), or
+    None when no plain file is there (a device such as /dev/null is written, never read); a
+    rename puts a new inode in place."""
+    try:
+        status = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns)
