@@ -26,12 +26,13 @@ import itertools
 import json
 import re
 import shutil
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import IO, BinaryIO, TextIO
 
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import (
@@ -109,12 +110,25 @@ PairRow = tuple[str, "str | list[str]", str, "str | None"]  # (id, ref, gen, src
 
 class AlignedInput:
     """Line-aligned text files: line i of every file is pair i, id "i"; several reference
-    files give several references per pair. Read line by line, so memory does not grow."""
+    files give several references per pair. Read line by line, so memory does not grow; a
+    pipe (`--refs <(cmd)`, /dev/stdin), which gives its lines once, is kept in a temporary
+    file for the second pass. ``pipe_copies``: the copies kept so far, shared by inputs that
+    name one pipe (`mismatch compare`'s systems, one --refs), which gives its lines once."""
 
-    def __init__(self, ref_paths: Sequence[Path], gen_path: Path, src_path: Path | None) -> None:
+    def __init__(
+        self,
+        ref_paths: Sequence[Path],
+        gen_path: Path,
+        src_path: Path | None,
+        pipe_copies: dict[Path, IO[bytes]] | None = None,
+    ) -> None:
         self.ref_paths = list(ref_paths)
         self.gen_path = gen_path
         self.src_path = src_path
+        self._copies = {} if pipe_copies is None else pipe_copies
+        for path in [gen_path, *self.ref_paths, *([src_path] if src_path else [])]:
+            if path not in self._copies and is_pipe(path):
+                self._copies[path] = spooled(path)
 
     def count(self, require_sources: bool = False) -> int:
         """The number of pairs, after one pass that checks UTF-8, equal line counts, a
@@ -126,13 +140,19 @@ class AlignedInput:
                 f"{self.gen_path}: this checkpoint reads each output against its source; "
                 "give --srcs FILE"
             )
-        gens = count_lines(self.gen_path)
+        gens = count_lines(self._lines(self.gen_path), self.gen_path)
         for path in self.ref_paths:
-            self._check_length(path, count_lines(path, nonblank="reference"), gens)
+            self._check_length(path, count_lines(self._lines(path), path, "reference"), gens)
         if self.src_path is not None:
             required = "source" if require_sources else None
-            self._check_length(self.src_path, count_lines(self.src_path, required), gens)
+            lines = self._lines(self.src_path)
+            self._check_length(self.src_path, count_lines(lines, self.src_path, required), gens)
         return gens
+
+    def _lines(self, path: Path) -> Iterator[str]:
+        """The file's lines, read afresh (a pipe's from its copy), errors naming ``path``."""
+        copy = self._copies.get(path)
+        return iter_text_lines(path, Path(copy.name) if copy is not None else None)
 
     def _check_length(self, path: Path, count: int, gens: int) -> None:
         if count != gens:
@@ -143,7 +163,7 @@ class AlignedInput:
 
     def rows(self) -> Iterator[PairRow]:
         paths = [self.gen_path, *self.ref_paths, *([self.src_path] if self.src_path else [])]
-        files = [iter_text_lines(path) for path in paths]
+        files = [self._lines(path) for path in paths]
         size = len(self.ref_paths)
         try:
             for number, (gen, *rest) in enumerate(zip(*files, strict=True), 1):
@@ -163,7 +183,11 @@ class JsonlInput:
 
     @classmethod
     def from_file(cls, path: Path) -> JsonlInput:
-        """A .jsonl or .jsonl.gz file."""
+        """A .jsonl or .jsonl.gz file, or a pipe (`--input <(cmd)`, /dev/stdin) read as
+        `from_stream` reads stdin."""
+        if is_pipe(path):
+            with path.open("rb") as stream:
+                return cls.from_stream(stream, str(path))
         check_jsonl_file(path)
         return cls(lambda: raw_lines(path), str(path))
 
@@ -220,26 +244,51 @@ class JsonlInput:
             yield number, "id" in value, parse_pair(value, where, default_id=str(number))
 
 
-def iter_text_lines(path: Path) -> Iterator[str]:
+def iter_text_lines(path: Path, copy: Path | None = None) -> Iterator[str]:
     """The lines of a UTF-8 text file (gunzipped when named .gz) without line endings and a
-    leading byte order mark, one at a time (a final newline adds no line)."""
+    leading byte order mark, one at a time (a final newline adds no line); ``copy``: where
+    the lines of a pipe named ``path`` were kept (`spooled`), read in its place."""
     try:
-        handle = path.open("rb")
+        handle = (copy or path).open("rb")
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
     for _, line in decoded_lines(raw_lines(path, handle), str(path), "name it .gz"):
         yield line.removesuffix("\n").removesuffix("\r")
 
 
-def count_lines(path: Path, nonblank: str | None = None) -> int:
-    """The lines of a text file, after reading them all; with ``nonblank`` (what each line
-    holds, "reference" or "source"), DataError names the first line with no more than white
-    space."""
+def count_lines(lines: Iterable[str], path: Path, nonblank: str | None = None) -> int:
+    """The number of ``lines`` (of the text file ``path``), after reading them all; with
+    ``nonblank`` (what each line holds, "reference" or "source"), DataError names the first
+    line with no more than white space."""
     count = 0
-    for count, line in enumerate(iter_text_lines(path), 1):
+    for count, line in enumerate(lines, 1):
         if nonblank is not None and not has_text(line):
             raise DataError(f"{path}:{count}: empty {nonblank}")
     return count
+
+
+def is_pipe(path: Path) -> bool:
+    """Whether ``path`` gives its bytes once: a pipe (`<(cmd)`, /dev/stdin on a pipe), a
+    socket or a terminal, not a file that can be read again."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing: the readers name it
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def spooled(path: Path) -> IO[bytes]:
+    """The bytes of the pipe ``path``, kept in a temporary file (removed when closed) so they
+    can be read more than once; DataError names a pipe that cannot be read."""
+    copy = tempfile.NamedTemporaryFile(prefix="mismatch-input-")
+    try:
+        with path.open("rb") as stream:
+            shutil.copyfileobj(stream, copy)
+    except OSError as error:
+        copy.close()
+        raise DataError(f"{path}: cannot read ({error.strerror})") from None
+    copy.flush()
+    return copy
 
 
 def chunked(rows: Iterable[PairRow], size: int) -> Iterator[Pairs]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import platform
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ import evaluator.evaluator as evaluator_module
 import evaluator.malloc as malloc_module
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
-from evaluator.predict_io import JsonlInput, columns, flat_row
+from evaluator.predict_io import AlignedInput, JsonlInput, columns, flat_row
 
 PAIRS = 11  # over several stream chunks of 3 and model chunks of 2
 
@@ -134,6 +136,54 @@ def test_stdin_is_read_twice_from_a_spool(checkpoint: Path, monkeypatch, capsys)
     monkeypatch.setattr("sys.stdin", stdin)
     assert main(["predict", "--quiet", "--checkpoint", str(checkpoint), "--input", "-"]) == 0
     assert capsys.readouterr().out == one_pass(checkpoint, "jsonl")
+
+
+def fifo(path: Path, text: str) -> Path:
+    """A named pipe at ``path`` that gives ``text`` once, as `<(cmd)` does (a daemon thread
+    writes it, so a test that fails before reading it does not hang)."""
+    os.mkfifo(path)
+
+    def write() -> None:
+        with path.open("w", encoding="utf-8") as pipe:
+            pipe.write(text)
+
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+def test_pipes_are_read_twice_from_a_copy(checkpoint: Path, tmp_path: Path, capsys) -> None:
+    """`--refs <(cmd) --gens <(cmd)`: the pairs were counted from the pipes, which then gave
+    nothing to score: an empty output with status 0 (one pipe: "the files changed")."""
+    refs, gens = pairs()
+    out = tmp_path / "out.jsonl"
+    argv = ["predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out)]
+    refs_pipe = fifo(tmp_path / "refs", "".join(f"{line}\n" for line in refs))
+    gens_pipe = fifo(tmp_path / "gens", "".join(f"{line}\n" for line in gens))
+    assert main([*argv, "--refs", str(refs_pipe), "--gens", str(gens_pipe)]) == 0
+    assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
+    lines = "".join(
+        json.dumps({"ref": r, "gen": g}) + "\n" for r, g in zip(refs, gens, strict=True)
+    )
+    out.unlink()
+    assert main([*argv, "--input", str(fifo(tmp_path / "pairs", lines))]) == 0
+    assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
+    out.unlink()
+    status = main([*argv, "--input", str(fifo(tmp_path / "more", lines)), "--devices", "2"])
+    assert status == 2 and not out.exists()
+    assert "more is a pipe; --devices above 1 reads its input from files" in (
+        capsys.readouterr().err
+    )
+
+
+def test_readers_of_one_pipe_share_its_copy(tmp_path: Path) -> None:
+    """`mismatch compare --refs <(cmd) --gens A B` reads the references once per system."""
+    refs = fifo(tmp_path / "refs", "a ref\nanother ref\n")
+    write_lines(tmp_path / "a.txt", ["gen a", "gen b"])
+    write_lines(tmp_path / "b.txt", ["gen c", "gen d"])
+    copies: dict = {}
+    sources = [AlignedInput([refs], tmp_path / f, None, copies) for f in ("a.txt", "b.txt")]
+    assert [source.count() for source in sources] == [2, 2]
+    assert [row[1] for row in sources[1].rows()] == ["a ref", "another ref"]
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")

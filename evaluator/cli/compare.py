@@ -183,8 +183,9 @@ def _read_systems(args: argparse.Namespace, files: list[Path], require_sources: 
     names the file and pair that differ."""
     from evaluator.predict_io import AlignedInput, JsonlInput
 
+    pipe_copies: dict = {}  # --refs <(cmd) is read once, for every system
     sources: list[AlignedInput | JsonlInput] = (
-        [AlignedInput(args.refs, gens, args.srcs) for gens in files]
+        [AlignedInput(args.refs, gens, args.srcs, pipe_copies) for gens in files]
         if args.inputs is None
         else [JsonlInput.from_file(path) for path in files]
     )

@@ -303,6 +303,18 @@ def _scorer(args: argparse.Namespace):
         raise CommandError(f"{where}: {error}") from None
 
 
+def _check_files_for_devices(args: argparse.Namespace, paths: list[Path]) -> None:
+    """With --devices above 1 every process re-runs the command and reads the input again: a
+    pipe (`<(cmd)`) gives its lines once and is not there in the others."""
+    from evaluator.predict_io import is_pipe
+
+    pipe = next((path for path in paths if is_pipe(path)), None)
+    if args.devices > 1 and pipe is not None:
+        raise CommandError(
+            f"{pipe} is a pipe; --devices above 1 reads its input from files: save it first"
+        )
+
+
 def _input_source(args: argparse.Namespace):
     from evaluator.predict_io import AlignedInput, JsonlInput
 
@@ -314,8 +326,11 @@ def _input_source(args: argparse.Namespace):
     if aligned:
         if args.refs is None or args.gens is None:
             raise CommandError("line-aligned input needs both --refs and --gens")
+        paths = [*args.refs, args.gens, *([args.srcs] if args.srcs else [])]
+        _check_files_for_devices(args, paths)
         return AlignedInput(args.refs, args.gens, args.srcs)
     if args.input not in (None, "-"):
+        _check_files_for_devices(args, [Path(args.input)])
         return JsonlInput.from_file(Path(args.input))
     if args.devices > 1:  # every process re-runs the command and would read stdin again
         raise CommandError("--devices above 1 reads its input from files: give --input FILE")
