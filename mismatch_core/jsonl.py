@@ -117,13 +117,46 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
             continue
         try:
             value = read_json(line)
-        except json.JSONDecodeError as error:
+        except json.JSONDecodeError as error:  # its column: the line is one line of the text
             hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
             raise DataError(
-                f"{where}: invalid JSON ({error.msg}, column {error.colno}){hint}"
+                f"{where}: invalid JSON ({error.msg}, column {error.pos + 1}){hint}"
             ) from None
         except ValueError as error:  # an integer of 4,300+ digits, deep nesting
             raise DataError(f"{where}: unreadable JSON ({error})") from None
         if not isinstance(value, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
+        if "\\u" in line and (key := lone_surrogate_key(value)) is not None:
+            raise DataError(
+                f"{where}: key {key!r} holds a lone surrogate escape (\\ud800 to \\udfff "
+                "without its pair), which is not text"
+            )
         yield line_number, value
+
+
+def lone_surrogate_key(value: object, path: str = "") -> str | None:
+    """Where in ``value`` (a key, ``ref[1]`` for a list's item) the first string holding a
+    lone UTF-16 surrogate is, JSON's "\\ud800" without its pair: Python reads it, but no
+    UTF-8 file or tokenizer takes it. None when there is none."""
+    if isinstance(value, str):
+        return None if _encodable(value) else path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{path}.{key}" if path else key
+            if not _encodable(key):
+                return inner
+            if (found := lone_surrogate_key(item, inner)) is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := lone_surrogate_key(item, f"{path}[{index}]")) is not None:
+                return found
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -65,9 +65,21 @@ def test_a_line_that_is_no_json_object_says_where_and_what_jsonl_is(tmp_path):
     write_lines(path, [b"ref,gen,overall", json.dumps(record(1)).encode()])
     with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(Expecting value, column 1\); JSONL holds one JSON object a line"):
         load_records(path)
-    write_lines(path, [json.dumps(record(1)).encode()[:30]])  # a line cut short
-    with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column \d+\)$"):
+    write_lines(path, [b'{"ref": "a", "gen": "x"'])  # cut short: the column after its end
+    with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column 25\)$"):
         load_records(path)
+
+
+def test_a_lone_surrogate_escape_is_named_by_key_not_met_by_the_tokenizer(tmp_path):
+    """JSON's "\\ud800" without its pair reads as a Python string that no UTF-8 writer or
+    tokenizer takes (a traceback deep in predict or a fit); a pair of escapes is text."""
+    path = tmp_path / "pairs.jsonl"
+    rows = [record(1), {**record(2), "ref": ["a ref", "b \ud800"]}]
+    write_lines(path, [json.dumps(row).encode() for row in rows])
+    with pytest.raises(DataError, match=r"pairs.jsonl:2: key 'ref\[1\]' holds a lone surrogate"):
+        load_records(path)
+    write_lines(path, [json.dumps({**record(1), "gen": "\U0001f600 \u00e9"}).encode()])
+    assert load_records(path)[0].gen == "\U0001f600 \u00e9"
 
 
 def test_a_gzip_file_without_gz_in_its_name_is_named_so(tmp_path):
