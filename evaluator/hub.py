@@ -435,15 +435,17 @@ def _check_feature_settings(features: dict, tasks: object) -> None:
 
 
 def push_to_hub(directory: str | os.PathLike, repo_id: str, *, private: bool = False) -> str:
-    """Check that a checkpoint loads, then upload it to a Hub model repo; returns the commit URL."""
-    load(directory)
+    """Check that a checkpoint loads, then upload it to a Hub model repo; returns the commit URL.
+    The folder uploaded is the one loaded (a shipped name found from another working folder,
+    ``~``, a Hub id's download), not the string as typed."""
+    folder = load(directory).path
     from huggingface_hub import HfApi
 
     api = HfApi()
     try:
         api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
         commit = api.upload_folder(
-            repo_id=repo_id, folder_path=str(directory), allow_patterns=list(CHECKPOINT_FILES)
+            repo_id=repo_id, folder_path=str(folder), allow_patterns=list(CHECKPOINT_FILES)
         )
     except Exception as error:  # huggingface_hub raises many types (offline, auth, network)
         raise CheckpointError(

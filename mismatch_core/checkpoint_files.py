@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from mismatch_core.atomic import folder_problem, same_path
+from mismatch_core.atomic import folder_problem, is_within, same_path
 from mismatch_core.errors import CheckpointError
 from mismatch_core.resources import (
     DEFAULT_CHECKPOINT,
@@ -44,6 +44,13 @@ def export_problem(path: Path) -> str | None:
     path = Path(path).expanduser()
     if path.is_dir() and not (path / CONFIG_FILE).is_file() and any(path.iterdir()):
         return f"{path} exists and is not a checkpoint directory; refusing to replace it"
+    from huggingface_hub import constants
+
+    if is_within(path, Path(constants.HF_HUB_CACHE)):  # a downloaded revision, as the Hub has it
+        return (
+            f"{path} is in the Hugging Face cache ({constants.HF_HUB_CACHE}), where a download "
+            "keeps the revision as the Hub has it; save to another folder"
+        )
     return folder_problem(path, CHECKPOINT_FILES)
 
 

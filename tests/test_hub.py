@@ -381,9 +381,25 @@ def test_push_to_hub_checks_then_uploads_only_checkpoint_files(saved: Path, monk
     assert push_to_hub(saved, "me/mismatch-base") == "https://hub/commit/1"
     assert [c[0] for c in calls] == ["create", "upload"]
     assert calls[1][2]["allow_patterns"] == ["config.json", "model.safetensors", "README.md"]
+    monkeypatch.setenv("HOME", str(saved.parent))  # the folder loaded is the one uploaded
+    push_to_hub("~/ckpt", "me/mismatch-base")
+    assert calls[-1][2]["folder_path"] == str(saved)
     (saved / "config.json").unlink()
     with pytest.raises(CheckpointError):
         push_to_hub(saved, "me/mismatch-base")
+
+
+def test_a_save_into_the_hugging_face_cache_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """A downloaded revision keeps the files the Hub has (pinned by its commit): saving a
+    changed model over it replaced the snapshot's links with files that no longer match."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    snapshot = tmp_path / "hub" / "models--me--base" / "snapshots" / "0123abc"
+    save_pretrained(frozen_model(), tmp_path / "mine", scaler=scaler())  # elsewhere: written
+    with pytest.raises(CheckpointError, match="is in the Hugging Face cache"):
+        save_pretrained(frozen_model(), snapshot, scaler=scaler())
+    assert not snapshot.exists()
 
 
 def test_push_to_hub_names_the_repo_when_the_hub_refuses(saved: Path, monkeypatch) -> None:

@@ -206,3 +206,48 @@ def test_checkpoint_outputs_are_checked_where_they_will_be_written(tmp_path, mon
         assert replaces_base_problem(out, base) == f"{out} is the base checkpoint this run reads; name another"
     assert replaces_base_problem("~/other", "~/base") is None
     assert replaces_base_problem("~/base", "someone/hub-model") is None
+
+
+@pytest.fixture
+def fresh_hub_check(monkeypatch):
+    """`hub_reachable` decides once per process: each case asks afresh, online by the rules."""
+    for name in ("HF_HUB_OFFLINE", "HF_ENDPOINT", *resources.PROXY_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    resources.hub_reachable.cache_clear()
+    yield
+    resources.hub_reachable.cache_clear()
+
+
+def test_a_hub_that_does_not_answer_is_offline_within_the_timeout(fresh_hub_check, monkeypatch):
+    """A firewall that takes connections and never answers, or a name server that never
+    answers, stalled each command (the Hub library waits without limit); they now count as
+    offline after the timeout."""
+    import socket
+
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never answers TLS
+    monkeypatch.setenv("HF_ENDPOINT", f"https://127.0.0.1:{silent.getsockname()[1]}")
+    started = time.perf_counter()
+    assert resources.hub_reachable(0.3) is False
+    assert time.perf_counter() - started < 1.0
+    silent.close()
+    resources.hub_reachable.cache_clear()
+
+    def no_answer(*args, **kwargs):
+        time.sleep(5)
+        raise socket.gaierror("the name server did not answer")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_answer)
+    started = time.perf_counter()
+    assert resources.hub_reachable(0.3) is False
+    assert time.perf_counter() - started < 1.0
+
+
+def test_hf_hub_offline_is_read_as_the_hub_library_reads_it(fresh_hub_check, monkeypatch):
+    """Values such as "off", "no" and "FALSE" leave the Hub library online: they made the
+    project refuse a download the library would make."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")  # reachable through it
+    values = {"1": False, "yes": False, "ON": False, "off": True, "no": True, "FALSE": True}
+    for value, online in {**values, "": True}.items():
+        monkeypatch.setenv("HF_HUB_OFFLINE", value)
+        resources.hub_reachable.cache_clear()
+        assert resources.hub_reachable() is online, value
