@@ -73,7 +73,11 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
             shutil.copymode(target, staging)
             old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
             target.rename(old)
-            staging.rename(target)
+            try:
+                staging.rename(target)
+            except BaseException:  # the old folder back where it was, not left hidden
+                old.rename(target)
+                raise
             shutil.rmtree(old)
         else:
             staging.rename(target)

@@ -104,6 +104,27 @@ def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path: Path, umask_022) -> 
     assert [p.name for p in tmp_path.iterdir()] == ["detector"]
 
 
+def test_a_swap_that_fails_halfway_puts_the_old_folder_back(tmp_path: Path, monkeypatch) -> None:
+    """The old folder is renamed aside before the new one takes its name: when that second
+    rename failed (or Ctrl-C came between), the folder was gone, kept only as a hidden
+    .NAME.old-xxxx."""
+    target = tmp_path / "detector"
+    target.mkdir()
+    (target / "weights").write_text("old")
+    rename = Path.rename
+
+    def staging_cannot_move(self: Path, to: Path) -> Path:
+        if ".tmp-" in self.name:
+            raise OSError("no space left on device")
+        return rename(self, to)
+
+    monkeypatch.setattr(Path, "rename", staging_cannot_move)
+    with pytest.raises(OSError, match="no space"), atomic_directory(target, NAMES) as staging:
+        (staging / "weights").write_text("new")
+    assert [p.name for p in tmp_path.iterdir()] == ["detector"]
+    assert (target / "weights").read_text() == "old"
+
+
 def test_a_replaced_folder_keeps_its_permissions_and_a_new_one_follows_the_umask(
     tmp_path: Path,
 ) -> None:
