@@ -41,7 +41,7 @@ class Signature:
             f"version:{self.version}",
         ]
         if self.threshold is not None:
-            parts.append(f"threshold:{self.threshold:g}")
+            parts.append(f"threshold:{self.threshold!r}")  # every digit: two runs told apart
         return "|".join(parts)
 
     def to_dict(self) -> dict:

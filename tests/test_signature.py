@@ -30,6 +30,8 @@ def test_same_checkpoint_same_signature(tmp_path):
     assert str(one).startswith("checkpoint:mismatch-base|sha256:")
     assert "|encoder:all-MiniLM-L6-v2|" in str(one) and str(one).endswith("|threshold:0.5")
     assert str(signature(load(BASE), 0.7)) != str(one)
+    # six significant digits (the format it had) named two thresholds alike
+    assert str(signature(load(BASE), 0.1234567)) != str(signature(load(BASE), 0.1234571))
 
 
 def test_a_changed_checkpoint_file_changes_the_signature(tmp_path):
