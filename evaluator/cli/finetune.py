@@ -86,7 +86,7 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         "--name",
         default=None,
         help="with --ratings: the task's name in the checkpoint and results (default: the "
-        "file name before .jsonl)",
+        "file name without .jsonl, .json, .jsonl.gz or .json.gz)",
     )
 
 
