@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from safetensors import SafetensorError
@@ -48,6 +48,7 @@ TOP_LEVEL_KEYS = (
     "training",
     "metrics",
 )
+ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
 
 
@@ -357,9 +358,11 @@ def load(
 
 
 def _check_known_keys(config: dict, config_file: Path) -> None:
-    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset)."""
+    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset) or
+    an architecture key that a config must hold (a lost one reads as its default)."""
     for where, keys, known in (
         ("", config, TOP_LEVEL_KEYS),
+        ("architecture.", config["architecture"], ARCHITECTURE_KEYS),
         ("features.", config["features"], FEATURE_KEYS),
     ):
         unknown = sorted(set(keys) - set(known))
@@ -367,6 +370,11 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
             raise CheckpointError(
                 f"{config_file}: unknown key(s) {', '.join(where + key for key in unknown)}"
             )
+    missing = MismatchConfig.missing_keys(config["architecture"])
+    if missing:
+        raise CheckpointError(
+            f"{config_file} lacks the key(s) {', '.join('architecture.' + key for key in missing)}"
+        )
 
 
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:

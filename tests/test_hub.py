@@ -210,13 +210,29 @@ def test_shape_mismatch_names_the_weights_file(saved: Path) -> None:
 
 def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
     edit_config(saved, lambda c: c["architecture"].update(colour="red"))
-    with pytest.raises(CheckpointError, match="unknown model config keys: colour"):
+    with pytest.raises(CheckpointError, match=r"unknown key\(s\) architecture\.colour"):
         load(saved)
     edit_config(
         saved, lambda c: (c["architecture"].pop("colour"), c.update(taxonomy=c["taxonomy"][:-1]))
     )
     with pytest.raises(CheckpointError, match="trained for classes"):
         load(saved)
+
+
+def test_a_lost_architecture_key_is_named_not_read_as_its_default(saved: Path) -> None:
+    """A config.json without architecture.ratings_read_all_references loaded with the key's
+    default, and the ratings changed without a word. Only a key that shipped checkpoints
+    predate may be absent (mismatch-base has no source_features)."""
+    edit_config(saved, lambda c: c["architecture"].pop("use_alignment"))
+    with pytest.raises(
+        CheckpointError, match=r"config\.json lacks the key\(s\) architecture\.use_alignment$"
+    ):
+        load(saved)
+    with pytest.raises(ValueError, match="model config lacks key.s. encoder, encoder_mode, "):
+        MismatchConfig.from_dict({"feature_names": FEATURES})
+    edit_config(saved, lambda c: c["architecture"].update(use_alignment=False))
+    edit_config(saved, lambda c: c["architecture"].pop("source_features"))
+    assert load(saved).model.config.source_features == []
 
 
 @pytest.mark.parametrize(
@@ -279,10 +295,11 @@ def feature_lists(config: dict) -> list[list[str]]:
 
 
 def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
-    from evaluator.hub import FEATURE_KEYS, TOP_LEVEL_KEYS
+    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, TOP_LEVEL_KEYS
 
     config = json.loads((saved / "config.json").read_text())
     assert sorted(config) == sorted(TOP_LEVEL_KEYS)
+    assert sorted(config["architecture"]) == sorted(ARCHITECTURE_KEYS)
     assert sorted(config["features"]) == sorted(FEATURE_KEYS)
 
 
