@@ -327,7 +327,7 @@ def load(
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
-        _check_feature_settings(config["features"], config.get("tasks"))
+        _check_feature_settings(config["features"], model_config.encoder, config.get("tasks"))
         # the architecture's sizes are only checked by building it (e.g. heads that do not
         # divide the width)
         model = MismatchModel(model_config)
@@ -415,10 +415,10 @@ def _non_finite(weights: Mapping) -> str | None:
     )
 
 
-def _check_feature_settings(features: dict, tasks: object) -> None:
+def _check_feature_settings(features: dict, encoder: str, tasks: object) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
-    from evaluator.features.registry import COLUMN_TO_METRIC
+    from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
 
     names = features["names"]
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
@@ -426,6 +426,9 @@ def _check_feature_settings(features: dict, tasks: object) -> None:
     unknown = [name for name in names if name not in COLUMN_TO_METRIC]
     if unknown:
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
+    metrics = {COLUMN_TO_METRIC[name] for name in names}
+    if any(is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics):
+        _check_detector_encoder(encoder)
     if features["aggregate"] not in AGGREGATES:
         raise ValueError(
             f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
@@ -439,6 +442,24 @@ def _check_feature_settings(features: dict, tasks: object) -> None:
     if tasks is not None and not isinstance(tasks, dict):
         raise ValueError(
             f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
+        )
+
+
+def _check_detector_encoder(encoder: str) -> None:
+    """ValueError for an encoder other than the one the disfluency detector was trained on: the
+    encoder pass refused it at the first prediction, with a traceback. A missing detector is
+    left for that pass to name: a command that computes no features still loads."""
+    from evaluator.features.disfluency import load_detector
+    from mismatch_core.errors import ResourceMissingError
+
+    try:
+        trained_on = load_detector().encoder
+    except ResourceMissingError:
+        return
+    if encoder != trained_on:
+        raise ValueError(
+            f'"architecture.encoder" is {encoder!r}; the disfluency feature reads the token '
+            f"states of {trained_on!r}, which the disfluency detector was trained on"
         )
 
 

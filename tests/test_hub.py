@@ -288,6 +288,32 @@ def test_a_feature_layer_the_encoder_lacks_is_named_when_the_evaluator_is_made(s
     Evaluator(load(saved))
 
 
+def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
+    saved: Path, tmp_path: Path
+) -> None:
+    """A checkpoint reading the disfluency column with architecture.encoder
+    "sentence-transformers/all-MiniLM-L6-v2" loaded, then its first prediction failed with a
+    40-line traceback: the detector reads the token states of the encoder it was trained on."""
+    from evaluator.features.disfluency import load_detector
+
+    names = [*FEATURES, "disfluency"]
+    model = MismatchModel(MismatchConfig(feature_names=names, embedding_dim=16))
+    rng = np.random.default_rng(0)
+    fitted = FeatureScaler.fit(pd.DataFrame(rng.random((50, len(names))), columns=names))
+    directory = save_pretrained(model, tmp_path / "disfluent", scaler=fitted)
+    other = "sentence-transformers/all-MiniLM-L6-v2"
+    edit_config(directory, lambda c: c["architecture"].update(encoder=other))
+    with pytest.raises(CheckpointError) as error:
+        load(directory)
+    assert str(error.value) == (
+        f'{directory / "config.json"} is inconsistent: "architecture.encoder" is {other!r}; '
+        f"the disfluency feature reads the token states of {load_detector().encoder!r}, which "
+        "the disfluency detector was trained on"
+    )
+    edit_config(saved, lambda c: c["architecture"].update(encoder=other))
+    assert load(saved).model.config.encoder == other  # no disfluency column: nothing fails
+
+
 def feature_lists(config: dict) -> list[list[str]]:
     """Every list of feature names in a config (they must agree)."""
     features = config["features"]
