@@ -50,6 +50,7 @@ TOP_LEVEL_KEYS = (
 )
 ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
+SCALER_KEYS = ("format", "names", "low", "high", "quantiles", "margin", "clipped")
 
 
 @dataclass
@@ -360,10 +361,12 @@ def load(
 def _check_known_keys(config: dict, config_file: Path) -> None:
     """CheckpointError for a key that save_pretrained never writes (a typo reads as unset) or
     an architecture key that a config must hold (a lost one reads as its default)."""
+    scaler = config["features"].get("scaler")  # not an object: FeatureScaler.from_dict says so
     for where, keys, known in (
         ("", config, TOP_LEVEL_KEYS),
         ("architecture.", config["architecture"], ARCHITECTURE_KEYS),
         ("features.", config["features"], FEATURE_KEYS),
+        ("features.scaler.", scaler if isinstance(scaler, dict) else {}, SCALER_KEYS),
     ):
         unknown = sorted(set(keys) - set(known))
         if unknown:

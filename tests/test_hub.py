@@ -314,6 +314,32 @@ def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
     assert load(saved).model.config.encoder == other  # no disfluency column: nothing fails
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("quantiles", [0.1], r"scaler key 'quantiles' must be a list of 2 numbers, got \[0\.1\]"),
+        ("low", ["a", 0.0, 0.0, 0.0], r"scaler key 'low' must be a list of 4 numbers"),
+        ("high", [True, 1.0, 1.0, 1.0], r"scaler key 'high' must be a list of 4 numbers"),
+        ("names", "abcd", r"scaler key 'names' must be a list of feature names, got 'abcd'"),
+        ("clipped", 5, r"scaler key 'clipped' must be a list of feature names, got 5"),
+        ("margin", "3", r"scaler key 'margin' must be a number, got '3'"),
+    ],
+)
+def test_a_garbled_scaler_list_is_named_at_load_time(saved: Path, key, value, message) -> None:
+    """features.scaler.quantiles of one number loaded into an IndexError traceback, a string
+    of names read as its letters, a bool bound as 0 or 1: each now names its key."""
+    edit_config(saved, lambda c: c["features"]["scaler"].update({key: value}))
+    with pytest.raises(CheckpointError, match=rf"config\.json is inconsistent: {message}"):
+        load(saved)
+
+
+def test_an_unknown_scaler_key_is_refused(saved: Path) -> None:
+    """features.scaler took any key, so a misspelt one read as unset, unlike every other key."""
+    edit_config(saved, lambda c: c["features"]["scaler"].update(margins=0.0))
+    with pytest.raises(CheckpointError, match=r"unknown key\(s\) features\.scaler\.margins$"):
+        load(saved)
+
+
 def feature_lists(config: dict) -> list[list[str]]:
     """Every list of feature names in a config (they must agree)."""
     features = config["features"]
@@ -321,12 +347,13 @@ def feature_lists(config: dict) -> list[list[str]]:
 
 
 def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
-    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, TOP_LEVEL_KEYS
+    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, SCALER_KEYS, TOP_LEVEL_KEYS
 
     config = json.loads((saved / "config.json").read_text())
     assert sorted(config) == sorted(TOP_LEVEL_KEYS)
     assert sorted(config["architecture"]) == sorted(ARCHITECTURE_KEYS)
     assert sorted(config["features"]) == sorted(FEATURE_KEYS)
+    assert sorted(config["features"]["scaler"]) == sorted(SCALER_KEYS)
 
 
 @pytest.mark.parametrize(
