@@ -438,7 +438,10 @@ def _check_feature_settings(features: dict, encoder: str, tasks: object) -> None
             f"got {features['aggregate']!r}"
         )
     layers = features.get("num_layers")
-    if layers is not None and (not isinstance(layers, int) or layers < 1):
+    # a bool is an int in Python: true read BERTScore at layer 1
+    if layers is not None and (
+        isinstance(layers, bool) or not isinstance(layers, int) or layers < 1
+    ):
         raise ValueError(
             f'"features.num_layers" must be a positive integer or null, got {layers!r}'
         )

@@ -340,6 +340,16 @@ def test_an_unknown_scaler_key_is_refused(saved: Path) -> None:
         load(saved)
 
 
+def test_a_boolean_feature_layer_is_refused(saved: Path) -> None:
+    """features.num_layers true loaded (a bool is an int) and read BERTScore at layer 1."""
+    edit_config(saved, lambda c: c["features"].update(num_layers=True))
+    with pytest.raises(
+        CheckpointError,
+        match=r"\"features\.num_layers\" must be a positive integer or null, got True",
+    ):
+        load(saved)
+
+
 def feature_lists(config: dict) -> list[list[str]]:
     """Every list of feature names in a config (they must agree)."""
     features = config["features"]
