@@ -328,7 +328,8 @@ def load(
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
-        _check_feature_settings(config["features"], model_config.encoder, config.get("tasks"))
+        _check_feature_settings(config["features"], model_config.encoder)
+        _check_records(config)
         # the architecture's sizes are only checked by building it (e.g. heads that do not
         # divide the width)
         model = MismatchModel(model_config)
@@ -418,7 +419,7 @@ def _non_finite(weights: Mapping) -> str | None:
     )
 
 
-def _check_feature_settings(features: dict, encoder: str, tasks: object) -> None:
+def _check_feature_settings(features: dict, encoder: str) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
     from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
@@ -445,10 +446,16 @@ def _check_feature_settings(features: dict, encoder: str, tasks: object) -> None
         raise ValueError(
             f'"features.num_layers" must be a positive integer or null, got {layers!r}'
         )
-    if tasks is not None and not isinstance(tasks, dict):
-        raise ValueError(
-            f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
-        )
+
+
+def _check_records(config: dict) -> None:
+    """ValueError for a "tasks", "training" or "metrics" that is not an object (or null): the
+    evaluator, `mismatch spans copy` and save_pretrained read each as one and failed with a
+    TypeError."""
+    for key in ("tasks", "training", "metrics"):
+        value = config.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise ValueError(f'"{key}" must be an object, got {type(value).__name__}')
 
 
 def _check_detector_encoder(encoder: str) -> None:

@@ -350,6 +350,17 @@ def test_a_boolean_feature_layer_is_refused(saved: Path) -> None:
         load(saved)
 
 
+@pytest.mark.parametrize("key", ["training", "metrics"])
+def test_a_training_or_metrics_record_that_is_no_object_is_refused(saved: Path, key) -> None:
+    """A config.json with "training": [1] or "metrics": "x" loaded, then `mismatch spans copy`
+    and save_pretrained failed with a TypeError reading it."""
+    edit_config(saved, lambda c: c.update({key: [1]}))
+    with pytest.raises(
+        CheckpointError, match=rf'config\.json is inconsistent: "{key}" must be an object, got list'
+    ):
+        load(saved)
+
+
 def feature_lists(config: dict) -> list[list[str]]:
     """Every list of feature names in a config (they must agree)."""
     features = config["features"]
