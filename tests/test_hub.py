@@ -219,6 +219,14 @@ def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
         load(saved)
 
 
+def test_a_format_version_given_as_a_string_shows_as_one(saved: Path) -> None:
+    """A config.json with "format_version": "1" was refused as "has format_version 1, this
+    code reads 1"."""
+    edit_config(saved, lambda c: c.update(format_version="1"))
+    with pytest.raises(CheckpointError, match="has format_version '1', this code reads 1$"):
+        load(saved)
+
+
 def test_a_lost_architecture_key_is_named_not_read_as_its_default(saved: Path) -> None:
     """A config.json without architecture.ratings_read_all_references loaded with the key's
     default, and the ratings changed without a word. Only a key that shipped checkpoints
