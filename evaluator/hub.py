@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from safetensors import SafetensorError
@@ -48,7 +48,9 @@ TOP_LEVEL_KEYS = (
     "training",
     "metrics",
 )
+ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
+SCALER_KEYS = ("format", "names", "low", "high", "quantiles", "margin", "clipped")
 
 
 @dataclass
@@ -326,7 +328,8 @@ def load(
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
-        _check_feature_settings(config["features"], config.get("tasks"))
+        _check_feature_settings(config["features"], model_config.encoder)
+        _check_records(config)
         # the architecture's sizes are only checked by building it (e.g. heads that do not
         # divide the width)
         model = MismatchModel(model_config)
@@ -357,16 +360,25 @@ def load(
 
 
 def _check_known_keys(config: dict, config_file: Path) -> None:
-    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset)."""
+    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset) or
+    an architecture key that a config must hold (a lost one reads as its default)."""
+    scaler = config["features"].get("scaler")  # not an object: FeatureScaler.from_dict says so
     for where, keys, known in (
         ("", config, TOP_LEVEL_KEYS),
+        ("architecture.", config["architecture"], ARCHITECTURE_KEYS),
         ("features.", config["features"], FEATURE_KEYS),
+        ("features.scaler.", scaler if isinstance(scaler, dict) else {}, SCALER_KEYS),
     ):
         unknown = sorted(set(keys) - set(known))
         if unknown:
             raise CheckpointError(
                 f"{config_file}: unknown key(s) {', '.join(where + key for key in unknown)}"
             )
+    missing = MismatchConfig.missing_keys(config["architecture"])
+    if missing:
+        raise CheckpointError(
+            f"{config_file} lacks the key(s) {', '.join('architecture.' + key for key in missing)}"
+        )
 
 
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:
@@ -407,10 +419,10 @@ def _non_finite(weights: Mapping) -> str | None:
     )
 
 
-def _check_feature_settings(features: dict, tasks: object) -> None:
+def _check_feature_settings(features: dict, encoder: str) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
-    from evaluator.features.registry import COLUMN_TO_METRIC
+    from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
 
     names = features["names"]
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
@@ -418,19 +430,49 @@ def _check_feature_settings(features: dict, tasks: object) -> None:
     unknown = [name for name in names if name not in COLUMN_TO_METRIC]
     if unknown:
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
+    metrics = {COLUMN_TO_METRIC[name] for name in names}
+    if any(is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics):
+        _check_detector_encoder(encoder)
     if features["aggregate"] not in AGGREGATES:
         raise ValueError(
             f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
             f"got {features['aggregate']!r}"
         )
     layers = features.get("num_layers")
-    if layers is not None and (not isinstance(layers, int) or layers < 1):
+    # a bool is an int in Python: true read BERTScore at layer 1
+    if layers is not None and (
+        isinstance(layers, bool) or not isinstance(layers, int) or layers < 1
+    ):
         raise ValueError(
             f'"features.num_layers" must be a positive integer or null, got {layers!r}'
         )
-    if tasks is not None and not isinstance(tasks, dict):
+
+
+def _check_records(config: dict) -> None:
+    """ValueError for a "tasks", "training" or "metrics" that is not an object (or null): the
+    evaluator, `mismatch spans copy` and save_pretrained read each as one and failed with a
+    TypeError."""
+    for key in ("tasks", "training", "metrics"):
+        value = config.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise ValueError(f'"{key}" must be an object, got {type(value).__name__}')
+
+
+def _check_detector_encoder(encoder: str) -> None:
+    """ValueError for an encoder other than the one the disfluency detector was trained on: the
+    encoder pass refused it at the first prediction, with a traceback. A missing detector is
+    left for that pass to name: a command that computes no features still loads."""
+    from evaluator.features.disfluency import load_detector
+    from mismatch_core.errors import ResourceMissingError
+
+    try:
+        trained_on = load_detector().encoder
+    except ResourceMissingError:
+        return
+    if encoder != trained_on:
         raise ValueError(
-            f'"tasks" must be an object (task name -> settings), got {type(tasks).__name__}'
+            f'"architecture.encoder" is {encoder!r}; the disfluency feature reads the token '
+            f"states of {trained_on!r}, which the disfluency detector was trained on"
         )
 
 

@@ -201,7 +201,8 @@ def read_config(directory: Path) -> dict:
         raise CheckpointError(f'{config_file} is not a {FORMAT} config (no "format": "{FORMAT}")')
     if config.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(
-            f"{config_file} has format_version {config.get('format_version')}, this code reads {FORMAT_VERSION}"
+            f"{config_file} has format_version {config.get('format_version')!r}, "
+            f"this code reads {FORMAT_VERSION}"
         )
     missing = [key for key in ("architecture", "features", "taxonomy") if key not in config]
     if missing:

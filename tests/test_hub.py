@@ -210,13 +210,37 @@ def test_shape_mismatch_names_the_weights_file(saved: Path) -> None:
 
 def test_other_taxonomy_or_inconsistent_config_is_rejected(saved: Path) -> None:
     edit_config(saved, lambda c: c["architecture"].update(colour="red"))
-    with pytest.raises(CheckpointError, match="unknown model config keys: colour"):
+    with pytest.raises(CheckpointError, match=r"unknown key\(s\) architecture\.colour"):
         load(saved)
     edit_config(
         saved, lambda c: (c["architecture"].pop("colour"), c.update(taxonomy=c["taxonomy"][:-1]))
     )
     with pytest.raises(CheckpointError, match="trained for classes"):
         load(saved)
+
+
+def test_a_format_version_given_as_a_string_shows_as_one(saved: Path) -> None:
+    """A config.json with "format_version": "1" was refused as "has format_version 1, this
+    code reads 1"."""
+    edit_config(saved, lambda c: c.update(format_version="1"))
+    with pytest.raises(CheckpointError, match="has format_version '1', this code reads 1$"):
+        load(saved)
+
+
+def test_a_lost_architecture_key_is_named_not_read_as_its_default(saved: Path) -> None:
+    """A config.json without architecture.ratings_read_all_references loaded with the key's
+    default, and the ratings changed without a word. Only a key that shipped checkpoints
+    predate may be absent (mismatch-base has no source_features)."""
+    edit_config(saved, lambda c: c["architecture"].pop("use_alignment"))
+    with pytest.raises(
+        CheckpointError, match=r"config\.json lacks the key\(s\) architecture\.use_alignment$"
+    ):
+        load(saved)
+    with pytest.raises(ValueError, match="model config lacks key.s. encoder, encoder_mode, "):
+        MismatchConfig.from_dict({"feature_names": FEATURES})
+    edit_config(saved, lambda c: c["architecture"].update(use_alignment=False))
+    edit_config(saved, lambda c: c["architecture"].pop("source_features"))
+    assert load(saved).model.config.source_features == []
 
 
 @pytest.mark.parametrize(
@@ -272,6 +296,79 @@ def test_a_feature_layer_the_encoder_lacks_is_named_when_the_evaluator_is_made(s
     Evaluator(load(saved))
 
 
+def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
+    saved: Path, tmp_path: Path
+) -> None:
+    """A checkpoint reading the disfluency column with architecture.encoder
+    "sentence-transformers/all-MiniLM-L6-v2" loaded, then its first prediction failed with a
+    40-line traceback: the detector reads the token states of the encoder it was trained on."""
+    from evaluator.features.disfluency import load_detector
+
+    names = [*FEATURES, "disfluency"]
+    model = MismatchModel(MismatchConfig(feature_names=names, embedding_dim=16))
+    rng = np.random.default_rng(0)
+    fitted = FeatureScaler.fit(pd.DataFrame(rng.random((50, len(names))), columns=names))
+    directory = save_pretrained(model, tmp_path / "disfluent", scaler=fitted)
+    other = "sentence-transformers/all-MiniLM-L6-v2"
+    edit_config(directory, lambda c: c["architecture"].update(encoder=other))
+    with pytest.raises(CheckpointError) as error:
+        load(directory)
+    assert str(error.value) == (
+        f'{directory / "config.json"} is inconsistent: "architecture.encoder" is {other!r}; '
+        f"the disfluency feature reads the token states of {load_detector().encoder!r}, which "
+        "the disfluency detector was trained on"
+    )
+    edit_config(saved, lambda c: c["architecture"].update(encoder=other))
+    assert load(saved).model.config.encoder == other  # no disfluency column: nothing fails
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("quantiles", [0.1], r"scaler key 'quantiles' must be a list of 2 numbers, got \[0\.1\]"),
+        ("low", ["a", 0.0, 0.0, 0.0], r"scaler key 'low' must be a list of 4 numbers"),
+        ("high", [True, 1.0, 1.0, 1.0], r"scaler key 'high' must be a list of 4 numbers"),
+        ("names", "abcd", r"scaler key 'names' must be a list of feature names, got 'abcd'"),
+        ("clipped", 5, r"scaler key 'clipped' must be a list of feature names, got 5"),
+        ("margin", "3", r"scaler key 'margin' must be a number, got '3'"),
+    ],
+)
+def test_a_garbled_scaler_list_is_named_at_load_time(saved: Path, key, value, message) -> None:
+    """features.scaler.quantiles of one number loaded into an IndexError traceback, a string
+    of names read as its letters, a bool bound as 0 or 1: each now names its key."""
+    edit_config(saved, lambda c: c["features"]["scaler"].update({key: value}))
+    with pytest.raises(CheckpointError, match=rf"config\.json is inconsistent: {message}"):
+        load(saved)
+
+
+def test_an_unknown_scaler_key_is_refused(saved: Path) -> None:
+    """features.scaler took any key, so a misspelt one read as unset, unlike every other key."""
+    edit_config(saved, lambda c: c["features"]["scaler"].update(margins=0.0))
+    with pytest.raises(CheckpointError, match=r"unknown key\(s\) features\.scaler\.margins$"):
+        load(saved)
+
+
+def test_a_boolean_feature_layer_is_refused(saved: Path) -> None:
+    """features.num_layers true loaded (a bool is an int) and read BERTScore at layer 1."""
+    edit_config(saved, lambda c: c["features"].update(num_layers=True))
+    with pytest.raises(
+        CheckpointError,
+        match=r"\"features\.num_layers\" must be a positive integer or null, got True",
+    ):
+        load(saved)
+
+
+@pytest.mark.parametrize("key", ["training", "metrics"])
+def test_a_training_or_metrics_record_that_is_no_object_is_refused(saved: Path, key) -> None:
+    """A config.json with "training": [1] or "metrics": "x" loaded, then `mismatch spans copy`
+    and save_pretrained failed with a TypeError reading it."""
+    edit_config(saved, lambda c: c.update({key: [1]}))
+    with pytest.raises(
+        CheckpointError, match=rf'config\.json is inconsistent: "{key}" must be an object, got list'
+    ):
+        load(saved)
+
+
 def feature_lists(config: dict) -> list[list[str]]:
     """Every list of feature names in a config (they must agree)."""
     features = config["features"]
@@ -279,11 +376,13 @@ def feature_lists(config: dict) -> list[list[str]]:
 
 
 def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
-    from evaluator.hub import FEATURE_KEYS, TOP_LEVEL_KEYS
+    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, SCALER_KEYS, TOP_LEVEL_KEYS
 
     config = json.loads((saved / "config.json").read_text())
     assert sorted(config) == sorted(TOP_LEVEL_KEYS)
+    assert sorted(config["architecture"]) == sorted(ARCHITECTURE_KEYS)
     assert sorted(config["features"]) == sorted(FEATURE_KEYS)
+    assert sorted(config["features"]["scaler"]) == sorted(SCALER_KEYS)
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ at predict time.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -141,14 +142,46 @@ class FeatureScaler:
             raise ValueError(f"scaler state lacks {', '.join(missing)}")
         if version not in (1, 2, SCALER_FORMAT):
             raise ValueError(f"scaler format {version!r} is not 1, 2 or {SCALER_FORMAT}")
+        names = _names(state, "names")
+        low_q, high_q = _numbers(state, "quantiles", 2)
+        margin = state["margin"] if version != 1 else 0.0
+        if not _is_number(margin):
+            raise ValueError(f"scaler key 'margin' must be a number, got {margin!r}")
         return cls(
-            list(state["names"]),
-            state["low"],
-            state["high"],
-            tuple(state["quantiles"]),
-            state["margin"] if version != 1 else 0.0,
-            state.get("clipped", ()),
+            names,
+            _numbers(state, "low", len(names)),
+            _numbers(state, "high", len(names)),
+            (low_q, high_q),
+            margin,
+            _names(state, "clipped") if "clipped" in state else (),
         )
+
+
+def _names(state: Mapping, key: str) -> list[str]:
+    """``state[key]`` as a list of feature names; ValueError naming the key otherwise (a
+    string read as a list of its letters)."""
+    value = state[key]
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ValueError(
+            f"scaler key {key!r} must be a list of feature names, got {reprlib.repr(value)}"
+        )
+    return value
+
+
+def _numbers(state: Mapping, key: str, length: int) -> list[float]:
+    """``state[key]`` as ``length`` numbers; ValueError naming the key otherwise (a short
+    list of quantiles raised an IndexError, a bool read as 0 or 1)."""
+    value = state[key]
+    if not (isinstance(value, list) and len(value) == length and all(map(_is_number, value))):
+        raise ValueError(
+            f"scaler key {key!r} must be a list of {length} numbers, got {reprlib.repr(value)}"
+        )
+    return [float(item) for item in value]
+
+
+def _is_number(value: object) -> bool:
+    """An int or a float, not a bool (JSON true reads as 1)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def checked_values(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
