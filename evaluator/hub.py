@@ -360,8 +360,9 @@ def load(
 
 
 def _check_known_keys(config: dict, config_file: Path) -> None:
-    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset) or
-    an architecture key that a config must hold (a lost one reads as its default)."""
+    """CheckpointError for a key that save_pretrained never writes (a typo reads as unset). A
+    missing architecture key reads as its default, the behaviour from before the key existed
+    (`MismatchConfig`), so older checkpoints load as they did."""
     scaler = config["features"].get("scaler")  # not an object: FeatureScaler.from_dict says so
     for where, keys, known in (
         ("", config, TOP_LEVEL_KEYS),
@@ -374,11 +375,6 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
             raise CheckpointError(
                 f"{config_file}: unknown key(s) {', '.join(where + key for key in unknown)}"
             )
-    missing = MismatchConfig.missing_keys(config["architecture"])
-    if missing:
-        raise CheckpointError(
-            f"{config_file} lacks the key(s) {', '.join('architecture.' + key for key in missing)}"
-        )
 
 
 def _check_weights(weights: dict, model: MismatchModel, weights_file: Path) -> None:

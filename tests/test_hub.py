@@ -227,20 +227,13 @@ def test_a_format_version_given_as_a_string_shows_as_one(saved: Path) -> None:
         load(saved)
 
 
-def test_a_lost_architecture_key_is_named_not_read_as_its_default(saved: Path) -> None:
-    """A config.json without architecture.ratings_read_all_references loaded with the key's
-    default, and the ratings changed without a word. Only a key that shipped checkpoints
-    predate may be absent (mismatch-base has no source_features)."""
-    edit_config(saved, lambda c: c["architecture"].pop("use_alignment"))
-    with pytest.raises(
-        CheckpointError, match=r"config\.json lacks the key\(s\) architecture\.use_alignment$"
-    ):
-        load(saved)
-    with pytest.raises(ValueError, match="model config lacks key.s. encoder, encoder_mode, "):
-        MismatchConfig.from_dict({"feature_names": FEATURES})
-    edit_config(saved, lambda c: c["architecture"].update(use_alignment=False))
+def test_a_config_from_before_a_key_existed_loads_with_the_old_behaviour(saved: Path) -> None:
+    """Keys were added with defaults that keep what came before (mismatch-base has no
+    source_features): a checkpoint a user fitted with older code loads as it scored then."""
     edit_config(saved, lambda c: c["architecture"].pop("source_features"))
-    assert load(saved).model.config.source_features == []
+    edit_config(saved, lambda c: c["architecture"].pop("ratings_read_all_references"))
+    config = load(saved).model.config
+    assert (config.source_features, config.ratings_read_all_references) == ([], False)
 
 
 @pytest.mark.parametrize(

@@ -38,18 +38,14 @@ EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
-# the fields a stored config may lack, read as their default: shipped checkpoints were written
-# before them (mismatch-base predates source_features)
-OPTIONAL_KEYS = ("source_features",)
 
 
 @dataclass
 class MismatchConfig:
     """Everything needed to rebuild the architecture; stored in the exported config.json.
 
-    Each field's default is the behaviour from before the field existed. A stored config must
-    hold every field but ``OPTIONAL_KEYS``: a lost key read as its default changed the scores
-    silently. An unknown key is refused."""
+    Each field's default is the behaviour from before the field existed, so a config written
+    by older code, which lacks it, reads as it did then; an unknown key is refused."""
 
     feature_names: list[str] = field(default_factory=list)
     encoder: str = DEFAULT_ENCODER
@@ -187,9 +183,6 @@ class MismatchConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown model config keys: {', '.join(unknown)}")
-        missing = cls.missing_keys(data)
-        if missing:
-            raise ValueError(f"model config lacks key(s) {', '.join(missing)}")
         for item in fields(cls):
             if item.name in data and not _same_kind(data[item.name], item.default):
                 raise ValueError(
@@ -197,11 +190,6 @@ class MismatchConfig:
                     f"got {data[item.name]!r}"
                 )
         return cls(**data)
-
-    @classmethod
-    def missing_keys(cls, data: Mapping) -> list[str]:
-        """The fields a stored config must hold (all but ``OPTIONAL_KEYS``) that ``data`` lacks."""
-        return [f.name for f in fields(cls) if f.name not in data and f.name not in OPTIONAL_KEYS]
 
 
 def _same_kind(value: object, default: object) -> bool:
