@@ -282,11 +282,28 @@ def test_two_runs_filling_one_store_at_once_keep_both_runs_vectors(tmp_path, mon
     saved = EmbeddingStore.open(path)
     assert (len(saved), saved.source) == (3, "enc")
     np.testing.assert_array_equal(saved.lookup(["b", "c"])[:, 0], [2.0, 3.0])
+    assert first.vectors[text_key("b")].base is None  # a copy: no view keeps the file read alive
     first.add(["d"], np.zeros((1, 4)))
     with monkeypatch.context() as patch:  # nothing saved meanwhile: the file is not read again
         patch.setattr(EmbeddingStore, "open", None)
         first.save(path)
     assert len(EmbeddingStore.open(path)) == 4
+
+    import mismatch_core.atomic as atomic
+
+    replace = atomic.os.replace
+
+    def then_second_saves(source, target):  # the other run's save lands right after a rename
+        replace(source, target)
+        monkeypatch.setattr(atomic.os, "replace", replace)
+        second.add(["f"], np.full((1, 4), 6.0))
+        second.save(path)
+
+    monkeypatch.setattr(atomic.os, "replace", then_second_saves)
+    first.add(["g"], np.zeros((1, 4)))
+    first.save(path)
+    first.save(path)
+    assert "f" in EmbeddingStore.open(path)
 
     other = EmbeddingStore()
     other.claim("another encoder")

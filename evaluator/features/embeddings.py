@@ -252,11 +252,12 @@ class EmbeddingStore:
             table = table.replace_schema_metadata({SOURCE_KEY: self.source.encode()})
         with atomic_path(path) as temporary:
             pq.write_table(table, temporary)
-        self._seen = (path, file_state(path))
+            written = file_state(temporary)  # a rename keeps it; a save after it will differ
+        self._seen = (path, written)
 
     def _merge_saved_meanwhile(self, path: Path) -> None:
         """Add the vectors of ``path`` this store lacks, when the file changed since this store
-        last read or wrote it; ValueError when another encoder filled it meanwhile."""
+        last read or wrote it; DataError when another encoder filled it meanwhile."""
         if self._seen is None or self._seen[0] != path:
             return
         state = file_state(path)
@@ -266,8 +267,14 @@ class EmbeddingStore:
         if self.source is None:
             self.source = saved.source
         else:
-            claimed_source(saved.source, self.source, path)
-        self.add_keyed({key: v for key, v in saved.vectors.items() if key not in self.vectors})
+            try:
+                claimed_source(saved.source, self.source, path)
+            except ValueError as error:
+                raise DataError(str(error)) from None
+        # copies: a view would keep the whole file read here alive beside this store
+        self.add_keyed(
+            {key: v.copy() for key, v in saved.vectors.items() if key not in self.vectors}
+        )
 
 
 def file_state(path: Path) -> FileState | None:
