@@ -310,10 +310,7 @@ class Evaluator:
     ) -> Prediction:
         pairs = list(zip(CODES, probabilities.tolist(), strict=True))
         mismatch = {code: round(p, ROUND_DIGITS) for code, p in pairs}
-        # a class is listed when its probability as printed reaches the threshold
-        over = sorted(
-            (-p, index) for index, (code, p) in enumerate(pairs) if mismatch[code] >= self.threshold
-        )
+        over = sorted((-p, index) for index, (_, p) in enumerate(pairs) if p >= self.threshold)
         labels = [CODES[index] for _, index in over]
         return Prediction(
             id=id_,

@@ -212,6 +212,7 @@ def test_bad_input_is_refused_before_scoring(tmp_path: Path, files, capsys) -> N
         (["--gens", mt, copy, "--seed", "-1"], "--seed must be in 0..4294967295, got -1"),
         (["--gens", mt, copy, "--out", mt], f"--out {mt} is an input of this run"),
         (["--gens", mt, copy, "--out", str(tmp_path / "f.json.gz")], "plain JSON; drop the .gz"),
+        (["--gens", mt, copy, "--out", "-"], "--out -: name a file"),  # not a file named "-"
         (["--gens", mt, str(files["short"])], "has 5 line(s) but"),
         (["--gens", mt, copy, "--device", "tpu"], "--device: unknown device 'tpu'"),
     ):

@@ -213,11 +213,8 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
 def _check_written_paths(args: argparse.Namespace) -> None:
     """--output and --summary must name two writable files that are not an input (scoring
     would read the input and then replace it), and the summary is plain JSON."""
-    # "-" was written as a file of that name, where --input - reads stdin
-    if args.output == Path("-"):
+    if args.output == Path("-"):  # as check_json_output refuses it for --summary
         raise CommandError("--output -: leave --output out to write the records to stdout")
-    if args.summary == Path("-"):
-        raise CommandError("--summary -: name a file (the summary is written to one)")
     inputs = [*(args.refs or []), args.gens, args.srcs]
     inputs += checkpoint_inputs(args.checkpoint, args.task)
     if args.input not in (None, "-"):

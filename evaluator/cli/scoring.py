@@ -88,6 +88,8 @@ def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], wh
     """``path`` (given to ``option``) must be a writable plain JSON file that is no input of
     the run (scoring would read the input and then replace it); ``what`` names its contents
     in the message about a .gz name."""
+    if path == Path("-"):  # it was written as a file named "-", where --input - reads stdin
+        raise CommandError(f"{option} -: name a file ({what} is written to one)")
     problem = output_problem(path)  # first: a loop of links cannot be resolved
     if problem:
         raise CommandError(f"{option} {problem}")
