@@ -113,7 +113,7 @@ class AlignedInput:
     files give several references per pair. Read line by line, so memory does not grow; a
     pipe (`--refs <(cmd)`, /dev/stdin), which gives its lines once, is kept in a temporary
     file for the second pass. ``pipe_copies``: the copies kept so far, shared by inputs that
-    name one pipe (`mismatch compare`'s systems, one --refs), which gives its lines once."""
+    name one pipe (`mismatch compare`'s systems, one --refs)."""
 
     def __init__(
         self,
@@ -177,31 +177,28 @@ class JsonlInput:
     """JSONL of {"ref", "gen", "src"?, "id"?} objects; ``open_lines`` gives the raw lines afresh
     for each pass (counting, then scoring); ``name`` is the file named in errors."""
 
-    def __init__(self, open_lines: Callable[[], Iterable[bytes]], name: str) -> None:
+    def __init__(
+        self, open_lines: Callable[[], Iterable[bytes]], name: str, piped: bool = False
+    ) -> None:
         self.open_lines = open_lines
         self.name = name
+        self.piped = piped  # read once (a pipe, stdin): gzip is undone with zcat, not a name
 
     @classmethod
     def from_file(cls, path: Path) -> JsonlInput:
-        """A .jsonl or .jsonl.gz file, or a pipe (`--input <(cmd)`, /dev/stdin) read as
-        `from_stream` reads stdin."""
+        """A .jsonl or .jsonl.gz file, or a pipe (`--input <(cmd)`, /dev/stdin) kept in a
+        temporary file so it can be read twice."""
         if is_pipe(path):
-            with path.open("rb") as stream:
-                return cls.from_stream(stream, str(path))
+            copy = spooled(path)
+            return cls(lambda: raw_lines(path, Path(copy.name).open("rb")), str(path), True)
         check_jsonl_file(path)
         return cls(lambda: raw_lines(path), str(path))
 
     @classmethod
     def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> JsonlInput:
         """A stream read once (stdin), kept in a temporary file so it can be read twice."""
-        spool = tempfile.TemporaryFile()
-        shutil.copyfileobj(stream, spool)
-
-        def lines() -> Iterator[bytes]:
-            spool.seek(0)
-            yield from spool
-
-        return cls(lines, name)
+        copy = spool(stream)
+        return cls(lambda: raw_lines(Path(name), Path(copy.name).open("rb")), name, True)
 
     def count(self, require_sources: bool = False) -> int:
         """The number of pairs, after one pass that checks every line, that no two pairs share
@@ -239,7 +236,7 @@ class JsonlInput:
 
     def _numbered_rows(self) -> Iterator[tuple[int, bool, PairRow]]:
         """(line number, whether the line names its id, pair) of every line."""
-        for number, value in iter_json_lines(self.open_lines(), self.name):
+        for number, value in iter_json_lines(self.open_lines(), self.name, self.piped):
             where = f"{self.name}:{number}"
             yield number, "id" in value, parse_pair(value, where, default_id=str(number))
 
@@ -252,7 +249,8 @@ def iter_text_lines(path: Path, copy: Path | None = None) -> Iterator[str]:
         handle = (copy or path).open("rb")
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
-    for _, line in decoded_lines(raw_lines(path, handle), str(path), "name it .gz"):
+    compressed = "name it .gz" if copy is None else "pipe it through zcat"
+    for _, line in decoded_lines(raw_lines(path, handle), str(path), compressed):
         yield line.removesuffix("\n").removesuffix("\r")
 
 
@@ -268,26 +266,35 @@ def count_lines(lines: Iterable[str], path: Path, nonblank: str | None = None) -
 
 
 def is_pipe(path: Path) -> bool:
-    """Whether ``path`` gives its bytes once: a pipe (`<(cmd)`, /dev/stdin on a pipe), a
-    socket or a terminal, not a file that can be read again."""
+    """Whether ``path`` gives its bytes once: a pipe (`<(cmd)`, /dev/stdin on a pipe) or a
+    socket, not a file that can be read again (a device such as /dev/urandom is read as a
+    file: a copy of it would not end)."""
     try:
         mode = path.stat().st_mode
     except OSError:  # missing: the readers name it
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def spooled(path: Path) -> IO[bytes]:
-    """The bytes of the pipe ``path``, kept in a temporary file (removed when closed) so they
-    can be read more than once; DataError names a pipe that cannot be read."""
-    copy = tempfile.NamedTemporaryFile(prefix="mismatch-input-")
+    """`spool` of the pipe ``path``; DataError names a pipe that cannot be read."""
     try:
         with path.open("rb") as stream:
-            shutil.copyfileobj(stream, copy)
+            return spool(stream)
     except OSError as error:
-        copy.close()
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
-    copy.flush()
+
+
+def spool(stream: BinaryIO) -> IO[bytes]:
+    """The bytes of ``stream``, read once, kept in a temporary file (removed when closed, or
+    at exit) that readers open afresh by its name, for as many passes as they need."""
+    copy = tempfile.NamedTemporaryFile(prefix="mismatch-input-")
+    try:
+        shutil.copyfileobj(stream, copy)
+        copy.flush()
+    except BaseException:
+        copy.close()
+        raise
     return copy
 
 

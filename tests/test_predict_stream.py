@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
 import platform
+import signal
 import threading
 from pathlib import Path
 
@@ -19,6 +21,7 @@ import evaluator.malloc as malloc_module
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
 from evaluator.predict_io import AlignedInput, JsonlInput, columns, flat_row
+from mismatch_core.errors import DataError
 
 PAIRS = 11  # over several stream chunks of 3 and model chunks of 2
 
@@ -138,20 +141,38 @@ def test_stdin_is_read_twice_from_a_spool(checkpoint: Path, monkeypatch, capsys)
     assert capsys.readouterr().out == one_pass(checkpoint, "jsonl")
 
 
-def fifo(path: Path, text: str) -> Path:
+def fifo(path: Path, text: str | bytes) -> Path:
     """A named pipe at ``path`` that gives ``text`` once, as `<(cmd)` does (a daemon thread
     writes it, so a test that fails before reading it does not hang)."""
     os.mkfifo(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
 
     def write() -> None:
-        with path.open("w", encoding="utf-8") as pipe:
-            pipe.write(text)
+        with path.open("wb") as pipe:
+            pipe.write(data)
 
     threading.Thread(target=write, daemon=True).start()
     return path
 
 
-def test_pipes_are_read_twice_from_a_copy(checkpoint: Path, tmp_path: Path, capsys) -> None:
+@pytest.fixture
+def fails_rather_than_hangs():
+    """A pipe opened again after its writer has gone waits for another writer: such a read
+    fails the test after a minute instead of hanging the run."""
+
+    def expire(signum, frame) -> None:
+        pytest.fail("a pipe was opened a second time")  # not an OSError the readers catch
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_pipes_are_read_twice_from_a_copy(
+    checkpoint: Path, tmp_path: Path, capsys, fails_rather_than_hangs
+) -> None:
     """`--refs <(cmd) --gens <(cmd)`: the pairs were counted from the pipes, which then gave
     nothing to score: an empty output with status 0 (one pipe: "the files changed")."""
     refs, gens = pairs()
@@ -175,7 +196,25 @@ def test_pipes_are_read_twice_from_a_copy(checkpoint: Path, tmp_path: Path, caps
     )
 
 
-def test_readers_of_one_pipe_share_its_copy(tmp_path: Path) -> None:
+def test_gzip_through_a_pipe_is_read_by_its_name_or_named_for_zcat(
+    tmp_path: Path, fails_rather_than_hangs
+) -> None:
+    """A named pipe ending .jsonl.gz is gunzipped as a file of that name is; `<(cat x.gz)`
+    cannot be renamed, so the remedy is zcat (it said "name it .jsonl.gz")."""
+    lines = json.dumps({"ref": "A ref.", "gen": "A gen."}).encode() + b"\n"
+    named = JsonlInput.from_file(fifo(tmp_path / "pairs.jsonl.gz", gzip.compress(lines)))
+    assert [row[1:3] for row in named.rows()] == [("A ref.", "A gen.")]
+    unnamed = JsonlInput.from_file(fifo(tmp_path / "63", gzip.compress(lines)))
+    with pytest.raises(DataError, match="63:1: gzip-compressed; pipe it through zcat"):
+        unnamed.count()
+    write_lines(tmp_path / "gens.txt", ["a gen"])
+    refs = fifo(tmp_path / "62", gzip.compress(b"a ref\n"))
+    text = AlignedInput([refs], tmp_path / "gens.txt", None)
+    with pytest.raises(DataError, match="62:1: gzip-compressed; pipe it through zcat"):
+        text.count()
+
+
+def test_readers_of_one_pipe_share_its_copy(tmp_path: Path, fails_rather_than_hangs) -> None:
     """`mismatch compare --refs <(cmd) --gens A B` reads the references once per system."""
     refs = fifo(tmp_path / "refs", "a ref\nanother ref\n")
     write_lines(tmp_path / "a.txt", ["gen a", "gen b"])
