@@ -107,26 +107,30 @@ def decoded_lines(lines: Iterable[bytes], name: str, compressed: str) -> Iterato
         yield number, line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
 
 
-def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin);
-    DataError names ``name``, the line and what is wrong with it."""
-    compressed = "pipe it through zcat" if name == STDIN_NAME else "name it .jsonl.gz"
+def iter_json_lines(
+    lines: Iterable[bytes], name: str, piped: bool = False
+) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSONL bytes (a file, stdin, a pipe:
+    ``piped``, which cannot be renamed .gz); DataError names ``name``, the line and what is
+    wrong with it."""
+    piped = piped or name == STDIN_NAME
+    compressed = "pipe it through zcat" if piped else "name it .jsonl.gz"
     for line_number, line in decoded_lines(lines, name, compressed):
         where = f"{name}:{line_number}"
         if not line.strip():
             continue
         try:
             value = read_json(line)
-        except json.JSONDecodeError as error:  # its column: the line is one line of the text
+        except json.JSONDecodeError as error:
             hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
-            raise DataError(
-                f"{where}: invalid JSON ({error.msg}, column {error.pos + 1}){hint}"
-            ) from None
+            column = min(error.pos, len(line.rstrip("\r\n"))) + 1  # the line ending is no column
+            raise DataError(f"{where}: invalid JSON ({error.msg}, column {column}){hint}") from None
         except ValueError as error:  # an integer of 4,300+ digits, deep nesting
             raise DataError(f"{where}: unreadable JSON ({error})") from None
         if not isinstance(value, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(value).__name__}")
-        if "\\u" in line and (key := lone_surrogate_key(value)) is not None:
+        surrogate_escape = "\\ud" in line or "\\uD" in line  # \\u00e9 and others are text
+        if surrogate_escape and (key := lone_surrogate_key(value)) is not None:
             raise DataError(
                 f"{where}: key {key!r} holds a lone surrogate escape (\\ud800 to \\udfff "
                 "without its pair), which is not text"
@@ -134,23 +138,16 @@ def iter_json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, di
         yield line_number, value
 
 
-def lone_surrogate_key(value: object, path: str = "") -> str | None:
-    """Where in ``value`` (a key, ``ref[1]`` for a list's item) the first string holding a
-    lone UTF-16 surrogate is, JSON's "\\ud800" without its pair: Python reads it, but no
-    UTF-8 file or tokenizer takes it. None when there is none."""
-    if isinstance(value, str):
-        return None if _encodable(value) else path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            inner = f"{path}.{key}" if path else key
-            if not _encodable(key):
-                return inner
-            if (found := lone_surrogate_key(item, inner)) is not None:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if (found := lone_surrogate_key(item, f"{path}[{index}]")) is not None:
-                return found
+def lone_surrogate_key(record: dict) -> str | None:
+    """Which top-level text of ``record`` (a key, or ``ref[1]`` for a list's item) first holds
+    a lone UTF-16 surrogate, JSON's "\\ud800" without its pair: Python reads it, but no UTF-8
+    file or tokenizer takes it. The texts the readers score (ref, gen, src, id) sit at the top;
+    nested metadata (often cut by other tools mid-pair) is not read. None when there is none."""
+    for key, value in record.items():
+        texts = value if isinstance(value, list) else [value]
+        for index, text in enumerate(texts):
+            if isinstance(text, str) and not _encodable(text):
+                return f"{key}[{index}]" if isinstance(value, list) else key
     return None
 
 

@@ -65,9 +65,10 @@ def test_a_line_that_is_no_json_object_says_where_and_what_jsonl_is(tmp_path):
     write_lines(path, [b"ref,gen,overall", json.dumps(record(1)).encode()])
     with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(Expecting value, column 1\); JSONL holds one JSON object a line"):
         load_records(path)
-    write_lines(path, [b'{"ref": "a", "gen": "x"'])  # cut short: the column after its end
-    with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column 25\)$"):
-        load_records(path)
+    for ending in (b"", b"\n", b"\r\n"):  # cut short: the column after its 23 characters
+        path.write_bytes(b'{"ref": "a", "gen": "x"' + ending)
+        with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column 24\)$"):
+            load_records(path)
 
 
 def test_a_lone_surrogate_escape_is_named_by_key_not_met_by_the_tokenizer(tmp_path):
@@ -80,6 +81,9 @@ def test_a_lone_surrogate_escape_is_named_by_key_not_met_by_the_tokenizer(tmp_pa
         load_records(path)
     write_lines(path, [json.dumps({**record(1), "gen": "\U0001f600 \u00e9"}).encode()])
     assert load_records(path)[0].gen == "\U0001f600 \u00e9"
+    unread = {**record(1), "meta": {"title": "cut \ud83d"}}  # metadata is not scored
+    write_lines(path, [json.dumps(unread).encode()])
+    assert load_records(path)[0].meta == {"title": "cut \ud83d"}
 
 
 def test_a_gzip_file_without_gz_in_its_name_is_named_so(tmp_path):
