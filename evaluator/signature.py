@@ -41,7 +41,8 @@ class Signature:
             f"version:{self.version}",
         ]
         if self.threshold is not None:
-            parts.append(f"threshold:{self.threshold!r}")  # every digit: two runs told apart
+            # every digit (two runs told apart); a float's repr whatever number type it came as
+            parts.append(f"threshold:{float(self.threshold)!r}")
         return "|".join(parts)
 
     def to_dict(self) -> dict:

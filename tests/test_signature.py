@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 from safetensors.torch import load_file, save_file
 
 from evaluator.cli import main
@@ -32,6 +33,7 @@ def test_same_checkpoint_same_signature(tmp_path):
     assert str(signature(load(BASE), 0.7)) != str(one)
     # six significant digits (the format it had) named two thresholds alike
     assert str(signature(load(BASE), 0.1234567)) != str(signature(load(BASE), 0.1234571))
+    assert str(signature(load(BASE), np.float64(0.5))) == str(one)  # not "np.float64(0.5)"
 
 
 def test_a_changed_checkpoint_file_changes_the_signature(tmp_path):
