@@ -44,14 +44,24 @@ def export_problem(path: Path) -> str | None:
     path = Path(path).expanduser()
     if path.is_dir() and not (path / CONFIG_FILE).is_file() and any(path.iterdir()):
         return f"{path} exists and is not a checkpoint directory; refusing to replace it"
-    from huggingface_hub import constants
-
-    if is_within(path, Path(constants.HF_HUB_CACHE)):  # a downloaded revision, as the Hub has it
+    if in_downloaded_repo(path):
         return (
-            f"{path} is in the Hugging Face cache ({constants.HF_HUB_CACHE}), where a download "
-            "keeps the revision as the Hub has it; save to another folder"
+            f"{path} is inside a download in the Hugging Face cache, which keeps each revision "
+            "as the Hub has it; save to another folder"
         )
     return folder_problem(path, CHECKPOINT_FILES)
+
+
+def in_downloaded_repo(path: Path) -> bool:
+    """Whether ``path`` lies in a repository's folder of the Hugging Face cache (models--*,
+    datasets--*, spaces--*), links followed: saving there replaced a snapshot's links."""
+    from huggingface_hub import constants
+
+    cache = Path(constants.HF_HUB_CACHE).expanduser()
+    if not is_within(path, cache):
+        return False
+    inside = path.expanduser().resolve().relative_to(cache.resolve()).parts
+    return bool(inside) and inside[0].startswith(("models--", "datasets--", "spaces--"))
 
 
 def replaces_base_problem(out: str | Path, checkpoint: str) -> str | None:

@@ -71,13 +71,17 @@ def hub_reachable(timeout: float = 2.0) -> bool:
     huggingface_hub reads it), and the Hub's host (HF_ENDPOINT's; huggingface.co) resolves
     and answers a connection within ``timeout`` seconds in all. The Hub library waits without
     limit: a name server or a firewall that does not answer stalled each command for 10 s
-    or more. Behind a proxy (HTTPS_PROXY, ALL_PROXY), which reaches the host, it counts as
-    reachable."""
+    or more. Behind a proxy (HTTPS_PROXY, ALL_PROXY; not bypassed by NO_PROXY), which reaches
+    the host, it counts as reachable."""
     if os.environ.get("HF_HUB_OFFLINE", "").upper() in OFFLINE_VALUES:
         return False
+    address = os.environ.get("HF_ENDPOINT") or HUB_HOST
+    endpoint = urllib.parse.urlsplit(address if "://" in address else f"https://{address}")
     if any(os.environ.get(name) for name in PROXY_VARIABLES):
-        return True
-    endpoint = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}")
+        from urllib.request import proxy_bypass_environment  # 40 ms to import: only here
+
+        if not proxy_bypass_environment(endpoint.hostname or HUB_HOST):
+            return True
     answered = threading.Event()
     check = threading.Thread(
         target=_answer_from, args=(endpoint, timeout, answered), daemon=True
@@ -93,7 +97,7 @@ def _answer_from(
     """Set ``answered`` when the endpoint's host accepts a connection and, for https, completes
     a TLS handshake (its certificate is not checked: only whether anything answers)."""
     secure = endpoint.scheme != "http"
-    context = ssl.create_default_context()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # no certificates loaded: none is checked
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     try:

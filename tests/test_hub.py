@@ -489,9 +489,10 @@ def test_a_save_into_the_hugging_face_cache_is_refused(tmp_path: Path, monkeypat
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     snapshot = tmp_path / "hub" / "models--me--base" / "snapshots" / "0123abc"
     save_pretrained(frozen_model(), tmp_path / "mine", scaler=scaler())  # elsewhere: written
-    with pytest.raises(CheckpointError, match="is in the Hugging Face cache"):
+    with pytest.raises(CheckpointError, match="is inside a download in the Hugging Face cache"):
         save_pretrained(frozen_model(), snapshot, scaler=scaler())
     assert not snapshot.exists()
+    save_pretrained(frozen_model(), tmp_path / "hub" / "my-own", scaler=scaler())  # no download
 
 
 def test_push_to_hub_names_the_repo_when_the_hub_refuses(saved: Path, monkeypatch) -> None:

@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
     name, rest = argv[0], argv[1:]
     # before a command imports the Hugging Face libraries: offline when no hub answers, and no
-    # "Loading weights" bars
-    configure_offline_mode()
+    # "Loading weights" bars; no probe of the Hub for --offline (predict's) or for help
+    configure_offline_mode(offline=bool({"--offline", "-h", "--help"} & set(rest)))
     quiet_hub_libraries()
     module = importlib.import_module(COMMANDS[name][0])
     args: argparse.Namespace | list[str]
