@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import os
 import re
 import shutil
 import stat
@@ -191,7 +192,8 @@ class JsonlInput:
         if is_pipe(path):
             copy = spooled(path)
             return cls(lambda: raw_lines(path, Path(copy.name).open("rb")), str(path), True)
-        check_jsonl_file(path)
+        if not path.is_char_device():  # a device (/dev/null) is read as a file
+            check_jsonl_file(path)
         return cls(lambda: raw_lines(path), str(path))
 
     @classmethod
@@ -266,20 +268,33 @@ def count_lines(lines: Iterable[str], path: Path, nonblank: str | None = None) -
 
 
 def is_pipe(path: Path) -> bool:
-    """Whether ``path`` gives its bytes once: a pipe (`<(cmd)`, /dev/stdin on a pipe) or a
-    socket, not a file that can be read again (a device such as /dev/urandom is read as a
-    file: a copy of it would not end)."""
+    """Whether ``path`` gives its bytes once: a pipe (`<(cmd)`, /dev/stdin on a pipe), a
+    socket or a terminal (/dev/stdin typed into), not a file that can be read again. Other
+    devices are read as files (/dev/null: empty; a copy of /dev/urandom would not end)."""
     try:
         mode = path.stat().st_mode
     except OSError:  # missing: the readers name it
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and is_tty(path))
+
+
+def is_tty(path: Path) -> bool:
+    """Whether the device ``path`` is a terminal (opened without waiting, nor taking it as
+    the process's terminal)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.isatty(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def spooled(path: Path) -> IO[bytes]:
     """`spool` of the pipe ``path``; DataError names a pipe that cannot be read."""
     try:
-        with path.open("rb") as stream:
+        with path.open("rb", buffering=0) as stream:  # unbuffered: one Ctrl-D ends a terminal
             return spool(stream)
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
@@ -323,8 +338,8 @@ def parse_pair(
         if key not in value:
             raise DataError(f"{where}: missing key {key!r}")
     ref = value["ref"]
-    if isinstance(ref, list) and len(ref) == 1:
-        ref = ref[0]
+    if isinstance(ref, list) and len(ref) == 1 and isinstance(ref[0], str):
+        ref = ref[0]  # [[a, b]] is no list of strings
     if not (
         isinstance(ref, str)
         or (ref and isinstance(ref, list) and all(isinstance(r, str) for r in ref))

@@ -139,7 +139,7 @@ def iter_json_lines(
 
 
 def lone_surrogate_key(record: dict) -> str | None:
-    """Which top-level text of ``record`` (a key, or ``ref[1]`` for a list's item) first holds
+    """Which top-level value of ``record`` (its key, or ``ref[1]`` for a list's item) first holds
     a lone UTF-16 surrogate, JSON's "\\ud800" without its pair: Python reads it, but no UTF-8
     file or tokenizer takes it. The texts the readers score (ref, gen, src, id) sit at the top;
     nested metadata (often cut by other tools mid-pair) is not read. None when there is none."""

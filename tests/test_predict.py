@@ -623,6 +623,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     no_gen.write_text('{"ref": "a", "gen": "b"}\n\n{"ref": "a"}\n')
     not_object = write_jsonl(tmp / "list.jsonl", [["a", "b"]])
     bad_ref = write_jsonl(tmp / "bad_ref.jsonl", [{"ref": [], "gen": "b"}])
+    nested_ref = write_jsonl(tmp / "nested.jsonl", [{"ref": [["a", "b"]], "gen": "b"}])
     not_gzip = write_jsonl(tmp / "plain.jsonl.gz", [{"ref": "a", "gen": "b"}])
     packed = tmp / "packed.txt"
     packed.write_bytes(gzip.compress(b"a reference\n"))
@@ -660,6 +661,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         "missing key": (["--input", str(no_gen)], ["no_gen.jsonl:3", "missing key 'gen'"]),
         "not an object": (["--input", str(not_object)], ["list.jsonl:1", "expected a JSON object"]),
         "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
+        "nested ref": (["--input", str(nested_ref)], ["nested.jsonl:1", "list of strings"]),
         "blank ref": (["--input", str(blank_ref)], ["blank_ref.jsonl:2", "'ref'", "empty"]),
         "blank reference line": (
             ["--refs", str(refs), str(gaps), "--gens", str(refs)],

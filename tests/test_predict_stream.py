@@ -214,6 +214,23 @@ def test_gzip_through_a_pipe_is_read_by_its_name_or_named_for_zcat(
         text.count()
 
 
+def test_a_terminal_is_read_once_and_other_devices_as_files(
+    tmp_path: Path, fails_rather_than_hangs
+) -> None:
+    """/dev/stdin typed into is read once (the scoring pass asked for the lines again);
+    /dev/null is an empty input (it was "no such file")."""
+    import pty
+
+    typed, terminal = pty.openpty()
+    os.write(typed, b"a ref\n\x04")  # a line, then Ctrl-D
+    write_lines(tmp_path / "gens.txt", ["a gen"])
+    source = AlignedInput([Path(os.ttyname(terminal))], tmp_path / "gens.txt", None)
+    assert source.count() == 1 and [row[1] for row in source.rows()] == ["a ref"]
+    os.close(typed)
+    os.close(terminal)
+    assert JsonlInput.from_file(Path(os.devnull)).count() == 0
+
+
 def test_readers_of_one_pipe_share_its_copy(tmp_path: Path, fails_rather_than_hangs) -> None:
     """`mismatch compare --refs <(cmd) --gens A B` reads the references once per system."""
     refs = fifo(tmp_path / "refs", "a ref\nanother ref\n")
