@@ -35,6 +35,7 @@ from mismatch_core.checkpoint_files import (
     reads_sources,
 )
 from mismatch_core.errors import CheckpointError
+from mismatch_core.resources import same_encoder
 from mismatch_core.taxonomy import CODES, TAXONOMY
 
 # the keys save_pretrained writes; any other is refused on loading (a misspelt one would read as unset)
@@ -328,7 +329,7 @@ def load(
     try:
         model_config = MismatchConfig.from_dict(config["architecture"])
         scaler = FeatureScaler.from_dict(config["features"]["scaler"])
-        _check_feature_settings(config["features"], model_config.encoder)
+        _check_feature_settings(config["features"], model_config)
         _check_records(config)
         # the architecture's sizes are only checked by building it (e.g. heads that do not
         # divide the width)
@@ -415,7 +416,7 @@ def _non_finite(weights: Mapping) -> str | None:
     )
 
 
-def _check_feature_settings(features: dict, encoder: str) -> None:
+def _check_feature_settings(features: dict, architecture: MismatchConfig) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
     from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
@@ -427,20 +428,24 @@ def _check_feature_settings(features: dict, encoder: str) -> None:
     if unknown:
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
     metrics = {COLUMN_TO_METRIC[name] for name in names}
-    if any(is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics):
-        _check_detector_encoder(encoder)
+    needs_detector = any(
+        is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics
+    )
+    if needs_detector and architecture.use_metrics:  # else the column is never computed
+        _check_detector_encoder(architecture.encoder)
     if features["aggregate"] not in AGGREGATES:
         raise ValueError(
             f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
             f"got {features['aggregate']!r}"
         )
     layers = features.get("num_layers")
-    # a bool is an int in Python: true read BERTScore at layer 1
+    # a bool is an int in Python: true read BERTScore at layer 1; 0 is the embeddings' output
     if layers is not None and (
-        isinstance(layers, bool) or not isinstance(layers, int) or layers < 1
+        isinstance(layers, bool) or not isinstance(layers, int) or layers < 0
     ):
         raise ValueError(
-            f'"features.num_layers" must be a positive integer or null, got {layers!r}'
+            f'"features.num_layers" must be an integer from 0 (the embeddings) or null, '
+            f"got {layers!r}"
         )
 
 
@@ -465,7 +470,7 @@ def _check_detector_encoder(encoder: str) -> None:
         trained_on = load_detector().encoder
     except ResourceMissingError:
         return
-    if encoder != trained_on:
+    if not same_encoder(encoder, trained_on):
         raise ValueError(
             f'"architecture.encoder" is {encoder!r}; the disfluency feature reads the token '
             f"states of {trained_on!r}, which the disfluency detector was trained on"

