@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, TextIO
 
+from mismatch_core.atomic import same_path
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import (
     STDIN_NAME,
@@ -192,13 +193,16 @@ class JsonlInput:
         if is_pipe(path):
             copy = spooled(path)
             return cls(lambda: raw_lines(path, Path(copy.name).open("rb")), str(path), True)
-        if not path.is_char_device():  # a device (/dev/null) is read as a file
+        if not same_path(path, Path(os.devnull)):  # /dev/null: no pairs
             check_jsonl_file(path)
         return cls(lambda: raw_lines(path), str(path))
 
     @classmethod
     def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> JsonlInput:
-        """A stream read once (stdin), kept in a temporary file so it can be read twice."""
+        """A stream read once (stdin), kept in a temporary file so it can be read twice; a
+        terminal read unbuffered, so that one Ctrl-D ends it."""
+        if stream.isatty():
+            stream = open(stream.fileno(), "rb", buffering=0, closefd=False)
         copy = spool(stream)
         return cls(lambda: raw_lines(Path(name), Path(copy.name).open("rb")), name, True)
 

@@ -47,6 +47,8 @@ def check_jsonl_file(path: Path) -> None:
     """DataError unless ``path`` is a file: a folder or a missing path, named."""
     if path.is_dir():
         raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
+    if path.exists() and not path.is_file():
+        raise DataError(f"{path} is a device, not a file; give a .jsonl or .jsonl.gz file")
     if not path.is_file():
         raise DataError(f"{path}: no such file")
 

@@ -82,12 +82,14 @@ def hub_reachable(timeout: float = 2.0) -> bool:
     and answers a connection within ``timeout`` seconds in all. The Hub library waits without
     limit: a name server or a firewall that does not answer stalled each command for 10 s
     or more. Behind a proxy (HTTPS_PROXY, ALL_PROXY; not bypassed by NO_PROXY), which reaches
-    the host, it counts as reachable."""
+    the host, it counts as reachable, and so does an HF_ENDPOINT without http(s)://, which the
+    Hub library refuses with a message that names it (offline, it would read as a missing
+    download)."""
     if os.environ.get("HF_HUB_OFFLINE", "").upper() in OFFLINE_VALUES:
         return False
-    endpoint = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}")
-    if endpoint.scheme not in ("http", "https"):  # the Hub library would refuse the address
-        return False
+    endpoint = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT", f"https://{HUB_HOST}"))
+    if endpoint.scheme not in ("http", "https"):  # no probe: the Hub library names the address
+        return True
     if any(os.environ.get(name) for name in PROXY_VARIABLES):
         from urllib.request import proxy_bypass  # 40 ms to import: only here
 

@@ -483,7 +483,7 @@ def run_with_stubbed_network(hub: str, args: list[str], tmp_path: Path) -> tuple
     return json.loads(result.stderr.rsplit("REPORT ", 1)[1]), result.stderr
 
 
-@pytest.mark.parametrize("flag", ["--offline", "--offl"])  # argparse takes a prefix too
+@pytest.mark.parametrize("flag", ["--offline", "--of"])  # argparse takes a prefix too
 def test_offline_flag_is_kept_when_the_hub_resolves(tmp_path: Path, flag: str) -> None:
     """--offline must hold even on a machine that can reach the Hub: no connection at all,
     not even the probe of whether the Hub answers."""

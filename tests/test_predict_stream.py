@@ -191,7 +191,7 @@ def test_pipes_are_read_twice_from_a_copy(
     out.unlink()
     status = main([*argv, "--input", str(fifo(tmp_path / "more", lines)), "--devices", "2"])
     assert status == 2 and not out.exists()
-    assert "more is a pipe; --devices above 1 reads its input from files" in (
+    assert "more gives its input once (a pipe or a terminal); --devices above 1" in (
         capsys.readouterr().err
     )
 
@@ -226,9 +226,14 @@ def test_a_terminal_is_read_once_and_other_devices_as_files(
     write_lines(tmp_path / "gens.txt", ["a gen"])
     source = AlignedInput([Path(os.ttyname(terminal))], tmp_path / "gens.txt", None)
     assert source.count() == 1 and [row[1] for row in source.rows()] == ["a ref"]
+    os.write(typed, json.dumps({"ref": "a", "gen": "b"}).encode() + b"\n\x04")
+    with open(terminal, "rb", closefd=False) as stdin:  # --input - typed: one Ctrl-D ends it
+        assert JsonlInput.from_stream(stdin).count() == 1
     os.close(typed)
     os.close(terminal)
     assert JsonlInput.from_file(Path(os.devnull)).count() == 0
+    with pytest.raises(DataError, match="/dev/zero is a device, not a file"):
+        JsonlInput.from_file(Path("/dev/zero"))  # an endless line otherwise
 
 
 def test_readers_of_one_pipe_share_its_copy(tmp_path: Path, fails_rather_than_hangs) -> None:

@@ -256,17 +256,21 @@ def test_hf_hub_offline_is_read_as_the_hub_library_reads_it(fresh_hub_check, mon
 def test_the_hub_checked_is_hf_endpoints_host_and_no_proxy_is_read(
     fresh_hub_check, monkeypatch
 ) -> None:
-    """A mirror named without a scheme (HF_ENDPOINT=hf-mirror.com) was taken for huggingface.co;
-    the Hub library refuses it, so it reads as offline. A proxy that NO_PROXY bypasses for the
-    Hub was taken as the way to it."""
+    """A mirror named without a scheme (HF_ENDPOINT=hf-mirror.com) was taken for huggingface.co:
+    no probe, the Hub library names the address it refuses. A proxy that NO_PROXY bypasses for
+    the Hub was taken as the way to it."""
     import socket
 
     listening = socket.create_server(("127.0.0.1", 0))  # takes the connection: http answers
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listening.getsockname()[1]}")
     assert resources.hub_reachable(1.0) is True
     resources.hub_reachable.cache_clear()
-    monkeypatch.setenv("HF_ENDPOINT", f"127.0.0.1:{listening.getsockname()[1]}")  # no scheme
-    assert resources.hub_reachable(1.0) is False
+    with monkeypatch.context() as patch:
+        patch.setattr(socket, "create_connection", None)  # no connection is tried
+        for endpoint in (f"127.0.0.1:{listening.getsockname()[1]}", ""):  # no scheme
+            patch.setenv("HF_ENDPOINT", endpoint)
+            resources.hub_reachable.cache_clear()
+            assert resources.hub_reachable(1.0) is True
     resources.hub_reachable.cache_clear()
     monkeypatch.setenv("HF_ENDPOINT", "https://127.0.0.1:1")  # closed
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")

@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     # before a command imports the Hugging Face libraries: offline when no hub answers, and no
     # "Loading weights" bars; no probe of the Hub for help or predict's --offline (which
     # argparse also takes as --off, --offl, ...)
-    offline = any(len(arg) > 4 and "--offline".startswith(arg) for arg in rest)
+    offline = any(len(arg) >= 4 and "--offline".startswith(arg) for arg in rest)
     configure_offline_mode(offline=offline or "-h" in rest or "--help" in rest)
     quiet_hub_libraries()
     module = importlib.import_module(COMMANDS[name][0])

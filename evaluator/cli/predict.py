@@ -313,7 +313,8 @@ def _check_files_for_devices(args: argparse.Namespace, paths: list[Path]) -> Non
     pipe = next((path for path in paths if is_pipe(path)), None)
     if args.devices > 1 and pipe is not None:
         raise CommandError(
-            f"{pipe} is a pipe; --devices above 1 reads its input from files: save it first"
+            f"{pipe} gives its input once (a pipe or a terminal); --devices above 1 reads its "
+            "input from files: save it first"
         )
 
 

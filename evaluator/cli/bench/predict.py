@@ -106,10 +106,9 @@ def bench_predict(args: argparse.Namespace) -> None:
     where = torch.cuda.get_device_name(evaluator.device) if on_gpu else f"{os.cpu_count()} CPU(s)"
     encoder = evaluator.checkpoint.model.config.encoder
     model_type = encoder_path(encoder)
-    num_layers = (
-        evaluator.checkpoint.num_layers
-        or load_encoder(encoder, str(evaluator.device))[1].config.num_hidden_layers
-    )
+    num_layers = evaluator.checkpoint.num_layers  # 0: the embeddings' output
+    if num_layers is None:
+        num_layers = load_encoder(encoder, str(evaluator.device))[1].config.num_hidden_layers
     print(
         f"predict bench: {count} {source}; checkpoint {CHECKPOINT.relative_to(REPO_ROOT)}; "
         f"encoder {encoder} layer {num_layers}; device {device} ({where}); load average "
