@@ -179,9 +179,10 @@ def _require_cached_when_offline(name: str, revision: str | None) -> None:
     except ValueError as error:  # a name HUB_ID lets through that the Hub refuses
         raise CheckpointError(f"{name!r} is not a valid Hub repo id ({error})") from None
     if not isinstance(cached, str):
+        at = f" at revision {revision!r}" if revision is not None else ""  # another may be
         raise CheckpointError(
             f"{name!r} is neither a local checkpoint directory nor in the Hugging Face cache "
-            f"({constants.HF_HUB_CACHE}), and the Hub is offline" + _shipped_hint(name)
+            f"({constants.HF_HUB_CACHE}){at}, and the Hub is offline" + _shipped_hint(name)
         )
 
 

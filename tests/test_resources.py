@@ -153,6 +153,16 @@ def test_a_missing_path_is_named_as_such_online_and_offline(monkeypatch) -> None
             checkpoint_files.resolve_checkpoint("no such/dir/here")
 
 
+def test_an_uncached_revision_is_named_offline(tmp_path, monkeypatch) -> None:
+    """Offline, `acme/mm@v2` with only main cached was reported as not in the cache at all."""
+    import mismatch_core.checkpoint_files as checkpoint_files
+
+    monkeypatch.setattr(checkpoint_files, "hub_reachable", lambda: False)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    with pytest.raises(CheckpointError, match=r"cache \(.*\) at revision 'v2', and the Hub"):
+        checkpoint_files.resolve_checkpoint("acme/mm@v2")
+
+
 def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
     tmp_path, monkeypatch
 ) -> None:

@@ -70,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--input",
         metavar="FILE",
-        help='JSONL of {"ref": str | [str], "gen": str, "src"?: str, "id"?: str}; "-" = stdin',
+        help='JSONL of {"ref": str | [str], "gen": str | null (no output), "src"?: str, '
+        '"id"?: str | int}; "-" = stdin',
     )
     add_checkpoint_argument(parser)
     add_task_argument(parser)
