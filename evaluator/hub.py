@@ -19,6 +19,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from evaluator.features import FeatureScaler
+from evaluator.features.scaling import STATE_KEYS
 from evaluator.model import MismatchConfig, MismatchModel
 from mismatch_core.atomic import atomic_directory
 from mismatch_core.checkpoint_files import (
@@ -51,7 +52,6 @@ TOP_LEVEL_KEYS = (
 )
 ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
-SCALER_KEYS = ("format", "names", "low", "high", "quantiles", "margin", "clipped")
 
 
 @dataclass
@@ -369,7 +369,7 @@ def _check_known_keys(config: dict, config_file: Path) -> None:
         ("", config, TOP_LEVEL_KEYS),
         ("architecture.", config["architecture"], ARCHITECTURE_KEYS),
         ("features.", config["features"], FEATURE_KEYS),
-        ("features.scaler.", scaler if isinstance(scaler, dict) else {}, SCALER_KEYS),
+        ("features.scaler.", scaler if isinstance(scaler, dict) else {}, STATE_KEYS),
     ):
         unknown = sorted(set(keys) - set(known))
         if unknown:

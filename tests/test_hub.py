@@ -381,13 +381,14 @@ def feature_lists(config: dict) -> list[list[str]]:
 
 
 def test_saved_config_holds_exactly_the_keys_load_accepts(saved: Path) -> None:
-    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, SCALER_KEYS, TOP_LEVEL_KEYS
+    from evaluator.features.scaling import STATE_KEYS
+    from evaluator.hub import ARCHITECTURE_KEYS, FEATURE_KEYS, TOP_LEVEL_KEYS
 
     config = json.loads((saved / "config.json").read_text())
     assert sorted(config) == sorted(TOP_LEVEL_KEYS)
     assert sorted(config["architecture"]) == sorted(ARCHITECTURE_KEYS)
     assert sorted(config["features"]) == sorted(FEATURE_KEYS)
-    assert sorted(config["features"]["scaler"]) == sorted(SCALER_KEYS)
+    assert sorted(config["features"]["scaler"]) == sorted(STATE_KEYS)
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     import torch
 
 SCALER_FORMAT = 3
+# the keys `to_dict` writes (earlier formats hold fewer); a stored scaler holds no other
+STATE_KEYS = ("format", "names", "low", "high", "quantiles", "margin", "clipped")
 DEFAULT_MARGIN = 3.0
 # features whose value grows with the texts' length without bound (extractive fragment
 # density: N for an exact copy of N tokens). Past the upper training bound such a value says
