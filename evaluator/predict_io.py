@@ -191,8 +191,7 @@ class JsonlInput:
         """A .jsonl or .jsonl.gz file, or a pipe (`--input <(cmd)`, /dev/stdin) kept in a
         temporary file so it can be read twice."""
         if is_pipe(path):
-            copy = spooled(path)
-            return cls(lambda: raw_lines(path, Path(copy.name).open("rb")), str(path), True)
+            return cls._from_copy(spooled(path), str(path))
         if not same_path(path, Path(os.devnull)):  # /dev/null: no pairs
             check_jsonl_file(path)
         return cls(lambda: raw_lines(path), str(path))
@@ -203,7 +202,12 @@ class JsonlInput:
         terminal read unbuffered, so that one Ctrl-D ends it."""
         if stream.isatty():
             stream = open(stream.fileno(), "rb", buffering=0, closefd=False)
-        copy = spool(stream)
+        return cls._from_copy(spool(stream), name)
+
+    @classmethod
+    def _from_copy(cls, copy: IO[bytes], name: str) -> JsonlInput:
+        """Input read once, from its `spool` copy: each pass opens the copy afresh (gunzipped
+        when ``name`` ends .gz)."""
         return cls(lambda: raw_lines(Path(name), Path(copy.name).open("rb")), name, True)
 
     def count(self, require_sources: bool = False) -> int:
