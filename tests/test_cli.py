@@ -42,6 +42,28 @@ def test_ctrl_c_ends_a_command_with_one_line_and_status_130(monkeypatch, capsys)
     assert capsys.readouterr().err == "mismatch predict: interrupted\n"
 
 
+def test_a_command_writes_utf8_to_an_ascii_stdout_and_leaves_its_encoding(monkeypatch):
+    """With PYTHONIOENCODING=ascii (or a Latin-1 locale) `mismatch predict` ended in a
+    UnicodeEncodeError traceback at the first non-ASCII id or text it wrote to stdout; its
+    files were UTF-8 all along."""
+    import io
+
+    import evaluator.cli.predict as predict
+
+    def writes(args):
+        print('{"id": "café", "gen": "東京"}')
+        return 0
+
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="ascii", errors="strict")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(predict, "run", writes)
+    assert cli.main(["predict", "--input", "pairs.jsonl"]) == 0
+    stdout.flush()
+    assert raw.getvalue().decode("utf-8") == '{"id": "café", "gen": "東京"}\n'
+    assert (stdout.encoding, stdout.errors) == ("ascii", "strict")
+
+
 def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, capsys):
     import evaluator.cli.predict as predict
     from mismatch_core.errors import DataError

@@ -332,6 +332,9 @@ def test_an_encoder_the_disfluency_detector_cannot_read_is_named_at_load_time(
         ("names", "abcd", r"scaler key 'names' must be a list of feature names, got 'abcd'"),
         ("clipped", 5, r"scaler key 'clipped' must be a list of feature names, got 5"),
         ("margin", "3", r"scaler key 'margin' must be a number, got '3'"),
+        ("low", [10**400, 0.0, 0.0, 0.0], r"scaler key 'low' must be a list of 4 numbers"),
+        ("high", [float("nan"), 1.0, 1.0, 1.0], r"scaler key 'high' must be a list of 4 numbers"),
+        ("margin", float("inf"), r"scaler key 'margin' must be a number, got inf"),
     ],
 )
 def test_a_garbled_scaler_list_is_named_at_load_time(saved: Path, key, value, message) -> None:

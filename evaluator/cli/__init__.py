@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
 import os
 import select
 import signal
@@ -179,9 +180,29 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
     try:
-        return run_reporting_errors(f"mismatch {name}", lambda: module.run(args))
+        with utf8_stdout():
+            return run_reporting_errors(f"mismatch {name}", lambda: module.run(args))
     finally:
         warnings.showwarning = shown
+
+
+@contextlib.contextmanager
+def utf8_stdout():
+    """Standard output in UTF-8 while a command runs, as every file it writes is, whatever
+    the locale or PYTHONIOENCODING says: `mismatch predict > out.jsonl` gives the bytes of
+    `--output out.jsonl`, where an ASCII stdout ended in a UnicodeEncodeError traceback at
+    the first non-ASCII text. The stream's own encoding is put back after."""
+    stream = sys.stdout
+    if not isinstance(stream, io.TextIOWrapper) or stream.encoding.lower() in ("utf-8", "utf8"):
+        yield
+        return
+    encoding, errors = stream.encoding, stream.errors
+    stream.reconfigure(encoding="utf-8", errors="strict")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # a closed stdout, a reader gone
+            stream.reconfigure(encoding=encoding, errors=errors)
 
 
 def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:

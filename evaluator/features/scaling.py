@@ -13,6 +13,7 @@ at predict time.
 
 from __future__ import annotations
 
+import math
 import reprlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -182,8 +183,14 @@ def _numbers(state: Mapping, key: str, length: int) -> list[float]:
 
 
 def _is_number(value: object) -> bool:
-    """An int or a float, not a bool (JSON true reads as 1)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite int or float, not a bool (JSON true reads as 1): Python's json reads NaN and
+    Infinity, and an integer of 400 digits overflows a float."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def checked_values(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
