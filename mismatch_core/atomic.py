@@ -14,6 +14,9 @@ from pathlib import Path
 
 from mismatch_core.errors import DataError
 
+# the longest file name, in bytes, that common file systems take (NAME_MAX on Linux)
+NAME_MAX = 255
+
 
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
@@ -26,13 +29,45 @@ def atomic_path(path: Path) -> Iterator[Path]:
     if in_place:
         yield path
         return
+    made = _missing_folders(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    temporary = _hidden_beside(path, path.stem, f".{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
         os.replace(temporary, path)
-    finally:
+    except BaseException:
         temporary.unlink(missing_ok=True)
+        _remove_if_empty(made)
+        raise
+
+
+def _hidden_beside(path: Path, stem: str, tail: str) -> Path:
+    """``.STEM`` + ``tail`` beside ``path``, for a temporary or a replaced copy; the stem is cut
+    as far as needed to keep the name within NAME_MAX: an output name of 245 characters
+    failed at the run's last step, when its temporary name, 13 characters longer, was
+    created."""
+    while len(os.fsencode(f".{stem}{tail}")) > NAME_MAX and stem:
+        stem = stem[:-1]
+    return path.with_name(f".{stem}{tail}")
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders of ``folder``'s path that do not exist yet, the deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove the folders a failed write created, deepest first, each only while it is empty
+    (another writer may have put a file there meanwhile): a failed run left them behind."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def write_target(path: Path) -> tuple[Path, bool]:
@@ -61,8 +96,9 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
     it before long work too. The folder keeps the replaced folder's mode bits, or gets
     mkdir's (the umask) when new."""
     target = Path(os.path.abspath(target))  # "x/.." has no name to put the staging folder by
+    made = _missing_folders(target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.tmp-{uuid.uuid4().hex[:8]}")
+    staging = _hidden_beside(target, target.name, f".tmp-{uuid.uuid4().hex[:8]}")
     staging.mkdir()
     try:
         yield staging
@@ -71,7 +107,7 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
             raise DataError(problem)
         if target.exists():
             shutil.copymode(target, staging)
-            old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+            old = _hidden_beside(target, target.name, f".old-{uuid.uuid4().hex[:8]}")
             target.rename(old)
             try:
                 staging.rename(target)
@@ -83,6 +119,7 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
             staging.rename(target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        _remove_if_empty(made)
         raise
 
 

@@ -47,6 +47,35 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) ->
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
 
 
+def test_a_failed_write_removes_the_folders_it_created_and_only_those(tmp_path: Path) -> None:
+    """A run that failed left the missing folders of its output path created and empty."""
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "runs/a/b/scores.jsonl"):
+        raise RuntimeError("interrupted")
+    with pytest.raises(RuntimeError), atomic_directory(tmp_path / "runs/c/model", NAMES):
+        raise RuntimeError("interrupted")
+    assert [p.name for p in tmp_path.iterdir()] == ["runs"]
+    assert list((tmp_path / "runs").iterdir()) == []
+    (tmp_path / "runs/a").mkdir()
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "runs/a/b/scores.jsonl"):
+        (tmp_path / "runs/a/other.txt").write_text("another writer's")
+        raise RuntimeError("interrupted")
+    assert [p.name for p in (tmp_path / "runs/a").iterdir()] == ["other.txt"]
+
+
+def test_a_name_near_the_length_limit_is_written(tmp_path: Path) -> None:
+    """A file or folder name of 245 characters or more failed at the end of the work: its
+    temporary name, 13 characters longer, passed the file system's limit of 255."""
+    target = tmp_path / ("s" * 245 + ".jsonl")
+    write_text_atomic(target, "line\n")
+    assert target.read_text() == "line\n"
+    folder = tmp_path / ("m" * 250)
+    for _ in range(2):  # new, then replaced (the old folder is renamed aside)
+        with atomic_directory(folder, NAMES) as staging:
+            (staging / "config").write_text("{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, folder.name])
+
+
 def test_a_linked_file_is_replaced_through_its_link(tmp_path: Path) -> None:
     (tmp_path / "runs").mkdir()
     target = tmp_path / "runs" / "scores.jsonl"
