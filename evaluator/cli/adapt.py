@@ -271,22 +271,11 @@ def class_counts(labels: pd.Series) -> str:
     return ", ".join(f"{label} {count}" for label, count in counts.items()) or "none"
 
 
-def weights_digest(checkpoint_dir: str) -> str | None:
-    """sha256 of a local checkpoint's model.safetensors: which start a run continued, however
-    the folder was named (None for a Hub id)."""
-    import hashlib
-
-    weights = Path(checkpoint_dir) / "model.safetensors"
-    if not weights.is_file():
-        return None
-    return hashlib.sha256(weights.read_bytes()).hexdigest()
-
-
 def _train(args: argparse.Namespace) -> int:
     from evaluator.cli import CommandError
     from evaluator.features.registry import metrics_for
     from evaluator.hub import load, save_from_checkpoint
-    from evaluator.signature import folder_signature
+    from evaluator.signature import folder_signature, signature
     from evaluator.training.continue_settings import ContinueSettings
     from evaluator.training.continued import (
         continue_run,
@@ -348,6 +337,7 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(f"{option}{error}") from None
     path, revision = resolve_checkpoint(str(args.checkpoint))
     checkpoint = load(path, revision)
+    start = signature(checkpoint)  # which start this run continued, however it is named later
     checkpoint = with_features(
         checkpoint,
         added,
@@ -387,7 +377,7 @@ def _train(args: argparse.Namespace) -> int:
     training = dict(checkpoint.config.get("training") or {})
     training["continued"] = {
         "from": str(args.checkpoint),
-        "from_sha256": weights_digest(path),
+        "from_signature": str(start),
         "real_pairs": {s: len(data[f"real_{s}"]) for s in ("train", "val")},
         "synthetic_pairs": {s: len(data[f"synth_{s}"]) for s in ("train", "val")},
         "graded_links": None if graded is None else {s: len(graded[s]) for s in graded},
@@ -396,15 +386,12 @@ def _train(args: argparse.Namespace) -> int:
         "chosen": chosen,
         # the record of the run that made the start, when the start was itself continued
         "before": training.get("continued"),
+        # the start's figures, on its own data: kept out of the metrics, which are this model's
+        "start_metrics": checkpoint.config.get("metrics") or {},
     }
-    metrics = dict(checkpoint.config.get("metrics") or {})  # the start's, on its own data
-    metrics.update(
-        {
-            f"continued {k}": v
-            for k, v in chosen.items()
-            if k.endswith(("_acc", "_nocontr", "_below"))
-        }
-    )
+    metrics = {
+        f"continued {k}": v for k, v in chosen.items() if k.endswith(("_acc", "_nocontr", "_below"))
+    }
     out = save_from_checkpoint(checkpoint, model, args.out, training=training, metrics=metrics)
     written = {"chosen": chosen, "out": str(out), "signature": str(folder_signature(out))}
     print(json.dumps(written, indent=2))
