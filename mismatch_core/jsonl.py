@@ -44,9 +44,12 @@ def is_gzip(path: Path) -> bool:
 
 
 def check_jsonl_file(path: Path) -> None:
-    """DataError unless ``path`` is a file: a folder or a missing path, named."""
+    """DataError unless ``path`` is a file: a folder, a pipe (``<(cmd)``, /dev/stdin on a
+    pipe), a device or a missing path, named."""
     if path.is_dir():
         raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
+    if path.is_fifo() or path.is_socket():
+        raise DataError(f"{path} is a pipe, not a file; write it to a .jsonl file first")
     if path.exists() and not path.is_file():
         raise DataError(f"{path} is a device, not a file; give a .jsonl or .jsonl.gz file")
     if not path.is_file():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 
 import pytest
 from jsonl_files import write_jsonl_gz
@@ -195,6 +196,9 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
     (tmp_path / "ratings").mkdir()
     with pytest.raises(DataError, match=r"ratings is a directory; give a .jsonl or .jsonl.gz file"):
         read_ratings(tmp_path / "ratings")
+    os.mkfifo(tmp_path / "piped.jsonl")  # `<(cmd)`: it was called a device
+    with pytest.raises(DataError, match=r"piped.jsonl is a pipe, not a file; write it to a .jsonl file first"):
+        read_ratings(tmp_path / "piped.jsonl")
     (tmp_path / "plain.jsonl.gz").write_text("{}\n")  # read once, hashed and parsed alike
     with pytest.raises(DataError, match=r"plain.jsonl.gz: not a readable gzip file"):
         read_ratings(tmp_path / "plain.jsonl.gz")

@@ -994,6 +994,24 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
     assert "unknown task 'poetry'" in capsys.readouterr().err
 
 
+def test_demo_wraps_marked_text_where_the_plain_text_wraps() -> None:
+    """On a terminal, textwrap counted the escape codes of the red marks as text, so a line
+    with marked words wrapped early; with [[...]] the marks take room on screen as well."""
+    from evaluator.cli.demo import PLAIN_MARKS, TERMINAL_MARKS, _wrapped
+
+    gen = " ".join(["The company hired 21 new staff in Manchester last year."] * 3)
+    spans = [{"start": start, "end": start + 2} for start in range(18, len(gen), 57)]
+    plain = _wrapped("    gen: ", gen, [], PLAIN_MARKS)
+    coloured = _wrapped("    gen: ", gen, spans, TERMINAL_MARKS)
+    assert coloured.count(TERMINAL_MARKS[0]) == 3
+    for mark in TERMINAL_MARKS:
+        coloured = coloured.replace(mark, "")
+    assert coloured == plain  # the same lines on screen
+    bracketed = _wrapped("    gen: ", gen, spans, PLAIN_MARKS)
+    assert "[[21]]" in bracketed
+    assert max(map(len, bracketed.splitlines())) <= len("    gen: ") + 96
+
+
 # --- with the real encoder ------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -28,6 +29,9 @@ EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
 TERMINAL_MARKS = ("\033[1;31m", "\033[0m")  # bold red, then reset
 PLAIN_MARKS = ("[[", "]]")
+# where the terminal's marks stand while a line is wrapped: textwrap counted the 11 characters
+# of their escape codes as text, so a marked line wrapped early
+WRAPPED_MARKS = ("\x02", "\x03")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
             pairs.refs, pairs.gens, srcs=pairs.srcs, ids=pairs.ids, progress=False
         )
     except ValueError as error:  # e.g. a pair without the source the ratings read
-        raise CommandError(f"{args.examples}: {error}") from None
+        hint = ""
+        if args.examples == EXAMPLES and not any(pairs.srcs or []):
+            hint = " (the shipped examples have none: give --examples FILE whose pairs carry src)"
+        raise CommandError(f"{args.examples}: {error}{hint}") from None
     print(
         f"\n{len(predictions)} pairs from {args.examples} scored with {evaluator.checkpoint.path}\n"
         "score = P(NoContr), the probability that gen says what the reference says "
@@ -78,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
             "missing = reference words gen leaves out"
         )
     print()
-    marks = TERMINAL_MARKS if sys.stdout.isatty() else PLAIN_MARKS
+    # colour on a terminal, unless NO_COLOR is set (https://no-color.org)
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    marks = TERMINAL_MARKS if colour else PLAIN_MARKS
     width = max(len(p.id) for p in predictions)
     print(f"{'id':<{width}}  {'score':>5}  {'labels':<10}  {'most likely classes':<44}  note")
     for prediction, ref, gen, note in zip(predictions, pairs.refs, pairs.gens, notes, strict=True):
@@ -92,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         for one in references:
             print("    ref: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
         if prediction.spans:  # wrapped, not shortened: a cut could halve a marked span
-            print(_wrapped("    gen: ", _marked(gen, prediction.spans, marks)))
+            print(_wrapped("    gen: ", gen, prediction.spans, marks))
             print("    spans: " + ", ".join(_described(span) for span in prediction.spans))
         else:
             print("    gen: " + textwrap.shorten(gen, TEXT_WIDTH, placeholder=" ..."))
@@ -124,10 +133,17 @@ def _marked(text: str, spans: list[dict], marks: tuple[str, str]) -> str:
     return "".join(pieces) + text[at:]
 
 
-def _wrapped(prefix: str, text: str) -> str:
-    return textwrap.fill(
-        text, TEXT_WIDTH + len(prefix), initial_indent=prefix, subsequent_indent=" " * len(prefix)
+def _wrapped(prefix: str, text: str, spans: list[dict], marks: tuple[str, str]) -> str:
+    """``text`` with its spans marked, wrapped to TEXT_WIDTH after ``prefix``; the terminal's
+    marks, which take no room on screen, are put in after the wrapping."""
+    stand_in = WRAPPED_MARKS if marks == TERMINAL_MARKS else marks
+    wrapped = textwrap.fill(
+        _marked(text, spans, stand_in),
+        TEXT_WIDTH + len(prefix),
+        initial_indent=prefix,
+        subsequent_indent=" " * len(prefix),
     )
+    return wrapped.replace(stand_in[0], marks[0]).replace(stand_in[1], marks[1])
 
 
 def _described(item: dict) -> str:
