@@ -197,7 +197,9 @@ def test_a_ratings_file_that_cannot_make_a_task_says_why(tmp_path):
     with pytest.raises(DataError, match=r"ratings is a directory; give a .jsonl or .jsonl.gz file"):
         read_ratings(tmp_path / "ratings")
     os.mkfifo(tmp_path / "piped.jsonl")  # `<(cmd)`: it was called a device
-    with pytest.raises(DataError, match=r"piped.jsonl is a pipe, not a file; write it to a .jsonl file first"):
+    with pytest.raises(
+        DataError, match=r"piped.jsonl is a pipe, not a file; write it to a .jsonl file first"
+    ):
         read_ratings(tmp_path / "piped.jsonl")
     (tmp_path / "plain.jsonl.gz").write_text("{}\n")  # read once, hashed and parsed alike
     with pytest.raises(DataError, match=r"plain.jsonl.gz: not a readable gzip file"):
