@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from evaluator.features.token_store import MAX_TOKENS
 from evaluator.hub import Checkpoint, CheckpointError, load, task_count_problem
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
 from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
@@ -114,16 +115,19 @@ class Evaluator:
         reference is a ValueError naming its pair's id; an empty gen is scored.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
-        TruncationWarning. ``spans``: fill each Prediction's spans and missing words (when the
+        TruncationWarning, and texts past the span tagger's reach (where spans are read) in
+        another. ``spans``: fill each Prediction's spans and missing words (when the
         checkpoint has a span tagger; otherwise they stay None).
         """
         refs, gens, srcs, ids = self._checked(refs, gens, srcs, ids, batch_size)
         n = len(gens)
         if n == 0:
             return []
-        limit, truncated = self._truncated_pairs(refs, gens)
+        limit, truncated, past_spans = self._truncated_pairs(refs, gens, spans and self.has_spans)
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=2)
+        if past_spans:
+            _warn_past_spans(past_spans, n, stacklevel=2)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
             return self._score(ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans)
 
@@ -145,14 +149,16 @@ class Evaluator:
         Ids are checked within each chunk (given twice: ValueError), not across chunks: that
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
-        limit = truncated = seen = 0
+        limit = truncated = seen = past_spans_total = 0
+        spans = spans and self.has_spans
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
             for chunk in chunks:
                 refs, gens, srcs, ids = self._checked(
                     chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size
                 )
-                limit, count = self._truncated_pairs(refs, gens)
+                limit, count, past_spans = self._truncated_pairs(refs, gens, spans)
                 truncated += count
+                past_spans_total += past_spans
                 seen += len(gens)
                 yield self._score(
                     ids,
@@ -166,6 +172,8 @@ class Evaluator:
                 )
         if truncated:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
+        if past_spans_total:
+            _warn_past_spans(past_spans_total, seen, stacklevel=2)
 
     def _checked(
         self, refs, gens, srcs, ids, batch_size: int
@@ -337,21 +345,43 @@ class Evaluator:
             c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)
         }
 
-    def _truncated_pairs(self, refs: list[str | list[str]], gens: Sequence[str]) -> tuple[int, int]:
-        """The encoder's token limit and how many pairs have a text over it (it is cut)."""
-        limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)], str(self.device))
-        count = sum(
-            1
-            for ref, gen in zip(refs, gens, strict=True)
-            if gen in over or any(one in over for one in ([ref] if isinstance(ref, str) else ref))
-        )
-        return limit, count
+    def _truncated_pairs(
+        self, refs: list[str | list[str]], gens: Sequence[str], spans: bool
+    ) -> tuple[int, int, int]:
+        """The encoder's token limit, how many pairs have a text over it (it is cut), and,
+        where spans are tagged (``spans``), how many have a text past the tagger's
+        MAX_TOKENS wordpieces (tagged on its start only)."""
+        limit, lengths = _text_lengths(self.checkpoint, [*gens, *_flat(refs)], str(self.device))
+
+        def count(longest: int) -> int:
+            return sum(
+                1
+                for ref, gen in zip(refs, gens, strict=True)
+                if max(lengths[one] for one in [gen, *([ref] if isinstance(ref, str) else ref)])
+                > longest
+            )
+
+        if not lengths:
+            return limit, 0, 0
+        return limit, count(limit), count(MAX_TOKENS + 2) if spans else 0
 
 
 def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None:
     warnings.warn(
         f"{count} of {total} pair(s) have a text longer than the encoder's {limit} "
         "tokens; it was truncated, so its end is not evaluated",
+        TruncationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _warn_past_spans(count: int, total: int, stacklevel: int) -> None:
+    """The span tagger reads a text's first MAX_TOKENS wordpieces: past them, an error got no
+    span, or a span on a word that the two texts share, with no word said."""
+    warnings.warn(
+        f"{count} of {total} pair(s) have a text longer than the span tagger's {MAX_TOKENS} "
+        f"wordpieces; their spans and missing words come from the first {MAX_TOKENS} alone and "
+        "may point at the wrong words",
         TruncationWarning,
         stacklevel=stacklevel + 1,
     )
@@ -408,22 +438,26 @@ def _length_key(ref: str | list[str], gen: str) -> tuple:
     return (sum(len(r) for r in references), references, len(gen))
 
 
-def _over_long_texts(checkpoint: Checkpoint, texts: list[str], device: str) -> tuple[int, set[str]]:
-    """The encoder's token limit and the distinct texts over it, counted as the encoder does
-    (its copy on ``device``, the one predict's encoder pass loads)."""
+def _text_lengths(
+    checkpoint: Checkpoint, texts: list[str], device: str
+) -> tuple[int, dict[str, int]]:
+    """The encoder's token limit and each distinct text's length in tokens, [CLS] and [SEP]
+    included, counted as the encoder does (its copy on ``device``, the one predict's encoder
+    pass loads); no lengths where the checkpoint runs no encoder (no text branch, no feature
+    the encoder computes, no span tagger)."""
     from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 
     config = checkpoint.model.config
     encoded_features = any(is_encoder_metric(COLUMN_TO_METRIC[n]) for n in config.feature_names)
-    if not (config.use_text or encoded_features):
-        return 0, set()
+    if not (config.use_text or encoded_features or config.span_dim):
+        return 0, {}
     from mismatch_core.resources import load_encoder
 
     tokenizer, encoder = load_encoder(config.encoder, device)
     limit = min(tokenizer.model_max_length, encoder.config.max_position_embeddings)
     distinct = list(dict.fromkeys(texts))
     ids = tokenizer([t.strip() for t in distinct], add_special_tokens=True, verbose=False)
-    return limit, {t for t, row in zip(distinct, ids["input_ids"], strict=True) if len(row) > limit}
+    return limit, {t: len(row) for t, row in zip(distinct, ids["input_ids"], strict=True)}
 
 
 def _check_feature_layer(checkpoint: Checkpoint, device: str) -> None:

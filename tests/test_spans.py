@@ -7,6 +7,7 @@ import argparse
 import copy
 import gzip
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 import pytest
 import torch
 
-from evaluator import Evaluator, inference
+from evaluator import Evaluator, TruncationWarning, inference
 from evaluator.cli import CommandError, main
 from evaluator.cli.bench.spans import bench_spans, char_counts, f1, word_diff_regions
 from evaluator.features import FeatureScaler, text_key
@@ -22,6 +23,7 @@ from evaluator.features.encoder_pass import encode_distinct, token_states, token
 from evaluator.features.token_store import MAX_TOKENS, TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
 from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.predict_io import Pairs
 from evaluator.signature import signature
 from evaluator.spans import pair_spans, token_spans
 from evaluator.training.span_settings import SpanTraining
@@ -339,6 +341,31 @@ def span_checkpoint(
     return save_pretrained(model, directory, scaler=scaler, tasks=tasks, training=training)
 
 
+def test_a_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path: Path) -> None:
+    """The tagger reads a text's first MAX_TOKENS wordpieces: an error past them got a span
+    on a word both texts share, and nothing said so."""
+    flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
+    filler = "The committee met again on Tuesday to open all the pending files. " * 12
+    refs = [filler + "The company hired 300 staff.", REF, [REF, filler]]
+    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", "They hire 30 staff."]
+    with pytest.warns(TruncationWarning) as caught:
+        flagged.predict(refs, gens, progress=False)
+    assert [str(w.message) for w in caught] == [
+        f"2 of 3 pair(s) have a text longer than the span tagger's {MAX_TOKENS} wordpieces; "
+        f"their spans and missing words come from the first {MAX_TOKENS} alone and may point at "
+        "the wrong words"
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        flagged.predict(refs, gens, progress=False, spans=False)  # no spans, nothing to say
+        flagged.predict(refs[1:2], gens[1:2], progress=False)
+    chunks = [Pairs(["a", "b"], refs[:2], gens[:2], [None, None])]
+    with pytest.warns(
+        TruncationWarning, match=r"^1 of 2 pair\(s\) have a text longer than the span"
+    ):
+        list(flagged.predict_stream(chunks, total=2, progress=False))
+
+
 def test_predictions_carry_spans_only_when_asked_and_read_as_an_error(tmp_path: Path) -> None:
     flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
     refs = [REF, ["Kids play ball.", " Two children play football in a park."]]
@@ -550,11 +577,29 @@ def test_spans_train_names_the_pair_it_cannot_train_on(
     assert not (tmp_path / "tokens").exists() and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("out", ["tokens", "tokens/checkpoint"])
+def test_spans_train_refuses_a_token_store_that_overlaps_the_checkpoint(
+    tmp_path: Path, capsys, out: str
+) -> None:
+    """--tokens X --out X trained to the end, then refused to replace X (the store's shards
+    were in it); --out inside the store wrote the checkpoint and broke the store."""
+    pairs = tmp_path / "synth"
+    toy_span_pairs(pairs)
+    span_checkpoint(tmp_path / "base", flag=0.0, nocontr=0.0, span_dim=0)
+    code = main(["spans", "train", "--checkpoint", str(tmp_path / "base"), "--pairs", str(pairs),
+                 "--tokens", str(tmp_path / "tokens"), "--out", str(tmp_path / out)])  # fmt: skip
+    assert code == 2
+    assert "overlap; keep the token store and the checkpoint in separate folders" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "tokens").exists()
+
+
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
         ("--dim", "0", "span training: dim must be at least 1"),
-        ("--dim", "3", "span_dim must be even"),
+        ("--dim", "3", "span training: dim must be even (two GRU directions), got 3"),
         ("--epochs", "0", "span training: epochs must be at least 1"),
         ("--batch-size", "0", "span training: batch_size must be at least 1"),
         ("--patience", "0", "span training: patience must be at least 1"),
@@ -626,7 +671,9 @@ def test_a_divergence_after_a_good_epoch_keeps_that_epoch(monkeypatch) -> None:
     json.dumps(history, allow_nan=False)  # config.json can record it
 
 
-def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, capsys) -> None:
+def test_spans_copy_writes_no_target_unless_every_target_fits(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
     record = {"span_tagger": {"dim": 8, "best_epoch": 1}}
     source = span_checkpoint(tmp_path / "source", flag=3.0, nocontr=0.0, training=record)
     target = span_checkpoint(tmp_path / "target", flag=0.0, nocontr=0.0, span_dim=0)
@@ -644,6 +691,11 @@ def test_spans_copy_writes_no_target_unless_every_target_fits(tmp_path: Path, ca
                                                         "copied_from": str(source)}  # fmt: skip
     unrecorded = span_checkpoint(tmp_path / "unrecorded", flag=3.0, nocontr=0.0)
     assert main(["spans", "copy", "--from", str(unrecorded), "--to", str(target)]) == 0
+    assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
+    # typed from another folder, the record names the same source: the same files, the same
+    # signature (the path was kept as typed)
+    monkeypatch.chdir(tmp_path)
+    assert main(["spans", "copy", "--from", "unrecorded", "--to", "target"]) == 0
     assert load(target).config["training"]["span_tagger"] == {"copied_from": str(unrecorded)}
     assert main(["spans", "copy", "--from", str(source), "--to", "someone/hub-model"]) == 2
     assert "--to someone/hub-model: no such checkpoint folder" in capsys.readouterr().err

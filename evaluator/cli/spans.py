@@ -98,7 +98,7 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.features.embeddings import claim_stores, store_sources
     from evaluator.features.token_store import TokenStore
     from evaluator.hub import load, save_from_checkpoint
-    from evaluator.signature import folder_signature
+    from evaluator.signature import folder_signature, signature
     from evaluator.training.data import ensure_tokens
     from evaluator.training.span_settings import SpanTraining
     from evaluator.training.spans import (
@@ -108,9 +108,11 @@ def _train(args: argparse.Namespace) -> int:
         train_span_tagger,
         with_span_tagger,
     )
+    from mismatch_core.atomic import is_within
     from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import DataError
     from mismatch_core.pairs import read_pairs
+    from mismatch_core.resources import portable_path
     from synth.corpora import split_of
 
     if args.max_pairs is not None and args.max_pairs < 1:
@@ -127,14 +129,22 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(f"span training: {error}") from None
     checkpoint = _load(load, args.checkpoint)
+    start = signature(checkpoint)  # which checkpoint this run extended
     pairs = read_pairs(args.pairs / "train.parquet", labelled=True)
     check_span_pairs(pairs, args.pairs / "train.parquet")
     problem = export_problem(args.out)
     if problem:
         raise CommandError(f"--out: {problem}")
+    if is_within(args.tokens, args.out) or is_within(args.out, args.tokens):
+        # the store's shards made --out a folder no checkpoint replaces, so a whole training
+        # run ended in a refusal to save; a checkpoint inside the store broke the store
+        raise CommandError(
+            f"--tokens {args.tokens} and --out {args.out} overlap; keep the token store and the "
+            "checkpoint in separate folders"
+        )
     try:
         model = with_span_tagger(checkpoint, settings.dim, settings.seed)
-    except ValueError as error:  # an odd --dim, or a fine-tuned encoder (no token states)
+    except ValueError as error:  # a fine-tuned encoder (no token states)
         raise CommandError(f"cannot add a span tagger to {args.checkpoint}: {error}") from None
     if args.max_pairs is not None and args.max_pairs < len(pairs):
         pairs = pairs.sample(args.max_pairs, random_state=settings.seed).reset_index(drop=True)
@@ -186,11 +196,13 @@ def _train(args: argparse.Namespace) -> int:
     except FloatingPointError as error:  # the training diverged: no tagger worth keeping
         raise CommandError(str(error)) from None
     training = dict(checkpoint.config.get("training") or {})
-    training["span_tagger"] = {
+    training["span_tagger"] = {  # paths named as from the repository: the same files from any
+        # working folder, and so the same signature
         **asdict(settings),
-        "pairs": str(args.pairs),
+        "from_signature": str(start),
+        "pairs": portable_path(args.pairs),
         "pairs_sha256": _sha256(args.pairs / "train.parquet"),
-        "real_bases": None if args.real_bases is None else str(args.real_bases),
+        "real_bases": None if args.real_bases is None else portable_path(args.real_bases),
         "real_base_pairs": real_pairs,
         "train_pairs": len(train),
         "dev_pairs": len(dev),
@@ -211,7 +223,7 @@ def _copy(args: argparse.Namespace) -> int:
     from mismatch_core.atomic import same_path
     from mismatch_core.checkpoint_files import export_problem
     from mismatch_core.errors import CheckpointError
-    from mismatch_core.resources import local_path
+    from mismatch_core.resources import local_path, portable_path
 
     try:
         source = _load(load, args.source)
@@ -237,7 +249,7 @@ def _copy(args: argparse.Namespace) -> int:
             copies.append((target_path, target, copy_span_tagger(source, target)))
         for target_path, target, model in copies:
             training = dict(target.config.get("training") or {})
-            training["span_tagger"] = {**record, "copied_from": str(args.source)}
+            training["span_tagger"] = {**record, "copied_from": portable_path(args.source)}
             metrics = target.config.get("metrics")
             written = save_from_checkpoint(
                 target, model, target_path, training=training, metrics=metrics

@@ -25,5 +25,7 @@ class SpanTraining:
         check_at_least_one(
             {name: getattr(self, name) for name in ("dim", "epochs", "batch_size", "patience")}
         )
+        if self.dim % 2:
+            raise ValueError(f"dim must be even (two GRU directions), got {self.dim}")
         check_learning_rate(self.learning_rate)
         check_seed(self.seed)
