@@ -1,6 +1,6 @@
 """mismatch-eval: ratings on a task's human criteria plus mismatch error-type probabilities.
 
-``from evaluator import Evaluator, Prediction, TruncationWarning`` works, but the import is
+``from evaluator import Evaluator, Prediction, TruncationWarning, SpanReachWarning`` works, but the import is
 deferred until first use so that ``import evaluator`` (and every CLI start) stays cheap: no
 torch, no models.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evaluator.evaluator import Evaluator, Prediction, TruncationWarning
+    from evaluator.evaluator import Evaluator, Prediction, SpanReachWarning, TruncationWarning
 
-__all__ = ["Evaluator", "Prediction", "TruncationWarning"]
+__all__ = ["Evaluator", "Prediction", "TruncationWarning", "SpanReachWarning"]
 
 
 def __getattr__(name: str) -> Any:

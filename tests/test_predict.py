@@ -997,19 +997,31 @@ def test_demo_prints_one_row_per_example_pair(tmp_path: Path, capsys, monkeypatc
 def test_demo_wraps_marked_text_where_the_plain_text_wraps() -> None:
     """On a terminal, textwrap counted the escape codes of the red marks as text, so a line
     with marked words wrapped early; with [[...]] the marks take room on screen as well."""
-    from evaluator.cli.demo import PLAIN_MARKS, TERMINAL_MARKS, _wrapped
+    import textwrap
 
-    gen = " ".join(["The company hired 21 new staff in Manchester last year."] * 3)
-    spans = [{"start": start, "end": start + 2} for start in range(18, len(gen), 57)]
-    plain = _wrapped("    gen: ", gen, [], PLAIN_MARKS)
-    coloured = _wrapped("    gen: ", gen, spans, TERMINAL_MARKS)
-    assert coloured.count(TERMINAL_MARKS[0]) == 3
-    for mark in TERMINAL_MARKS:
-        coloured = coloured.replace(mark, "")
-    assert coloured == plain  # the same lines on screen
-    bracketed = _wrapped("    gen: ", gen, spans, PLAIN_MARKS)
-    assert "[[21]]" in bracketed
-    assert max(map(len, bracketed.splitlines())) <= len("    gen: ") + 96
+    from evaluator.cli.demo import PLAIN_MARKS, TERMINAL_MARKS, TEXT_WIDTH, _wrapped
+
+    prefix = "    gen: "
+    long_line = " ".join(["abcde"] * 15 + ["abcdef"] + ["xyz"] * 5)  # "abcdef" ends at column 96
+    sentences = " ".join(["The company hired 21 new staff in Manchester last year."] * 3)
+    for gen, spans in (
+        (long_line, [{"start": 90, "end": 96}]),
+        (
+            sentences,
+            [{"start": start, "end": start + 2} for start in range(18, len(sentences), 57)],
+        ),
+    ):
+        plain = textwrap.fill(
+            gen, TEXT_WIDTH + len(prefix), initial_indent=prefix, subsequent_indent=" " * 9
+        )
+        coloured = _wrapped(prefix, gen, spans, TERMINAL_MARKS)
+        assert coloured.count(TERMINAL_MARKS[0]) == len(spans)
+        for mark in TERMINAL_MARKS:
+            coloured = coloured.replace(mark, "")
+        assert coloured == plain  # the same lines on screen as the unmarked text
+        bracketed = _wrapped(prefix, gen, spans, PLAIN_MARKS)
+        assert bracketed.count("[[") == len(spans)
+        assert max(map(len, bracketed.splitlines())) <= len(prefix) + TEXT_WIDTH
 
 
 # --- with the real encoder ------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import torch
 
-from evaluator import Evaluator, TruncationWarning, inference
+from evaluator import Evaluator, SpanReachWarning, inference
 from evaluator.cli import CommandError, main
 from evaluator.cli.bench.spans import bench_spans, char_counts, f1, word_diff_regions
 from evaluator.features import FeatureScaler, text_key
@@ -341,28 +341,28 @@ def span_checkpoint(
     return save_pretrained(model, directory, scaler=scaler, tasks=tasks, training=training)
 
 
-def test_a_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path: Path) -> None:
+def test_a_tagged_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path: Path) -> None:
     """The tagger reads a text's first MAX_TOKENS wordpieces: an error past them got a span
-    on a word both texts share, and nothing said so."""
+    on a word both texts share, and nothing said so. Only pairs that are tagged count."""
     flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
     filler = "The committee met again on Tuesday to open all the pending files. " * 12
-    refs = [filler + "The company hired 300 staff.", REF, [REF, filler]]
-    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", "They hire 30 staff."]
-    with pytest.warns(TruncationWarning) as caught:
+    refs = [filler + "The company hired 300 staff.", REF, REF]
+    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", filler]
+    with pytest.warns(SpanReachWarning) as caught:
         flagged.predict(refs, gens, progress=False)
     assert [str(w.message) for w in caught] == [
-        f"2 of 3 pair(s) have a text longer than the span tagger's {MAX_TOKENS} wordpieces; "
-        f"their spans and missing words come from the first {MAX_TOKENS} alone and may point at "
-        "the wrong words"
+        f"2 of 3 pair(s) were tagged with spans on a text longer than the span tagger's "
+        f"{MAX_TOKENS} wordpieces; their spans and missing words come from the first "
+        f"{MAX_TOKENS} alone and may point at the wrong words"
     ]
+    correct = Evaluator.from_pretrained(span_checkpoint(tmp_path / "c", flag=10.0, nocontr=20.0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         flagged.predict(refs, gens, progress=False, spans=False)  # no spans, nothing to say
         flagged.predict(refs[1:2], gens[1:2], progress=False)
+        correct.predict(refs, gens, progress=False)  # read as correct: not tagged
     chunks = [Pairs(["a", "b"], refs[:2], gens[:2], [None, None])]
-    with pytest.warns(
-        TruncationWarning, match=r"^1 of 2 pair\(s\) have a text longer than the span"
-    ):
+    with pytest.warns(SpanReachWarning, match=r"^1 of 2 pair\(s\) were tagged with spans on a text"):
         list(flagged.predict_stream(chunks, total=2, progress=False))
 
 

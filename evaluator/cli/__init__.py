@@ -156,7 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    with utf8_stdout():  # the help texts too
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
@@ -180,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning  # restored after: the filters a command's imports add stay
     warnings.showwarning = warnings_as_command_lines(name, shown)
     try:
-        with utf8_stdout():
-            return run_reporting_errors(f"mismatch {name}", lambda: module.run(args))
+        return run_reporting_errors(f"mismatch {name}", lambda: module.run(args))
     finally:
         warnings.showwarning = shown
 
@@ -189,20 +192,25 @@ def main(argv: list[str] | None = None) -> int:
 @contextlib.contextmanager
 def utf8_stdout():
     """Standard output in UTF-8 while a command runs, as every file it writes is, whatever
-    the locale or PYTHONIOENCODING says: `mismatch predict > out.jsonl` gives the bytes of
-    `--output out.jsonl`, where an ASCII stdout ended in a UnicodeEncodeError traceback at
-    the first non-ASCII text. The stream's own encoding is put back after."""
+    the locale or PYTHONIOENCODING says: `mismatch predict > out.jsonl` is UTF-8 as `--output
+    out.jsonl` is, where an ASCII stdout ended in a UnicodeEncodeError traceback at the first
+    non-ASCII text (a help text's dash too). The stream's own encoding is put back after."""
     stream = sys.stdout
     if not isinstance(stream, io.TextIOWrapper) or stream.encoding.lower() in ("utf-8", "utf8"):
         yield
         return
     encoding, errors = stream.encoding, stream.errors
-    stream.reconfigure(encoding="utf-8", errors="strict")
+    try:
+        stream.reconfigure(encoding="utf-8", errors="strict")
+        changed = True
+    except (OSError, ValueError):  # a closed or detached stdout: left as it is
+        changed = False
     try:
         yield
     finally:
-        with contextlib.suppress(OSError, ValueError):  # a closed stdout, a reader gone
-            stream.reconfigure(encoding=encoding, errors=errors)
+        if changed:
+            with contextlib.suppress(OSError, ValueError):  # a closed stdout, a reader gone
+                stream.reconfigure(encoding=encoding, errors=errors)
 
 
 def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:

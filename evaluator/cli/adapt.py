@@ -337,7 +337,7 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandError(f"{option}{error}") from None
     path, revision = resolve_checkpoint(str(args.checkpoint))
     checkpoint = load(path, revision)
-    start = signature(checkpoint)  # which start this run continued, however it is named later
+    start = signature(checkpoint)  # the start: its name and the sha256 of its config and weights
     checkpoint = with_features(
         checkpoint,
         added,

@@ -23,15 +23,13 @@ from evaluator.cli.scoring import (
     checkpoint_of,
     load_evaluator,
 )
+from mismatch_core.atomic import same_path
 from mismatch_core.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
 TEXT_WIDTH = 96
 TERMINAL_MARKS = ("\033[1;31m", "\033[0m")  # bold red, then reset
 PLAIN_MARKS = ("[[", "]]")
-# where the terminal's marks stand while a line is wrapped: textwrap counted the 11 characters
-# of their escape codes as text, so a marked line wrapped early
-WRAPPED_MARKS = ("\x02", "\x03")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as error:  # e.g. a pair without the source the ratings read
         hint = ""
-        if args.examples == EXAMPLES and not any(pairs.srcs or []):
+        if same_path(args.examples, EXAMPLES) and not any(pairs.srcs or []):
             hint = " (the shipped examples have none: give --examples FILE whose pairs carry src)"
         raise CommandError(f"{args.examples}: {error}{hint}") from None
     print(
@@ -134,16 +132,21 @@ def _marked(text: str, spans: list[dict], marks: tuple[str, str]) -> str:
 
 
 def _wrapped(prefix: str, text: str, spans: list[dict], marks: tuple[str, str]) -> str:
-    """``text`` with its spans marked, wrapped to TEXT_WIDTH after ``prefix``; the terminal's
-    marks, which take no room on screen, are put in after the wrapping."""
-    stand_in = WRAPPED_MARKS if marks == TERMINAL_MARKS else marks
-    wrapped = textwrap.fill(
-        _marked(text, spans, stand_in),
-        TEXT_WIDTH + len(prefix),
-        initial_indent=prefix,
-        subsequent_indent=" " * len(prefix),
-    )
-    return wrapped.replace(stand_in[0], marks[0]).replace(stand_in[1], marks[1])
+    """``text`` with its spans marked, its words wrapped to TEXT_WIDTH columns after
+    ``prefix``, counting what shows: textwrap counted the terminal's escape codes as text,
+    so a marked line wrapped early."""
+    hidden = marks if marks == TERMINAL_MARKS else ("", "")
+    lines: list[list[str]] = [[]]
+    used = 0
+    for word in _marked(text, spans, marks).split():
+        shown = len(word) - sum(word.count(mark) * len(mark) for mark in hidden if mark)
+        if lines[-1] and used + 1 + shown > TEXT_WIDTH:
+            lines.append([])
+            used = 0
+        used += shown + (1 if lines[-1] else 0)
+        lines[-1].append(word)
+    indent = " " * len(prefix)
+    return "\n".join((indent if k else prefix) + " ".join(words) for k, words in enumerate(lines))
 
 
 def _described(item: dict) -> str:

@@ -135,12 +135,12 @@ def load_evaluator(args: argparse.Namespace, directory: Path):
 
 
 def report_warnings(caught: list[warnings.WarningMessage], prefix: str) -> None:
-    """Print our truncation count as one line after ``prefix``; pass every other warning on
-    unchanged."""
-    from evaluator.evaluator import TruncationWarning
+    """Print our truncation and span-reach counts as one line each after ``prefix``; pass
+    every other warning on unchanged."""
+    from evaluator.evaluator import SpanReachWarning, TruncationWarning
 
     for warning in caught:
-        if issubclass(warning.category, TruncationWarning):
+        if issubclass(warning.category, (TruncationWarning, SpanReachWarning)):
             print(f"{prefix}: warning: {warning.message}", file=sys.stderr)
         else:
             warnings.showwarning(

@@ -149,7 +149,7 @@ class FeatureScaler:
         low_q, high_q = _numbers(state, "quantiles", 2)
         margin = state["margin"] if version != 1 else 0.0
         if not _is_number(margin):
-            raise ValueError(f"scaler key 'margin' must be a number, got {margin!r}")
+            raise ValueError(f"scaler key 'margin' must be a number, got {reprlib.repr(margin)}")
         return cls(
             names,
             _numbers(state, "low", len(names)),

@@ -78,8 +78,8 @@ def mismatch_metric(
             )
 
     def score(refs, gens, srcs) -> np.ndarray:
-        predictions = evaluator.predict(
-            [list(r) for r in refs], list(gens), list(srcs), progress=False
+        predictions = evaluator.predict(  # scores and ratings only: no spans to tag
+            [list(r) for r in refs], list(gens), list(srcs), progress=False, spans=False
         )
         if rating is None:
             return np.array([p.score for p in predictions])
