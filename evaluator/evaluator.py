@@ -153,7 +153,8 @@ class Evaluator:
 
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
-        chunks in one TruncationWarning at the end. ``scorer`` runs the model on sub-chunks
+        chunks in one TruncationWarning at the end, and the tagged pairs with a text past the
+        span tagger's reach in one SpanReachWarning. ``scorer`` runs the model on sub-chunks
         elsewhere (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
         Ids are checked within each chunk (given twice: ValueError), not across chunks: that
         would keep every id, which only the caller can afford (``mismatch predict`` does).
@@ -385,9 +386,13 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
 
 
 def _past_reach(text: str, offsets: np.ndarray) -> bool:
-    """Whether ``text`` goes on past the last of the wordpieces the tagger read (their
-    character offsets): it reads at most MAX_TOKENS."""
-    return len(offsets) >= MAX_TOKENS and int(offsets[-1][1]) < len(text.rstrip())
+    """Whether ``text`` has a letter or digit past the last of the wordpieces the tagger read
+    (their character offsets; it reads at most MAX_TOKENS): what the tokenizer drops (a
+    combining accent, a zero-width space, a soft hyphen) follows a text of exactly
+    MAX_TOKENS wordpieces too."""
+    if len(offsets) < MAX_TOKENS:
+        return False
+    return any(character.isalnum() for character in text[int(offsets[-1][1]) :])
 
 
 def _warn_past_reach(count: int, total: int, stacklevel: int) -> None:

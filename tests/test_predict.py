@@ -1004,6 +1004,7 @@ def test_demo_wraps_marked_text_where_the_plain_text_wraps() -> None:
     prefix = "    gen: "
     long_line = " ".join(["abcde"] * 15 + ["abcdef"] + ["xyz"] * 5)  # "abcdef" ends at column 96
     sentences = " ".join(["The company hired 21 new staff in Manchester last year."] * 3)
+    unspaced = "东京的公司去年在曼彻斯特雇用了二十一名新员工。" * 12  # a line has no room for it
     for gen, spans in (
         (long_line, [{"start": 90, "end": 96}]),
         (
@@ -1022,6 +1023,11 @@ def test_demo_wraps_marked_text_where_the_plain_text_wraps() -> None:
         bracketed = _wrapped(prefix, gen, spans, PLAIN_MARKS)
         assert bracketed.count("[[") == len(spans)
         assert max(map(len, bracketed.splitlines())) <= len(prefix) + TEXT_WIDTH
+    coloured = _wrapped(prefix, unspaced, [{"start": 90, "end": 100}], TERMINAL_MARKS)
+    for mark in TERMINAL_MARKS:
+        coloured = coloured.replace(mark, "")
+    assert coloured.replace("\n" + " " * len(prefix), "") == prefix + unspaced
+    assert max(map(len, coloured.splitlines())) == len(prefix) + TEXT_WIDTH
 
 
 # --- with the real encoder ------------------------------------------------------------------

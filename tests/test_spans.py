@@ -346,12 +346,14 @@ def test_a_tagged_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path
     on a word both texts share, and nothing said so. Only pairs that are tagged count."""
     flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
     filler = "The committee met again on Tuesday to open all the pending files. " * 12
-    refs = [filler + "The company hired 300 staff.", REF, REF]
-    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", filler]
+    refs = [filler + "The company hired 300 staff.", REF, REF, [REF, filler]]
+    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", filler, REF]
     with pytest.warns(SpanReachWarning) as caught:
-        flagged.predict(refs, gens, progress=False)
+        predictions = flagged.predict(refs, gens, progress=False)
+    assert {item["ref_index"] for item in predictions[3].missing} == {0}  # REF decided: the
+    # long reference is not the one tagged, and does not count
     assert [str(w.message) for w in caught] == [
-        f"2 of 3 pair(s) were tagged with spans on a text longer than the span tagger's "
+        f"2 of 4 pair(s) were tagged with spans on a text longer than the span tagger's "
         f"{MAX_TOKENS} wordpieces; their spans and missing words come from the first "
         f"{MAX_TOKENS} alone and may point at the wrong words"
     ]
@@ -362,8 +364,23 @@ def test_a_tagged_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path
         flagged.predict(refs[1:2], gens[1:2], progress=False)
         correct.predict(refs, gens, progress=False)  # read as correct: not tagged
     chunks = [Pairs(["a", "b"], refs[:2], gens[:2], [None, None])]
-    with pytest.warns(SpanReachWarning, match=r"^1 of 2 pair\(s\) were tagged with spans on a text"):
+    with pytest.warns(
+        SpanReachWarning, match=r"^1 of 2 pair\(s\) were tagged with spans on a text"
+    ):
         list(flagged.predict_stream(chunks, total=2, progress=False))
+
+
+def test_only_a_word_past_the_last_wordpiece_is_past_the_taggers_reach() -> None:
+    """What the tokenizer drops (a combining accent, a zero-width space) may follow a text of
+    exactly MAX_TOKENS wordpieces; it hides no error."""
+    from evaluator.evaluator import _past_reach
+
+    text = "word " * (MAX_TOKENS - 1) + "e"
+    offsets = np.array([[5 * k, 5 * k + 4] for k in range(MAX_TOKENS)])  # the last: "e"
+    assert not _past_reach(text, offsets)
+    assert not _past_reach(text + "\u0301\u200b .", offsets)
+    assert _past_reach(text + " more", offsets)
+    assert not _past_reach(text + " more", offsets[:-1])  # fewer than MAX_TOKENS: all read
 
 
 def test_predictions_carry_spans_only_when_asked_and_read_as_an_error(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -135,11 +136,12 @@ def _wrapped(prefix: str, text: str, spans: list[dict], marks: tuple[str, str]) 
     """``text`` with its spans marked, its words wrapped to TEXT_WIDTH columns after
     ``prefix``, counting what shows: textwrap counted the terminal's escape codes as text,
     so a marked line wrapped early."""
-    hidden = marks if marks == TERMINAL_MARKS else ("", "")
+    hidden = marks if marks == TERMINAL_MARKS else ()
     lines: list[list[str]] = [[]]
     used = 0
-    for word in _marked(text, spans, marks).split():
-        shown = len(word) - sum(word.count(mark) * len(mark) for mark in hidden if mark)
+    runs = _marked(text, spans, marks).split()
+    for word in (piece for run in runs for piece in _cut(run, hidden, TEXT_WIDTH)):
+        shown = _shown(word, hidden)
         if lines[-1] and used + 1 + shown > TEXT_WIDTH:
             lines.append([])
             used = 0
@@ -147,6 +149,31 @@ def _wrapped(prefix: str, text: str, spans: list[dict], marks: tuple[str, str]) 
         lines[-1].append(word)
     indent = " " * len(prefix)
     return "\n".join((indent if k else prefix) + " ".join(words) for k, words in enumerate(lines))
+
+
+def _shown(word: str, hidden: tuple[str, ...]) -> int:
+    """The columns ``word`` takes on screen: the ``hidden`` marks take none."""
+    return len(word) - sum(word.count(mark) * len(mark) for mark in hidden)
+
+
+def _cut(word: str, hidden: tuple[str, ...], width: int) -> list[str]:
+    """``word`` in pieces of at most ``width`` shown characters, the hidden marks kept whole:
+    a run with no space (Chinese, Japanese, a URL) is wider than a line."""
+    if _shown(word, hidden) <= width:
+        return [word]
+    parts = re.split(f"({'|'.join(map(re.escape, hidden))})", word) if hidden else [word]
+    pieces, piece, shown = [], "", 0
+    for part in parts:
+        if part in hidden:
+            piece += part
+            continue
+        for character in part:
+            if shown == width:
+                pieces.append(piece)
+                piece, shown = "", 0
+            piece += character
+            shown += 1
+    return [*pieces, piece]
 
 
 def _described(item: dict) -> str:
