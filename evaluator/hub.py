@@ -177,9 +177,10 @@ def save_from_checkpoint(
 
 
 def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:
-    """A training record as card bullets: values inline, nested records as nested bullets, and
-    a list of records (per-epoch or per-run logs) by its length and its key in config.json, so
-    the card stays readable however deep a continued base's history goes."""
+    """A training record as card bullets: values inline (as JSON, but strings bare), nested
+    records as nested bullets, and a list of records (per-epoch or per-run logs) by its length
+    and its key in config.json, so the card stays readable however deep a continued base's
+    history goes."""
     lines = []
     for key, value in record.items():
         if isinstance(value, Mapping):
@@ -189,8 +190,9 @@ def record_lines(record: Mapping, where: str, indent: str = "") -> list[str]:
             isinstance(item, (Mapping, list, tuple)) for item in value
         ):
             lines.append(f"{indent}- {key}: {len(value)} entries, `{where}.{key}` in {CONFIG_FILE}")
-        else:
-            lines.append(f"{indent}- {key}: {value}")
+        else:  # as config.json writes it (false, null, ["a"]), not Python's repr
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            lines.append(f"{indent}- {key}: {shown}")
     return lines
 
 

@@ -109,12 +109,16 @@ def test_config_and_card_describe_the_checkpoint(saved: Path) -> None:
 
 def test_card_shows_a_nested_training_record_as_bullets(tmp_path: Path) -> None:
     runs = [[{"epoch": e, "val_acc": 0.5} for e in range(40)] for _ in range(3)]
-    continued = {"from": "old-base", "settings": {"epochs": 8, "head_only": True}, "runs": runs}
+    settings = {"epochs": 8, "head_only": True, "add_features": ["disfluency"], "graded": None}
+    continued = {"from": "old-base", "settings": settings, "runs": runs}
     training = {"train pairs": 10, "continued": {**continued, "before": dict(continued)}}
     saved = save_pretrained(frozen_model(), tmp_path / "ckpt", scaler=scaler(), training=training)
     lines = (saved / "README.md").read_text().splitlines()
     assert "- continued:" in lines
     assert "  - settings:" in lines and "    - epochs: 8" in lines
+    # values as config.json holds them, not as Python prints them (True, ['disfluency'], None)
+    assert "    - head_only: true" in lines and '    - add_features: ["disfluency"]' in lines
+    assert "    - graded: null" in lines
     assert "    - from: old-base" in lines  # the record the continued start carried
     assert "  - runs: 3 entries, `training.continued.runs` in config.json" in lines
     assert max(len(line) for line in lines) < 200
