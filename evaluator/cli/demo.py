@@ -88,13 +88,23 @@ def run(args: argparse.Namespace) -> int:
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     marks = TERMINAL_MARKS if colour else PLAIN_MARKS
     width = max(len(p.id) for p in predictions)
-    print(f"{'id':<{width}}  {'score':>5}  {'labels':<10}  {'most likely classes':<44}  note")
-    for prediction, ref, gen, note in zip(predictions, pairs.refs, pairs.gens, notes, strict=True):
-        ranked = sorted(prediction.mismatch.items(), key=lambda item: -item[1])[: args.top]
-        classes = ", ".join(f"{code} {p:.2f}" for code, p in ranked)
+    ranked = [  # the most likely classes of each pair, as the column shows them
+        ", ".join(
+            f"{code} {p:.2f}"
+            for code, p in sorted(prediction.mismatch.items(), key=lambda item: -item[1])[
+                : args.top
+            ]
+        )
+        for prediction in predictions
+    ]
+    column = max(44, *map(len, ranked))  # --top 4 and more: the notes stay in line
+    print(f"{'id':<{width}}  {'score':>5}  {'labels':<10}  {'most likely classes':<{column}}  note")
+    rows = zip(predictions, ranked, pairs.refs, pairs.gens, notes, strict=True)
+    for prediction, classes, ref, gen, note in rows:
         labels = ",".join(prediction.labels) or "-"
         print(
-            f"{prediction.id:<{width}}  {prediction.score:5.3f}  {labels:<10}  {classes:<44}  {note}"
+            f"{prediction.id:<{width}}  {prediction.score:5.3f}  {labels:<10}  "
+            f"{classes:<{column}}  {note}"
         )
         references = [ref] if isinstance(ref, str) else ref
         for one in references:
