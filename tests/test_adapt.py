@@ -414,7 +414,8 @@ def test_a_text_missing_from_the_embedding_store_is_named(
     EmbeddingStore({k: v for k, v in store.vectors.items() if k != missing}).save(store_path)
     assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
     err = capsys.readouterr().err
-    assert "val.parquet" in err and "synth_features" in err
+    assert "val.parquet: no embedding stored for text 'synth val gen 3'" in err
+    assert "synth_features" in err
 
 
 # --- the token-level branch, grafted ---------------------------------------------------------

@@ -31,6 +31,7 @@ from evaluator.cli import main
 from evaluator.cli import main as cli_main
 from evaluator.cli.finetune import config_file
 from evaluator.features import FeatureScaler, compute_features
+from evaluator.features.lexical import negations
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.contrast import (
     ANCHOR,
@@ -40,7 +41,7 @@ from evaluator.finetune.contrast import (
     reference_triples,
 )
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task, split_rows
-from evaluator.finetune.evaluate import evaluate_task, model_scores
+from evaluator.finetune.evaluate import evaluate_task, model_scores, run_seed, seed_split
 from evaluator.finetune.module import RatingModule, ridge_fit, single_metric_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.rating_mix import (
@@ -365,6 +366,27 @@ def test_evaluate_end_to_end(
     checkpoint = load(tmp_path / "ckpts" / f"mismatch-{task}")
     assert checkpoint.model.config.num_ratings == len(criteria)
     assert checkpoint.tasks[task]["kind"] == get_task(task).kind
+
+
+def test_a_seeds_tau_is_the_fitted_models_on_its_test_records(
+    tmp_path: Path, base_checkpoint: Path, data_root: Path
+) -> None:
+    """A seed's "ours" τ is Kendall's τ-b between what the model fitted on the seed's train
+    part rates and the human ratings of its test part, record by record (the end-to-end
+    tests check only its range)."""
+    from scipy.stats import kendalltau
+
+    prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
+    result = run_seed(
+        prepared, 0, SETTINGS, str(base_checkpoint), log=lambda _: None, ablations=False
+    )
+    train, test = seed_split(prepared, 0)
+    module, _, _ = fit(prepared, train, SETTINGS, 0, checkpoint=str(base_checkpoint))
+    scores, targets = model_scores(module, prepared, test), prepared.inputs.targets[test]
+    for column, row in result["variants"]["ours"].items():
+        present = ~np.isnan(targets[:, column])
+        tau = kendalltau(scores[present, column], targets[present, column]).statistic
+        assert np.ptp(scores[present, column]) > 0 and row["kendall"] == pytest.approx(tau)
 
 
 def test_cli_writes_results_and_a_checkpoint_only_when_asked(
@@ -1898,6 +1920,11 @@ def test_a_single_reference_is_paraphrased_by_meaning_preserving_rules() -> None
         if p == ANCHOR and "ref-paraphrase" in c.id
     ]
     assert paraphrases and all(text != ref for text in paraphrases)
+    # what a paraphrase rewrites keeps the meaning: no number in digits that the reference
+    # lacks (300 may become "three hundred", not 350) and the same negation
+    for text in paraphrases:
+        assert set(re.findall(r"\d+", text)) <= {"12", "300"}, text
+        assert negations(text) == negations(ref), text
 
 
 def test_single_metric_fit_is_the_line_of_the_best_ranking_column() -> None:

@@ -96,15 +96,23 @@ def test_wrong_number_of_metric_columns_is_an_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("overrides", "needs"),
-    [({"use_text": False}, "features"), ({"use_metrics": False}, "ref and gen")],
+    ("overrides", "needs", "unread"),
+    [
+        ({"use_text": False}, "features", ("ref", "gen")),
+        ({"use_metrics": False}, "ref and gen", ("features",)),
+    ],
 )
-def test_ablations_use_one_branch(overrides: dict, needs: str) -> None:
+def test_ablations_use_one_branch(overrides: dict, needs: str, unread: tuple[str, ...]) -> None:
     model = frozen_model(head_hidden=16, **overrides)
     inputs = batch(3)
+    other = batch(3, seed=2)  # what the ablated branch would read
+    changed = {**inputs, **{name: other[name] for name in unread}}
+    kept = {**other, **{name: inputs[name] for name in unread}}
     with torch.no_grad():
         logits = model(**inputs)
         scores = score_from_logits(logits)
+        assert torch.equal(model(**changed), logits)  # the other branch is not read
+        assert not torch.allclose(model(**kept), logits)  # this one is
     assert logits.shape == (3, NUM_CLASSES)
     assert ((scores >= 0) & (scores <= 1)).all()
     with pytest.raises(ValueError, match=needs):

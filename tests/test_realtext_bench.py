@@ -28,6 +28,7 @@ from evaluator.realtext_data import (
     bench_split,
     load_darr,
     load_sick,
+    real_base_set,
 )
 from mismatch_core.checkpoint_files import checkpoint_sha256
 
@@ -287,7 +288,27 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     # the base checkpoint has no rating column anywhere
     assert "rating" not in printed
     assert list(sick["auroc"]) == BASE_METRICS
+    # the headline column is the checkpoint's P(NoContr), as predict gives it
+    evaluator = Evaluator.from_pretrained(checkpoint)
+
+    def ours(refs: list[str], gens: list[str]) -> np.ndarray:
+        return np.array([p.score for p in evaluator.predict(refs, gens, progress=False)])
+
+    judged = load_sick(data / "sick" / "sick_trial.jsonl.gz")
+    scored = ours([p.ref for p in judged], [p.gen for p in judged])
+    paraphrase = np.array([p.paraphrase for p in judged])
+    contradiction = np.array([p.contradiction for p in judged])
+    assert sick["auroc"]["P(NoContr)"] == pytest.approx(
+        auroc(scored[paraphrase], scored[contradiction])
+    )
+    assert sick["paraphrase_nocontr_recall"] == pytest.approx(np.mean(scored[paraphrase] >= 0.5))
     bases = result["bases"]
+    base_set = real_base_set(data / "human", 150, 13)
+    items = base_set.perturbations.items
+    before = ours(base_set.refs, base_set.gens)[[p.base for p in items]]
+    after = ours([base_set.refs[p.base] for p in items], [p.text for p in items])
+    assert np.ptp(after) > 0.01  # the errors are scored apart
+    assert bases["drop"]["P(NoContr)"] == pytest.approx(np.mean(before > after))
     # the low-rated record of a held-out group is no base
     assert bases["bases"] == {"wmt15": 2, "wmt16": 2, "wmt17": 2, "webnlg2020": 1}
     assert bases["pairs"] == sum(row["pairs"] for row in bases["per_class"].values()) > 0
@@ -317,6 +338,16 @@ def test_command_end_to_end(data: Path, checkpoint: Path, tmp_path: Path, capsys
     # a sample of the same seed is the same
     assert main([*args, "--parts", "darr", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["darr"] == darr
+
+
+def test_the_p_nocontr_column_is_what_predict_scores(checkpoint: Path) -> None:
+    """The bench's headline column comes from its own model pass: it must be the score
+    ``Evaluator.predict`` gives each pair, P(NoContr), not another class's probability."""
+    refs = ["A man is playing a guitar.", "A dog is running.", "The minister met 3 farmers."]
+    gens = ["A guitar is being played by a man.", "No dog is running.", "Minister farmers."]
+    column = Scorer(load(checkpoint)).score(refs, gens)["P(NoContr)"]
+    predicted = Evaluator.from_pretrained(checkpoint).predict(refs, gens, progress=False)
+    np.testing.assert_allclose(column, [p.score for p in predicted], atol=1e-6)
 
 
 @pytest.mark.parametrize("task", TASKS)

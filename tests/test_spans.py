@@ -346,14 +346,12 @@ def test_a_tagged_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path
     on a word both texts share, and nothing said so. Only pairs that are tagged count."""
     flagged = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
     filler = "The committee met again on Tuesday to open all the pending files. " * 12
-    refs = [filler + "The company hired 300 staff.", REF, REF, [REF, filler]]
-    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", filler, REF]
+    refs = [filler + "The company hired 300 staff.", REF, REF]
+    gens = [filler + "The company hired 21 staff.", "They hire 30 staff.", filler]
     with pytest.warns(SpanReachWarning) as caught:
-        predictions = flagged.predict(refs, gens, progress=False)
-    assert {item["ref_index"] for item in predictions[3].missing} == {0}  # REF decided: the
-    # long reference is not the one tagged, and does not count
+        flagged.predict(refs, gens, progress=False)
     assert [str(w.message) for w in caught] == [
-        f"2 of 4 pair(s) were tagged with spans on a text longer than the span tagger's "
+        f"2 of 3 pair(s) were tagged with spans on a text longer than the span tagger's "
         f"{MAX_TOKENS} wordpieces; their spans and missing words come from the first "
         f"{MAX_TOKENS} alone and may point at the wrong words"
     ]
@@ -368,6 +366,33 @@ def test_a_tagged_text_past_the_taggers_reach_is_counted_in_one_warning(tmp_path
         SpanReachWarning, match=r"^1 of 2 pair\(s\) were tagged with spans on a text"
     ):
         list(flagged.predict_stream(chunks, total=2, progress=False))
+
+
+def test_of_several_references_only_the_deciding_one_is_counted(tmp_path: Path) -> None:
+    """A long reference that did not decide the pair was not tagged: it does not count."""
+    evaluator = Evaluator.from_pretrained(span_checkpoint(tmp_path / "a", flag=10.0, nocontr=0.0))
+    filler = "The committee met again on Tuesday to open all the pending files. " * 12
+    refs, gen = [[REF, filler]], "They hire 30 staff."
+    texts = [gen, REF, filler]
+    tokenizer = load_tokenizer(DEFAULT_ENCODER)
+    gen_at, short_at, long_at = (
+        offsets[:MAX_TOKENS]
+        for offsets in tokenize(tokenizer, texts, tokenizer.model_max_length, offsets=True).offsets
+        or []
+    )
+    probabilities = np.eye(len(CODES))[[INDEX["NumErr"]]]
+    for decided, ref_at, counted in ((0, short_at, 0), (1, long_at, 1)):
+        output = inference.PairOutputs(
+            probabilities,
+            None,
+            ref_index=np.array([decided]),
+            gen_token_probs=[np.ones(len(gen_at))],
+            ref_token_probs=[np.ones(len(ref_at))],
+            gen_token_offsets=[gen_at],
+            ref_token_offsets=[ref_at],
+        )
+        (found,), count = evaluator._spans(output, refs, [gen], [0])
+        assert count == counted and {m["ref_index"] for m in found[1]} == {decided}
 
 
 def test_only_a_word_past_the_last_wordpiece_is_past_the_taggers_reach() -> None:

@@ -294,10 +294,11 @@ def test_mismatch_metric_is_p_no_contradiction_of_a_checkpoint(tmp_path: Path) -
     rng = np.random.default_rng(0)
     scaler = FeatureScaler.fit(pd.DataFrame(rng.random((20, 3)), columns=features))
     path = save_pretrained(model, tmp_path / "ckpt", scaler=scaler)
-    scores = mismatch_metric(path)(
-        [["a cat sat", "a dog sat"], ["x"]], ["a cat sat", "y"], [None, None]
-    )
+    refs, gens = [["a cat sat", "a dog sat"], ["x"]], ["a cat sat", "y"]
+    scores = mismatch_metric(path)(refs, gens, [None, None])
     assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
+    predicted = Evaluator.from_pretrained(path).predict(refs, gens, progress=False)
+    assert scores.tolist() == [p.score for p in predicted]  # P(NoContr), not another class
 
 
 def test_mismatch_metric_reads_the_ratings_of_a_fine_tuned_checkpoint(tmp_path: Path) -> None:
