@@ -93,6 +93,11 @@ def test_missinfo_drops_a_conjunct(nlp):
     outputs = texts_over_seeds(nlp, omission.drop_conjunct, text)
     assert "He saw a doctor." in outputs
     assert outputs <= {"He saw a doctor.", "He drove to the hospital."}
+    # the second verb's own aux: the first verb's goes with it ("is is not crying" before)
+    text = "The woman is cutting an onion and is not crying."
+    assert texts_over_seeds(nlp, omission.drop_conjunct, text) == {"The woman is not crying."}
+    text = "The woman is not cutting an onion and is crying."  # would lose its negation
+    assert "The woman is crying." not in texts_over_seeds(nlp, omission.drop_conjunct, text)
 
 
 def test_missinfo_clause_and_phrase(nlp):

@@ -128,7 +128,15 @@ def drop_conjunct(doc: Doc, ctx: Context) -> Change | None:
             and (not has_aux or conj.tag_ == token.tag_)
             and all(c.right_edge.i < cc.i for c in right_of_verb)
         ):
-            options.append((token.i, conj.left_edge.i))  # keep the shared subject and aux
+            # keep the shared subject and aux; where the second verb has an aux of its own
+            # ("is cutting an onion and is not crying"), the first one's goes too ("is is
+            # not crying" otherwise), unless it carries a negation the deletion would drop
+            before = [c for c in token.children if c.i < token.i]
+            if not any(c.dep_ in ("aux", "auxpass") and c.i < conj.i for c in conj.children):
+                options.append((token.i, conj.left_edge.i))
+            elif not any(c.dep_ == "neg" for c in before):
+                auxes = [c.i for c in before if c.dep_ in ("aux", "auxpass")]
+                options.append((min(auxes, default=token.i), conj.left_edge.i))
     options = [o for o in options if _content_words(doc, *o) >= MIN_CONTENT_WORDS]
     if not options:
         return None
