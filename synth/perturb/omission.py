@@ -128,20 +128,31 @@ def drop_conjunct(doc: Doc, ctx: Context) -> Change | None:
             and (not has_aux or conj.tag_ == token.tag_)
             and all(c.right_edge.i < cc.i for c in right_of_verb)
         ):
-            # keep the shared subject and aux; where the second verb has an aux of its own
-            # ("is cutting an onion and is not crying"), the first one's goes too ("is is
-            # not crying" otherwise), unless it carries a negation the deletion would drop
             before = [c for c in token.children if c.i < token.i]
-            if not any(c.dep_ in ("aux", "auxpass") and c.i < conj.i for c in conj.children):
-                options.append((token.i, conj.left_edge.i))
-            elif not any(c.dep_ == "neg" for c in before):
-                auxes = [c.i for c in before if c.dep_ in ("aux", "auxpass")]
-                options.append((min(auxes, default=token.i), conj.left_edge.i))
+            if not any(c.dep_ == "neg" for c in before):  # the deletion would drop it
+                options.append((_conjunct_start(token, conj, before), conj.left_edge.i))
     options = [o for o in options if _content_words(doc, *o) >= MIN_CONTENT_WORDS]
     if not options:
         return None
     start, end = ctx.rng.choice(options)
     return _delete(doc, start, end, "MissInfo/conjunct")
+
+
+def _conjunct_start(verb: Token, conj: Token, before: list[Token]) -> int:
+    """Where dropping ``verb`` and what follows it up to its conjunct starts, the shared
+    subject and aux kept: at the verb, unless the conjunct brings an aux of its own that
+    would follow the kept one twice ("is cutting an onion and is not crying" -> "is is not
+    crying"). A finite one replaces the verb's auxes ("is not crying"); a non-finite one
+    replaces the verb's aux of the same word ("has been cutting ... and been crying" -> "has
+    been crying"), or none ("has washed the car and been praised" -> "has been praised")."""
+    own = [c for c in conj.children if c.dep_ in ("aux", "auxpass") and c.i < conj.i]
+    auxes = [c for c in before if c.dep_ in ("aux", "auxpass")]
+    if not own or not auxes:
+        return verb.i
+    first = min(own, key=lambda c: c.i)
+    if first.tag_ in FINITE_TAGS:
+        return min(c.i for c in auxes)
+    return next((c.i for c in auxes if c.lower_ == first.lower_), verb.i)
 
 
 def _is_question(doc: Doc) -> bool:
