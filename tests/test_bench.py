@@ -149,8 +149,8 @@ def test_predict_refuses_a_device_it_cannot_use(tmp_path: Path, capsys) -> None:
 def test_predict_names_the_bad_line_of_its_input(tmp_path: Path, capsys) -> None:
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text('{"ref": "A cat.", "gen": "A dog."}\n{"ref": "A cat."}\n', encoding="utf-8")
-    assert main(["bench", "predict", "--input", str(pairs)]) != 0
-    assert f"{pairs}:2" in capsys.readouterr().err
+    assert main(["bench", "predict", "--input", str(pairs)]) == 2  # a user error, one line
+    assert capsys.readouterr().err == f"mismatch bench: error: {pairs}:2: missing key 'gen'\n"
 
 
 def test_an_unknown_target_is_refused(calls, capsys) -> None:
