@@ -317,8 +317,7 @@ def model_card(config: Mapping) -> str:
         + (
             ", and the `disfluency` feature reads the detector in the\ncheckout's "
             "`checkpoints/disfluency-detector`."
-            if "disfluency" in config["features"]["names"]
-            or "disfluency" in (architecture.get("head_only_features") or [])
+            if reads_disfluency(config["features"]["names"])
             else "."
         ),
         "",
@@ -438,10 +437,20 @@ def _non_finite(weights: Mapping) -> str | None:
     )
 
 
+def reads_disfluency(names: list[str]) -> bool:
+    """Whether the feature columns ``names`` hold one the disfluency detector computes (it
+    reads the token states of the encoder it was trained on, and ships in the repository's
+    checkpoints/disfluency-detector); unknown names hold none."""
+    from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
+
+    metrics = {COLUMN_TO_METRIC[name] for name in names if name in COLUMN_TO_METRIC}
+    return any(is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics)
+
+
 def _check_feature_settings(features: dict, architecture: MismatchConfig) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
     from evaluator.features.compute import AGGREGATES
-    from evaluator.features.registry import COLUMN_TO_METRIC, encoder_metric, is_encoder_metric
+    from evaluator.features.registry import COLUMN_TO_METRIC
 
     names = features["names"]
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
@@ -449,11 +458,7 @@ def _check_feature_settings(features: dict, architecture: MismatchConfig) -> Non
     unknown = [name for name in names if name not in COLUMN_TO_METRIC]
     if unknown:
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
-    metrics = {COLUMN_TO_METRIC[name] for name in names}
-    needs_detector = any(
-        is_encoder_metric(m) and encoder_metric(m).needs_disfluency for m in metrics
-    )
-    if needs_detector and architecture.use_metrics:  # else the column is never computed
+    if reads_disfluency(names) and architecture.use_metrics:  # else the column is never computed
         _check_detector_encoder(architecture.encoder)
     if features["aggregate"] not in AGGREGATES:
         raise ValueError(
