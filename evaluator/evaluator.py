@@ -112,8 +112,8 @@ class Evaluator:
         """One Prediction per pair, in input order.
 
         refs[i] is a reference or a list of references: the pair is read against each one
-        alone, and the closest, whose reading has the highest score, gives its score, classes,
-        labels and spans; a task checkpoint fitted on every reference
+        alone, and the closest gives its score, classes, labels and spans (which one, and how
+        it is chosen: ``Prediction.ref_index``); a task checkpoint fitted on every reference
         (``ratings_read_all_references``, each shipped one) rates from each metric's highest
         value over all of them, so a rating can sit above that of any one reference alone.
         srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
@@ -265,6 +265,7 @@ class Evaluator:
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
+        deciding = np.zeros(n, dtype=np.int64)  # which reference decided each pair
         found: list[tuple[list[dict], list[dict]] | None] = [None] * n
         past_reach = 0
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
@@ -281,6 +282,9 @@ class Evaluator:
             outputs = scorer(self.checkpoint, texts, batch_size, self.threshold if spans else None)
             for chunk, output in zip(chunks, outputs, strict=True):
                 probabilities[chunk] = output.probabilities
+                if output.ref_index is None:
+                    raise ValueError("the scorer did not say which reference decided each pair")
+                deciding[chunk] = output.ref_index
                 if self.criteria:
                     ratings[chunk] = output.ratings
                 if spans:
@@ -290,7 +294,8 @@ class Evaluator:
                     past_reach += count
                 advance(len(chunk))
         predictions = [
-            self._prediction(ids[i], probabilities[i], ratings[i], found[i]) for i in range(n)
+            self._prediction(ids[i], probabilities[i], ratings[i], int(deciding[i]), found[i])
+            for i in range(n)
         ]
         return predictions, past_reach
 
@@ -334,6 +339,7 @@ class Evaluator:
         id_: str,
         probabilities: np.ndarray,
         raw: np.ndarray,
+        ref_index: int,
         found: tuple[list[dict], list[dict]] | None,
     ) -> Prediction:
         pairs = list(zip(CODES, probabilities.tolist(), strict=True))
@@ -346,6 +352,7 @@ class Evaluator:
             ratings=self._ratings(raw),
             mismatch=mismatch,
             labels=labels,
+            ref_index=ref_index,
             spans=None if found is None else found[0],
             missing=None if found is None else found[1],
         )

@@ -7,7 +7,7 @@ feeds the pairs in chunks, so memory does not grow with the input. Every reader 
 writer appends as predictions come; `mismatch predict` writes it to a temporary file renamed at
 the end.
 
-Error spans in CSV/TSV: two columns after `labels`, present only when the run computed spans.
+Error spans in CSV/TSV: two columns after `ref_index`, present only when the run computed spans.
 They leave the text out (gen[start:end], or the reference's slice, may hold any separator):
   spans:   START-END:LABEL:PROB items joined by "|", e.g. 27-29:NumErr:0.93|4-11:EntErr:0.61
   missing: REF_INDEX:START-END:LABEL:PROB items joined by "|", e.g. 0:40-53:MissInfo:0.88
@@ -65,6 +65,10 @@ class Prediction:
     labels: the classes whose probability is at least the threshold, most likely first;
     "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
     likely (the model is unsure).
+    ref_index: which of the pair's references (0-based; 0 for a single reference) decided
+    score, mismatch, labels and spans: the closest, the one whose reading the mismatch head
+    finds likeliest to be NoContr (before the terms of a head's own metric columns, so not
+    always the highest score).
     spans: the characters of gen read as wrong, most probable first, each {"start", "end",
     "text", "label", "prob"} with gen[start:end] == text (code points, end exclusive) and label
     an error class (never NoContr or MissInfo); [] for a pair read as correct.
@@ -79,6 +83,7 @@ class Prediction:
     ratings: dict[str, float]
     mismatch: dict[str, float]
     labels: list[str]
+    ref_index: int
     spans: list[dict] | None = None
     missing: list[dict] | None = None
 
@@ -89,6 +94,7 @@ class Prediction:
             "ratings": dict(self.ratings),
             "mismatch": dict(self.mismatch),
             "labels": list(self.labels),
+            "ref_index": self.ref_index,
         }
         if self.spans is not None:
             result["spans"] = [dict(span) for span in self.spans]
@@ -368,13 +374,15 @@ def parse_pair(
 
 
 def columns(rating_keys: Sequence[str], spans: bool = False) -> list[str]:
-    """CSV/TSV header: id, score, rating.<key>..., p.<Class>..., labels[, spans, missing]."""
+    """CSV/TSV header: id, score, rating.<key>..., p.<Class>..., labels, ref_index[, spans,
+    missing]."""
     return [
         "id",
         "score",
         *(f"rating.{k}" for k in rating_keys),
         *(f"p.{c}" for c in CODES),
         "labels",
+        "ref_index",
         *(["spans", "missing"] if spans else []),
     ]
 
@@ -387,6 +395,7 @@ def flat_row(prediction: Prediction, rating_keys: Sequence[str], spans: bool = F
         *(prediction.ratings[key] for key in rating_keys),
         *(prediction.mismatch[code] for code in CODES),
         "|".join(prediction.labels),
+        prediction.ref_index,
     ]
     if not spans:
         return row

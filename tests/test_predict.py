@@ -10,6 +10,7 @@ import csv
 import functools
 import gzip
 import io
+import itertools
 import json
 import os
 import shutil
@@ -189,6 +190,9 @@ def test_multi_reference_takes_the_closest_reference(base: Evaluator) -> None:
     # the copy of gen is the closest reference on every feature, so it alone decides
     assert multi.mismatch == single[1].mismatch
     assert single[0].mismatch != single[1].mismatch  # the references really differ
+    assert [p.ref_index for p in single] == [0, 0, 0]
+    for order in itertools.permutations(references):  # the output says which one decided
+        assert base.predict([list(order)], [gen])[0].ref_index == order.index(gen)
 
 
 def test_each_reference_is_read_alone_and_the_closest_gives_every_output(tmp_path: Path) -> None:
@@ -552,13 +556,14 @@ def test_cli_output_round_trips(tmp_path: Path, output_format: str, monkeypatch)
     header = list(records[0])
     assert header == ["id", "score", "rating.coherence", "rating.fluency"] + [
         f"p.{code}" for code in CODES
-    ] + ["labels"]
+    ] + ["labels", "ref_index"]
     for record, want in zip(records, expected, strict=True):
         assert record["id"] == want["id"]
         assert float(record["score"]) == want["score"]
         assert {k: float(record[f"rating.{k}"]) for k in want["ratings"]} == want["ratings"]
         assert {c: float(record[f"p.{c}"]) for c in CODES} == want["mismatch"]
         assert record["labels"].split("|") == want["labels"] or record["labels"] == ""
+        assert int(record["ref_index"]) == want["ref_index"]
 
 
 def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir: Path) -> None:
@@ -579,6 +584,8 @@ def test_cli_line_aligned_files_with_two_reference_sets(tmp_path: Path, base_dir
         [[r, g] for r, g in zip(REFS, second, strict=True)], GENS
     )
     assert [r["score"] for r in records] == [p.score for p in expected]
+    assert [r["ref_index"] for r in records] == [p.ref_index for p in expected]
+    assert {r["ref_index"] for r in records} == {0, 1}  # each file decides some pair
 
 
 def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatch, capsys) -> None:

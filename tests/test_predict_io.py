@@ -63,6 +63,7 @@ def prediction(item_id: str, spans: list[dict] | None, missed: list[dict] | None
         ratings={"coherence": 2.5},
         mismatch=mismatch,
         labels=["NumErr"],
+        ref_index=0,
         spans=spans,
         missing=missed,
     )
@@ -91,7 +92,9 @@ def test_jsonl_keeps_code_point_offsets_on_unicode_text(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     out.write_text(written([prediction("1", spans, missed)], "jsonl", True), encoding="utf-8")
     (record,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert list(record) == ["id", "score", "ratings", "mismatch", "labels", "spans", "missing"]
+    assert list(record) == [
+        "id", "score", "ratings", "mismatch", "labels", "ref_index", "spans", "missing"
+    ]  # fmt: skip
     assert record["spans"] == spans and record["missing"] == missed
     assert GEN.index("eingestellt") > GEN.index("😀")
     for item in record["spans"]:
@@ -158,9 +161,12 @@ def test_compact_probabilities_keep_six_decimals() -> None:
 def test_spans_not_computed_leave_keys_and_columns_out(output_format: str) -> None:
     text = written([prediction("1", None, None)], output_format, False)
     if output_format == "jsonl":
-        assert list(json.loads(text)) == ["id", "score", "ratings", "mismatch", "labels"]
+        keys = ["id", "score", "ratings", "mismatch", "labels", "ref_index"]
+        assert list(json.loads(text)) == keys
         return
-    header = ["id", "score", "rating.coherence", *(f"p.{code}" for code in CODES), "labels"]
+    header = [
+        "id", "score", "rating.coherence", *(f"p.{code}" for code in CODES), "labels", "ref_index"
+    ]  # fmt: skip
     (record,) = table(text, output_format)
     assert list(record) == header
 
@@ -252,7 +258,7 @@ def test_no_spans_reaches_the_evaluator_and_decides_the_columns(
     assert status == 0
     assert calls == [asked]
     (record,) = table(out.read_text(encoding="utf-8"), "csv")
-    assert list(record)[-1] == ("missing" if columns_on else "labels")
+    assert list(record)[-1] == ("missing" if columns_on else "ref_index")
     if columns_on:
         assert parse_spans_column(record["spans"]) == [
             {"start": 0, "end": 5, "label": "NumErr", "prob": 0.9}
@@ -285,7 +291,9 @@ def test_demo_marks_spans_and_names_missing_words(
                 missing=[missing(ref, "in Manchester", 0.88)],
             ),
             replace(plain, spans=[], missing=[]),
-            replace(two_refs, spans=[], missing=[missing(ref, "in Manchester", 0.5, 1)]),
+            replace(
+                two_refs, ref_index=1, spans=[], missing=[missing(ref, "in Manchester", 0.5, 1)]
+            ),
         ]
 
     monkeypatch.setattr(Evaluator, "predict", with_spans)
@@ -296,4 +304,5 @@ def test_demo_marks_spans_and_names_missing_words(
     assert '    spans: NumErr 0.93 "21", STErr 0.40 "2027"' in out
     assert '    missing: MissInfo 0.88 "in Manchester"\n' in out
     assert '    missing: MissInfo 0.50 "in Manchester" (ref 2)' in out
+    assert f"    ref 1: {REFS[0]}\n    ref 2 (closest, it decided): {ref}\n" in out
     assert "    gen: " + GENS[1] + "\n" in out and out.count("[[") == 2

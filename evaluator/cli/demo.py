@@ -107,8 +107,11 @@ def run(args: argparse.Namespace) -> int:
             f"{classes:<{column}}  {note}"
         )
         references = [ref] if isinstance(ref, str) else ref
-        for one in references:
-            print("    ref: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
+        for number, one in enumerate(references):
+            name = "ref" if len(references) == 1 else f"ref {number + 1}"
+            if len(references) > 1 and number == prediction.ref_index:
+                name += " (closest, it decided)"
+            print(f"    {name}: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
         if prediction.spans:  # wrapped, not shortened: a cut could halve a marked span
             print(_wrapped("    gen: ", gen, prediction.spans, marks))
             print("    spans: " + ", ".join(_described(span) for span in prediction.spans))
