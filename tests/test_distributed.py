@@ -136,6 +136,8 @@ def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
     gens = ["Three dogs ran across the park.", "She went to school today.",
             "The company reported a loss of 16 million dollars.", "Kids play football.",
             "A man rides a horse."]  # fmt: skip
+    refs.append("The river runs past the old mill.")
+    gens.append("The river runs past the old mill. " * 80)  # over the encoder's 512 tokens
     source = tmp_path / "pairs.jsonl"
     source.write_text("".join(
         f'{{"ref": "{ref}", "gen": "{gen}"}}\n' for ref, gen in zip(refs, gens, strict=True)
@@ -152,6 +154,9 @@ def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
     assert (tmp_path / "two.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
     for chatter in ("GPU available", "Tip:", "Initializing distributed", "LeafSpec"):
         assert chatter not in result.stderr  # --quiet: nothing but real warnings
+    # one warning for the run, from the process that writes, not one per process
+    assert result.stderr.count("1 of 6 pair(s) have a text longer than the encoder's") == 1
+    assert result.stderr.count("1 of 6 pair(s) were tagged with spans on a text longer") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "one.csv",
         "pairs.jsonl",
