@@ -36,7 +36,6 @@ from evaluator.cli.scoring import (
 from mismatch_core.atomic import output_problem, same_path, write_text_atomic
 from mismatch_core.checkpoint_files import reads_sources
 from mismatch_core.jsonl import is_gzip, report_json
-from mismatch_core.resources import configure_offline_mode
 
 if TYPE_CHECKING:
     from evaluator.predict_io import SystemSummary
@@ -132,9 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaluator.malloc import fix_mmap_threshold
 
-    fix_mmap_threshold()  # peak memory flat over long inputs
-    if args.offline:  # before anything imports huggingface_hub
-        configure_offline_mode(offline=True)
+    fix_mmap_threshold()  # peak memory flat over long inputs (--offline: set by cli.main)
     started = time.perf_counter()
     output_format = _output_format(args)
     check_batch_and_threshold(args)
@@ -315,8 +312,10 @@ def _check_files_for_devices(args: argparse.Namespace, paths: list[Path]) -> Non
     pipe (`<(cmd)`) gives its lines once and is not there in the others."""
     from evaluator.predict_io import is_pipe
 
+    if args.devices <= 1:
+        return
     pipe = next((path for path in paths if is_pipe(path)), None)
-    if args.devices > 1 and pipe is not None:
+    if pipe is not None:
         raise CommandError(
             f"{pipe} gives its input once (a pipe or a terminal); --devices above 1 reads its "
             "input from files: save it first"
