@@ -121,6 +121,17 @@ def test_empty_and_unicode_texts_give_finite_values(ref, gen):
     assert np.isfinite(frame.to_numpy()).all()
 
 
+@pytest.mark.parametrize(("ref", "gen"), [("A dog runs.", "[SEP]"), ("[CLS] [SEP]", "A dog runs.")])
+def test_a_text_of_special_tokens_alone_scores_as_an_empty_one(ref, gen):
+    """The tokenizer reads "[SEP]" as its SEP token, so no wordpiece is left: BERTScore was
+    0 / 0 (a FloatingPointError naming the pair, from predict too)."""
+    names = ["bertscore_p", "bertscore_r", "bertscore_f"]
+    frame = compute_features([ref], [gen], names)
+    emptied = compute_features([ref.replace("[CLS] [SEP]", "")], [gen.replace("[SEP]", "")], names)
+    pd.testing.assert_frame_equal(frame, emptied)
+    assert (frame.to_numpy() == 0).all()
+
+
 def test_multi_reference_aggregates_each_feature():
     refs = ["a dog runs on the grass", "the cat sleeps on a sofa"]
     gen = "a cat sleeps on the grass"

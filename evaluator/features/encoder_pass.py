@@ -34,7 +34,8 @@ class EncodedText:
     """A text's unit-length token states at the BERTScore layer, their weights, its mean embedding."""
 
     tokens: torch.Tensor | None  # (length, dim), rows divided by their norm
-    weights: torch.Tensor | None  # (length,), 1 per wordpiece, 0 for CLS/SEP, summing to 1
+    # (length,), 1 per wordpiece, 0 for CLS/SEP, summing to 1; all 0 for a text without one
+    weights: torch.Tensor | None
     mean: np.ndarray  # (dim,) float32, mean-pooled last layer
     # (kept wordpieces, 2) character offsets of the rows ``token_states`` keeps (Tokenized)
     offsets: np.ndarray | None = None
@@ -43,8 +44,10 @@ class EncodedText:
 
     @property
     def empty(self) -> bool:
-        """True when the text has no wordpiece besides CLS and SEP (bert_score scores it 0)."""
-        return self.tokens is not None and self.tokens.shape[0] == 2
+        """True when the text has no wordpiece besides CLS and SEP: an empty text, or one that is
+        special tokens alone ("[SEP]", which the tokenizer reads as SEP); bert_score scores
+        it 0."""
+        return self.weights is not None and not bool(self.weights.any())
 
     def states(self) -> tuple[torch.Tensor, torch.Tensor]:
         """(tokens, weights); ValueError when the text was encoded without them."""
@@ -202,7 +205,7 @@ def encode_distinct(
                 tokens = states[row, : lengths[row]].clone()
                 tokens.div_(torch.norm(tokens, dim=-1).unsqueeze(-1))
                 weights = (~torch.isin(input_ids[row, : lengths[row]], special)).float()
-                weights.div_(weights.sum())
+                weights.div_(weights.sum().clamp(min=1.0))  # all 0 when the text is empty
             result[distinct[index]] = EncodedText(
                 tokens,
                 weights,
