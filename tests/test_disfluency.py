@@ -56,6 +56,17 @@ def test_the_detector_round_trips_and_a_missing_one_says_how_to_make_it(tmp_path
         load_detector.__wrapped__(str(tmp_path / "det"))
 
 
+def test_loading_the_detector_leaves_the_random_state_as_it_was(tmp_path: Path) -> None:
+    """A fit seeded before the detector's first load (scripts/finetune.py) drew other start
+    weights than one seeded after it (mismatch finetune), for the same config."""
+    save_detector(DisfluencyDetector(layer=2, dim=8, hidden=4), tmp_path / "det", {})
+    torch.manual_seed(0)
+    load_detector.__wrapped__(str(tmp_path / "det"))
+    drawn = torch.rand(3)
+    torch.manual_seed(0)
+    assert torch.equal(drawn, torch.rand(3))
+
+
 def test_saving_a_detector_never_replaces_a_folder_of_other_files(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep")
     with pytest.raises(DataError, match="holds notes.txt, not only config.json"):

@@ -109,16 +109,19 @@ def detector_digest(path: str = DETECTOR_PATH) -> str:
 
 @functools.lru_cache(maxsize=2)
 def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
-    """The shipped detector in eval mode; ResourceMissingError says how to make it."""
+    """The shipped detector in eval mode; ResourceMissingError says how to make it. Building
+    it leaves torch's random state as it was: the first call can come after a fit's seed
+    (scripts/finetune.py) or before it (mismatch finetune), and the fit must not tell."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     folder = detector_folder(path)
     try:
         config = json.loads((folder / CONFIG_FILE).read_text())
-        detector = DisfluencyDetector(
-            config["layer"], config["dim"], config["hidden"], config["kernel"], config["encoder"]
-        )
+        with torch.random.fork_rng(devices=[]):  # its random start is replaced by the weights
+            detector = DisfluencyDetector(
+                config["layer"], config["dim"], config["hidden"], config["kernel"], config["encoder"]
+            )
         detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
     except KeyError as error:
         raise ResourceMissingError(
