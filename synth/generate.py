@@ -7,7 +7,7 @@ order, on the reference itself or on a base that already differs from it harmles
 paraphrase (another text of the same group) or a chain of meaning-preserving rewrites
 (``synth.chains``). The main process accepts candidates until every (split, class) quota is met and
 no source exceeds its share. Rounds, chunks and RNG seeds are fixed up front, so the same
-seed gives identical output whatever the timing of the workers.
+seed gives identical output whatever the timing and the number of the workers.
 
 This module runs the rounds and the worker pool; the settings are ``synth.config``, quotas and
 round planning ``synth.quotas``, what a reference is paired with ``synth.pairing``, rule
@@ -42,6 +42,11 @@ from synth.rules import Edit, shared_rules, weighted_sample
 # A worker's task: a chunk of groups of one split, the attempt weights of the sampled classes,
 # the harvested classes, the settings and the chunk's RNG seed.
 Task = tuple[list[Group], dict[str, float], frozenset[str], SynthConfig, int]
+
+# A source's texts of a round come in at least this many chunks (of 50 texts or more), so small
+# late rounds keep two workers busy; a constant, not `processes`, since each chunk has its own
+# RNG seed: the pairs must not depend on how many workers make them.
+MIN_CHUNKS = 2
 
 
 def _preload() -> None:
@@ -259,8 +264,7 @@ def generate(
                 plan = plan_round(open_classes, harvest, quotas, attempts, successes, config)
                 keep = _screen(open_classes, screens)
                 for source, (texts, weights) in plan.items():
-                    # at least one chunk per process, so small late rounds still use every core
-                    chunk_texts = max(min(config.texts_per_chunk, texts // config.processes), 50)
+                    chunk_texts = max(min(config.texts_per_chunk, texts // MIN_CHUNKS), 50)
                     for chunk in _chunks(queues[(split, source)].take(texts, keep), chunk_texts):
                         seed = hash_seed(config.seed, split, round_index, len(tasks))
                         tasks.append((chunk, weights, harvest, config, seed))

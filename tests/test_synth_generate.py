@@ -90,11 +90,13 @@ def _work_chunk_late(task):
 
 
 def test_same_seed_gives_identical_output(generated, small_corpus, config, monkeypatch):
-    """Even when the workers finish their chunks in another order: each chunk's pairs are
-    taken in the order the chunks were sent, and every pair lands in its group's split."""
+    """Even when the workers finish their chunks in another order, and when there are more of
+    them (small late rounds were cut into one chunk per worker, each with its own seed): each
+    chunk's pairs are taken in the order the chunks were sent, and every pair lands in its
+    group's split."""
     assert config.processes == SynthConfig().processes == 2
     monkeypatch.setattr(synth.generate, "_work_chunk", _work_chunk_late)  # forked workers see it
-    train, val, _ = generate(config, corpus=small_corpus)
+    train, val, _ = generate(dataclasses.replace(config, processes=3), corpus=small_corpus)
     assert train.equals(generated[0])
     assert val.equals(generated[1])
     for split, frame in (("train", train), ("val", val)):
