@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mismatch_core.errors import DataError
+from mismatch_core.errors import DataError, ResourceMissingError
 from mismatch_core.jsonl import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
@@ -121,11 +121,19 @@ def named_record(path: Path, line: int) -> Iterator[None]:
 
 
 def human_overlap(human_dir: Path) -> HumanOverlap:
-    """Collect normalised refs/gens, Flickr photo ids and WebNLG triple sets of every human set."""
+    """Collect normalised refs/gens, Flickr photo ids and WebNLG triple sets of every human set.
+    None found is an error, not an empty overlap: the pairs would then hold the very texts the
+    task ratings are tested on."""
     texts: set[str] = set()
     flickr_ids: set[str] = set()
     triple_sets: set[str] = set()
-    for path in sorted(human_dir.glob("*/*.jsonl.gz")):
+    paths = sorted(human_dir.glob("*/*.jsonl.gz"))
+    if not paths:
+        raise ResourceMissingError(
+            f"{human_dir} holds no human-rating sets (<task>/*.jsonl.gz): synth leaves out every "
+            "corpus group that overlaps them, so it needs them (../shared/data/human)"
+        )
+    for path in paths:
         for line, record in iter_jsonl(path):
             with named_record(path, line):
                 refs = record["ref"] if isinstance(record["ref"], list) else [record["ref"]]
@@ -222,16 +230,16 @@ def sick_paraphrases(path: Path) -> list[tuple[str, str, str]]:
     pairs = []
     for line, record in iter_jsonl(path):
         if record.get("split") != "train":
-            raise ValueError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
+            raise DataError(f"{path}:{line}: split {record.get('split')!r}, expected 'train'")
         problem = sick_types_problem(record)
         if problem:
-            raise ValueError(f"{path}:{line}: {problem}")
+            raise DataError(f"{path}:{line}: {problem}")
         try:
             if record["paraphrase"]:
                 a, b = (" ".join(record[k].split()) for k in ("a", "b"))
                 pairs.append((record["id"], a, b))
         except KeyError as error:
-            raise ValueError(f"{path}:{line}: missing key {error.args[0]!r}") from None
+            raise DataError(f"{path}:{line}: missing key {error.args[0]!r}") from None
     return pairs
 
 

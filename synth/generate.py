@@ -32,7 +32,7 @@ from mismatch_core.resources import load_spacy
 from mismatch_core.taxonomy import CODES
 from synth.chains import build_chains
 from synth.config import SynthConfig
-from synth.corpora import Corpus, Group, load_corpus, split_of
+from synth.corpora import SOURCES, Corpus, Group, load_corpus, split_of
 from synth.output import Candidate, build_manifest, pair_frame
 from synth.pairing import Similarity, error_bases, group_paraphrases, make_errors, make_nocontr
 from synth.perturb import Context, load_screens
@@ -231,7 +231,9 @@ def generate(
     from mismatch_core.resources import data_dir
 
     started = time.perf_counter()
-    corpus = corpus or load_corpus(data_dir())
+    # the sources the config draws from, in their fixed order (a user's config may leave some out)
+    sources = tuple(source for source in SOURCES if source in config.source_weights)
+    corpus = corpus or load_corpus(data_dir(), sources)
     groups: dict[tuple[str, str], list[Group]] = {
         (split, source): [] for split in ("train", "val") for source in config.source_weights
     }

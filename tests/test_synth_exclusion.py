@@ -112,3 +112,25 @@ def test_a_record_synth_cannot_read_is_named_by_file_and_line(tmp_path):
     write(root / "human" / "captioning" / "c.jsonl.gz", [{"task": "captioning", "ref": "A dog."}])
     with pytest.raises(DataError, match="c.jsonl.gz:1: missing key 'gen'"):
         load_corpus(root, sources=("coco",))
+    write(root / "human" / "captioning" / "c.jsonl.gz", [human("captioning", ["A dog."], "A cat.")])
+    pair = {"id": "sick:1", "split": "train", "a": "A b.", "b": "A c.", "paraphrase": True}
+    for bad, problem in (
+        ({"paraphrase": "yes"}, ":2: key 'paraphrase' must be true or false"),
+        ({"split": "trial"}, ":2: split 'trial', expected 'train'"),
+    ):
+        write(root / "sick" / "sick_train.jsonl.gz", [pair, {**pair, **bad}])
+        with pytest.raises(DataError, match=f"sick_train.jsonl.gz{problem}"):
+            load_corpus(root, sources=("sick",))
+
+
+def test_without_the_human_sets_synth_stops_instead_of_excluding_nothing(tmp_path):
+    """A data folder without human/ gave pairs with no group left out, and no word of it."""
+    import pytest
+
+    from mismatch_core.errors import ResourceMissingError
+
+    write(tmp_path / "corpora" / "coco.jsonl.gz", [
+        {"id": "c1", "source": "coco", "image_id": 1, "text": "A bus."}
+    ])  # fmt: skip
+    with pytest.raises(ResourceMissingError, match="human holds no human-rating sets"):
+        load_corpus(tmp_path, sources=("coco",))

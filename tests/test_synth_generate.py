@@ -16,7 +16,16 @@ import synth.generate
 from mismatch_core.resources import data_dir, load_spacy
 from mismatch_core.taxonomy import CODES
 from synth.config import SynthConfig
-from synth.corpora import Corpus, Group, human_overlap, load_corpus, normalise, passages, split_of
+from synth.corpora import (
+    SOURCES,
+    Corpus,
+    Group,
+    human_overlap,
+    load_corpus,
+    normalise,
+    passages,
+    split_of,
+)
 from synth.generate import GroupQueue, _parse_groups, _screen, _work_chunk, generate
 from synth.pairing import group_paraphrases, make_errors
 from synth.perturb import Context, load_screens
@@ -116,7 +125,10 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(small_corpus, tmp_path, 
 
     # the sample corpus stands in for the whole one (loading it takes ~15 s; the tiny set of
     # tests/test_distributed.py runs the command on the whole corpus)
-    monkeypatch.setattr(synth.generate, "load_corpus", lambda directory: small_corpus)
+    read: list[tuple] = []
+    monkeypatch.setattr(
+        synth.generate, "load_corpus", lambda directory, sources: read.append(sources) or small_corpus
+    )
     out = tmp_path / "synth"
     assert main(["synth", "--num-pairs", "56", "--seed", "3", "--out", str(out), "--quiet"]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
@@ -126,6 +138,7 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(small_corpus, tmp_path, 
     ]
     manifest = json.loads((out / "manifest.json").read_text())
     train, val = pd.read_parquet(out / "train.parquet"), pd.read_parquet(out / "val.parquet")
+    assert read == [SOURCES]  # the default config draws from every source
     assert manifest["num_pairs"] == len(train) + len(val) == 56 and manifest["seed"] == 3
     assert manifest["splits"] == {"train": len(train), "val": len(val)}
     assert manifest["per_class"] == dict.fromkeys(CODES, 4)
@@ -170,6 +183,21 @@ def test_cli_writes_pairs_and_manifest_then_audits_them(small_corpus, tmp_path, 
         pair_id = line[1:].split("]")[0]
         row = train[train["id"] == pair_id].iloc[0]
         assert line.split()[1].startswith(row["label"] + "/")
+
+
+def test_only_the_sources_a_config_draws_from_are_read(monkeypatch):
+    """A config without SQuAD needs no squad.jsonl.gz (it stopped synth: no such file)."""
+    read: list[tuple] = []
+
+    def record(directory, sources):
+        read.append(sources)
+        raise KeyboardInterrupt  # stop before any work
+
+    monkeypatch.setattr(synth.generate, "load_corpus", record)
+    weights = {"webnlg": 0.4, "coco": 0.3, "multi30k": 0.3}
+    with pytest.raises(KeyboardInterrupt):
+        generate(SynthConfig(source_weights=weights, max_source_share=0.5))
+    assert read == [("coco", "webnlg", "multi30k")]  # in SOURCES' order, whatever the config's
 
 
 def test_errors_are_also_applied_to_paraphrases(generated):
