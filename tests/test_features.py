@@ -653,6 +653,13 @@ def test_a_missing_encoder_is_a_user_error_not_a_traceback(tmp_path, capsys):
     assert cli_main([*argv, "--features", "bertscore_f", "--encoder", str(tmp_path / "none")]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"mismatch features: error: encoder '{tmp_path / 'none'}'")
+    other = tmp_path / "other"  # a folder without a model: --num-layers reads its config first
+    other.mkdir()
+    (other / "notes.txt").write_text("no model here")
+    layers = ["--num-layers", "1", "--encoder", str(other)]
+    assert cli_main([*argv, "--features", "bertscore_f", *layers]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"mismatch features: error: encoder '{other}' has no readable model")
     assert not (tmp_path / "o.parquet").exists()
 
 

@@ -132,9 +132,12 @@ def check_num_layers(encoder: str, num_layers: int | None) -> None:
         return
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(
-        encoder_path(encoder), local_files_only=not hub_reachable()
-    )
+    try:
+        config = AutoConfig.from_pretrained(
+            encoder_path(encoder), local_files_only=not hub_reachable()
+        )
+    except (OSError, ValueError) as error:  # no config, or none transformers knows
+        raise CommandError(f"encoder {encoder!r} has no readable model config: {error}") from None
     if not 0 <= num_layers <= config.num_hidden_layers:
         raise CommandError(
             f"--num-layers must be in 0..{config.num_hidden_layers} for {encoder!r}, "
