@@ -4,6 +4,7 @@ and ``mismatch evaluate`` (read_fit_config) and ``scripts/finetune.py fit`` (Fin
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 import yaml
 
 from evaluator.cli import main as mismatch_main
-from evaluator.finetune.config import FitSettings, fit_parser, read_fit_config
+from evaluator.finetune.config import ConfigWarning, FitSettings, fit_parser, read_fit_config
 from evaluator.finetune.lightning_cli import main as lightning_main
 from evaluator.tasks import TASKS
 from mismatch_core.errors import ConfigError
@@ -89,6 +90,35 @@ def test_the_lightning_cli_parses_a_config_alike(task: str, capsys) -> None:
     for linked in ("task", "checkpoint", "source_features", "ratings", "scales"):
         del parsed["model"][linked]
     assert printed == parsed
+
+
+def test_keys_the_fit_recipe_does_not_read_are_named_not_dropped(tmp_path: Path, capsys) -> None:
+    """mismatch finetune and mismatch evaluate fit on one CPU process with the recipe's own
+    callbacks: a YAML's other Trainer or callback settings, or a data.seed that is not the
+    seed they split by, were taken and silently dropped (scripts/finetune.py reads them)."""
+    for path in CONFIGS.glob("*.yaml"):  # the shipped recipes set nothing unread
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            read_fit_config(path, path.stem if path.stem in TASKS else "my_ratings")
+    path = tmp_path / "edited.yaml"
+    edited = yaml.safe_load((CONFIGS / "nli.yaml").read_text(encoding="utf-8"))
+    edited["trainer"]["max_epochs"] = 2
+    edited["data"]["seed"] = 7
+    edited["checkpoint"] = {"monitor": "train_loss"}
+    edited["early_stopping"]["patience"] = 9  # read: no warning
+    path.write_text(yaml.safe_dump(edited))
+    with pytest.warns(ConfigWarning) as caught:
+        settings = read_fit_config(path, "nli")
+    assert settings.patience == 9
+    (warning,) = caught
+    assert str(warning.message).startswith(
+        f"{path}: checkpoint.monitor, data.seed, trainer.max_epochs not read: "
+    )
+    taken = tmp_path / "taken.txt"  # refused as --out once the config is read: no fit
+    taken.write_text("mine")
+    argv = ["finetune", "--task", "nli", "--config", str(path), "--out", str(taken)]
+    assert mismatch_main(argv) == 2
+    assert f"mismatch finetune: warning: {path}: checkpoint.monitor" in capsys.readouterr().err
 
 
 def test_the_defaults_are_those_of_fit_settings(tmp_path: Path) -> None:

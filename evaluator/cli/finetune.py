@@ -146,8 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config",
         default=None,
         help=f"fit numbers (default configs/finetune/<task>.yaml; with --ratings {RATINGS_CONFIG}); "
-        "its trainer.accelerator/devices are read by scripts/finetune.py only: this command fits "
-        "on one CPU process",
+        "this command fits on one CPU process with the recipe's own callbacks: a key it does not "
+        "read (other Trainer or callback settings, read by scripts/finetune.py) is named in a "
+        "warning",
     )
     parser.add_argument(
         "--seed",

@@ -5,13 +5,15 @@ finetune`` and ``mismatch evaluate`` read a fine-tuning config through the same 
 schema: the LightningCLI's ``fit`` arguments (seed_everything, trainer, model, data,
 ckpt_path) plus what ``add_fit_arguments`` adds to them. A key one entry point accepts, the
 others accept; an unknown key or a value of the wrong type fails in all of them, naming the
-key. ``FitSettings`` holds the numbers of the fit recipe (``evaluator.finetune.train.fit``)
+key. ``mismatch finetune`` and ``mismatch evaluate`` run the fit recipe and read only its keys
+(``SETTING_KEYS``): one set to another value that they do not read is named in a warning. ``FitSettings`` holds the numbers of the fit recipe (``evaluator.finetune.train.fit``)
 taken from a parsed config, and checks them the same way for every entry point.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -33,10 +35,14 @@ from mismatch_core.config import (
     check_seed,
     read_config,
 )
-from mismatch_core.errors import ConfigError
+from mismatch_core.errors import ConfigError, MismatchWarning
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 SEED = 13  # seed_everything when a config names none
+
+
+class ConfigWarning(MismatchWarning):
+    """A fine-tuning config sets keys the command reading it does not read."""
 
 
 @dataclass(frozen=True)
@@ -193,37 +199,76 @@ def fit_parser() -> LightningArgumentParser:
     return parser
 
 
+# FitSettings field -> the config key it is read from
+SETTING_KEYS: dict[str, str] = {
+    "max_steps": "trainer.max_steps",
+    "val_check_interval": "trainer.val_check_interval",
+    "patience": "early_stopping.patience",
+    "batch_size": "data.batch_size",
+    "val_fraction": "data.val_fraction",
+    "lr": "model.lr",
+    "weight_decay": "model.weight_decay",
+    "ridge_anchor": "model.ridge_anchor",
+    "contrast_size": "data.contrast_size",
+    "contrast_depth": "data.contrast_depth",
+    "contrast_class_weights": "data.contrast_class_weights",
+    "reference_triples_size": "data.reference_triples_size",
+    "paraphrase_triples_size": "data.paraphrase_triples_size",
+    "train_datasets": "data.train_datasets",
+    "source_features": "data.source_features",
+    "contrast_weight": "model.contrast_weight",
+    "contrast_margin": "model.contrast_margin",
+    "reference_margin": "model.reference_margin",
+    "freeze_mismatch": "model.freeze_mismatch",
+    "ratings_read_all_references": "model.ratings_read_all_references",
+    "rating_mix": "model.rating_mix",
+    "single_metric_anchor": "model.single_metric_anchor",
+    "checkpoint": "data.checkpoint",
+    "seed": "seed_everything",
+    "cache_dir": "data.cache_dir",
+    "data_root": "data.data_root",
+}
+# keys the fit recipe takes from elsewhere: the command's own options (the export folder, the
+# task, ratings and scales), the model keys linked to data's, logging, the file's own path
+TAKEN_ELSEWHERE = frozenset(
+    {
+        "config",
+        "export_dir",
+        "data.task",
+        "data.ratings",
+        "data.scales",
+        "model.task",
+        "model.ratings",
+        "model.scales",
+        "model.checkpoint",
+        "model.source_features",
+        "trainer.log_every_n_steps",
+    }
+)
+
+
 def fit_settings(config: Namespace) -> FitSettings:
     """The fit numbers of a parsed config (its sections checked by ``settings_problem`` in the
     file); ValueError names the key of a bad one."""
-    return FitSettings(
-        max_steps=config.trainer.max_steps,
-        val_check_interval=config.trainer.val_check_interval,
-        patience=config.early_stopping.patience,
-        batch_size=config.data.batch_size,
-        val_fraction=config.data.val_fraction,
-        lr=config.model.lr,
-        weight_decay=config.model.weight_decay,
-        ridge_anchor=config.model.ridge_anchor,
-        contrast_size=config.data.contrast_size,
-        contrast_depth=config.data.contrast_depth,
-        contrast_class_weights=config.data.contrast_class_weights or {},
-        reference_triples_size=config.data.reference_triples_size,
-        paraphrase_triples_size=config.data.paraphrase_triples_size,
-        train_datasets=tuple(config.data.train_datasets or ()),
-        source_features=tuple(config.data.source_features or ()),
-        contrast_weight=config.model.contrast_weight,
-        contrast_margin=config.model.contrast_margin,
-        reference_margin=config.model.reference_margin,
-        freeze_mismatch=config.model.freeze_mismatch,
-        ratings_read_all_references=config.model.ratings_read_all_references,
-        rating_mix=config.model.rating_mix,
-        single_metric_anchor=config.model.single_metric_anchor,
-        checkpoint=config.data.checkpoint,
-        seed=config.seed_everything,
-        cache_dir=config.data.cache_dir,
-        data_root=config.data.data_root,
-    )
+    values = {name: config[key] for name, key in SETTING_KEYS.items()}
+    values["contrast_class_weights"] = values["contrast_class_weights"] or {}
+    values["train_datasets"] = tuple(values["train_datasets"] or ())
+    values["source_features"] = tuple(values["source_features"] or ())
+    return FitSettings(**values)
+
+
+def unread_keys(config: Namespace, defaults: Namespace) -> list[str]:
+    """The keys a config sets away from their defaults that the fit recipe (``mismatch
+    finetune``, ``mismatch evaluate``) does not read, though scripts/finetune.py does: its
+    Trainer, checkpoint and early-stopping settings but the patience, the model's own
+    arguments; and a data.seed set to another value than seed_everything, which splits the
+    groups here (data.seed does in scripts/finetune.py)."""
+    read = {*SETTING_KEYS.values(), *TAKEN_ELSEWHERE, "data.seed"}
+    unread = [k for k in config.keys() if k not in read and config[k] != defaults.get(k)]
+    seed = config["data.seed"]
+    if seed != defaults.get("data.seed") and seed != config["seed_everything"]:
+        unread.append("data.seed")
+    return sorted(unread)
 
 
 def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
@@ -246,6 +291,15 @@ def read_fit_config(path: str | Path, task: str | None = None) -> FitSettings:
             raise ValueError(
                 f"{' and '.join(given)}: read by scripts/finetune.py; here give --ratings FILE "
                 "and --scale"
+            )
+        unread = unread_keys(config, parser.get_defaults())
+        if unread:
+            warnings.warn(
+                f"{path}: {', '.join(unread)} not read: this command runs the fit recipe on one "
+                "CPU process, seeded by seed_everything (or --seed); scripts/finetune.py "
+                "reads them",
+                ConfigWarning,
+                stacklevel=3,
             )
         return fit_settings(config)
 
