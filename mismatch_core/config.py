@@ -154,6 +154,21 @@ def config_file_problem(
     return None
 
 
+def monitor_problem(settings: Mapping, logged: Sequence[str]) -> str | None:
+    """A checkpoint or early-stopping monitor that names no metric the run logs (Lightning
+    finds out at the first validation, after training time was spent, with a traceback), or
+    None. ``settings``: the parsed config of a subcommand, with its checkpoint and
+    early_stopping sections."""
+    for section in ("checkpoint", "early_stopping"):
+        monitor = (settings.get(section) or {}).get("monitor")
+        if monitor is not None and monitor not in logged:
+            return (
+                f"{section}.monitor: {monitor!r} is not a metric this run logs; use one of "
+                f"{', '.join(logged)}"
+            )
+    return None
+
+
 def one_line(error: Exception) -> str:
     """A parser's error message on one line (jsonargparse spreads a value's errors over
     several)."""

@@ -166,6 +166,13 @@ def test_the_lightning_cli_checks_the_fit_numbers_too(tmp_path: Path, capsys) ->
         lightning_main(["fit", "--config", str(path)])
     assert exit_.value.code == 2
     assert "contrast copies need model.contrast_weight" in capsys.readouterr().err
+    for section in ("checkpoint", "early_stopping"):  # a traceback after the first validation
+        nli = str(CONFIGS / "nli.yaml")
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main(["fit", "--config", nli, f"--{section}.monitor", "val_los"])
+        assert exit_.value.code == 2
+        error = capsys.readouterr().err
+        assert f"{section}.monitor: 'val_los' is not a metric this run logs; use one of" in error
 
 
 def test_an_undecodable_config_file_is_a_config_error(tmp_path: Path) -> None:

@@ -445,6 +445,15 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
         (["--model.lr=1e400"], "model.lr must be a positive number, got inf"),
         (["--trainer.devices=0"], r"Trainer\(devices='0'\)` value is not a valid input"),
         (["--trainer.max_epochs=-1"], r"or -1 with trainer.max_steps or trainer.max_time\), got -1"),
+        # tracebacks after the first validation, or from the first DataLoader
+        (["--early_stopping.monitor=val_accuracy"], "early_stopping.monitor: 'val_accuracy' is no"),
+        (["--checkpoint.monitor=acc"], "checkpoint.monitor: 'acc' is not a metric this run logs"),
+        (["--data.num_workers=-1"], "data.num_workers must be 0 or more, got -1"),
+        (
+            ["--data.encoder_mode=trainable", "--data.alignments=alignments.parquet"],
+            "data.alignments read the frozen encoder's token states: with data.encoder_mode "
+            "trainable set them null",
+        ),
     ],
 )
 def test_settings_lightning_would_refuse_late_are_one_line_errors(

@@ -30,8 +30,11 @@ from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.signature import folder_signature
 from mismatch_core.atomic import is_within, output_problem
 from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
-from mismatch_core.config import config_file_problem, config_values
+from mismatch_core.config import config_file_problem, config_values, monitor_problem
 from mismatch_core.errors import DataError
+
+# what RatingModule logs that a callback can monitor at a validation
+LOGGED_METRICS = ("val_loss", "train_loss")
 
 
 class FinetuneCLI(LightningCLI):
@@ -79,6 +82,9 @@ class FinetuneCLI(LightningCLI):
                 fit_settings(self.config["fit"])
             except ValueError as error:
                 self.parser.error(str(error))
+            problem = monitor_problem(self.config["fit"], LOGGED_METRICS)
+            if problem:
+                self.parser.error(problem)
             data = self.config["fit"]["data"]
             export_dir = self.config["fit"].get("export_dir")
             problem = export_dir_problem(export_dir, data["checkpoint"])

@@ -31,11 +31,14 @@ from evaluator.training.module import MismatchModule
 from evaluator.training.report import summary, write_report
 from mismatch_core.atomic import output_problem
 from mismatch_core.checkpoint_files import export_problem
-from mismatch_core.config import check_seed, config_file_problem, one_line
+from mismatch_core.config import check_seed, config_file_problem, monitor_problem, one_line
 from mismatch_core.errors import ConfigError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 LoggerKind = Literal["csv", "wandb"]
+# what MismatchModule logs that a callback can monitor at a validation (train_acc: per epoch,
+# after the epoch's validation)
+LOGGED_METRICS = ("val_acc", "val_loss", "train_loss")
 
 
 def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
@@ -198,6 +201,19 @@ def settings_problem(settings, subcommand: str | None) -> str | None:
             check_seed(seed, "seed_everything")
         except ValueError as error:
             return str(error)
+    problem = monitor_problem(settings, LOGGED_METRICS)
+    if problem:
+        return problem
+    data = settings.get("data") or {}
+    if data.get("encoder_mode") == "trainable":
+        frozen = [f"data.{key}" for key in ("alignments", "tokens") if data.get(key)]
+        if frozen:  # MismatchConfig would name its use_alignment / use_tokens, not these keys
+            return (
+                f"{' and '.join(frozen)} read the frozen encoder's token states: with "
+                "data.encoder_mode trainable set them null"
+            )
+    if isinstance(data.get("num_workers"), int) and data["num_workers"] < 0:
+        return f"data.num_workers must be 0 or more, got {data['num_workers']}"
     trainer = settings.get("trainer", {})
     epochs, steps = trainer.get("max_epochs"), trainer.get("max_steps")
     ended = (isinstance(steps, int) and steps > 0) or bool(trainer.get("max_time"))
