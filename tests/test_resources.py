@@ -108,6 +108,17 @@ def test_local_directory_is_used_as_is(tmp_path):
     assert resources.encoder_path(str(tmp_path)) == str(tmp_path)
 
 
+def test_a_folder_named_like_the_packaged_encoder_does_not_stand_in_for_it(tmp_path, monkeypatch):
+    """Caches and checkpoints record the name: a folder of that name in the working directory
+    took its place, and its vectors were read as the packaged model's."""
+    packaged = resources.encoder_path(resources.DEFAULT_ENCODER)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / resources.DEFAULT_ENCODER).mkdir()
+    assert resources.encoder_path(resources.DEFAULT_ENCODER) == packaged != resources.DEFAULT_ENCODER
+    local = f"./{resources.DEFAULT_ENCODER}"
+    assert resources.encoder_path(local) == resources.DEFAULT_ENCODER  # Path() drops the ./
+
+
 def test_shipped_checkpoints_are_found_from_any_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert local_path("checkpoints/mismatch-base") == REPO_ROOT / "checkpoints" / "mismatch-base"
