@@ -464,12 +464,15 @@ def test_cache_resumes_without_recomputing(tmp_path):
         )
     first = pd.read_parquet(out)
     assert first[names].notna().sum().tolist() == [4, 4, 4]
+    # another feature added meanwhile keeps what the interrupted run computed (it was dropped)
+    update_feature_cache(pairs_path, out, ["chrf"], chunk_size=4, progress=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out)[names], first[names])
     second = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
     assert second.computed == {name: 6 for name in names}
     third = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
     assert sum(third.computed.values()) == 0
     frame = pd.read_parquet(out)
-    assert list(frame.columns) == ["id", *names, "pair_key"] and len(frame) == 10
+    assert list(frame.columns) == ["id", *names, "chrf", "pair_key"] and len(frame) == 10
     pairs = pd.read_parquet(pairs_path)
     expected = compute_features(list(pairs["ref"]), list(pairs["gen"]), names)
     np.testing.assert_allclose(frame[names].to_numpy(), expected.to_numpy())

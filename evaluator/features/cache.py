@@ -8,7 +8,8 @@ computed for other texts under the same id (each row keeps its pair's `pair_key`
 pairs regenerated into the same folder reuse their ids). After every
 chunk the whole file is rewritten atomically, so an interrupted run loses at most one chunk
 and the next run picks up where it stopped. Features cached earlier but not asked for now
-are kept when they are complete for every pair. The embedding, alignment and token stores
+are kept, with the values they have (an interrupted run's columns too: a later run that asks
+for them fills their gaps). The embedding, alignment and token stores
 filled beside it name the encoder (and layer) that filled them; a store of another encoder is
 refused, never extended or read (``claim_stores``).
 """
@@ -193,9 +194,8 @@ def update_feature_cache(
     # the file is rewritten at least once when what it holds is not what this run keeps
     unsaved = cached_keys is None or report.other_texts > 0 or report.dropped > 0
     extra = [column for column in frame.columns if column not in names]
-    complete_extra = [column for column in extra if frame[column].notna().all()]
-    frame = frame.reindex(columns=names + complete_extra)
-    versions = {**{column: cached_versions[column] for column in complete_extra}, **versions}
+    frame = frame.reindex(columns=names + extra)
+    versions = {**{column: cached_versions[column] for column in extra}, **versions}
     store = EmbeddingStore.open_or_new(embeddings_path) if embeddings_path is not None else None
     alignments = (
         EmbeddingStore.open_or_new(alignments_path) if alignments_path is not None else None
