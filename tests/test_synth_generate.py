@@ -377,10 +377,11 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
     assert "--processes: processes must be at least 1, got 0" in capsys.readouterr().err
     assert main(["synth", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
     assert "--seed: seed must be in 0..4294967295, got -1" in capsys.readouterr().err
-    assert main(["synth", "--num-pairs", "28", "--out", str(tmp_path / "out")]) == 2
-    assert "num_pairs (--num-pairs) must be at least 42 (one pair per class in each split" in (
-        capsys.readouterr().err
-    )
+    for small in ("28", "1"):  # 1 and 2 were told of max_source_share's cap instead
+        assert main(["synth", "--num-pairs", small, "--out", str(tmp_path / "out")]) == 2
+        error = capsys.readouterr().err
+        assert "--num-pairs must be at least 42 (one pair per class in each split" in error
+        assert error.endswith(f"), got {small}\n")
     config.write_text(yaml.safe_dump({"max_source_share": 0.2, "num_pairs": 70}))
     assert main(["synth", "--config", str(config), "--print_config"]) == 0  # a ValueError
     assert "max_source_share: 0.2" in capsys.readouterr().out  # (checked at every size tried)
@@ -388,6 +389,11 @@ def test_a_bad_setting_is_named_before_any_work(tmp_path, capsys):
     assert "--audit reads OUT/train.parquet; give --out" in capsys.readouterr().err
     assert main(["synth", "--audit", "0", "--out", str(tmp_path / "out")]) == 2
     assert "--audit must be at least 1" in capsys.readouterr().err
+    audit = ["synth", "--audit", "2", "--out", str(tmp_path / "out")]  # they went unread
+    assert main([*audit, "--num-pairs", "56", "--config", str(config)]) == 2
+    assert "--audit reads the pairs already in --out: leave out --config, --num-pairs" in (
+        capsys.readouterr().err
+    )
     assert main(["synth", "--audit", "2", "--seed", "-1", "--out", str(tmp_path / "out")]) == 2
     assert "--seed must be in 0..4294967295, got -1" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

@@ -18,14 +18,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path,
         help="output directory (train/val parquet, manifest.json); required unless --print_config",
     )  # fmt: skip
-    parser.add_argument("--config", type=Path, help="YAML with SynthConfig fields (configs/synth.yaml)")
+    parser.add_argument(
+        "--config", type=Path,
+        help="YAML with SynthConfig fields (the shipped recipe: configs/synth.yaml; without one, "
+        "the code's defaults, which stop at another min_round_yield)",
+    )  # fmt: skip
     parser.add_argument(
         "--print_config", "--print-config", action="store_true",
         help="print the full config (defaults, then --config, then the flags) as YAML and exit "
         "(LightningCLI's spelling, as pretrain and finetune take it; or with a hyphen)",
     )  # fmt: skip
     parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
-    parser.add_argument("--seed", type=int, help="generation seed (default: the config's, 13)")
+    parser.add_argument(
+        "--seed", type=int,
+        help="generation seed (default: the config's, 13); with --audit, the sample's (default 0)",
+    )  # fmt: skip
     parser.add_argument("--processes", type=int, help="worker processes (default 2)")
     parser.add_argument("--audit", type=int, metavar="N", help="print N random pairs per class of OUT/train.parquet and exit")
     parser.add_argument(
@@ -43,12 +50,32 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError("--audit reads OUT/train.parquet; give --out")
         if args.audit < 1:
             raise CommandError(f"--audit must be at least 1, got {args.audit}")
+        unread = [
+            flag
+            for flag, value in (
+                ("--config", args.config),
+                ("--print_config", args.print_config or None),
+                ("--num-pairs", args.num_pairs),
+                ("--processes", args.processes),
+            )
+            if value is not None
+        ]
+        if unread:
+            raise CommandError(
+                f"--audit reads the pairs already in --out: leave out {', '.join(unread)}"
+            )
         try:
             check_seed(args.seed or 0, "--seed")
         except ValueError as error:
             raise CommandError(str(error)) from None
         return audit(args.out, args.audit, args.seed or 0, args.audit_by)
     config = load_config(args.config)
+    least = smallest_run(config)
+    if args.num_pairs is not None and args.num_pairs < least:  # before the config's own checks
+        raise CommandError(
+            f"--num-pairs must be at least {least} (one pair per class in each split at "
+            f"val_fraction {config.val_fraction}), got {args.num_pairs}"
+        )
     overrides = {"num_pairs": args.num_pairs, "seed": args.seed, "processes": args.processes}
     try:
         config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
@@ -56,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
         field = str(error).split()[0]
         flag = f"--{field.replace('_', '-')}: " if field in overrides else ""
         raise CommandError(f"{flag}{error}") from None
-    least = smallest_run(config)
     if config.num_pairs < least:
         raise CommandError(
             f"num_pairs (--num-pairs) must be at least {least} (one pair per class in each split at "
