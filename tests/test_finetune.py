@@ -1346,6 +1346,12 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
     assert command.keys() == lightning.keys()
     for name, weights in command.items():
         torch.testing.assert_close(weights, lightning[name], rtol=0, atol=0)
+    # and the same record: the fit settings and the best val_loss (it held neither)
+    records = [load(tmp_path / name).config for name in ("command", "lightning")]
+    command_record, lightning_record = (record["training"] for record in records)
+    assert json.loads(lightning_record["fit settings"]) == json.loads(command_record["fit settings"])
+    assert list(records[0]["metrics"]) == ["val_loss"]
+    assert records[1]["metrics"] == records[0]["metrics"]
     capsys.readouterr()
     refused = {  # usage errors, before any fit
         ("--data.task", "dialogue", "--data.scales", "{overall: [1, 5]}"):

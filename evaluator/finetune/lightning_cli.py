@@ -8,6 +8,7 @@ LightningCLI sits in ``evaluator.training.pretrain``.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from evaluator.finetune.config import (
 )
 from evaluator.finetune.datamodule import RatingDataModule
 from evaluator.finetune.module import RatingModule
-from evaluator.finetune.train import export, finish_fit
+from evaluator.finetune.train import export, finish_fit, recorded_settings
 from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.signature import folder_signature
 from mismatch_core.atomic import is_within, output_problem
@@ -107,11 +108,20 @@ class FinetuneCLI(LightningCLI):
         finish_fit(self.model, self.datamodule, best)
         export_dir = self._get(self.config, "export_dir")
         if export_dir and self.trainer.is_global_zero:  # under DDP, one process exports
+            # the record mismatch finetune writes, and where the best weights came from
+            settings = fit_settings(self.config["fit"])
+            metrics = None
+            if isinstance(callback, ModelCheckpoint) and callback.best_model_score is not None:
+                metrics = {str(callback.monitor): float(callback.best_model_score)}
             out = export(
                 self.model.eval(),
                 self.datamodule,
                 Path(export_dir),
-                training={"best checkpoint": Path(best).name if best else "last step"},
+                training={
+                    "fit settings": json.dumps(recorded_settings(settings, settings.checkpoint)),
+                    "best checkpoint": Path(best).name if best else "last step",
+                },
+                metrics=metrics,
             )
             print(f"exported to {out}\nsignature {folder_signature(out)}")
 
