@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-pairs", type=int, help="total pairs over both splits")
     parser.add_argument(
         "--seed", type=int,
-        help="generation seed (default: the config's, 13); with --audit, the sample's (default 0)",
+        help="generation seed (default: the config's, 13); with --audit, the sample's (0 unless given)",
     )  # fmt: skip
     parser.add_argument("--processes", type=int, help="worker processes (default 2)")
     parser.add_argument("--audit", type=int, metavar="N", help="print N random pairs per class of OUT/train.parquet and exit")
