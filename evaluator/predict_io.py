@@ -83,9 +83,9 @@ class Prediction:
     ratings: dict[str, float]
     mismatch: dict[str, float]
     labels: list[str]
-    ref_index: int
     spans: list[dict] | None = None
     missing: list[dict] | None = None
+    ref_index: int = 0  # last, so that code building a Prediction by position keeps working
 
     def to_dict(self) -> dict:
         result = {

@@ -28,7 +28,7 @@ from mismatch_core.taxonomy import CODES
 
 
 def prediction(score: float, labels: list[str], fluency: float = 3.0, id_: str = "0") -> Prediction:
-    return Prediction(id_, score, {"fluency": fluency}, dict.fromkeys(CODES, 0.0), labels, 0)
+    return Prediction(id_, score, {"fluency": fluency}, dict.fromkeys(CODES, 0.0), labels)
 
 
 def test_a_difference_in_every_pair_has_the_exact_randomization_p_value() -> None:
