@@ -465,8 +465,9 @@ def test_cache_resumes_without_recomputing(tmp_path):
     first = pd.read_parquet(out)
     assert first[names].notna().sum().tolist() == [4, 4, 4]
     # another feature added meanwhile keeps what the interrupted run computed (it was dropped)
-    update_feature_cache(pairs_path, out, ["chrf"], chunk_size=4, progress=False)
+    added = update_feature_cache(pairs_path, out, ["chrf"], chunk_size=4, progress=False)
     pd.testing.assert_frame_equal(pd.read_parquet(out)[names], first[names])
+    assert added.partial == names  # the command names them
     second = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
     assert second.computed == {name: 6 for name in names}
     third = update_feature_cache(pairs_path, out, names, chunk_size=4, progress=False)
@@ -519,6 +520,7 @@ def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys)
     printed = capsys.readouterr().out
     assert "2 cached row(s) were for other texts under the same ids" in printed
     assert f"1 cached row(s) of ids not in {pairs_path} dropped" in printed
+    assert "kept, not computed for every pair: numbers_agree (not asked for now" in printed
     # the pairs of another split (a typo in --out): every cached row would have been dropped
     other = tmp_path / "val.parquet"
     pd.read_parquet(pairs_path).assign(id=["val-0", "val-1"]).to_parquet(other)

@@ -114,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if report.dropped:
         print(f"{report.dropped} cached row(s) of ids not in {args.pairs} dropped")
+    if report.partial:
+        print(
+            f"kept, not computed for every pair: {', '.join(report.partial)} (not asked for now; "
+            "--features with them fills them)"
+        )
     for what, added, path in (
         ("embeddings", report.embeddings_added, args.embeddings),
         ("alignments", report.alignments_added, args.alignments),

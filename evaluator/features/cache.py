@@ -67,6 +67,8 @@ class CacheReport:
     # cached rows whose id now names other texts (recomputed), or no pair at all (dropped)
     other_texts: int = 0
     dropped: int = 0
+    # features kept from earlier runs, not asked for now, that some pairs lack
+    partial: list[str] = field(default_factory=list)
 
 
 def stored_versions(schema: pa.Schema) -> dict[str, str] | None:
@@ -194,6 +196,7 @@ def update_feature_cache(
     # the file is rewritten at least once when what it holds is not what this run keeps
     unsaved = cached_keys is None or report.other_texts > 0 or report.dropped > 0
     extra = [column for column in frame.columns if column not in names]
+    report.partial = [column for column in extra if frame[column].isna().any()]
     frame = frame.reindex(columns=names + extra)
     versions = {**{column: cached_versions[column] for column in extra}, **versions}
     store = EmbeddingStore.open_or_new(embeddings_path) if embeddings_path is not None else None

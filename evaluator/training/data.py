@@ -150,15 +150,18 @@ def attach_features(pairs: pd.DataFrame, features: pd.DataFrame, split: str) -> 
                 f"(e.g. id {pairs['id'][other].iloc[0]!r}): the pairs were made again after "
                 "the cache was filled; run mismatch features on them again"
             )
-    empty = rows.isna()  # a column added by a run that was interrupted is filled in part
+    # a column is filled in part by a run that was interrupted, or where pairs were made again
+    # under the same ids and a later run did not ask for it (the cache keeps it)
+    empty = rows.isna()
     unfinished = empty.any(axis=1)
     if unfinished.any():
         first = int(unfinished.to_numpy().argmax())
         column = empty.columns[empty.iloc[first].to_numpy()][0]
         raise DataError(
             f"{int(unfinished.sum())} {split} pairs have features not computed in the cache "
-            f"(e.g. id {pairs['id'].iloc[first]!r}, {column}): an interrupted `mismatch "
-            "features` run leaves them empty; run the same command again to finish them"
+            f"(e.g. id {pairs['id'].iloc[first]!r}, {column}): run `mismatch features` on "
+            f"these pairs again with {column} among the features it computes (the default set "
+            "or --features), or leave it out of the features the run reads"
         )
     return rows
 
