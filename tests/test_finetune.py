@@ -1317,6 +1317,9 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
     recipe = yaml.safe_load(Path("configs/finetune/ratings.yaml").read_text())  # made small
     recipe["data"].update(batch_size=16, val_fraction=0.3, contrast_size=40, reference_triples_size=20)
     recipe["trainer"].update(max_steps=8, val_check_interval=4)
+    # no data.seed: the script splits by seed_everything, as the command does (it split by 13)
+    recipe["seed_everything"] = 5
+    del recipe["data"]["seed"]
     config = tmp_path / "small_ratings.yaml"
     config.write_text(yaml.safe_dump(recipe))
     common = ["--data.checkpoint", str(base_checkpoint), "--data.cache_dir", str(tmp_path / "cache")]
@@ -1352,6 +1355,9 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
     assert json.loads(lightning_record["fit settings"]) == json.loads(command_record["fit settings"])
     assert list(records[0]["metrics"]) == ["val_loss"]
     assert records[1]["metrics"] == records[0]["metrics"]
+    assert json.loads(command_record["fit settings"])["seed"] == 5
+    assert "validation split seed" not in lightning_record  # data.seed split alike
+    assert lightning_record["run config"].endswith("config.yaml")
     capsys.readouterr()
     refused = {  # usage errors, before any fit
         ("--data.task", "dialogue", "--data.scales", "{overall: [1, 5]}"):

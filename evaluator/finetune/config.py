@@ -26,7 +26,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from evaluator.features.registry import check_source_columns
 from evaluator.finetune.contrast import check_class_weights
 from evaluator.finetune.data import DEFAULT_CACHE_DIR
-from evaluator.finetune.datamodule import RatingDataModule
+from evaluator.finetune.datamodule import SEED, RatingDataModule
 from evaluator.finetune.module import RatingModule
 from mismatch_core.config import (
     TRAINING_SECTIONS,
@@ -37,8 +37,6 @@ from mismatch_core.config import (
 )
 from mismatch_core.errors import ConfigError, MismatchWarning
 from mismatch_core.resources import DEFAULT_CHECKPOINT
-
-SEED = 13  # seed_everything when a config names none
 
 
 class ConfigWarning(MismatchWarning):
@@ -261,12 +259,11 @@ def unread_keys(config: Namespace, defaults: Namespace) -> list[str]:
     """The keys a config sets away from their defaults that the fit recipe (``mismatch
     finetune``, ``mismatch evaluate``) does not read, though scripts/finetune.py does: its
     Trainer, checkpoint and early-stopping settings but the patience, the model's own
-    arguments; and a data.seed set to another value than seed_everything, which splits the
-    groups here (data.seed does in scripts/finetune.py)."""
+    arguments; and a data.seed other than seed_everything, which splits the groups here
+    (scripts/finetune.py splits by data.seed, by default seed_everything too)."""
     read = {*SETTING_KEYS.values(), *TAKEN_ELSEWHERE, "data.seed"}
     unread = [k for k in config.keys() if k not in read and config[k] != defaults.get(k)]
-    seed = config["data.seed"]
-    if seed != defaults.get("data.seed") and seed != config["seed_everything"]:
+    if config["data.seed"] not in (None, config["seed_everything"]):
         unread.append("data.seed")
     return sorted(unread)
 

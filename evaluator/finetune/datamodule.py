@@ -39,6 +39,7 @@ from mismatch_core.errors import ConfigError, DataError
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
 from synth.corpora import SICK_TRAIN, paraphrase_groups, sick_paraphrases
 
+SEED = 13  # the fit's seed where none is given (seed_everything's default, data.seed's)
 VAL_SEED_OFFSET = 10_000
 CONTRAST_SEED = 13
 
@@ -274,7 +275,7 @@ class RatingDataModule(L.LightningDataModule):
         self,
         task: str | None = None,
         checkpoint: str = DEFAULT_CHECKPOINT,
-        seed: int = 13,
+        seed: int | None = None,
         val_fraction: float = 0.1,
         batch_size: int = 64,
         cache_dir: str = str(DEFAULT_CACHE_DIR),
@@ -294,6 +295,9 @@ class RatingDataModule(L.LightningDataModule):
         (default: the file's name);
         data_root: folder holding <task>/*.jsonl.gz (default: the shared human data; none
         with ``ratings``, which is the data);
+        seed: of the validation split (None: the run's seed_everything, which the fine-tuning
+        LightningCLI fills in, so that it splits as ``mismatch finetune`` does; SEED where
+        nothing fills it);
         val_fraction: share of the training groups held out for early stopping;
         contrast_size: contrast copies built for the task (0: none), in chains of up to
         contrast_depth copies with one more error each, of classes drawn with
@@ -372,7 +376,7 @@ class RatingDataModule(L.LightningDataModule):
         rows = self.rows if self.rows is not None else np.arange(len(prepared.records))
         rows = training_rows(prepared.records, rows, prepared.train_datasets)
         # another seed than the test split's, whose hash would put no train group below the fraction
-        val_seed = VAL_SEED_OFFSET + self.hparams["seed"]
+        val_seed = VAL_SEED_OFFSET + self.seed
         # at least one validation group: a tenth of a user's few items can round to none
         train, val = split_rows(
             prepared.records, rows, val_seed, self.hparams["val_fraction"], at_least_one=True
@@ -383,6 +387,11 @@ class RatingDataModule(L.LightningDataModule):
                 f"{len(val)} validation records; more groups are needed"
             )
         self.split = {"train": train, "val": val}
+
+    @property
+    def seed(self) -> int:
+        """The validation split's seed."""
+        return SEED if self.hparams["seed"] is None else self.hparams["seed"]
 
     def ready(self) -> PreparedTask:
         """The prepared task once setup() has run; RuntimeError before."""
@@ -442,7 +451,7 @@ class RatingDataModule(L.LightningDataModule):
             "datasets": ", ".join(spec.card_label for spec in prepared.task.datasets),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
-            "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.hparams['seed']})",
+            "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.seed})",
             "reference": "closest by the base model's P(NoContr), as predict picks it",
         }
         if prepared.contrast is not None:

@@ -87,6 +87,11 @@ class FinetuneCLI(LightningCLI):
             if problem:
                 self.parser.error(problem)
             data = self.config["fit"]["data"]
+            if data["seed"] is None:  # split as mismatch finetune does, by seed_everything
+                seed = self.config["fit"]["seed_everything"]
+                data["seed"] = (
+                    seed if isinstance(seed, int) and not isinstance(seed, bool) else SEED
+                )
             export_dir = self.config["fit"].get("export_dir")
             problem = export_dir_problem(export_dir, data["checkpoint"])
             cache_dir = data.get("cache_dir")
@@ -113,14 +118,19 @@ class FinetuneCLI(LightningCLI):
             metrics = None
             if isinstance(callback, ModelCheckpoint) and callback.best_model_score is not None:
                 metrics = {str(callback.monitor): float(callback.best_model_score)}
+            training = {
+                "fit settings": json.dumps(recorded_settings(settings, settings.checkpoint)),
+                "best checkpoint": Path(best).name if best else "last step",
+            }
+            if self.datamodule.seed != settings.seed:  # data.seed split the groups
+                training["validation split seed"] = self.datamodule.seed
+            if self.trainer.log_dir:  # the whole config, Trainer and callbacks too
+                training["run config"] = str(Path(self.trainer.log_dir) / "config.yaml")
             out = export(
                 self.model.eval(),
                 self.datamodule,
                 Path(export_dir),
-                training={
-                    "fit settings": json.dumps(recorded_settings(settings, settings.checkpoint)),
-                    "best checkpoint": Path(best).name if best else "last step",
-                },
+                training=training,
                 metrics=metrics,
             )
             print(f"exported to {out}\nsignature {folder_signature(out)}")
