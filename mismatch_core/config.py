@@ -159,12 +159,13 @@ def monitor_problem(settings: Mapping, logged: Sequence[str]) -> str | None:
     finds out at the first validation, after training time was spent, with a traceback), or
     None. ``settings``: the parsed config of a subcommand, with its checkpoint and
     early_stopping sections."""
-    for section in ("checkpoint", "early_stopping"):
+    # ModelCheckpoint also offers the epoch and the step
+    for section, known in (("checkpoint", (*logged, "epoch", "step")), ("early_stopping", logged)):
         monitor = (settings.get(section) or {}).get("monitor")
-        if monitor is not None and monitor not in logged:
+        if monitor is not None and monitor not in known:
             return (
                 f"{section}.monitor: {monitor!r} is not a metric this run logs; use one of "
-                f"{', '.join(logged)}"
+                f"{', '.join(known)}"
             )
     return None
 

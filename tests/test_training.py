@@ -473,6 +473,15 @@ def test_an_epoch_limit_or_another_end_of_the_run_is_accepted(trainer: dict) -> 
     assert settings_problem({"seed_everything": 13, "trainer": trainer}, "fit") is None
 
 
+def test_a_checkpoint_may_monitor_the_step_or_the_epoch() -> None:
+    """ModelCheckpoint offers both besides the logged metrics; early stopping does not."""
+    from evaluator.training.pretrain import settings_problem
+
+    for monitor in ("step", "epoch", "val_loss"):
+        assert settings_problem({"checkpoint": {"monitor": monitor}}, "fit") is None
+    assert "is not a metric" in settings_problem({"early_stopping": {"monitor": "step"}}, "fit")
+
+
 def test_outputs_are_checked_before_training_and_a_failed_run_keeps_them(
     corpus: dict[str, Path], tmp_path: Path
 ) -> None:

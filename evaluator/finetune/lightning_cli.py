@@ -34,7 +34,8 @@ from mismatch_core.checkpoint_files import export_problem, replaces_base_problem
 from mismatch_core.config import config_file_problem, config_values, monitor_problem
 from mismatch_core.errors import DataError
 
-# what RatingModule logs that a callback can monitor at a validation
+# what RatingModule logs that a callback can monitor at a validation (and train_contrast_loss
+# with model.contrast_weight above 0)
 LOGGED_METRICS = ("val_loss", "train_loss")
 
 
@@ -83,7 +84,9 @@ class FinetuneCLI(LightningCLI):
                 fit_settings(self.config["fit"])
             except ValueError as error:
                 self.parser.error(str(error))
-            problem = monitor_problem(self.config["fit"], LOGGED_METRICS)
+            ranked = self.config["fit"]["model"]["contrast_weight"] > 0
+            logged = (*LOGGED_METRICS, *(["train_contrast_loss"] if ranked else []))
+            problem = monitor_problem(self.config["fit"], logged)
             if problem:
                 self.parser.error(problem)
             data = self.config["fit"]["data"]
