@@ -375,6 +375,9 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     assert checkpoint.config["training"]["run config"] == str(
         runs / "pretrain" / "version_0" / "config.yaml"
     )
+    # the report keeps the whole recipe beside its figures (the record only names its path)
+    saved = (runs / "pretrain" / "version_0" / "config.yaml").read_text()
+    assert (docs / "run_config.yaml").read_text() == saved and "lr: 0.003" in saved
 
 
 def test_ctrl_c_during_pretraining_ends_as_interrupted(

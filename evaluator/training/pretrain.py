@@ -29,7 +29,7 @@ from evaluator.signature import folder_signature
 from evaluator.training.data import MismatchDataModule
 from evaluator.training.module import MismatchModule
 from evaluator.training.report import summary, write_report
-from mismatch_core.atomic import output_problem
+from mismatch_core.atomic import output_problem, write_text_atomic
 from mismatch_core.checkpoint_files import export_problem
 from mismatch_core.config import check_seed, config_file_problem, monitor_problem, one_line
 from mismatch_core.errors import ConfigError
@@ -110,7 +110,8 @@ class PretrainCLI(LightningCLI):
             "--docs_dir",
             type=str | None,
             default="docs/pretrain",
-            help="per-class report and confusion matrix of the val split (null: none)",
+            help="per-class report and confusion matrix of the val split, and the run's config "
+            "(run_config.yaml) (null: none)",
         )
         parser.link_arguments("data.encoder", "model.encoder")
         parser.link_arguments("data.encoder_mode", "model.encoder_mode")
@@ -181,6 +182,9 @@ class PretrainCLI(LightningCLI):
         if docs_dir:
             title = f"{self._get(self.config, 'run_name')}: val split"
             write_report(labels, predictions, docs_dir, title)
+            run_config = Path(run_dir or ".") / "config.yaml"
+            if run_config.is_file():  # the whole recipe beside its figures, as docs/pretrain has
+                write_text_atomic(Path(docs_dir) / "run_config.yaml", run_config.read_text())
         written = [f"exported to {export_dir}"] if export_dir else []
         written += [f"report in {docs_dir}"] if docs_dir else []
         print("; ".join([f"val accuracy {metrics['val_accuracy']:.4f}", *written]))
