@@ -33,6 +33,7 @@ CARD_FILE = "README.md"
 FORMAT = "mismatch-eval"
 FORMAT_VERSION = 1
 CHECKPOINT_FILES = (CONFIG_FILE, WEIGHTS_FILE, CARD_FILE)
+CHECKPOINT_PATH_HINT = ", or give a checkpoint folder's path"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 
@@ -140,7 +141,7 @@ def resolve_checkpoint(spec: str | None, task: str | None = None) -> tuple[str, 
         found = local_path(spec)
         if found is not None and found.is_dir():
             return str(found), None
-        hint = outside_checkout_hint() or (
+        hint = outside_checkout_hint(CHECKPOINT_PATH_HINT) or (
             ""
             if task is None
             else f"; make it with: mismatch finetune --task {task} --out checkpoints/mismatch-{task}"
@@ -188,7 +189,7 @@ def _require_cached_when_offline(name: str, revision: str | None) -> None:
 
 def _shipped_hint(name: str) -> str:
     """``outside_checkout_hint`` for a name of a shipped checkpoint (checkpoints/...)."""
-    return outside_checkout_hint() if name.startswith("checkpoints/") else ""
+    return outside_checkout_hint(CHECKPOINT_PATH_HINT) if name.startswith("checkpoints/") else ""
 
 
 def reads_sources(config: Mapping) -> bool:

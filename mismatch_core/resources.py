@@ -271,14 +271,21 @@ def load_spacy(disable: tuple[str, ...] = ()):
     )
 
 
-def outside_checkout_hint() -> str:
-    """A note for a lookup of a shipped file that missed because this install is no checkout
-    of the repository (a plain ``pip install .`` copies no checkpoints), or ""."""
-    if (REPO_ROOT / "checkpoints").is_dir():
+def is_checkout() -> bool:
+    """Whether this install is a checkout of the repository (a plain ``pip install .`` copies
+    no checkpoints, examples or NLTK data)."""
+    return (REPO_ROOT / "checkpoints").is_dir()
+
+
+def outside_checkout_hint(alternative: str = "") -> str:
+    """A note for a lookup of a shipped file that missed because this install is no checkout,
+    ending in ``alternative`` (", or give ..."), or ""."""
+    if is_checkout():
         return ""
     return (
-        "; the shipped checkpoints come with a checkout of the repository: install from one "
-        "with pip install -e '.[offline]' (make setup), or give a checkpoint folder's path"
+        "; the shipped files come with a checkout of the repository: install from one with "
+        "make setup (pip install -e '.[offline]', then python scripts/setup_nltk_data.py)"
+        + alternative
     )
 
 
@@ -297,9 +304,14 @@ def use_nltk_data() -> Path:
     try:
         nltk.data.find("corpora/wordnet")
     except LookupError:
+        how = (
+            "run: python scripts/setup_nltk_data.py"
+            if is_checkout()
+            else "a checkout's make setup puts it in its .nltk_data"
+        )
         raise ResourceMissingError(
-            f"NLTK WordNet not found (looked in {path}); run: python scripts/setup_nltk_data.py, "
-            "or point MISMATCH_NLTK_DATA at a folder holding it"
+            f"NLTK WordNet not found (looked in {path}); {how}, or point MISMATCH_NLTK_DATA at "
+            "a folder holding it"
         ) from None
     return path
 

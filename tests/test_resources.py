@@ -186,7 +186,7 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(resources, "REPO_ROOT", tmp_path / "site-packages")
     monkeypatch.setattr(checkpoint_files, "hub_reachable", lambda: False)
-    hint = "come with a checkout of the repository: install from one with pip install -e"
+    hint = "come with a checkout of the repository: install from one with make setup"
     for task in (None, "translation"):
         with pytest.raises(CheckpointError, match=hint) as error:
             checkpoint_files.resolve_checkpoint(None, task)
@@ -195,8 +195,15 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
         checkpoint_files.checkpoint_directory("checkpoints/mismatch-base", None, True)
     with pytest.raises(CheckpointError, match=hint):
         checkpoint_files.resolve_checkpoint("checkpoints/mismatch-base")
-    with pytest.raises(ResourceMissingError, match=hint):
+    with pytest.raises(ResourceMissingError, match=hint) as error:
         detector_folder()
+    assert "train it" not in str(error.value)  # it ships with a checkout
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [])  # no WordNet an earlier test put on the path
+    monkeypatch.setenv("MISMATCH_NLTK_DATA", str(tmp_path / "site-packages" / ".nltk_data"))
+    with pytest.raises(ResourceMissingError, match="a checkout's make setup puts it in its"):
+        resources.use_nltk_data()  # setup_nltk_data.py, which it named, is not there
 
 
 def test_the_demo_outside_a_checkout_says_where_its_examples_are(

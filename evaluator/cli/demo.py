@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.examples == EXAMPLES and not EXAMPLES.is_file():
         raise CommandError(
             f"{EXAMPLES}: no such file; the examples come with a checkout of the repository "
-            "(install from one: pip install -e '.[offline]'), or give --examples FILE"
+            "(install from one with make setup), or give --examples FILE"
         )
     pairs, objects = read_jsonl_file(args.examples)
     if not objects:

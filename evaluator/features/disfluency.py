@@ -89,9 +89,11 @@ def detector_folder(path: str = DETECTOR_PATH) -> Path:
     """The detector's folder; ResourceMissingError says how to make a missing one."""
     folder = local_path(path)
     if folder is None or not (folder / WEIGHTS_FILE).is_file():
+        hint = outside_checkout_hint() or (
+            "; train it with python scripts/train_disfluency.py (see its docstring)"
+        )
         raise ResourceMissingError(
-            f"the disfluency detector {path}/{WEIGHTS_FILE} is missing; train it with "
-            "python scripts/train_disfluency.py (see its docstring)" + outside_checkout_hint()
+            f"the disfluency detector {path}/{WEIGHTS_FILE} is missing{hint}"
         )
     return folder
 
@@ -120,7 +122,11 @@ def load_detector(path: str = DETECTOR_PATH) -> DisfluencyDetector:
         config = json.loads((folder / CONFIG_FILE).read_text())
         with torch.random.fork_rng(devices=[]):  # its random start is replaced by the weights
             detector = DisfluencyDetector(
-                config["layer"], config["dim"], config["hidden"], config["kernel"], config["encoder"]
+                config["layer"],
+                config["dim"],
+                config["hidden"],
+                config["kernel"],
+                config["encoder"],
             )
         detector.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
     except KeyError as error:
