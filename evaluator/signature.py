@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from evaluator.features.compute import feature_versions
 from evaluator.hub import Checkpoint, load
 from mismatch_core.checkpoint_files import checkpoint_sha256
+from mismatch_core.version import package_version
 
-PACKAGE = "mismatch-eval"
 SHORT_HASH = 12
 
 
@@ -64,13 +63,6 @@ def checkpoint_name(directory: Path) -> str:
         repo_id = directory.parent.parent.name.removeprefix("models--").replace("--", "/")
         return f"{repo_id}@{directory.name}"
     return directory.name
-
-
-def package_version() -> str:
-    try:
-        return metadata.version(PACKAGE)
-    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
-        return "unknown"
 
 
 def signature(checkpoint: Checkpoint, threshold: float | None = None) -> Signature:

@@ -23,6 +23,15 @@ def test_help_lists_every_subcommand():
         assert name in result.stdout
 
 
+def test_version_prints_the_package_version_the_signatures_carry(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"mismatch-eval {metadata.version('mismatch-eval')}\n"
+
+
 def test_unknown_subcommand_exits_non_zero():
     result = subprocess.run(
         [sys.executable, "-m", "evaluator.cli", "frobnicate"], capture_output=True, text=True

@@ -27,6 +27,7 @@ from mismatch_core.errors import (
     ResourceMissingError,
 )
 from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries, torch_device
+from mismatch_core.version import PACKAGE, package_version
 
 # subcommand -> (module that defines add_arguments(parser) and run(args) -> int, or
 # FORWARDS_ARGUMENTS and run(arguments) -> int; help line)
@@ -149,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mismatch",
         description="Fine-grained evaluation of generated text with mismatch error types.",
     )
+    parser.add_argument("--version", action="version", version=f"{PACKAGE} {package_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (_, help_line) in COMMANDS.items():
         subparsers.add_parser(name, help=help_line, add_help=False)
