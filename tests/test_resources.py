@@ -104,6 +104,17 @@ def test_missing_data_dir_names_the_variable(monkeypatch, tmp_path):
         resources.data_dir()
 
 
+def test_the_readme_explains_every_class_in_the_taxonomys_order():
+    """README's table is what users read the labels by (it pointed at a file outside the
+    repository); it must follow the taxonomy that checkpoints store."""
+    from mismatch_core.taxonomy import TAXONOMY
+
+    readme = (resources.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines() if line.startswith("| ") and " | " in line]
+    table = [row.split(" | ") for row in rows if row[2:].split(" | ")[0] in {c.code for c in TAXONOMY}]
+    assert [(row[0][2:], row[1]) for row in table] == [(c.code, c.meaning) for c in TAXONOMY]
+
+
 def test_local_directory_is_used_as_is(tmp_path):
     assert resources.encoder_path(str(tmp_path)) == str(tmp_path)
 
