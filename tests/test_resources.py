@@ -111,8 +111,9 @@ def test_the_readme_explains_every_class_in_the_taxonomys_order():
 
     readme = (resources.REPO_ROOT / "README.md").read_text(encoding="utf-8")
     rows = [line for line in readme.splitlines() if line.startswith("| ") and " | " in line]
-    table = [row.split(" | ") for row in rows if row[2:].split(" | ")[0] in {c.code for c in TAXONOMY}]
-    assert [(row[0][2:], row[1]) for row in table] == [(c.code, c.meaning) for c in TAXONOMY]
+    codes = {c.code for c in TAXONOMY}
+    table = [row[2:-2].split(" | ") for row in rows if row[2:].split(" | ")[0] in codes]
+    assert table == [[c.code, c.meaning, c.example or "-"] for c in TAXONOMY]
 
 
 def test_local_directory_is_used_as_is(tmp_path):
@@ -202,6 +203,7 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
         with pytest.raises(CheckpointError, match=hint) as error:
             checkpoint_files.resolve_checkpoint(None, task)
         assert "mismatch finetune" not in str(error.value)
+        assert str(error.value).endswith(", or give a checkpoint folder's path")
     with pytest.raises(CheckpointError, match=hint):
         checkpoint_files.checkpoint_directory("checkpoints/mismatch-base", None, True)
     with pytest.raises(CheckpointError, match=hint):
@@ -213,8 +215,11 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
 
     monkeypatch.setattr(nltk.data, "path", [])  # no WordNet an earlier test put on the path
     monkeypatch.setenv("MISMATCH_NLTK_DATA", str(tmp_path / "site-packages" / ".nltk_data"))
-    with pytest.raises(ResourceMissingError, match="a checkout's make setup puts it in its"):
+    with pytest.raises(ResourceMissingError, match="point MISMATCH_NLTK_DATA at a checkout's"):
         resources.use_nltk_data()  # setup_nltk_data.py, which it named, is not there
+    monkeypatch.setattr(resources, "REPO_ROOT", REPO_ROOT)  # in a checkout: the script makes it
+    with pytest.raises(ResourceMissingError, match=r"run: python scripts/setup_nltk_data.py"):
+        resources.use_nltk_data()
 
 
 def test_the_demo_outside_a_checkout_says_where_its_examples_are(

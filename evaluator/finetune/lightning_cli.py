@@ -79,6 +79,11 @@ class FinetuneCLI(LightningCLI):
             self.parser.error(str(error))
 
     def before_instantiate_classes(self) -> None:
+        data = self.config[self.subcommand]["data"]
+        if data["seed"] is None:  # split as mismatch finetune does, by seed_everything (fit,
+            # and validate or test on what fit held out)
+            seed = self.config[self.subcommand]["seed_everything"]
+            data["seed"] = seed if isinstance(seed, int) and not isinstance(seed, bool) else SEED
         if self.subcommand == "fit":
             try:
                 fit_settings(self.config["fit"])
@@ -89,12 +94,6 @@ class FinetuneCLI(LightningCLI):
             problem = monitor_problem(self.config["fit"], logged)
             if problem:
                 self.parser.error(problem)
-            data = self.config["fit"]["data"]
-            if data["seed"] is None:  # split as mismatch finetune does, by seed_everything
-                seed = self.config["fit"]["seed_everything"]
-                data["seed"] = (
-                    seed if isinstance(seed, int) and not isinstance(seed, bool) else SEED
-                )
             export_dir = self.config["fit"].get("export_dir")
             problem = export_dir_problem(export_dir, data["checkpoint"])
             cache_dir = data.get("cache_dir")
@@ -127,8 +126,6 @@ class FinetuneCLI(LightningCLI):
             }
             if self.datamodule.seed != settings.seed:  # data.seed split the groups
                 training["validation split seed"] = self.datamodule.seed
-            if self.trainer.log_dir:  # the whole config, Trainer and callbacks too
-                training["run config"] = str(Path(self.trainer.log_dir) / "config.yaml")
             out = export(
                 self.model.eval(),
                 self.datamodule,

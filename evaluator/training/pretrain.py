@@ -155,7 +155,9 @@ class PretrainCLI(LightningCLI):
             return
         best = self._get(self.config, "ckpt_path")
         # runs/<name>/version_N/checkpoints/best-*.ckpt: the run's config.yaml is two levels up
-        self.report_and_export(best, str(Path(best).parent.parent))
+        # (a checkpoint kept elsewhere names no run)
+        in_run = Path(best).parent.name == "checkpoints"
+        self.report_and_export(best, str(Path(best).parent.parent) if in_run else None)
 
     def report_and_export(self, best: str, run_dir: str | None) -> None:
         """save_pretrained of the module's weights, then the per-class report of the val split
@@ -169,7 +171,7 @@ class PretrainCLI(LightningCLI):
             training = {
                 **data.describe(),
                 "best checkpoint": Path(best).name if best else "last epoch",
-                "run config": str(Path(run_dir or ".") / "config.yaml"),
+                **({"run config": str(Path(run_dir) / "config.yaml")} if run_dir else {}),
             }
             save_pretrained(
                 module.model,
@@ -182,9 +184,14 @@ class PretrainCLI(LightningCLI):
         if docs_dir:
             title = f"{self._get(self.config, 'run_name')}: val split"
             write_report(labels, predictions, docs_dir, title)
-            run_config = Path(run_dir or ".") / "config.yaml"
-            if run_config.is_file():  # the whole recipe beside its figures, as docs/pretrain has
-                write_text_atomic(Path(docs_dir) / "run_config.yaml", run_config.read_text())
+            # the whole recipe beside its figures, as docs/pretrain has; none found: no copy
+            # of an earlier run's left beside these figures
+            run_config = Path(run_dir) / "config.yaml" if run_dir else None
+            copy = Path(docs_dir) / "run_config.yaml"
+            if run_config is not None and run_config.is_file():
+                write_text_atomic(copy, run_config.read_text())
+            else:
+                copy.unlink(missing_ok=True)
         written = [f"exported to {export_dir}"] if export_dir else []
         written += [f"report in {docs_dir}"] if docs_dir else []
         print("; ".join([f"val accuracy {metrics['val_accuracy']:.4f}", *written]))
