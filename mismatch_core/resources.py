@@ -305,8 +305,8 @@ def use_nltk_data() -> Path:
         nltk.data.find("corpora/wordnet")
     except LookupError:
         how = (
-            "run: python scripts/setup_nltk_data.py, or point MISMATCH_NLTK_DATA at a folder "
-            "holding it"
+            f"run: python scripts/setup_nltk_data.py --dest {path}, or point "
+            "MISMATCH_NLTK_DATA at a folder holding it"
             if is_checkout()
             else "this install is no checkout: point MISMATCH_NLTK_DATA at a checkout's "
             ".nltk_data (its make setup makes it), or install from a checkout"

@@ -121,6 +121,28 @@ def test_keys_the_fit_recipe_does_not_read_are_named_not_dropped(tmp_path: Path,
     assert f"mismatch finetune: warning: {path}: checkpoint.monitor" in capsys.readouterr().err
 
 
+def test_the_script_validates_on_the_split_it_fitted_on(capsys) -> None:
+    """data.seed unset: the script splits by seed_everything, as mismatch finetune does, in
+    validate too (it split by 13 there, so validate scored groups fit had trained on). test
+    and predict have no steps: named as no subcommand, not a Lightning traceback."""
+    from jsonargparse import Namespace
+
+    from evaluator.finetune.lightning_cli import FinetuneCLI
+
+    cli = FinetuneCLI.__new__(FinetuneCLI)  # the hook alone, on a parsed validate config
+    cli.subcommand = "validate"
+    cli.config = Namespace(validate=Namespace(seed_everything=5, data=Namespace(seed=None)))
+    cli.before_instantiate_classes()
+    assert cli.config.validate.data.seed == 5
+    for subcommand in ("test", "predict"):
+        with pytest.raises(SystemExit) as exit_:
+            lightning_main([subcommand, "--config", str(CONFIGS / "nli.yaml")])
+        assert exit_.value.code == 2
+        assert f"invalid choice: '{subcommand}' (choose from 'fit', 'validate')" in (
+            capsys.readouterr().err
+        )
+
+
 def test_the_defaults_are_those_of_fit_settings(tmp_path: Path) -> None:
     path = tmp_path / "bare.yaml"
     path.write_text("data: {task: dialogue}\n")

@@ -432,16 +432,21 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
     exported = checkpoint.model.state_dict()
     assert all(torch.equal(exported[name[len("model.") :]], value) for name, value in state.items())
     # a checkpoint kept outside its run names no run: no config is taken from the folder above
-    kept, docs = tmp_path / "kept" / "best.ckpt", tmp_path / "docs"
-    kept.parent.mkdir()
-    kept.write_bytes(best.read_bytes())
-    (tmp_path / "config.yaml").write_text("not this run's\n")
-    (docs / "run_config.yaml").parent.mkdir()
-    (docs / "run_config.yaml").write_text("an earlier run's\n")
+    # (nor from a run folder that lost its config)
+    docs = tmp_path / "docs"
     report = cli_options(corpus, runs, f"--docs_dir={docs}")
-    main(["validate", *report, f"--ckpt_path={kept}", f"--export_dir={tmp_path / 'again'}"])
-    assert "run config" not in load(tmp_path / "again").config["training"]
-    assert not (docs / "run_config.yaml").exists() and (docs / "per_class.md").is_file()
+    # a folder named checkpoints that is no run's, beside another config; a run's, without one
+    for folder, beside in (("kept/checkpoints", "not this run's\n"), ("old/version_0/checkpoints", None)):
+        kept = tmp_path / folder / "best.ckpt"
+        kept.parent.mkdir(parents=True)
+        kept.write_bytes(best.read_bytes())
+        if beside is not None:
+            (kept.parent.parent / "config.yaml").write_text(beside)
+        docs.mkdir(exist_ok=True)
+        (docs / "run_config.yaml").write_text("an earlier run's\n")
+        main(["validate", *report, f"--ckpt_path={kept}", f"--export_dir={tmp_path / 'again'}"])
+        assert "run config" not in load(tmp_path / "again").config["training"], kept
+        assert not (docs / "run_config.yaml").exists() and (docs / "per_class.md").is_file()
     with pytest.raises(ConfigError, match="pass --ckpt_path"):
         main(["validate", *common, f"--export_dir={export}"])
     not_a_run = tmp_path / "notes.txt"

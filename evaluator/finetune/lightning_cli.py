@@ -56,6 +56,13 @@ class FinetuneCLI(LightningCLI):
             auto_configure_optimizers=False,
         )
 
+    @staticmethod
+    def subcommands() -> dict[str, set[str]]:
+        """fit and validate: the modules define no test or predict steps (those were Lightning
+        tracebacks)."""
+        every = LightningCLI.subcommands()
+        return {name: every[name] for name in ("fit", "validate")}
+
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
         add_fit_arguments(parser)
 
@@ -81,7 +88,7 @@ class FinetuneCLI(LightningCLI):
     def before_instantiate_classes(self) -> None:
         data = self.config[self.subcommand]["data"]
         if data["seed"] is None:  # split as mismatch finetune does, by seed_everything (fit,
-            # and validate or test on what fit held out)
+            # and validate on what fit held out)
             seed = self.config[self.subcommand]["seed_everything"]
             data["seed"] = seed if isinstance(seed, int) and not isinstance(seed, bool) else SEED
         if self.subcommand == "fit":

@@ -111,7 +111,7 @@ class PretrainCLI(LightningCLI):
             type=str | None,
             default="docs/pretrain",
             help="per-class report and confusion matrix of the val split, and the run's config "
-            "(run_config.yaml) (null: none)",
+            "(run_config.yaml; one of an earlier run is removed where none is found) (null: none)",
         )
         parser.link_arguments("data.encoder", "model.encoder")
         parser.link_arguments("data.encoder_mode", "model.encoder_mode")
@@ -153,11 +153,12 @@ class PretrainCLI(LightningCLI):
         ``--export_dir``: pass it, or the config's default, the shipped base, is replaced)."""
         if not self.trainer.is_global_zero:
             return
-        best = self._get(self.config, "ckpt_path")
+        best = Path(self._get(self.config, "ckpt_path"))
         # runs/<name>/version_N/checkpoints/best-*.ckpt: the run's config.yaml is two levels up
         # (a checkpoint kept elsewhere names no run)
-        in_run = Path(best).parent.name == "checkpoints"
-        self.report_and_export(best, str(Path(best).parent.parent) if in_run else None)
+        folder = best.parent
+        in_run = folder.name == "checkpoints" and folder.parent.name.startswith("version_")
+        self.report_and_export(str(best), str(folder.parent) if in_run else None)
 
     def report_and_export(self, best: str, run_dir: str | None) -> None:
         """save_pretrained of the module's weights, then the per-class report of the val split
@@ -167,11 +168,14 @@ class PretrainCLI(LightningCLI):
         docs_dir = self._get(self.config, "docs_dir")
         metrics = summary(labels, predictions)
         export_dir = self._get(self.config, "export_dir")
+        run_config = Path(run_dir) / "config.yaml" if run_dir else None
+        if run_config is not None and not run_config.is_file():
+            run_config = None  # (a wandb run keeps its checkpoints elsewhere)
         if export_dir:
             training = {
                 **data.describe(),
                 "best checkpoint": Path(best).name if best else "last epoch",
-                **({"run config": str(Path(run_dir) / "config.yaml")} if run_dir else {}),
+                **({"run config": str(run_config)} if run_config else {}),
             }
             save_pretrained(
                 module.model,
@@ -186,9 +190,8 @@ class PretrainCLI(LightningCLI):
             write_report(labels, predictions, docs_dir, title)
             # the whole recipe beside its figures, as docs/pretrain has; none found: no copy
             # of an earlier run's left beside these figures
-            run_config = Path(run_dir) / "config.yaml" if run_dir else None
             copy = Path(docs_dir) / "run_config.yaml"
-            if run_config is not None and run_config.is_file():
+            if run_config is not None:
                 write_text_atomic(copy, run_config.read_text())
             else:
                 copy.unlink(missing_ok=True)
