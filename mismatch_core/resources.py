@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import socket
 import ssl
 import threading
@@ -305,7 +306,7 @@ def use_nltk_data() -> Path:
         nltk.data.find("corpora/wordnet")
     except LookupError:
         how = (
-            f"run: python scripts/setup_nltk_data.py --dest {path}, or point "
+            f"run: python scripts/setup_nltk_data.py --dest {shlex.quote(str(path))}, or point "
             "MISMATCH_NLTK_DATA at a folder holding it"
             if is_checkout()
             else "this install is no checkout: point MISMATCH_NLTK_DATA at a checkout's "

@@ -218,7 +218,7 @@ def test_an_install_that_is_no_checkout_says_where_the_checkpoints_are(
     with pytest.raises(ResourceMissingError, match="point MISMATCH_NLTK_DATA at a checkout's"):
         resources.use_nltk_data()  # setup_nltk_data.py, which it named, is not there
     monkeypatch.setattr(resources, "REPO_ROOT", REPO_ROOT)  # in a checkout: the script makes it
-    with pytest.raises(ResourceMissingError, match=r"run: python scripts/setup_nltk_data.py"):
+    with pytest.raises(ResourceMissingError, match=r"run: python scripts/setup_nltk_data.py --dest"):
         resources.use_nltk_data()
 
 

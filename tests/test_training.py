@@ -436,7 +436,8 @@ def test_validate_exports_the_checkpoint_of_a_finished_run(
     docs = tmp_path / "docs"
     report = cli_options(corpus, runs, f"--docs_dir={docs}")
     # a folder named checkpoints that is no run's, beside another config; a run's, without one
-    for folder, beside in (("kept/checkpoints", "not this run's\n"), ("old/version_0/checkpoints", None)):
+    runs_elsewhere = (("kept/checkpoints", "not this run's\n"), ("old/version_0/checkpoints", None))
+    for folder, beside in runs_elsewhere:
         kept = tmp_path / folder / "best.ckpt"
         kept.parent.mkdir(parents=True)
         kept.write_bytes(best.read_bytes())

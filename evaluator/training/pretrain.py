@@ -170,7 +170,7 @@ class PretrainCLI(LightningCLI):
         export_dir = self._get(self.config, "export_dir")
         run_config = Path(run_dir) / "config.yaml" if run_dir else None
         if run_config is not None and not run_config.is_file():
-            run_config = None  # (a wandb run keeps its checkpoints elsewhere)
+            run_config = None  # a run folder whose config.yaml is gone
         if export_dir:
             training = {
                 **data.describe(),
