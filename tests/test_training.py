@@ -536,7 +536,23 @@ def test_an_empty_split_is_named(corpus: dict[str, Path]) -> None:
         datamodule(corpus).setup("fit")
 
 
+def test_without_wandb_the_wandb_logger_is_named_as_an_extra(tmp_path: Path, monkeypatch) -> None:
+    """wandb is an optional package; Lightning raised a ModuleNotFoundError traceback."""
+    import importlib.util
+
+    from evaluator.training.pretrain import make_logger
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "wandb" else find_spec(name)
+    )
+    with pytest.raises(ConfigError, match=r"--logger wandb needs the wandb package: pip install"):
+        make_logger("wandb", str(tmp_path / "wandb"), "run")
+    assert not (tmp_path / "wandb").exists()
+
+
 def test_wandb_logger_goes_offline_without_api_key(tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("wandb")  # an optional package (pip install -e '.[wandb]')
     from lightning.pytorch.loggers import WandbLogger
 
     from evaluator.training.pretrain import make_logger

@@ -9,6 +9,7 @@ export for a checkpoint of a finished run (e.g. one trained with ``--export_dir 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from argparse import ArgumentError
@@ -42,9 +43,12 @@ LOGGED_METRICS = ("val_acc", "val_loss", "train_loss")
 
 
 def make_logger(kind: LoggerKind, save_dir: str, name: str) -> Logger:
-    """CSV by default; wandb goes offline when no API key is set (or WANDB_MODE=offline)."""
+    """CSV by default; wandb (an optional package) goes offline when no API key is set (or
+    WANDB_MODE=offline)."""
     if kind == "csv":
         return CSVLogger(save_dir, name=name)
+    if importlib.util.find_spec("wandb") is None:
+        raise ConfigError("--logger wandb needs the wandb package: pip install -e '.[wandb]'")
     os.makedirs(save_dir, exist_ok=True)
     offline = not os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_MODE") == "offline"
     return WandbLogger(project="mismatch-eval", name=name, save_dir=save_dir, offline=offline)
@@ -95,7 +99,9 @@ class PretrainCLI(LightningCLI):
                 "early_stopping.check_on_train_epoch_end": False,
             }
         )
-        parser.add_argument("--logger", type=LoggerKind, default="csv", help="csv or wandb")
+        parser.add_argument(
+            "--logger", type=LoggerKind, default="csv", help="csv, or wandb (the [wandb] extra)"
+        )
         parser.add_argument(
             "--log_dir", type=str, default="runs", help="where logs and checkpoints go"
         )
