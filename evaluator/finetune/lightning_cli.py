@@ -87,10 +87,10 @@ class FinetuneCLI(LightningCLI):
 
     def before_instantiate_classes(self) -> None:
         data = self.config[self.subcommand]["data"]
-        if data["seed"] is None:  # split as mismatch finetune does, by seed_everything (fit,
-            # and validate on what fit held out)
-            seed = self.config[self.subcommand]["seed_everything"]
-            data["seed"] = seed if isinstance(seed, int) and not isinstance(seed, bool) else SEED
+        seed = self.config[self.subcommand]["seed_everything"]  # an int, or False: none
+        if data["seed"] is None and not isinstance(seed, bool):
+            data["seed"] = seed  # split as mismatch finetune does (fit, and validate on what
+            # fit held out); left None, RatingDataModule.seed falls back to SEED
         if self.subcommand == "fit":
             try:
                 fit_settings(self.config["fit"])
