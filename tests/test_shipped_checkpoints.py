@@ -4,7 +4,8 @@ Read through the public API only (`Evaluator.from_pretrained(...).predict`), on 
 packaged encoder, with one reference and five outputs: an exact copy, three copies with one
 key error (a negation, a wrong number, a wrong place name) and a correct paraphrase. An exact
 copy must read as NoContr and outrank each error on `score` and, for task checkpoints, on the
-rating; task checkpoints must also rate the paraphrase above each error.
+rating; task checkpoints must also rate the paraphrase above each error. Every number they
+give these texts is pinned to the checkpoint's signature (tests/pinned_scores.json).
 
 Cases the shipped task checkpoints fail today are marked xfail(strict=True) with the value
 measured when the mark was set: the failure stays visible, and a refit checkpoint that passes
@@ -343,3 +344,71 @@ def test_spans_mark_the_changed_words_and_nothing_in_a_copy(name: str) -> None:
         top = predictions[error].spans[0]
         assert gen[top["start"] : top["end"]] == top["text"]
         assert top["start"] < start + len(words) and start < top["end"], (error, top)
+
+
+# Every number each shipped checkpoint gives the five company texts, under its signature
+# (the README's promise: equal signatures, equal scores). Rewritten by running this file
+# (`.venv/bin/python tests/test_shipped_checkpoints.py`) after a change that is meant to move
+# them: a new checkpoint changes the signature by itself, a change of code that moves a score
+# under the same checkpoint needs a new package version first (pyproject.toml).
+PINNED = REPO_ROOT / "tests" / "pinned_scores.json"
+
+
+def approx(value: float):
+    # float rounding (batching, CPU kernels) turns the sixth decimal, which predictions keep
+    return pytest.approx(value, rel=1e-4, abs=2e-6)
+
+
+def leaves(value, path: str = "") -> dict:
+    """A nested record as {path: leaf}, so numbers compare with a tolerance, names exactly."""
+    if not isinstance(value, dict | list):
+        return {path: value}
+    found = {}
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+        found.update(leaves(item, f"{path}/{key}"))
+    return found
+
+
+def pinned_record(name: str) -> dict:
+    """The signature and every score, class probability, rating and span of `evaluated`."""
+    evaluator, predictions = evaluated(name)
+    return {
+        "signature": str(evaluator.signature),
+        "predictions": {
+            text: {
+                "score": p.score,
+                "mismatch": p.mismatch,
+                "ratings": p.ratings,
+                "spans": [[s["start"], s["end"], s["label"], s["prob"]] for s in p.spans or []],
+            }
+            for text, p in predictions.items()
+        },
+    }
+
+
+@pytest.mark.parametrize("name", CHECKPOINTS)
+def test_scores_are_the_pinned_ones_of_their_signature(name: str) -> None:
+    pinned = json.loads(PINNED.read_text(encoding="utf-8"))[name]
+    record = pinned_record(name)
+    rewrite = f"rewrite {PINNED.name} by running {__file__}"
+    assert record["signature"] == pinned["signature"], f"the signature changed: {rewrite}"
+    now, then = leaves(record["predictions"]), leaves(pinned["predictions"])
+    moved = {
+        path: (then.get(path), now.get(path))
+        for path in now.keys() | then.keys()
+        if path not in now
+        or path not in then
+        or now[path] != (then[path] if isinstance(then[path], str) else approx(then[path]))
+    }
+    assert not moved, (
+        f"{len(moved)} of {len(now)} values moved under an unchanged signature, e.g. "
+        f"{dict(list(moved.items())[:3])}; raise the package version, then {rewrite}"
+    )
+
+
+if __name__ == "__main__":
+    from mismatch_core.atomic import write_text_atomic
+
+    records = {name: pinned_record(name) for name in CHECKPOINTS}
+    write_text_atomic(PINNED, json.dumps(records, indent=1) + "\n")
+    print(f"{PINNED}: {len(records)} checkpoints pinned")
