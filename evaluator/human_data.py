@@ -11,7 +11,6 @@ not fit, so a user's own data fails with a message they can act on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import sys
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mismatch_core.errors import DataError
+from mismatch_core.groups import group_position
 from mismatch_core.jsonl import hashed_jsonl, is_json_name, iter_jsonl
 
 REQUIRED_KEYS = ("ref", "gen", "scores")
@@ -114,13 +114,6 @@ def parse_records(lines: Iterable[tuple[int, dict]], path: Path) -> list[HumanRe
         seen[record.id] = line
         records.append(record)
     return records
-
-
-def group_position(seed: int, group: str) -> float:
-    """Where ``group`` falls in [0, 1) for ``seed``: a hash, so a group's side of a split does
-    not depend on the other groups."""
-    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def split_by_group(

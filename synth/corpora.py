@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mismatch_core.errors import DataError, ResourceMissingError
+from mismatch_core.groups import group_position
 from mismatch_core.jsonl import iter_jsonl
 
 CORPUS_FILES = ("squad", "coco", "webnlg", "multi30k")
@@ -299,5 +300,4 @@ def passages(sentences: list[tuple[int, int]]) -> list[tuple[int, ...]]:
 
 def split_of(group_key: str, seed: int | str, val_fraction: float = 0.2) -> str:
     """'train' or 'val' for a group, stable for a seed and independent of corpus order."""
-    digest = hashlib.sha256(f"{seed}:{group_key}".encode()).digest()
-    return "val" if int.from_bytes(digest[:8], "big") / 2**64 < val_fraction else "train"
+    return "val" if group_position(seed, group_key) < val_fraction else "train"

@@ -688,8 +688,8 @@ def test_a_small_file_holds_out_two_different_ratings_of_each_criterion(monkeypa
     train part can still rank every criterion, and a file that cannot give both is named
     before any fit."""
     import evaluator.finetune.evaluate as evaluate
-    from evaluator.human_data import group_position
     from mismatch_core.errors import DataError
+    from mismatch_core.groups import group_position
 
     records = [SimpleNamespace(id=f"r{i}", group=f"g{i}") for i in range(20)]
     targets = np.tile(np.linspace(0.0, 1.0, 20, dtype=np.float32)[:, None], (1, 2))

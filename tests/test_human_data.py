@@ -299,3 +299,15 @@ def test_every_task_loads_with_its_criteria_in_range():
             for criterion in task.criteria:
                 if criterion.key in r.scores and criterion.key != "da_z":
                     assert 0.0 <= criterion.normalise(r.scores[criterion.key]) <= 1.0
+
+
+def test_where_a_group_falls_in_a_split_stays_as_it_was() -> None:
+    """Every split (human-rating seeds, synthetic train/val, the real val part, the span dev
+    part) places a group by one hash; changing it would move held-out groups into training."""
+    from mismatch_core.groups import group_position
+    from synth.corpora import split_of
+
+    assert group_position(0, "summeval:M0") == 0.06914059308932287
+    assert group_position("val", "wmt17:1") == 0.6901901762726218
+    assert group_position("spans-dev", "x") == 0.20227383591283238
+    assert split_of("webnlg:abc", 13) == "train" and split_of("summeval:M0", 0, 0.1) == "val"

@@ -31,7 +31,7 @@ from evaluator.training.spans import (
     SpanExamples,
     copy_span_tagger,
     overlap_labels,
-    real_base_pairs,
+    tagger_real_bases,
     train_span_tagger,
     with_span_tagger,
 )
@@ -546,7 +546,7 @@ def test_spans_train_command_adds_a_tagger_and_keeps_the_rest(tmp_path: Path, ca
                       "--tokens", str(tmp_path / "tokens"), "--out", str(out), "--epochs", "1",
                       "--dim", "8", "--real-bases", str(human)])  # fmt: skip
     record = load(out).config["training"]["span_tagger"]
-    real = real_base_pairs(human, seed=record["seed"])
+    real = tagger_real_bases(human, seed=record["seed"])
     assert with_real == 0 and record["real_base_pairs"] == len(real) > 6
     assert record["train_pairs"] + record["dev_pairs"] == 40 + len(real)
     bad = main(["spans", "train", "--checkpoint", str(base), "--pairs", str(pairs),
@@ -789,7 +789,7 @@ def write_human(root: Path, rows: dict[str, list[tuple[str, str, str, float]]]) 
                 handle.write(json.dumps(record) + "\n")
 
 
-def test_real_base_pairs_come_from_training_groups_and_mark_only_the_applied_error(
+def test_tagger_real_bases_come_from_training_groups_and_mark_only_the_applied_error(
     tmp_path: Path,
 ) -> None:
     from evaluator.human_data import HumanRecord
@@ -816,7 +816,7 @@ def test_real_base_pairs_come_from_training_groups_and_mark_only_the_applied_err
             ]
         },
     )
-    pairs = real_base_pairs(tmp_path, seed=13)
+    pairs = tagger_real_bases(tmp_path, seed=13)
     assert set(pairs["ref"]) == {ref} and set(pairs["group"]) == {f"wmt16:{train_groups[0]}"}
     assert pairs[pairs["label"] == "NoContr"]["gen"].tolist() == [base]
     errors = pairs[pairs["label"] != "NoContr"]

@@ -1,9 +1,10 @@
 """The `mismatch` console script: one subcommand per capability, imported only when used.
 
-Every command lives in this package, one module each, defining ``add_arguments(parser)`` and
-``run(args) -> int``, or, where another tool reads every argument (``--help`` too),
-``FORWARDS_ARGUMENTS = True`` and ``run(arguments: list[str]) -> int``; no library code imports
-from it (the scripts under scripts/ do)."""
+Every command has one module in this package (``pretrain`` forwards to the LightningCLI in
+``evaluator.training.pretrain``; ``scoring`` holds options that several commands share),
+defining ``add_arguments(parser)`` and ``run(args) -> int``, or, where another tool reads every
+argument (``--help`` too), ``FORWARDS_ARGUMENTS = True`` and ``run(arguments: list[str]) ->
+int``; no library code imports from it (the scripts under scripts/ do)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from mismatch_core.groups import group_position
 from mismatch_core.resources import DEFAULT_CHECKPOINT
 
 DEV_FRACTION = 0.1  # training groups held out to choose the epoch
@@ -103,8 +104,8 @@ def _train(args: argparse.Namespace) -> int:
     from evaluator.training.span_settings import SpanTraining
     from evaluator.training.spans import (
         check_span_pairs,
-        real_base_pairs,
         span_examples,
+        tagger_real_bases,
         train_span_tagger,
         with_span_tagger,
     )
@@ -113,7 +114,6 @@ def _train(args: argparse.Namespace) -> int:
     from mismatch_core.errors import DataError
     from mismatch_core.pairs import read_pairs
     from mismatch_core.resources import portable_path
-    from synth.corpora import split_of
 
     if args.max_pairs is not None and args.max_pairs < 1:
         raise CommandError(f"--max-pairs must be at least 1, got {args.max_pairs}")
@@ -151,14 +151,14 @@ def _train(args: argparse.Namespace) -> int:
     real_pairs = 0
     if args.real_bases is not None:
         try:
-            real = real_base_pairs(args.real_bases, settings.seed)
+            real = tagger_real_bases(args.real_bases, settings.seed)
         except (DataError, OSError) as error:
             raise CommandError(f"--real-bases {args.real_bases}: {error}") from None
         real_pairs = len(real)
         print(f"real bases: {real_pairs} pairs", file=sys.stderr, flush=True)
         pairs = pd.concat([pairs[list(real.columns)], real], ignore_index=True)
     dev_mask = (
-        pairs["group"].map(lambda g: split_of(g, "spans-dev", DEV_FRACTION)) == "val"
+        pairs["group"].map(lambda g: group_position("spans-dev", g)) < DEV_FRACTION
     ).to_numpy()
     if dev_mask.all() or not dev_mask.any():  # checked before the encoder pass (an
         # IndexError after it, on a split with no pair)

@@ -21,11 +21,11 @@ from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit, recorded_settings
-from evaluator.human_data import group_position
 from evaluator.signature import folder_signature
 from evaluator.tasks import bounded_ratings
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.errors import DataError
+from mismatch_core.groups import group_position
 from mismatch_core.jsonl import report_json
 
 TEST_FRACTION = 0.2  # of a task's items (groups) each evaluate seed holds out to test on

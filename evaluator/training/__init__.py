@@ -1,1 +1,2 @@
-"""Pretraining: the Lightning data module, Lightning module, val report and the LightningCLI."""
+"""Training the base: pretraining (its data and Lightning modules, val report and LightningCLI),
+its continued training on real bases (adapt), and the span tagger's training."""

@@ -43,6 +43,7 @@ from evaluator.finetune.contrast import contrast_records
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from evaluator.realtext_data import BASE_SOURCES, BENCH_FRACTION, perturb_bases
 from mismatch_core.errors import DataError
+from mismatch_core.groups import group_position
 from mismatch_core.jsonl import iter_jsonl
 from mismatch_core.pairs import read_pairs
 from mismatch_core.taxonomy import index_of
@@ -203,7 +204,7 @@ def real_base_pairs(
     if not rows and not contradictions:  # a KeyError on the empty frame's columns
         raise ValueError(f"no pairs: {human_dir} and {sick_train} hold no usable base")
     frame = pd.DataFrame(rows + contradictions).drop_duplicates(subset=["ref", "gen"])
-    in_val = frame["group"].map(lambda group: _hashed(group) < val_fraction)
+    in_val = frame["group"].map(lambda group: group_position("val", group) < val_fraction)
     splits = {}
     for split, part in (("train", frame[~in_val]), ("val", frame[in_val])):
         part = part.reset_index(drop=True)
@@ -281,7 +282,3 @@ def _row(ref: str, gen: str, label: str, source: str, group: str, rule: str, **d
 
 def _pair_id(ref: str, gen: str, label: str) -> str:
     return "real-" + hashlib.sha256(f"{label}\n{ref}\n{gen}".encode()).hexdigest()[:20]
-
-
-def _hashed(group: str) -> float:
-    return int.from_bytes(hashlib.sha256(f"val:{group}".encode()).digest()[:8], "big") / 2**64

@@ -9,7 +9,7 @@ its mismatch judgement and ratings do not change. The token states come from a T
 (one frozen encoder pass per text, kept on disk), as for the token-level branch.
 
 Synthetic bases are the reference or a rewrite of it; real outputs differ from their
-references far more. ``real_base_pairs`` adds such bases: the highly rated outputs of the
+references far more. ``tagger_real_bases`` adds such bases: the highly rated outputs of the
 human-rating groups that task fine-tuning trains on (never the bench's held-out groups), each
 with every applicable error rule applied, and each also as itself (NoContr, no span).
 """
@@ -79,7 +79,7 @@ def check_span_pairs(pairs: pd.DataFrame, path: Path) -> None:
 
 def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanExamples:
     """The labelled token tables of pairs (columns ref, gen, label, detail), synthetic or
-    built on real bases (``real_base_pairs``)."""
+    built on real bases (``tagger_real_bases``)."""
     tokenizer = load_tokenizer(encoder)
     limit = tokenizer.model_max_length
     refs, gens = pairs["ref"].tolist(), pairs["gen"].tolist()
@@ -106,7 +106,7 @@ def span_examples(pairs: pd.DataFrame, store: TokenStore, encoder: str) -> SpanE
     )
 
 
-def real_base_pairs(human_dir: Path, seed: int) -> pd.DataFrame:
+def tagger_real_bases(human_dir: Path, seed: int) -> pd.DataFrame:
     """Span-training pairs on real outputs (columns ref, gen, label, detail, group): per highly
     rated output of the groups the bench does not hold out (``real_bases.untested_bases`` for
     seed 0 alone, the bench's partition), the output itself as NoContr and one pair per error

@@ -205,7 +205,7 @@ def _fits(token: Token, new: str) -> bool:
     return bare_singular == (new in MASS_NOUNS)
 
 
-def _noun_substitution(doc: Doc, ctx: Context, candidates, rule: str) -> Change | None:
+def _noun_substitution(ctx: Context, candidates, rule: str) -> Change | None:
     candidates = [(t, w) for t, w in candidates if not _in_compound(t)]
     if not candidates:
         return None
@@ -229,7 +229,7 @@ def _candidates(doc: Doc, words_for, deps) -> list[tuple[Token, tuple[str, ...]]
 def cohyponym(doc: Doc, ctx: Context) -> Change | None:
     """'A dog chased a cat' -> 'A dog chased a rat': subject/object noun -> a sibling kind."""
     candidates = _candidates(doc, _cohyponyms, ARGUMENT_DEPS)
-    return _noun_substitution(doc, ctx, candidates, "EntErr/cohyponym")
+    return _noun_substitution(ctx, candidates, "EntErr/cohyponym")
 
 
 def gender(doc: Doc, ctx: Context) -> Change | None:
@@ -427,12 +427,12 @@ def hypernym(doc: Doc, ctx: Context) -> Change | None:
         (t, w) for t, w in _candidates(doc, _hypernyms, None)
         if t.lemma_.lower() not in PERSON_HYPERNYMS or ctx.rng.random() < PERSON_HYPERNYM_SHARE
     ]  # fmt: skip
-    return _noun_substitution(doc, ctx, candidates, "HypErr/hypernym")
+    return _noun_substitution(ctx, candidates, "HypErr/hypernym")
 
 
 def hyponym(doc: Doc, ctx: Context) -> Change | None:
     """'dog' -> 'puppy': a noun named by a more specific kind."""
-    return _noun_substitution(doc, ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
+    return _noun_substitution(ctx, _candidates(doc, _hyponyms, None), "HypErr/hyponym")
 
 
 ANIMATE_LEXNAMES = ("noun.person", "noun.animal")

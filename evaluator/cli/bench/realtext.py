@@ -1,7 +1,7 @@
 """`mismatch bench realtext`: a checkpoint on real text, beside sentBLEU, chrF and BERTScore-MiniLM.
 
-Synthetic validation accuracy only shows that the model learned our rules (DESIGN.md, "Judged
-on real text"). Three parts, all measurement only, never trained or tuned on:
+Synthetic validation accuracy only shows that the model learned our rules (the design card's
+"Judged on real text"). Three parts, all measurement only, never trained or tuned on:
 - sick: SICK TRIAL (a = reference, b = generated). Two-way entailments must read as NoContr
   (P(NoContr) >= threshold), contradictions must not; AUROC paraphrase vs contradiction.
 - bases: highly rated real outputs of held-out groups (``evaluator.realtext_data``), each

@@ -145,7 +145,7 @@ def read_synth_pairs(path: Path) -> pd.DataFrame:
     return pairs
 
 
-def bench_synth(evaluator, pairs: pd.DataFrame, path: Path, per_class: int, seed: int) -> dict:
+def spans_on_synth(evaluator, pairs: pd.DataFrame, path: Path, per_class: int, seed: int) -> dict:
     from synth.spans import error_regions
 
     sample = pd.concat(
@@ -174,7 +174,7 @@ def bench_synth(evaluator, pairs: pd.DataFrame, path: Path, per_class: int, seed
     }
 
 
-def bench_bases(evaluator, human_dir: Path, limit: int | None, seed: int) -> dict:
+def spans_on_bases(evaluator, human_dir: Path, limit: int | None, seed: int) -> dict:
     from evaluator.realtext_data import real_base_set
     from synth.spans import changed_regions
 
@@ -358,10 +358,10 @@ def bench_spans(args: argparse.Namespace) -> None:
     print(f"spans bench: checkpoint {name}; seed {args.seed}", flush=True)
     print(f"signature {result['signature']['signature']}", flush=True)
     runs = {
-        "synth": lambda: bench_synth(
+        "synth": lambda: spans_on_synth(
             evaluator, labelled, Path(args.synth_pairs), per_class, args.seed
         ),
-        "bases": lambda: bench_bases(evaluator, human_root(), bases_limit, args.seed),
+        "bases": lambda: spans_on_bases(evaluator, human_root(), bases_limit, args.seed),
     }
     run_parts(parts, runs, {"synth": synth_report, "bases": bases_report}, result)
     write_result(args.out, result)
