@@ -29,7 +29,7 @@ from transformers import AutoTokenizer
 from evaluator import Evaluator
 from evaluator.cli import main
 from evaluator.cli import main as cli_main
-from evaluator.cli.finetune import config_file
+from evaluator.cli.fit_inputs import config_file
 from evaluator.features import FeatureScaler, compute_features
 from evaluator.features.lexical import negations
 from evaluator.finetune.config import FitSettings

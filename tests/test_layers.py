@@ -115,6 +115,27 @@ def command_imports(graph) -> list[str]:
     ]
 
 
+def command_modules() -> set[str]:
+    """The modules of the commands and of the bench targets, as the dispatchers name them."""
+    from evaluator.cli import COMMANDS as commands
+    from evaluator.cli.bench import TARGETS
+
+    named = [module for module, _ in commands.values()]
+    named += [target.partition(":")[0] for target in TARGETS.values()]
+    return set(named)
+
+
+def imports_between_commands(graph, commands: set[str]) -> list[str]:
+    """What one command takes from another belongs in a module they share (as cli.scoring)."""
+    return [
+        f"{module} imports the command {imported}; move what both use to a shared module"
+        for module, imports in graph.items()
+        if module in commands
+        for imported in imports
+        if imported in commands and imported != module
+    ]
+
+
 def package_cycles(graph) -> list[str]:
     """Cycles among the layer entries (packages), found by depth-first search."""
     edges: dict[str, set[str]] = {node: set() for node in LAYER_OF}
@@ -156,6 +177,10 @@ def test_only_the_cli_imports_commands():
     assert command_imports(import_graph()) == []
 
 
+def test_no_command_imports_another():
+    assert imports_between_commands(import_graph(), command_modules()) == []
+
+
 def test_the_check_sees_a_forbidden_import():
     """The checks fail on an upward import, a cycle and a command import (a made-up graph)."""
     graph = {
@@ -166,3 +191,5 @@ def test_the_check_sees_a_forbidden_import():
     assert len(upward_imports(graph)) == 2  # core -> synth, hub -> cli
     assert package_cycles(graph) == ["mismatch_core -> synth -> mismatch_core"]
     assert len(command_imports(graph)) == 1
+    between = {"evaluator.cli.evaluate": {"evaluator.cli.finetune", "evaluator.cli.scoring"}}
+    assert len(imports_between_commands(between, command_modules())) == 1

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from evaluator.cli import CommandError, check_device
-from evaluator.cli.finetune import (
+from evaluator.cli.fit_inputs import (
     CONFIG_DIR,
     RATINGS_HELP,
     add_input_arguments,

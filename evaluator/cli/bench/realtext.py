@@ -33,14 +33,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mismatch_core.jsonl import report_json
+from evaluator.cli.bench.parts import (
+    check_part_options,
+    parse_parts,
+    run_parts,
+    table,
+    write_result,
+)
 from mismatch_core.resources import DEFAULT_CHECKPOINT, DEFAULT_ENCODER
 from mismatch_core.taxonomy import CODES, ERROR_CODES, MEANING_ERROR_CODES
 
@@ -288,16 +293,6 @@ def bench_darr(scorer: Scorer, path: Path, limit: int | None, seed: int) -> dict
 # --- report ------------------------------------------------------------------------------
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
-    """A plain text table, columns padded to their widest cell."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    lines = [header, ["-" * w for w in widths], *rows]
-    return "\n".join(
-        "  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
-        for line in lines
-    )
-
-
 def percent(value: float) -> str:
     return "—" if np.isnan(value) else f"{100 * value:.1f}%"
 
@@ -410,32 +405,6 @@ REPORTS: dict[str, Callable[[dict], str]] = {
 # --- command -----------------------------------------------------------------------------
 
 
-def parse_parts(text: str | None, allowed: tuple[str, ...] = PARTS) -> list[str]:
-    """The parts named in ``--parts`` (None: all of ``allowed``); CommandError for others."""
-    from evaluator.cli import CommandError
-
-    if text is None:
-        return list(allowed)
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    unknown = [p for p in parts if p not in allowed]
-    if unknown or not parts:
-        named = f"unknown part(s) {', '.join(unknown)}; " if unknown else ""
-        raise CommandError(
-            f"--parts {text!r}: {named}expected a comma-separated subset of {','.join(allowed)}"
-        )
-    return list(dict.fromkeys(parts))
-
-
-def check_part_options(parts: list[str], options: list[tuple[str, object, str]]) -> None:
-    """CommandError for an option (flag, value or None, the part that reads it) given for a
-    part this run leaves out: it would be ignored."""
-    from evaluator.cli import CommandError
-
-    for flag, given, part in options:
-        if given is not None and part not in parts:
-            raise CommandError(f"{flag}: for the {part} part; this run has {', '.join(parts)}")
-
-
 def bench_realtext(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
     from evaluator.cli.scoring import check_json_output, checkpoint_inputs
@@ -445,7 +414,7 @@ def bench_realtext(args: argparse.Namespace) -> None:
     from mismatch_core.checkpoint_files import resolve_checkpoint
     from mismatch_core.resources import data_dir
 
-    parts = parse_parts(args.parts)
+    parts = parse_parts(args.parts, PARTS)
     root = data_dir()  # a missing data folder: one line, from the command's entry point
     paths = {"sick": root / SICK_TRIAL, "darr": root / DARR}
     check_part_options(
@@ -503,35 +472,3 @@ def bench_realtext(args: argparse.Namespace) -> None:
     }
     run_parts(parts, runs, REPORTS, result)
     write_result(args.out, result)
-
-
-def run_parts(
-    parts: list[str],
-    runs: dict[str, Callable[[], dict]],
-    reports: dict[str, Callable[[dict], str]],
-    result: dict,
-) -> None:
-    """Run each part in turn into ``result[part]``, its time into ``result["seconds"]``, and
-    print its report; a data problem is a CommandError. Each part says on stderr that it
-    started: a part takes minutes and prints nothing before its report."""
-    from evaluator.cli import CommandError
-    from mismatch_core.errors import DataError
-
-    for number, part in enumerate(parts, 1):
-        print(f"part {number} of {len(parts)}: {part} ...", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        try:
-            result[part] = runs[part]()
-        except (DataError, ValueError, FileNotFoundError) as error:
-            raise CommandError(str(error)) from None
-        result["seconds"][part] = round(time.perf_counter() - start, 1)
-        print(f"\n{reports[part](result[part])}\n({result['seconds'][part]:.0f} s)", flush=True)
-
-
-def write_result(out: str | None, result: dict) -> None:
-    """Every figure of a bench run as JSON at ``out`` (atomically), when asked."""
-    from mismatch_core.atomic import write_text_atomic
-
-    if out:
-        write_text_atomic(Path(out), report_json(result))
-        print(f"\nresults in {out}")

@@ -235,7 +235,7 @@ def _hits_and_precision(cases: list[SpanCase]) -> dict:
 
 
 def synth_report(result: dict) -> str:
-    from evaluator.cli.bench.realtext import table
+    from evaluator.cli.bench.parts import table
 
     rows = []
     for code, row in result["per_class"].items():
@@ -266,7 +266,7 @@ def synth_report(result: dict) -> str:
 
 
 def bases_report(result: dict) -> str:
-    from evaluator.cli.bench.realtext import table
+    from evaluator.cli.bench.parts import table
 
     def line(name: str, row: dict) -> list[str]:
         return [
@@ -311,7 +311,7 @@ def bases_report(result: dict) -> str:
 
 def bench_spans(args: argparse.Namespace) -> None:
     from evaluator.cli import CommandError
-    from evaluator.cli.bench.realtext import (
+    from evaluator.cli.bench.parts import (
         check_part_options,
         parse_parts,
         run_parts,
