@@ -510,19 +510,27 @@ class PredictionWriter:
         self.stream = stream
         self.rating_keys = list(rating_keys)
         self.spans = spans
-        self.table = None
+        self.table = self.quoted = None
         if output_format != "jsonl":
             delimiter = "," if output_format == "csv" else "\t"
             self.table = csv.writer(stream, delimiter=delimiter, lineterminator="\n")
+            # csv quotes a cell with a line feed, not one with a lone carriage return (an id
+            # can hold one), which readers then take for a line end: such rows quote every text
+            self.quoted = csv.writer(
+                stream, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
+            )
             self.table.writerow(columns(self.rating_keys, spans))
 
     def write(self, predictions: Sequence[Prediction]) -> None:
-        if self.table is None:
+        if self.table is None or self.quoted is None:
             self.stream.write(
                 "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
             )
-        else:
-            self.table.writerows(flat_row(p, self.rating_keys, self.spans) for p in predictions)
+            return
+        for prediction in predictions:
+            row = flat_row(prediction, self.rating_keys, self.spans)
+            has_return = any(isinstance(cell, str) and "\r" in cell for cell in row)
+            (self.quoted if has_return else self.table).writerow(row)
 
 
 @dataclass

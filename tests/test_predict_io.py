@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_predict import GENS, REFS, make_checkpoint, write_jsonl
 
@@ -126,6 +127,20 @@ def test_compact_columns_round_trip_through_their_parsers(output_format: str) ->
     assert read_missing == [{key: item[key] for key in MISSING_KEYS} for item in missed]
     assert (records[1]["spans"], records[1]["missing"]) == ("", "")
     assert parse_spans_column("") == [] and parse_missing_column("") == []
+
+
+@pytest.mark.parametrize("output_format", ["csv", "tsv"])
+def test_an_id_with_a_carriage_return_stays_one_row(output_format: str) -> None:
+    """csv quotes a line feed but not a lone carriage return, which readers take for a line
+    end: the row split in two and every later id moved a row."""
+    ids = ["before", "cr\rinside", "after"]
+    text = written([prediction(item, None, None) for item in ids], output_format, False)
+    records = table(text, output_format)
+    assert [record["id"] for record in records] == ids
+    assert {record["score"] for record in records} == {"0.25"}
+    assert text.count("\n") == len(ids) + 1  # the header and a line per prediction
+    frame = pd.read_csv(io.StringIO(text), sep="," if output_format == "csv" else "\t", dtype=str)
+    assert list(frame["id"]) == ids
 
 
 def test_the_summary_gives_the_system_means_and_the_pairs_each_class_names() -> None:
