@@ -259,15 +259,22 @@ class JsonlInput:
 
 def iter_text_lines(path: Path, copy: Path | None = None) -> Iterator[str]:
     """The lines of a UTF-8 text file (gunzipped when named .gz) without line endings and a
-    leading byte order mark, one at a time (a final newline adds no line); ``copy``: where
-    the lines of a pipe named ``path`` were kept (`spooled`), read in its place."""
+    leading byte order mark, one at a time (a final newline adds no line; LF or CRLF, and
+    DataError for a CR inside a line); ``copy``: where the lines of a pipe named ``path`` were
+    kept (`spooled`), read in its place."""
     try:
         handle = (copy or path).open("rb")
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
     compressed = "name it .gz" if copy is None else "pipe it through zcat"
-    for _, line in decoded_lines(raw_lines(path, handle), str(path), compressed):
-        yield line.removesuffix("\n").removesuffix("\r")
+    for number, line in decoded_lines(raw_lines(path, handle), str(path), compressed):
+        line = line.removesuffix("\n").removesuffix("\r")
+        if "\r" in line:  # one text a line: a carriage return inside one ends a line elsewhere
+            raise DataError(
+                f"{path}:{number}: a carriage return inside the line; a file whose lines end "
+                "with CR alone (old Mac) reads as one line: convert them to LF (tr '\\r' '\\n')"
+            )
+        yield line
 
 
 def count_lines(lines: Iterable[str], path: Path, nonblank: str | None = None) -> int:

@@ -18,6 +18,7 @@ from mismatch_core.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
 BYTE_ORDER_MARK = "\ufeff"  # how some editors (Windows Notepad) start a UTF-8 file
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # little- and big-endian byte order marks
 STDIN_NAME = "<stdin>"  # the name errors give standard input
 
 
@@ -109,6 +110,8 @@ def decoded_lines(lines: Iterable[bytes], name: str, compressed: str) -> Iterato
         except UnicodeDecodeError as error:
             if number == 1 and raw.startswith(GZIP_MAGIC):
                 raise DataError(f"{name}:1: gzip-compressed; {compressed}") from None
+            if number == 1 and raw.startswith(UTF16_MARKS):  # what Windows PowerShell's > writes
+                raise DataError(f"{name}:1: UTF-16 text; save it as UTF-8") from None
             raise DataError(f"{name}:{number}: invalid UTF-8 ({error.reason})") from None
         yield number, line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
 

@@ -830,6 +830,31 @@ def test_a_byte_order_mark_starting_a_file_is_not_read_as_text(
     assert json.loads(outputs["marked.jsonl"].splitlines()[0])["id"] == "1"
 
 
+def test_line_endings_of_other_systems_are_read_or_named(
+    base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    """CRLF (Windows) reads as LF. A file with CR alone (old Mac) read as one pair of every
+    text joined, with no word; UTF-16 (Windows PowerShell's >) was only "invalid UTF-8"."""
+    (tmp_path / "gens.txt").write_text("\n".join(GENS) + "\n", encoding="utf-8")
+    outputs = []
+    for name, ending in (("lf.txt", "\n"), ("crlf.txt", "\r\n")):
+        (tmp_path / name).write_bytes((ending.join(REFS) + ending).encode("utf-8"))
+        given = ["--refs", str(tmp_path / name), "--gens", str(tmp_path / "gens.txt")]
+        assert predict_cli("--checkpoint", str(base_dir), *given) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == len(REFS)
+    (tmp_path / "cr.txt").write_bytes(("\r".join(REFS) + "\r").encode("utf-8"))
+    (tmp_path / "utf16.txt").write_text("\n".join(REFS) + "\n", encoding="utf-16")
+    for name, problem in (
+        ("cr.txt", ":1: a carriage return inside the line; a file whose lines end with CR alone"),
+        ("utf16.txt", ":1: UTF-16 text; save it as UTF-8"),
+    ):
+        given = ["--refs", str(tmp_path / name), "--gens", str(tmp_path / "gens.txt")]
+        assert predict_cli("--checkpoint", str(base_dir), *given) == 2
+        captured = capsys.readouterr()
+        assert f"{tmp_path / name}{problem}" in captured.err and captured.out == ""
+
+
 def test_gzip_text_inputs_are_read_as_the_plain_ones(base_dir: Path, tmp_path: Path, capsys):
     plain, packed = [], []
     for name, texts in (("refs", REFS), ("gens", GENS)):
