@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -130,6 +131,20 @@ def test_a_text_of_special_tokens_alone_scores_as_an_empty_one(ref, gen):
     emptied = compute_features([ref.replace("[CLS] [SEP]", "")], [gen.replace("[SEP]", "")], names)
     pd.testing.assert_frame_equal(frame, emptied)
     assert (frame.to_numpy() == 0).all()
+
+
+def test_a_decomposed_copy_scores_as_the_copy_it_is():
+    """"café" typed as "e" and a combining accent is the same text; the lexical metrics read
+    it as another word (BLEU and chrF fell, so P(NoContr) of the copy was 0.79, not 0.99998)."""
+    from evaluator.features.compute import feature_versions
+
+    text = "We had a coffee at the café near the river with 12 friends."
+    composed, decomposed = (unicodedata.normalize(form, text) for form in ("NFC", "NFD"))
+    assert composed != decomposed
+    frame = compute_features([composed, composed], [composed, decomposed], LIGHT)
+    np.testing.assert_array_equal(frame.iloc[1].to_numpy(), frame.iloc[0].to_numpy())
+    assert all(version.endswith("|NFC") for version in feature_versions(LIGHT).values())
+    assert not feature_versions(["bertscore_f"])["bertscore_f"].endswith("|NFC")
 
 
 def test_multi_reference_aggregates_each_feature():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +33,11 @@ from mismatch_core.pairs import check_pairs
 from mismatch_core.resources import DEFAULT_ENCODER, wordnet
 
 AGGREGATES = ("max", "min", "mean")
+# The CPU metrics read each text in Unicode's composed form, so a text and its decomposed twin
+# ("café" typed as "e" and a combining accent) score as the copy they are; part of each CPU
+# feature's cache key. The encoder reads the text as given: its tokenizer normalises what it
+# needs, and span offsets stay in the user's characters.
+CPU_TEXT_FORM = "NFC"
 PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
 # On a GPU the CPU metrics are most of predict's time: on an H100 machine with 16 cores, 2,000
 # pairs took 12.4 s with 2 workers, 7.2 s with 8, 6.3 s with 14 (docs/bench.md)
@@ -43,7 +49,8 @@ def feature_versions(
     names: Sequence[str], encoder: str = DEFAULT_ENCODER, num_layers: int | None = None
 ) -> dict[str, str]:
     """Cache key per feature: metric version, plus encoder name and layer for encoder metrics,
-    plus the digest of the disfluency detector's files for a metric that reads it."""
+    plus the digest of the disfluency detector's files for a metric that reads it, plus the
+    text form (CPU_TEXT_FORM) for the others."""
     metrics_for(names)
     versions = {}
     for name in names:
@@ -53,6 +60,8 @@ def feature_versions(
             version += f"|{encoder_source(encoder, num_layers)}"
             if encoder_metric(metric).needs_disfluency:
                 version += f"|detector={detector_digest()}"
+        else:
+            version += f"|{CPU_TEXT_FORM}"
         versions[name] = version
     return versions
 
@@ -215,7 +224,11 @@ def compute_features(
     cpu = [name for name in metric_names if not is_encoder_metric(name)]
     neural = [name for name in metric_names if is_encoder_metric(name)]
     columns = [column for name in cpu + neural for column in METRICS[name].columns]
-    parts = [cpu_scores(cpu, flat_refs, flat_gens)]
+    refs_read, gens_read = (
+        [unicodedata.normalize(CPU_TEXT_FORM, text) for text in texts]
+        for texts in (flat_refs, flat_gens)
+    )
+    parts = [cpu_scores(cpu, refs_read, gens_read)]
     wanted = (alignments_out, tokens_out, offsets_out)
     if (neural or any(out is not None for out in wanted)) and flat_refs:
         parts.append(
