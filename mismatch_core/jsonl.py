@@ -64,11 +64,26 @@ def is_json_name(value: object) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+class RepeatedKeyError(ValueError):
+    """An object gives one key twice: json.loads keeps the last value without a word."""
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object's (key, value) pairs as a dict; RepeatedKeyError names a key given twice."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        keys = [key for key, _ in pairs]
+        repeated = next(key for index, key in enumerate(keys) if key in keys[:index])
+        raise RepeatedKeyError(f"key {repeated!r} is given twice in one object")
+    return value
+
+
 def read_json(text: str) -> object:
-    """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, an integer of
-    4,300 digits or more, or nesting deeper than Python's stack (a RecursionError otherwise)."""
+    """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, a key given
+    twice in one object (RepeatedKeyError), an integer of 4,300 digits or more, or nesting
+    deeper than Python's stack (a RecursionError otherwise)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
@@ -134,6 +149,8 @@ def iter_json_lines(
             hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
             column = min(error.pos, len(line.rstrip("\r\n"))) + 1  # the line ending is no column
             raise DataError(f"{where}: invalid JSON ({error.msg}, column {column}){hint}") from None
+        except RepeatedKeyError as error:
+            raise DataError(f"{where}: {error}; which value is meant?") from None
         except ValueError as error:  # an integer of 4,300+ digits, deep nesting
             raise DataError(f"{where}: unreadable JSON ({error})") from None
         if not isinstance(value, dict):

@@ -87,6 +87,17 @@ def test_a_lone_surrogate_escape_is_named_by_key_not_met_by_the_tokenizer(tmp_pa
     assert load_records(path)[0].meta == {"title": "cut \ud83d"}
 
 
+def test_a_key_given_twice_in_one_object_is_named(tmp_path):
+    """json.loads keeps the last value without a word: {"gen": A, "gen": B} scored B."""
+    path = tmp_path / "pairs.jsonl"
+    write_lines(path, [json.dumps(record(1)).encode(), b'{"ref": "a", "gen": "x", "gen": "a"}'])
+    with pytest.raises(DataError, match=r"pairs.jsonl:2: key 'gen' is given twice in one object"):
+        load_records(path)
+    nested = {**record(1), "meta": {"t": 1, "u": {"t": 2}}}  # one key in two objects
+    write_lines(path, [json.dumps(nested).encode()])
+    assert load_records(path)[0].meta == {"t": 1, "u": {"t": 2}}
+
+
 def test_a_gzip_file_without_gz_in_its_name_is_named_so(tmp_path):
     path = tmp_path / "pairs.jsonl"
     write_jsonl_gz(path, [record(1)])

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import unicodedata
 from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ AGGREGATES = ("max", "min", "mean")
 # ("café" typed as "e" and a combining accent) score as the copy they are; part of each CPU
 # feature's cache key. The encoder reads the text as given: its tokenizer normalises what it
 # needs, and span offsets stay in the user's characters.
-CPU_TEXT_FORM = "NFC"
+CPU_TEXT_FORM: Final = "NFC"
 PARALLEL_MIN_PAIRS = 256  # below this, starting worker processes costs more than it saves
 # On a GPU the CPU metrics are most of predict's time: on an H100 machine with 16 cores, 2,000
 # pairs took 12.4 s with 2 workers, 7.2 s with 8, 6.3 s with 14 (docs/bench.md)
