@@ -190,8 +190,9 @@ class Evaluator:
     ) -> tuple[list[str | list[str]], list[str], list[str | None] | None, list[str]]:
         """(refs, gens, srcs, ids) as lists, taken by position (a pandas Series with any index
         reads in its order), ids as strings ("0", "1", ... when None), a missing src (None,
-        or NaN as pandas reads an empty cell) as None; ValueError or TypeError for input
-        that does not line up, naming the pair by its id."""
+        or NaN as pandas reads an empty cell) as None, a missing gen as an empty output (the
+        system produced nothing, as a JSONL null); ValueError or TypeError for input that does
+        not line up, naming the pair by its id."""
         import pandas as pd
 
         for name, values in (("refs", refs), ("gens", gens), ("srcs", srcs), ("ids", ids)):
@@ -205,7 +206,7 @@ class Evaluator:
             optional = name in ("srcs", "ids")
             if not (hasattr(values, "__len__") or (optional and values is None)):
                 raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
-        gens = list(gens)
+        gens = ["" if is_null(gen) else gen for gen in gens]
         n = len(gens)
         for name, values in (("refs", refs), ("srcs", srcs), ("ids", ids)):
             if values is not None and len(values) != n:

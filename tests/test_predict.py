@@ -241,13 +241,13 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
         (lambda ev: ev.predict(REFS, GENS, srcs=["x"]), "1 srcs but 5 generated texts"),
         (lambda ev: ev.predict(REFS, GENS, ids=["a"]), "1 ids but 5 generated texts"),
         (lambda ev: ev.predict([[]], ["x"]), "non-empty list"),
-        (lambda ev: ev.predict(["x"], [None]), "gen must be a string"),
+        (lambda ev: ev.predict(["x"], [3]), "gen must be a string, got int"),
         (
             lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]),
             r"pair '1' has an empty reference \(reference 2 of 2\)",
         ),
         (  # by position before, where the other checks name the id
-            lambda ev: ev.predict(["x", "y"], ["a", None], ids=["p", "q"]),
+            lambda ev: ev.predict(["x", "y"], ["a", b"b"], ids=["p", "q"]),
             "pair 'q': gen must be a string",
         ),
         (lambda ev: ev.predict(["x", "y"], ["a", "b"], ids=["p", "p"]), "id 'p' is given to more"),
@@ -262,6 +262,13 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
 def test_api_rejects_malformed_input(base: Evaluator, call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call(base)
+
+
+def test_a_missing_gen_is_an_empty_output_as_in_jsonl(base: Evaluator) -> None:
+    """JSONL's "gen": null scored as an empty output, while the API refused None, and NaN,
+    which pandas reads from an empty CSV cell."""
+    empty, none, nan = base.predict([REFS[0]] * 3, pd.Series(["", None, np.nan]), progress=False)
+    assert none.to_dict() | {"id": "0"} == empty.to_dict() == nan.to_dict() | {"id": "0"}
 
 
 def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) -> None:
