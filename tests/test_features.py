@@ -504,7 +504,7 @@ def test_cache_recomputes_a_bumped_version_and_keeps_other_features(tmp_path, mo
     frame = pd.read_parquet(out)
     assert sorted(frame.columns) == ["bleu", "chrf", "id", "pair_key", "ter"]
     versions = json.loads(pq.read_schema(out).metadata[b"mismatch.feature_versions"])
-    assert versions["chrf"] == f"v{METRICS['chrf'].version}"
+    assert versions["chrf"] == f"v{METRICS['chrf'].version}|NFC"
 
 
 def test_pairs_made_again_under_the_same_ids_are_computed_anew(tmp_path, capsys):
