@@ -35,6 +35,7 @@ from mismatch_core.pairs import (
     first_without_source,
     has_text,
     is_null,
+    references,
 )
 from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
@@ -379,7 +380,7 @@ class Evaluator:
         count = sum(
             1
             for ref, gen in zip(refs, gens, strict=True)
-            if gen in over or any(one in over for one in ([ref] if isinstance(ref, str) else ref))
+            if gen in over or any(one in over for one in references(ref))
         )
         return limit, count
 
@@ -456,13 +457,13 @@ def _one_reference(ref: str | list[str], index: int) -> str:
 
 
 def _flat(refs: list[str | list[str]]) -> list[str]:
-    return [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
+    return [one for ref in refs for one in references(ref)]
 
 
 def _length_key(ref: str | list[str], gen: str) -> tuple:
     """Sort key: similar lengths together, and pairs sharing a reference side by side."""
-    references = [ref] if isinstance(ref, str) else ref
-    return (sum(len(r) for r in references), references, len(gen))
+    texts = references(ref)
+    return (sum(len(text) for text in texts), texts, len(gen))
 
 
 def _over_long_texts(checkpoint: Checkpoint, texts: list[str], device: str) -> tuple[int, set[str]]:

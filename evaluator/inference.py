@@ -33,7 +33,7 @@ from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.malloc import heap_allocations
 from evaluator.model.mismatch_model import NO_CONTRADICTION
-from mismatch_core.pairs import first_without_source
+from mismatch_core.pairs import first_without_source, references
 
 # span tagging batches (token_probabilities): pairs, and padded tokens a side; independent of
 # predict's batch_size, as the tagger's inputs are small (at most MAX_TOKENS states a text)
@@ -99,8 +99,8 @@ def predict_outputs(
             ref_token_offsets=[] if tag else None,
         )
     # one row per (pair, reference): every reading sees one reference only
-    owner = [i for i, ref in enumerate(refs) for _ in ([ref] if isinstance(ref, str) else ref)]
-    flat_refs = [one for ref in refs for one in ([ref] if isinstance(ref, str) else ref)]
+    owner = [i for i, ref in enumerate(refs) for _ in references(ref)]
+    flat_refs = [one for ref in refs for one in references(ref)]
     flat_gens = [gens[i] for i in owner]
     embeddings: dict[str, np.ndarray] = {}
     alignments: dict[str, np.ndarray] | None = {} if config.use_alignment else None

@@ -76,11 +76,16 @@ def has_text(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
+def references(ref: str | Sequence[str]) -> list[str]:
+    """A pair's references as a list: one string is one reference."""
+    return [ref] if isinstance(ref, str) else list(ref)
+
+
 def has_references(ref: str | Sequence[str]) -> bool:
     """Whether every reference of a pair's ``ref`` (one string or several) has text. Features
     are defined for an empty one, but a prediction against nothing is a mistake in the input;
     an empty gen is not (the system produced nothing)."""
-    return all(has_text(item) for item in ([ref] if isinstance(ref, str) else ref))
+    return all(has_text(item) for item in references(ref))
 
 
 def first_empty_reference(refs: Sequence[str | Sequence[str]]) -> int | None:

@@ -45,7 +45,7 @@ from evaluator.features.encoder_pass import (
 from evaluator.features.token_store import TokenTable
 from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import DataError
-from mismatch_core.pairs import read_pairs
+from mismatch_core.pairs import read_pairs, references
 from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
 from synth.perturb import paraphrase, paraphrase_forms, paraphrase_syntax
 from synth.perturb.base import Context
@@ -65,7 +65,7 @@ def clean_texts(paths: list[str], limit: int, seed: int) -> list[str]:
     texts: list[str] = []
     for path in paths:
         pairs = read_pairs(path, labelled=True)
-        texts += [one for ref in pairs["ref"] for one in ([ref] if isinstance(ref, str) else ref)]
+        texts += [one for ref in pairs["ref"] for one in references(ref)]
         texts += list(pairs.loc[pairs["label"] == "NoContr", "gen"])
     texts = [t for t in dict.fromkeys(texts) if WORDS[0] <= len(t.split()) <= WORDS[1]]
     random.Random(seed).shuffle(texts)

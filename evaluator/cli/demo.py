@@ -25,6 +25,7 @@ from evaluator.cli.scoring import (
     load_evaluator,
 )
 from mismatch_core.atomic import same_path
+from mismatch_core.pairs import references
 from mismatch_core.resources import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples" / "pairs.jsonl"
@@ -106,10 +107,10 @@ def run(args: argparse.Namespace) -> int:
             f"{prediction.id:<{width}}  {prediction.score:5.3f}  {labels:<10}  "
             f"{classes:<{column}}  {note}"
         )
-        references = [ref] if isinstance(ref, str) else ref
-        for number, one in enumerate(references):
-            name = "ref" if len(references) == 1 else f"ref {number + 1}"
-            if len(references) > 1 and number == prediction.ref_index:
+        texts = references(ref)
+        for number, one in enumerate(texts):
+            name = "ref" if len(texts) == 1 else f"ref {number + 1}"
+            if len(texts) > 1 and number == prediction.ref_index:
                 name += " (closest, it decided)"
             print(f"    {name}: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
         if prediction.spans:  # wrapped, not shortened: a cut could halve a marked span
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         if prediction.missing:
             described = [
                 _described(item)
-                + (f" (ref {item['ref_index'] + 1})" if len(references) > 1 else "")
+                + (f" (ref {item['ref_index'] + 1})" if len(texts) > 1 else "")
                 for item in prediction.missing
             ]
             print("    missing: " + ", ".join(described))

@@ -37,7 +37,7 @@ from evaluator.features.encoder_pass import encode_distinct, encode_texts, token
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric
 from evaluator.features.token_store import TokenStore
 from mismatch_core.atomic import atomic_path
-from mismatch_core.pairs import read_pairs
+from mismatch_core.pairs import read_pairs, references
 from mismatch_core.resources import DEFAULT_ENCODER
 
 METADATA_KEY = b"mismatch.feature_versions"
@@ -320,7 +320,7 @@ def chunk_texts(rows: pd.DataFrame) -> list[str]:
     """The distinct gen and reference texts of a chunk of pairs, in first-seen order."""
     texts = list(rows["gen"])
     for ref in rows["ref"]:
-        texts.extend([ref] if isinstance(ref, str) else list(ref))
+        texts.extend(references(ref))
     return list(dict.fromkeys(texts))
 
 
@@ -348,7 +348,7 @@ def add_missing_alignments(
     """Compute the alignment vectors of the chunk's pairs that the store lacks."""
     refs, gens = [], []
     for ref, gen in zip(rows["ref"], rows["gen"], strict=True):
-        for one in [ref] if isinstance(ref, str) else list(ref):
+        for one in references(ref):
             if pair_key(one, gen) not in store.vectors:
                 refs.append(one)
                 gens.append(gen)

@@ -30,7 +30,7 @@ from evaluator.features.registry import (
     is_encoder_metric,
     metrics_for,
 )
-from mismatch_core.pairs import check_pairs
+from mismatch_core.pairs import check_pairs, references
 from mismatch_core.resources import DEFAULT_ENCODER, wordnet
 
 AGGREGATES = ("max", "min", "mean")
@@ -218,7 +218,7 @@ def compute_features(
     check_pairs(refs, gens)
     owner, flat_refs, flat_gens = [], [], []
     for index, (ref, gen) in enumerate(zip(refs, gens, strict=True)):
-        for one in [ref] if isinstance(ref, str) else list(ref):
+        for one in references(ref):
             owner.append(index)
             flat_refs.append(one)
             flat_gens.append(gen)
