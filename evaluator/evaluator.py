@@ -26,7 +26,7 @@ from evaluator.inference import Chunk, PairOutputs, predict_outputs
 from evaluator.predict_io import ROUND_DIGITS, Pairs, Prediction
 from evaluator.signature import Signature, signature
 from evaluator.spans import pair_spans
-from evaluator.tasks import Criterion, bounded_ratings
+from evaluator.tasks import Criterion, normalised_outputs
 from mismatch_core.checkpoint_files import CONFIG_FILE
 from mismatch_core.errors import MismatchWarning, PairError
 from mismatch_core.pairs import (
@@ -362,14 +362,12 @@ class Evaluator:
     def _ratings(self, raw: np.ndarray) -> dict[str, float]:
         if not self.criteria:
             return {}
-        if self.kind == "classification":
-            shifted = np.exp(raw - raw.max())
-            values = shifted / shifted.sum()
-        else:
-            values = [
-                c.denormalise(float(v))
-                for c, v in zip(self.criteria, bounded_ratings(raw), strict=True)
-            ]
+        normalised = normalised_outputs(raw, self.kind)
+        values = (
+            list(normalised)
+            if self.kind == "classification"
+            else [c.denormalise(float(v)) for c, v in zip(self.criteria, normalised, strict=True)]
+        )
         return {
             c.key: round(float(v), ROUND_DIGITS) for c, v in zip(self.criteria, values, strict=True)
         }

@@ -22,7 +22,7 @@ from evaluator.finetune.datamodule import PreparedTask, split_rows, training_row
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.train import export, fit, recorded_settings
 from evaluator.signature import folder_signature
-from evaluator.tasks import bounded_ratings
+from evaluator.tasks import normalised_outputs
 from mismatch_core.atomic import write_text_atomic
 from mismatch_core.errors import DataError
 from mismatch_core.groups import group_position
@@ -55,10 +55,7 @@ def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray
     _, _, ratings = closest_outputs(module.model, features, inputs)
     if ratings is None:
         raise ValueError(f"the model rates nothing: it has no rating head for {prepared.task.name}")
-    if prepared.task.kind == "classification":
-        shifted = np.exp(ratings - ratings.max(axis=1, keepdims=True))
-        return shifted / shifted.sum(axis=1, keepdims=True)
-    return bounded_ratings(ratings)
+    return normalised_outputs(ratings, prepared.task.kind)
 
 
 def criterion_scores(scores: np.ndarray, targets: np.ndarray) -> dict[int, dict[str, float]]:

@@ -165,14 +165,13 @@ class Scorer:
         class's probability, else the mean over criteria of each rating on [0, 1] (a raw
         output is that rating, which predict bounds (``bounded_ratings``) before mapping it
         to the human scale)."""
-        from evaluator.tasks import bounded_ratings
+        from evaluator.tasks import normalised_outputs
 
+        values = normalised_outputs(raw, self.evaluator.kind)
         if self.evaluator.kind == "classification":
-            shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
             (task,) = self.checkpoint.tasks
-            good = self.evaluator.rating_keys.index(GOOD_CLASS[task])
-            return shifted[:, good] / shifted.sum(axis=1)
-        return bounded_ratings(raw).mean(axis=1)
+            return values[:, self.evaluator.rating_keys.index(GOOD_CLASS[task])]
+        return values.mean(axis=1)
 
     def _reads(self, column: str) -> bool:
         """Whether the checkpoint's own features include ``column`` as the baseline defines it
