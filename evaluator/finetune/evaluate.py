@@ -266,13 +266,8 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
         )
         for metric in metrics
     }
-    best = max(baseline_means, key=baseline_means.__getitem__)
     out["summary"] = {
-        "ours_kendall": float(np.mean(per_seed)),
-        "ours_kendall_std": float(np.std(per_seed)),
-        "best_baseline": best,
-        "best_baseline_kendall": baseline_means[best],
-        "named_baselines": {m: baseline_means[m] for m in NAMED_BASELINES if m in baseline_means},
+        **kendall_summary(per_seed, baseline_means),
         "ablations": {
             name: float(
                 np.mean([out["criteria"][k]["ablations"][name]["kendall"] for k in criteria])
@@ -288,6 +283,18 @@ def summarise(prepared: PreparedTask, runs: list[dict], seeds: list[int]) -> dic
         out["summary"]["accuracy_std"] = float(np.std([run["accuracy"] for run in runs]))
     out["datasets"] = summarise_datasets(prepared, runs)
     return out
+
+
+def kendall_summary(per_seed: list, baseline_means: dict[str, float]) -> dict:
+    """Ours (mean and std over seeds) beside the best single metric and the named ones."""
+    best = max(baseline_means, key=baseline_means.__getitem__)
+    return {
+        "ours_kendall": float(np.mean(per_seed)),
+        "ours_kendall_std": float(np.std(per_seed)),
+        "best_baseline": best,
+        "best_baseline_kendall": baseline_means[best],
+        "named_baselines": {m: baseline_means[m] for m in NAMED_BASELINES if m in baseline_means},
+    }
 
 
 def summarise_datasets(prepared: PreparedTask, runs: list[dict]) -> dict[str, dict]:
@@ -308,16 +315,11 @@ def summarise_datasets(prepared: PreparedTask, runs: list[dict]) -> dict[str, di
             metric: float(np.mean([one["baselines"][metric][c] for one in seen for c in columns]))
             for metric in metrics
         }
-        best = max(baseline_means, key=baseline_means.__getitem__)
         out[name] = {
             "criteria": [criteria[c] for c in columns],
             "seeds": len(seen),
             "n_test_mean": float(np.mean([one["n_test"] for one in seen])),
-            "ours_kendall": float(np.mean(per_seed)),
-            "ours_kendall_std": float(np.std(per_seed)),
-            "best_baseline": best,
-            "best_baseline_kendall": baseline_means[best],
-            "named_baselines": {m: baseline_means[m] for m in NAMED_BASELINES if m in metrics},
+            **kendall_summary(per_seed, baseline_means),
             "per_criterion": {
                 criteria[c]: {
                     "ours": float(np.mean([one["ours"][c]["kendall"] for one in seen])),
