@@ -67,6 +67,16 @@ class PairOutputs:
     ref_token_offsets: list[np.ndarray | None] | None = None
 
 
+def predict_proba(
+    checkpoint: Checkpoint,
+    refs: Sequence[str | Sequence[str]],
+    gens: Sequence[str],
+    batch_size: int = 64,
+) -> np.ndarray:
+    """Probabilities (n, num_classes) in taxonomy order; column 0 (NoContr) is the score."""
+    return predict_outputs(checkpoint, refs, gens, batch_size).probabilities
+
+
 def predict_outputs(
     checkpoint: Checkpoint,
     refs: Sequence[str | Sequence[str]],

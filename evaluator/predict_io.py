@@ -271,8 +271,9 @@ def iter_text_lines(path: Path, copy: Path | None = None) -> Iterator[str]:
         line = line.removesuffix("\n").removesuffix("\r")
         if "\r" in line:  # one text a line: a carriage return inside one ends a line elsewhere
             raise DataError(
-                f"{path}:{number}: a carriage return inside the line; a file whose lines end "
-                "with CR alone (old Mac) reads as one line: convert them to LF (tr '\\r' '\\n')"
+                f"{path}:{number}: a carriage return inside the line, which would be read as "
+                "part of the text; if the file's lines end with CR alone (old Mac), convert them "
+                "to LF (tr '\\r' '\\n'), else remove it"
             )
         yield line
 

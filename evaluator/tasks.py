@@ -58,6 +58,7 @@ def bounded_ratings(raw: np.ndarray) -> np.ndarray:
 def normalised_outputs(raw: np.ndarray, kind: str | None) -> np.ndarray:
     """Raw rating outputs (one row, or a row per pair) on the normalised scale: for a
     classification task each row's class probabilities (a softmax), else `bounded_ratings`."""
+    raw = np.asarray(raw)
     if kind != "classification":
         return bounded_ratings(raw)
     shifted = np.exp(raw - raw.max(axis=-1, keepdims=True))

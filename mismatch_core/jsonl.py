@@ -18,7 +18,12 @@ from mismatch_core.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
 BYTE_ORDER_MARK = "\ufeff"  # how some editors (Windows Notepad) start a UTF-8 file
-UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # little- and big-endian byte order marks
+# byte order marks (little- and big-endian) of the wider encodings; UTF-32's first, since
+# its little-endian mark starts with UTF-16's
+WIDE_MARKS = {
+    "UTF-32": (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"),
+    "UTF-16": (b"\xff\xfe", b"\xfe\xff"),
+}
 STDIN_NAME = "<stdin>"  # the name errors give standard input
 
 
@@ -65,27 +70,30 @@ def is_json_name(value: object) -> bool:
 
 
 class RepeatedKeyError(ValueError):
-    """An object gives one key twice: json.loads keeps the last value without a word."""
-
-
-def unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """An object's (key, value) pairs as a dict; RepeatedKeyError names a key given twice."""
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        keys = [key for key, _ in pairs]
-        repeated = next(key for index, key in enumerate(keys) if key in keys[:index])
-        raise RepeatedKeyError(f"key {repeated!r} is given twice in one object")
-    return value
+    """A record gives one of its keys twice: json.loads keeps the last value without a word."""
 
 
 def read_json(text: str) -> object:
-    """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, a key given
-    twice in one object (RepeatedKeyError), an integer of 4,300 digits or more, or nesting
+    """``json.loads``, any failure a ValueError saying why: json.JSONDecodeError, a key the
+    outer object gives twice (RepeatedKeyError; nested objects, metadata that other tools
+    write, are taken as json.loads takes them), an integer of 4,300 digits or more, or nesting
     deeper than Python's stack (a RecursionError otherwise)."""
+    closed: list[list[tuple[str, object]]] = []  # the pairs of the object closed last
+
+    def keep_pairs(pairs: list[tuple[str, object]]) -> dict:
+        closed[:] = [pairs]
+        return dict(pairs)
+
     try:
-        return json.loads(text, object_pairs_hook=unique_keys)
+        value = json.loads(text, object_pairs_hook=keep_pairs)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    if isinstance(value, dict):
+        keys = [key for key, _ in closed[0]]  # the outer object is the one closed last
+        if len(keys) > len(value):
+            repeated = next(key for index, key in enumerate(keys) if key in keys[:index])
+            raise RepeatedKeyError(f"key {repeated!r} is given twice in one object")
+    return value
 
 
 def raw_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[bytes]:
@@ -125,8 +133,9 @@ def decoded_lines(lines: Iterable[bytes], name: str, compressed: str) -> Iterato
         except UnicodeDecodeError as error:
             if number == 1 and raw.startswith(GZIP_MAGIC):
                 raise DataError(f"{name}:1: gzip-compressed; {compressed}") from None
-            if number == 1 and raw.startswith(UTF16_MARKS):  # what Windows PowerShell's > writes
-                raise DataError(f"{name}:1: UTF-16 text; save it as UTF-8") from None
+            marked = next((n for n, marks in WIDE_MARKS.items() if raw.startswith(marks)), None)
+            if number == 1 and marked:  # UTF-16: what Windows PowerShell's > writes
+                raise DataError(f"{name}:1: {marked} text; save it as UTF-8") from None
             raise DataError(f"{name}:{number}: invalid UTF-8 ({error.reason})") from None
         yield number, line.removeprefix(BYTE_ORDER_MARK) if number == 1 else line
 

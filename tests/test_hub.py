@@ -455,11 +455,8 @@ def test_the_signature_hashes_the_files_as_loaded(saved: Path) -> None:
 
 
 @pytest.mark.slow
-def test_probabilities_from_raw_texts(tmp_path: Path) -> None:
-    from evaluator.inference import predict_outputs
-
-    def predict_proba(*args, **kwargs):
-        return predict_outputs(*args, **kwargs).probabilities
+def test_predict_proba_from_raw_texts(tmp_path: Path) -> None:
+    from evaluator.inference import predict_proba
 
     directory = save_pretrained(frozen_model(embedding_dim=384), tmp_path / "ckpt", scaler=scaler())
     checkpoint = load(directory)

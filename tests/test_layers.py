@@ -1,6 +1,6 @@
 """The package layers, read from the source with ``ast``: every import points down (or within its
-own layer), no two packages import each other (directly or round a cycle), and nothing outside
-``evaluator.cli`` imports a command module."""
+own layer), no two packages import each other (directly or round a cycle), nothing outside
+``evaluator.cli`` imports a command module, and no command module imports another."""
 
 from __future__ import annotations
 

@@ -852,9 +852,11 @@ def test_line_endings_of_other_systems_are_read_or_named(
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == len(REFS)
     (tmp_path / "cr.txt").write_bytes(("\r".join(REFS) + "\r").encode("utf-8"))
     (tmp_path / "utf16.txt").write_text("\n".join(REFS) + "\n", encoding="utf-16")
+    (tmp_path / "utf32.txt").write_text("\n".join(REFS) + "\n", encoding="utf-32")
     for name, problem in (
-        ("cr.txt", ":1: a carriage return inside the line; a file whose lines end with CR alone"),
+        ("cr.txt", ":1: a carriage return inside the line, which would be read as part of"),
         ("utf16.txt", ":1: UTF-16 text; save it as UTF-8"),
+        ("utf32.txt", ":1: UTF-32 text; save it as UTF-8"),
     ):
         given = ["--refs", str(tmp_path / name), "--gens", str(tmp_path / "gens.txt")]
         assert predict_cli("--checkpoint", str(base_dir), *given) == 2

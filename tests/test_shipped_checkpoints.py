@@ -350,7 +350,8 @@ def test_spans_mark_the_changed_words_and_nothing_in_a_copy(name: str) -> None:
 # (the README's promise: equal signatures, equal scores). Rewritten by running this file
 # (`.venv/bin/python tests/test_shipped_checkpoints.py`) after a change that is meant to move
 # them: a new checkpoint changes the signature by itself, a change of code that moves a score
-# under the same checkpoint needs a new package version first (pyproject.toml).
+# under the same checkpoint needs a new package version first (pyproject.toml, then `make
+# setup`, which installs it, so that the signatures carry it).
 PINNED = REPO_ROOT / "tests" / "pinned_scores.json"
 
 
@@ -402,7 +403,8 @@ def test_scores_are_the_pinned_ones_of_their_signature(name: str) -> None:
     }
     assert not moved, (
         f"{len(moved)} of {len(now)} values moved under an unchanged signature, e.g. "
-        f"{dict(list(moved.items())[:3])}; raise the package version, then {rewrite}"
+        f"{dict(list(moved.items())[:3])}; raise the package version (pyproject.toml), "
+        f"install it (make setup), then {rewrite}"
     )
 
 

@@ -1,10 +1,11 @@
 """The `mismatch` console script: one subcommand per capability, imported only when used.
 
-Every command has one module in this package (``pretrain`` forwards to the LightningCLI in
-``evaluator.training.pretrain``; ``scoring`` holds options that several commands share),
-defining ``add_arguments(parser)`` and ``run(args) -> int``, or, where another tool reads every
-argument (``--help`` too), ``FORWARDS_ARGUMENTS = True`` and ``run(arguments: list[str]) ->
-int``; no library code imports from it (the scripts under scripts/ do)."""
+Every command has one module in this package, defining ``add_arguments(parser)`` and
+``run(args) -> int``, or, where another tool reads every argument (``--help`` too; ``pretrain``
+forwards to the LightningCLI in ``evaluator.training.pretrain``), ``FORWARDS_ARGUMENTS = True``
+and ``run(arguments: list[str]) -> int``. No command imports another: what several share sits
+in modules of its own (``scoring``, ``fit_inputs``, ``bench.parts``). No library code imports
+from this package (the scripts under scripts/ do)."""
 
 from __future__ import annotations
 

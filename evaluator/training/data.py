@@ -101,7 +101,8 @@ def check_feature_versions(file: str, schema: pa.Schema, versions: dict[str, str
         if name in stored and stored[name] != version:
             raise DataError(
                 f"{file}: {name} was computed as {stored[name]!r}, this run reads it as "
-                f"{version!r} (another encoder, layer or metric version); compute it again: "
+                f"{version!r} (another encoder, layer, metric version or text form); compute it "
+                "again: "
                 f"mismatch features --pairs PAIRS --out {file} --features {name}, with this "
                 "run's --encoder and --num-layers"
             )

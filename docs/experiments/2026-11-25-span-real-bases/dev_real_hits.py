@@ -12,15 +12,15 @@ from pathlib import Path
 from evaluator.cli.bench.spans import _hits_and_precision, span_cases
 from evaluator.cli.spans import DEV_FRACTION
 from evaluator.evaluator import Evaluator
-from evaluator.training.spans import real_base_pairs
+from evaluator.training.spans import tagger_real_bases
 from synth.corpora import split_of
 from synth.spans import changed_regions
 
-SEED = 13  # the training seed: real_base_pairs draws the same perturbations
+SEED = 13  # the training seed: tagger_real_bases draws the same perturbations
 
 
 def main(human_dir: str, checkpoints: list[str]) -> None:
-    pairs = real_base_pairs(Path(human_dir), SEED)
+    pairs = tagger_real_bases(Path(human_dir), SEED)
     in_dev = pairs["group"].map(lambda g: split_of(g, "spans-dev", DEV_FRACTION)) == "val"
     dev = pairs[in_dev & (pairs["label"] != "NoContr")]
     gold = []
