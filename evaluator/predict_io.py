@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 import re
-import shutil
 import stat
 import tempfile
 from collections import Counter
@@ -322,13 +321,23 @@ def spooled(path: Path) -> IO[bytes]:
         raise DataError(f"{path}: cannot read ({error.strerror})") from None
 
 
+SPOOL_CHUNK = 1 << 20  # bytes read and written at a time
+
+
 def spool(stream: BinaryIO) -> IO[bytes]:
     """The bytes of ``stream``, read once, kept in a temporary file (removed when closed, or
     at exit) that readers open afresh by its name, for as many passes as they need."""
     copy = tempfile.NamedTemporaryFile(prefix="mismatch-input-")
     try:
-        shutil.copyfileobj(stream, copy)
-        copy.flush()
+        while chunk := stream.read(SPOOL_CHUNK):
+            try:
+                copy.write(chunk)
+                copy.flush()
+            except OSError as error:  # a read error is the caller's to name
+                raise DataError(
+                    f"cannot keep a copy of the input in {Path(copy.name).parent} "
+                    f"({error.strerror}); set TMPDIR to a folder with room"
+                ) from None
     except BaseException:
         copy.close()
         raise

@@ -34,7 +34,15 @@ def atomic_path(path: Path) -> Iterator[Path]:
     temporary = _hidden_beside(path, path.stem, f".{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
+        if path.is_file():  # a replaced file keeps its permissions (a private 0600 one too)
+            shutil.copymode(path, temporary)
         os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        _remove_if_empty(made)
+        if error.filename is None:  # a write that names no file (a full disk; pyarrow's)
+            raise OSError(error.errno, error.strerror or str(error), str(path)) from None
+        raise
     except BaseException:
         temporary.unlink(missing_ok=True)
         _remove_if_empty(made)

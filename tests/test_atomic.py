@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -236,3 +237,23 @@ def test_same_path_compares_paths_as_their_commands_open_them(tmp_path: Path, mo
     assert same_path(Path("link.jsonl"), Path("./in.jsonl"))
     assert not same_path(Path("~/in.jsonl"), tmp_path / "home" / "in.jsonl")
     assert same_path(Path("~/in.jsonl"), tmp_path / "~" / "in.jsonl")
+
+
+def test_a_write_that_fails_names_the_file_it_was_for(tmp_path: Path) -> None:
+    """A full disk raised "[Errno 28] No space left on device" naming no file (compare --out,
+    the feature caches): the error now names the output, and nothing is left behind."""
+    target = tmp_path / "new" / "out.json"
+    with pytest.raises(OSError) as caught:
+        with atomic_path(target) as temporary:
+            temporary.write_text("half")
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(target))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "scores.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    write_text_atomic(target, "new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o600

@@ -178,6 +178,8 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
             except BrokenPipeError:  # the reader stopped early (`| head`): nothing to report
                 _silence_stdout()
                 return 141  # as a shell reports a command ended by SIGPIPE
+            except OSError as error:  # a full disk behind the redirection, /dev/full
+                raise CommandError(f"cannot write to stdout: {error.strerror}") from None
         else:
             from mismatch_core.atomic import atomic_path
 
