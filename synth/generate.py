@@ -21,6 +21,7 @@ import json
 import multiprocessing
 import random
 import re
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -251,7 +252,9 @@ def generate(
 
     _preload()
     context = multiprocessing.get_context("fork")
-    with context.Pool(config.processes) as pool:
+    # workers ignore Ctrl-C: the command stops them; their own KeyboardInterrupt tracebacks,
+    # cut off by that stop, printed stray lines after "interrupted"
+    with context.Pool(config.processes, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
             tasks: list[Task] = []

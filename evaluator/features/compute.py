@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import unicodedata
 from collections.abc import Sequence
 from typing import Final
@@ -97,7 +98,10 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     tasks = [
         (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
     ]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    # workers ignore Ctrl-C: the command stops them; their own KeyboardInterrupt tracebacks,
+    # cut off by that stop, printed stray lines before "interrupted"
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
         return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
 
 
