@@ -103,6 +103,25 @@ def _raise_terminated(signum: int, frame: object) -> None:
         raise Terminated
 
 
+def _terminated_again(default_hook: Callable) -> Callable:
+    """A ``sys.unraisablehook`` that raises a swallowed Terminated again: Python drops what a
+    ``__del__`` raises, so a SIGTERM that landed in one was lost, and every later SIGTERM
+    passed (the command ran to its end). The signal is sent again from a thread, so that its
+    handler raises it where the command stands next, not inside this hook, which would drop
+    it too; other unraisable errors go to ``default_hook``."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            _Sigterm.terminating = False
+            resend = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
+            resend.daemon = True
+            resend.start()
+            return
+        default_hook(unraisable)
+
+    return hook
+
+
 def _stdout_reader_gone() -> bool:
     """Whether standard output is a pipe whose reader has stopped reading (``| head``), not
     some other pipe a command wrote to."""
@@ -230,11 +249,13 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
+    unraisable_hook = sys.unraisablehook
     try:
         try:  # installed inside, so that a SIGTERM right after it is caught below
             _Sigterm.commands += 1
             if holds:
                 _Sigterm.terminating = False
+                sys.unraisablehook = _terminated_again(unraisable_hook)
                 signal.signal(signal.SIGTERM, _raise_terminated)
             return int(run() or 0)
         finally:  # the default back before any error line is printed
@@ -242,6 +263,7 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
                 _Sigterm.terminating = True  # command has ended, and the swap must happen
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                sys.unraisablehook = unraisable_hook
     except (
         CommandError,
         CheckpointError,
