@@ -32,8 +32,10 @@ from evaluator.features.lexical import (
     EditDistance,
     Fragments,
     LengthRatio,
+    Rouge,
     UnfinishedEnd,
     extractive_fragments,
+    rouge_l,
 )
 from evaluator.features.registry import METRICS, metrics_for
 from evaluator.model.mismatch_model import SourceScaling
@@ -88,6 +90,30 @@ def test_agreement_of_numbers_negation_and_names():
 def test_length_ratio_and_edit_distance():
     assert LengthRatio().compute(["a b c d", ""], ["a b", "x y"])[:, 0].tolist() == [0.5, 2.0]
     assert EditDistance().compute(["abcd", ""], ["abcf", ""])[:, 0].tolist() == [0.25, 0.0]
+
+
+def test_rouge_l_is_the_longest_common_subsequence_over_each_length():
+    precision, recall, f = rouge_l(["a", "b", "c", "d"], ["b", "x", "d"])
+    assert (precision, recall) == (2 / 3, 2 / 4)
+    assert f == pytest.approx(2 * precision * recall / (precision + recall))
+    assert rouge_l([], ["a"]) == rouge_l(["a"], []) == (0.0, 0.0, 0.0)
+
+
+def test_rouge_of_long_texts_builds_no_table_of_their_token_pairs():
+    """rouge-score's own ROUGE-L needs len(ref) x len(gen) cells: 1.15 GB at 50,000 chars."""
+    import tracemalloc
+
+    words = [f"w{index % 997}" for index in range(6_000)]
+    ref, gen = " ".join(words), " ".join(reversed(words))
+    metric = Rouge()
+    tracemalloc.start()
+    try:
+        values = metric.compute([ref], [gen])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000  # a table of 6,000 x 6,000 cells takes over 280 MB
+    assert values[0, 0] == 1.0 and 0.0 < values[0, 6] < 1.0
 
 
 @pytest.mark.parametrize(

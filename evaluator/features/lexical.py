@@ -28,6 +28,42 @@ def word_tokens(text: str) -> list[str]:
     return TOKEN_PATTERN.findall(text.lower())
 
 
+class RecentTokens:
+    """rouge-score's stemming tokenizer, remembering its last few texts.
+
+    ROUGE-L reads the tokens the n-gram scorer has just made; stemming them twice would
+    double the metric's cost.
+    """
+
+    def __init__(self) -> None:
+        from rouge_score.tokenizers import DefaultTokenizer
+
+        self.tokenizer = DefaultTokenizer(use_stemmer=True)
+        self.tokenize = functools.lru_cache(maxsize=4)(self._tokenize)
+
+    def _tokenize(self, text: str) -> list[str]:
+        return self.tokenizer.tokenize(text)
+
+
+def rouge_l(ref_tokens: Sequence[str], gen_tokens: Sequence[str]) -> tuple[float, float, float]:
+    """ROUGE-L precision, recall and F as rouge-score computes them.
+
+    rouge-score finds the longest common subsequence with a Python table of len(ref) x len(gen)
+    cells: 72 s and 1.15 GB for a pair of 50,000-character texts, out of memory a few times
+    longer. rapidfuzz finds the same length bit-parallel in linear memory; the arithmetic
+    after it is rouge-score's own.
+    """
+    from rapidfuzz.distance import LCSseq
+    from rouge_score.scoring import fmeasure
+
+    if not ref_tokens or not gen_tokens:
+        return 0.0, 0.0, 0.0
+    length = LCSseq.similarity(ref_tokens, gen_tokens)
+    precision = length / len(gen_tokens)
+    recall = length / len(ref_tokens)
+    return precision, recall, fmeasure(precision, recall)
+
+
 @register
 class Rouge(Metric):
     name = "rouge"
@@ -37,14 +73,16 @@ class Rouge(Metric):
     def __init__(self) -> None:
         from rouge_score.rouge_scorer import RougeScorer
 
-        self.scorer = RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+        self.tokens = RecentTokens()
+        self.scorer = RougeScorer(["rouge1", "rouge2"], tokenizer=self.tokens)
 
     def compute(self, refs: Sequence[str], gens: Sequence[str]) -> np.ndarray:
         rows = []
         for ref, gen in zip(refs, gens, strict=True):
             scores = self.scorer.score(ref, gen)
             rows.append(
-                [value for kind in ("rouge1", "rouge2", "rougeL") for value in scores[kind]]
+                [value for kind in ("rouge1", "rouge2") for value in scores[kind]]
+                + list(rouge_l(self.tokens.tokenize(ref), self.tokens.tokenize(gen)))
             )
         return np.asarray(rows, dtype=np.float64).reshape(len(refs), len(self.columns))
 
