@@ -75,6 +75,40 @@ def test_fragments_follow_grusky_algorithm():
     assert compression == pytest.approx(1.0)
 
 
+def grusky_algorithm_1(article: list[str], summary: list[str]) -> list[int]:
+    """Algorithm 1 of Grusky et al. (2018) as printed: the whole article for every position."""
+    lengths = []
+    i = 0
+    while i < len(summary):
+        best, j = 0, 0
+        while j < len(article):
+            if summary[i] == article[j]:
+                i_end, j_end = i, j
+                while (
+                    i_end < len(summary)
+                    and j_end < len(article)
+                    and summary[i_end] == article[j_end]
+                ):
+                    i_end, j_end = i_end + 1, j_end + 1
+                best = max(best, i_end - i)
+                j = j_end
+            else:
+                j += 1
+        i += max(best, 1)
+        if best:
+            lengths.append(best)
+    return lengths
+
+
+def test_fragments_are_those_of_algorithm_1_on_random_texts():
+    """Few distinct tokens make many overlapping runs, where a skipped position would show."""
+    rng = np.random.default_rng(0)
+    for _ in range(3_000):
+        article = [str(token) for token in rng.integers(0, 3, rng.integers(0, 25))]
+        summary = [str(token) for token in rng.integers(0, 3, rng.integers(0, 25))]
+        assert extractive_fragments(article, summary) == grusky_algorithm_1(article, summary)
+
+
 def test_agreement_of_numbers_negation_and_names():
     rows = Agreement().compute(
         ["Four apples fell.", "He took 4 gifts.", "Anna met Tom in Paris.", "a dog runs"],

@@ -246,29 +246,32 @@ def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
 
 
 def extractive_fragments(article: list[str], summary: list[str]) -> list[int]:
-    """Lengths of the greedy shared fragments of Grusky et al. (2018), Algorithm 1, verbatim.
+    """Lengths of the greedy shared fragments of Grusky et al. (2018), Algorithm 1.
 
     For each summary position the longest run of tokens that also appears contiguously in
-    the article is taken; the search then resumes after that run.
+    the article is taken; the search then resumes after that run. Algorithm 1 scans the
+    whole article for every summary position (8 s for two 50,000-character texts, minutes
+    for longer ones); this visits only the article positions that hold the token, in the
+    same order and with the same skips past each run, so it finds the same fragments.
     """
+    positions: dict[str, list[int]] = {}
+    for position, token in enumerate(article):
+        positions.setdefault(token, []).append(position)
     lengths = []
     i = 0
     while i < len(summary):
         best = 0
         j = 0
-        while j < len(article):
-            if summary[i] == article[j]:
-                i_end, j_end = i, j
-                while (
-                    i_end < len(summary)
-                    and j_end < len(article)
-                    and summary[i_end] == article[j_end]
-                ):
-                    i_end, j_end = i_end + 1, j_end + 1
-                best = max(best, i_end - i)
-                j = j_end
-            else:
-                j += 1
+        for start in positions.get(summary[i], ()):
+            if start < j:
+                continue  # inside the last run, which Algorithm 1 skips
+            i_end, j_end = i, start
+            while (
+                i_end < len(summary) and j_end < len(article) and summary[i_end] == article[j_end]
+            ):
+                i_end, j_end = i_end + 1, j_end + 1
+            best = max(best, i_end - i)
+            j = j_end
         i += max(best, 1)
         if best:
             lengths.append(best)
