@@ -21,6 +21,7 @@ from pathlib import Path
 from mismatch_core.errors import DataError
 from mismatch_core.groups import group_position
 from mismatch_core.jsonl import hashed_jsonl, is_json_name, iter_jsonl
+from mismatch_core.pairs import has_references
 
 REQUIRED_KEYS = ("ref", "gen", "scores")
 
@@ -49,7 +50,7 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
     refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]
     if not refs or not all(isinstance(r, str) for r in refs):
         raise DataError(f"{where}: key 'ref' must be a string or a non-empty list of strings")
-    if not all(r.strip() for r in refs):  # as mismatch predict refuses it: nothing to compare
+    if not has_references(refs):  # as mismatch predict refuses it: nothing to compare
         raise DataError(f"{where}: key 'ref' holds an empty reference")
     gen = "" if value["gen"] is None else value["gen"]  # null = the system produced nothing
     if not isinstance(gen, str):

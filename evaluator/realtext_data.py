@@ -26,6 +26,7 @@ from typing import Any
 
 from evaluator.human_data import HumanRecord, load_records, split_by_group
 from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.pairs import has_text
 from mismatch_core.taxonomy import ERROR_CODES
 from synth.perturb import Context
 from synth.rules import holds_against_reference, parse, shared_rules
@@ -74,7 +75,7 @@ def checked_value(record: object, key: str, kind: type, where: str) -> Any:
     if not isinstance(record, dict) or key not in record:
         raise ValueError(f"{where}: missing key {key!r}")
     value = record[key]
-    if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
+    if not isinstance(value, kind) or (isinstance(value, str) and not has_text(value)):
         wanted = "a text" if kind is str else f"a JSON {'object' if kind is dict else 'true/false'}"
         raise ValueError(f"{where}: key {key!r} must be {wanted}, got {json.dumps(value)[:80]}")
     return value

@@ -9,6 +9,7 @@ names the file and, for a bad row, its number and id.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeGuard
@@ -71,9 +72,12 @@ def detail_problem(detail: object) -> str | None:
 
 
 def has_text(value: object) -> TypeGuard[str]:
-    """Whether ``value`` is a string with more than white space (a pair's source is given
-    only then)."""
-    return isinstance(value, str) and bool(value.strip())
+    """Whether ``value`` is a string with a visible character (a pair's source is given only
+    then). White space, control and format characters (a zero-width space, a byte-order mark,
+    a soft hyphen) show nothing, and the encoder's tokenizer drops them."""
+    return isinstance(value, str) and any(
+        not (char.isspace() or unicodedata.category(char) in ("Cc", "Cf")) for char in value
+    )
 
 
 def references(ref: str | Sequence[str]) -> list[str]:
@@ -89,7 +93,7 @@ def has_references(ref: str | Sequence[str]) -> bool:
 
 
 def first_empty_reference(refs: Sequence[str | Sequence[str]]) -> int | None:
-    """The index of the first pair with an empty (or white-space) reference, or None."""
+    """The index of the first pair with an empty reference (nothing visible), or None."""
     return next((index for index, ref in enumerate(refs) if not has_references(ref)), None)
 
 

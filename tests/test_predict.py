@@ -246,6 +246,10 @@ def test_progress_bar_only_when_asked_and_long(base: Evaluator, monkeypatch, cap
             lambda ev: ev.predict(["x", ["y", "\t"]], ["a", "b"]),
             r"pair '1' has an empty reference \(reference 2 of 2\)",
         ),
+        (  # a zero-width space and a byte-order mark show nothing, and the encoder drops them
+            lambda ev: ev.predict(["x", "\u200b\ufeff "], ["a", "b"]),
+            r"pair '1' has an empty reference$",
+        ),
         (  # by position before, where the other checks name the id
             lambda ev: ev.predict(["x", "y"], ["a", b"b"], ids=["p", "q"]),
             "pair 'q': gen must be a string",

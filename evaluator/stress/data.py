@@ -17,6 +17,7 @@ from pathlib import Path
 from evaluator.tasks import TASKS, get_task, load_task_records
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.pairs import has_text
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,9 @@ def items_from_jsonl(path: Path) -> list[StressItem]:
             if key not in value:
                 raise DataError(f"{where}: missing key {key!r}")
         refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]
-        if not refs or not all(isinstance(r, str) and r.strip() for r in refs):
+        if not refs or not all(has_text(r) for r in refs):
             raise DataError(f"{where}: key 'ref' must be a non-empty string or list of them")
-        if not isinstance(value["gen"], str) or not value["gen"].strip():
+        if not has_text(value["gen"]):
             raise DataError(f"{where}: key 'gen' (the gold hypothesis) must be a non-empty string")
         src = value.get("src")
         if src is not None and not isinstance(src, str):
