@@ -52,6 +52,9 @@ TOP_LEVEL_KEYS = (
 )
 ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
+# How a checkpoint's ratings combine a feature over several references: the one way inference
+# has (`inference.max_over_references`), recorded so that config.json says it.
+REFERENCE_AGGREGATE = "max"
 
 
 @dataclass
@@ -69,11 +72,6 @@ class Checkpoint:
         return list(self.config["features"]["names"])
 
     @property
-    def aggregate(self) -> str:
-        """How features of several references are combined (see evaluator.features)."""
-        return str(self.config["features"]["aggregate"])
-
-    @property
     def num_layers(self) -> int | None:
         """The BERTScore layer the features were computed with (None: the encoder's last)."""
         return self.config["features"].get("num_layers")
@@ -88,7 +86,6 @@ def save_pretrained(
     directory: str | os.PathLike,
     *,
     scaler: FeatureScaler,
-    aggregate: str = "max",
     num_layers: int | None = None,
     training: Mapping[str, object] | None = None,
     metrics: Mapping[str, float] | None = None,
@@ -96,8 +93,7 @@ def save_pretrained(
 ) -> Path:
     """Write a checkpoint directory atomically (temp dir, then rename) and return its path.
 
-    aggregate / num_layers: how features are computed (multi-reference aggregation, BERTScore
-    layer), as in training; training: facts about the training data/run for the card (e.g. pairs, split, command);
+    num_layers: the BERTScore layer the features are computed with, as in training; training: facts about the training data/run for the card (e.g. pairs, split, command);
     metrics: held-out results for the card and config; tasks: per-task criteria with their
     human scales, filled by fine-tuning (empty for the pretrained base model).
     """
@@ -118,7 +114,7 @@ def save_pretrained(
         "architecture": model.config.to_dict(),
         "features": {
             "names": list(scaler.names),
-            "aggregate": aggregate,
+            "aggregate": REFERENCE_AGGREGATE,
             "num_layers": num_layers,
             "scaler": scaler.to_dict(),
         },
@@ -163,12 +159,11 @@ def save_from_checkpoint(
     metrics: Mapping[str, float] | None,
 ) -> Path:
     """``save_pretrained`` for a model trained further from ``checkpoint``: its features are
-    read as the checkpoint's (scaler, aggregation, BERTScore layer) and it rates its tasks."""
+    read as the checkpoint's (scaler, BERTScore layer) and it rates its tasks."""
     return save_pretrained(
         model,
         directory,
         scaler=checkpoint.scaler,
-        aggregate=checkpoint.aggregate,
         num_layers=checkpoint.num_layers,
         training=training,
         metrics=metrics,
@@ -449,7 +444,6 @@ def reads_disfluency(names: list[str]) -> bool:
 
 def _check_feature_settings(features: dict, architecture: MismatchConfig) -> None:
     """ValueError naming the first config.json setting that inference would trip over later."""
-    from evaluator.features.compute import AGGREGATES
     from evaluator.features.registry import COLUMN_TO_METRIC
 
     names = features["names"]
@@ -460,10 +454,10 @@ def _check_feature_settings(features: dict, architecture: MismatchConfig) -> Non
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
     if reads_disfluency(names) and architecture.use_metrics:  # else the column is never computed
         _check_detector_encoder(architecture.encoder)
-    if features["aggregate"] not in AGGREGATES:
+    if features["aggregate"] != REFERENCE_AGGREGATE:
         raise ValueError(
-            f'"features.aggregate" must be one of {", ".join(AGGREGATES)}, '
-            f"got {features['aggregate']!r}"
+            f'"features.aggregate" must be "{REFERENCE_AGGREGATE}" (ratings read each '
+            f"feature's highest value over the references), got {features['aggregate']!r}"
         )
     layers = features.get("num_layers")
     # a bool is an int in Python: true read BERTScore at layer 1; 0 is the embeddings' output

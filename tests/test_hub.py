@@ -249,9 +249,10 @@ def test_a_config_from_before_a_key_existed_loads_with_the_old_behaviour(saved: 
             lambda c: c["architecture"].update(text_dim="64"),
             r"config\.json is inconsistent: model config key 'text_dim' must be int",
         ),
-        (
-            lambda c: c["features"].update(aggregate="bogus"),
-            r"config\.json is inconsistent: \"features\.aggregate\" must be one of",
+        (  # inference combines references by max alone: a mean would be recorded, not done
+            lambda c: c["features"].update(aggregate="mean"),
+            r"config\.json is inconsistent: \"features\.aggregate\" must be \"max\" \(ratings "
+            r"read each feature's highest value over the references\), got 'mean'",
         ),
         (lambda c: c.update(tasks="oops"), r"config\.json is inconsistent: \"tasks\" must be"),
         (lambda c: c.update(architecture="x"), r"config\.json: \"architecture\" must be an object"),

@@ -129,7 +129,6 @@ def export(
         module.model,
         directory,
         scaler=base.scaler,
-        aggregate=base.aggregate,
         num_layers=base.num_layers,
         training={
             **data.describe(),

@@ -470,9 +470,9 @@ class MismatchDataModule(L.LightningDataModule):
         }
 
     @property
-    def feature_options(self) -> dict[str, object]:
-        """How the cached features were computed, so prediction computes them the same way."""
-        return {"aggregate": "max", "num_layers": self.hparams["feature_layers"]}
+    def feature_layers(self) -> int | None:
+        """The BERTScore layer of the cached features, so prediction computes them the same way."""
+        return self.hparams["feature_layers"]
 
 
 def ensure_tokens(

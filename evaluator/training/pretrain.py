@@ -189,7 +189,7 @@ class PretrainCLI(LightningCLI):
                 scaler=data.scaler,
                 training=training,
                 metrics=metrics,
-                **data.feature_options,
+                num_layers=data.feature_layers,
             )
         if docs_dir:
             title = f"{self._get(self.config, 'run_name')}: val split"
