@@ -93,6 +93,8 @@ class _Sigterm:
     # True once Terminated was raised (a second SIGTERM waits for the cleanup) or the command
     # ended: our handler lets SIGTERM pass until a command installs it again
     terminating = False
+    # a swallowed Terminated's SIGTERM, sent again (_terminated_again) and not yet raised
+    resend: threading.Timer | None = None
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
@@ -100,6 +102,7 @@ def _raise_terminated(signum: int, frame: object) -> None:
     the handler back, so that it does not cut the first one's cleanup short."""
     if not _Sigterm.terminating:
         _Sigterm.terminating = True
+        _Sigterm.resend = None  # raised now, if it was one sent again
         raise Terminated
 
 
@@ -108,18 +111,32 @@ def _terminated_again(default_hook: Callable) -> Callable:
     ``__del__`` raises, so a SIGTERM that landed in one was lost, and every later SIGTERM
     passed (the command ran to its end). The signal is sent again from a thread, so that its
     handler raises it where the command stands next, not inside this hook, which would drop
-    it too; other unraisable errors go to ``default_hook``."""
+    it too (a command that ends first raises it as it ends: ``_stop_resend``); other
+    unraisable errors go to ``default_hook``."""
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, Terminated):
             _Sigterm.terminating = False
             resend = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
             resend.daemon = True
+            _Sigterm.resend = resend
             resend.start()
             return
         default_hook(unraisable)
 
     return hook
+
+
+def _stop_resend() -> bool:
+    """Whether a SIGTERM that a ``__del__`` swallowed is still to be raised; its resend is
+    stopped (or waited for, and then passes), so that it cannot end the process after the
+    command has returned, nor be lost with a daemon thread at exit."""
+    resend, _Sigterm.resend = _Sigterm.resend, None
+    if resend is None:
+        return False
+    resend.cancel()
+    resend.join()
+    return True
 
 
 def _stdout_reader_gone() -> bool:
@@ -262,8 +279,11 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             _Sigterm.commands -= 1
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
                 _Sigterm.terminating = True  # command has ended, and the swap must happen
+                unsent = _stop_resend()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 sys.unraisablehook = unraisable_hook
+                if unsent:  # the command ended before the SIGTERM it swallowed was raised
+                    raise Terminated
     except (
         CommandError,
         CheckpointError,
