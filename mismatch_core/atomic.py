@@ -9,7 +9,7 @@ import shutil
 import stat
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from mismatch_core.errors import DataError
@@ -34,19 +34,34 @@ def atomic_path(path: Path) -> Iterator[Path]:
     temporary = _hidden_beside(path, path.stem, f".{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
-        if path.is_file():  # a replaced file keeps its permissions (a private 0600 one too)
-            shutil.copymode(path, temporary)
+        _keep_permissions(path, temporary)
         os.replace(temporary, path)
     except OSError as error:
         temporary.unlink(missing_ok=True)
         _remove_if_empty(made)
         if error.filename is None:  # a write that names no file (a full disk; pyarrow's)
-            raise OSError(error.errno, error.strerror or str(error), str(path)) from None
+            _name_output(error, path)
         raise
     except BaseException:
         temporary.unlink(missing_ok=True)
         _remove_if_empty(made)
         raise
+
+
+def _keep_permissions(path: Path, temporary: Path) -> None:
+    """A replaced file's permission bits (a private 0600 one too) on its replacement; where
+    they cannot be set (a file system without them, a file removed meanwhile), the new file
+    keeps the umask's, rather than the output being lost. Set-id bits are not copied."""
+    with suppress(OSError):
+        os.chmod(temporary, stat.S_IMODE(path.stat().st_mode) & 0o777)
+
+
+def _name_output(error: OSError, path: Path) -> None:
+    """``error``, of its own type, made to name the output ``path`` that it failed."""
+    if error.errno is not None:
+        error.filename = str(path)
+    else:  # str() of an OSError without errno shows its args alone
+        error.args = (f"{path}: {error}",)
 
 
 def _hidden_beside(path: Path, stem: str, tail: str) -> Path:
@@ -114,7 +129,8 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
         if problem:
             raise DataError(problem)
         if target.exists():
-            shutil.copymode(target, staging)
+            with suppress(OSError):  # as _keep_permissions; a folder's set-group-id stays
+                shutil.copymode(target, staging)
             old = _hidden_beside(target, target.name, f".old-{uuid.uuid4().hex[:8]}")
             target.rename(old)
             try:

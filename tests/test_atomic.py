@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from pathlib import Path
@@ -251,9 +252,44 @@ def test_a_write_that_fails_names_the_file_it_was_for(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "error", [OSError("Error writing bytes"), io.UnsupportedOperation("not writable")]
+)
+def test_a_failure_without_errno_names_the_output_and_keeps_its_type(tmp_path, error) -> None:
+    """pyarrow's write errors carry no errno: "[Errno None] None: 'out.parquet'" said nothing."""
+    target, message = tmp_path / "out.parquet", str(error)
+    with pytest.raises(type(error)) as caught:
+        with atomic_path(target):
+            raise error
+    assert str(caught.value) == f"{target}: {message}"
+
+
 def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
     target = tmp_path / "scores.json"
     target.write_text("old")
     target.chmod(0o600)
     write_text_atomic(target, "new")
     assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_replaced_file_gets_no_set_id_bits(tmp_path: Path) -> None:
+    target = tmp_path / "run.sh"
+    target.write_text("old")
+    target.chmod(0o6755)
+    write_text_atomic(target, "new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+def test_permissions_that_cannot_be_set_do_not_lose_the_output(tmp_path, monkeypatch) -> None:
+    """A file system without modes (vfat, some network mounts) refuses chmod: the output is
+    still written, with the new file's own permissions."""
+    target = tmp_path / "scores.json"
+    target.write_text("old")
+
+    def refused(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "chmod", refused)
+    write_text_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert [path.name for path in tmp_path.iterdir()] == ["scores.json"]
