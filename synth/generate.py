@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import random
 import re
-import signal
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +31,7 @@ from spacy.tokens import Doc
 
 from mismatch_core.resources import load_spacy
 from mismatch_core.taxonomy import CODES
+from mismatch_core.workers import start_worker
 from synth.chains import build_chains
 from synth.config import SynthConfig
 from synth.corpora import SOURCES, Corpus, Group, load_corpus, split_of
@@ -252,9 +253,7 @@ def generate(
 
     _preload()
     context = multiprocessing.get_context("fork")
-    # workers ignore Ctrl-C: the command stops them; their own KeyboardInterrupt tracebacks,
-    # cut off by that stop, printed stray lines after "interrupted"
-    with context.Pool(config.processes, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
+    with context.Pool(config.processes, start_worker, (os.getpid(),)) as pool:
         for round_index in range(config.max_rounds):
             round_started = time.perf_counter()
             tasks: list[Task] = []

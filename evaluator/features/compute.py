@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import signal
 import unicodedata
 from collections.abc import Sequence
 from typing import Final
@@ -33,6 +32,7 @@ from evaluator.features.registry import (
 )
 from mismatch_core.pairs import check_pairs, references
 from mismatch_core.resources import DEFAULT_ENCODER, wordnet
+from mismatch_core.workers import start_worker
 
 AGGREGATES = ("max", "min", "mean")
 # The CPU metrics read each text in Unicode's composed form, so a text and its decomposed twin
@@ -98,10 +98,8 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     tasks = [
         (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
     ]
-    # workers ignore Ctrl-C: the command stops them; their own KeyboardInterrupt tracebacks,
-    # cut off by that stop, printed stray lines before "interrupted"
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
+    with context.Pool(workers, start_worker, (os.getpid(),)) as pool:
         return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
 
 
