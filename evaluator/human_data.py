@@ -21,7 +21,7 @@ from pathlib import Path
 from mismatch_core.errors import DataError
 from mismatch_core.groups import group_position
 from mismatch_core.jsonl import hashed_jsonl, is_json_name, iter_jsonl
-from mismatch_core.pairs import has_references
+from mismatch_core.pairs import has_references, has_text
 
 REQUIRED_KEYS = ("ref", "gen", "scores")
 
@@ -82,7 +82,7 @@ def parse_record(value: dict, path: Path, line: int) -> HumanRecord:
         refs=tuple(refs),
         gen=gen,
         src=src,
-        group=str(group if group is not None else src if src and src.strip() else refs[0]),
+        group=str(group if group is not None else src if has_text(src) else refs[0]),
         scores={k: float(v) for k, v in scores.items()},
         dataset=str(value.get("dataset") or ""),
         system=value.get("system"),

@@ -71,12 +71,24 @@ def detail_problem(detail: object) -> str | None:
     return None
 
 
+# What the encoder's (uncased) tokenizer drops and a reader does not see: control, format
+# (a zero-width space, a byte-order mark, a soft hyphen) and private-use characters, marks
+# with no letter to sit on (variation selectors too), and the replacement character that a
+# misdecoded byte becomes.
+INVISIBLE_CATEGORIES = ("Cc", "Cf", "Co", "Mn")
+REPLACEMENT_CHARACTER = "\ufffd"
+
+
 def has_text(value: object) -> TypeGuard[str]:
     """Whether ``value`` is a string with a visible character (a pair's source is given only
-    then). White space, control and format characters (a zero-width space, a byte-order mark,
-    a soft hyphen) show nothing, and the encoder's tokenizer drops them."""
+    then): not only white space and the INVISIBLE_CATEGORIES."""
     return isinstance(value, str) and any(
-        not (char.isspace() or unicodedata.category(char) in ("Cc", "Cf")) for char in value
+        not (
+            char.isspace()
+            or char == REPLACEMENT_CHARACTER
+            or unicodedata.category(char) in INVISIBLE_CATEGORIES
+        )
+        for char in value
     )
 
 

@@ -317,6 +317,8 @@ def test_a_missing_source_is_found_whatever_form_it_takes() -> None:
     assert first_without_source(["a", "b"], 2) is None
     assert first_without_source(["a", " "], 2) == 1
     assert first_without_source(["a", "\u200b\u00ad"], 2) == 1  # nothing visible
+    assert first_without_source(["a", "\u0301\ufe0f\ufffd\ue000"], 2) == 1  # the same
+    assert first_without_source(["a", "\U0001f600"], 2) is None  # an emoji is seen
     assert first_without_source(["a", None, "c"], 3) == 1
     assert first_without_source(["a"], 2) == 1  # fewer sources than pairs
     assert first_without_source(None, 2) == 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span
 
+from mismatch_core.pairs import has_text
 from synth.perturb import Context, noise
 from synth.perturb.base import match_case
 from synth.perturb.noise import Noise, count_for, nested, normal, replace_spans
@@ -161,7 +162,7 @@ def generic_named_entity(doc: Doc, source: Source, levels: Sequence[float]) -> l
 
 def copy_source(doc: Doc, source: Source, levels: Sequence[float]) -> list[str] | None:
     """Return the source text itself (needs a source)."""
-    if not source.src or not source.src.strip():
+    if not has_text(source.src):
         return None
     return [normal(source.src) for _ in levels]
 
