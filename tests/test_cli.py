@@ -420,7 +420,10 @@ import signal
 import sys
 import time
 
+from evaluator import cli
 from evaluator.cli import run_reporting_errors
+
+cli._Sigterm.resend_delay = float(sys.argv[2])
 
 
 class Dropped:
@@ -442,14 +445,19 @@ sys.exit(status)
 """
 
 
-@pytest.mark.parametrize(("work_after", "printed"), [("5", ""), ("0", "ran to its end\n")])
-def test_a_sigterm_that_lands_in_a_del_still_ends_the_command(work_after, printed) -> None:
+@pytest.mark.parametrize(
+    ("work_after", "resend_delay", "printed"),
+    [("5", "0.01", ""), ("0", "5", "ran to its end\n")],  # the command ends first
+)
+def test_a_sigterm_that_lands_in_a_del_still_ends_the_command(
+    work_after, resend_delay, printed
+) -> None:
     """Python drops what a __del__ raises: the command ran to its end, exit 0, and every later
     SIGTERM passed (seen under `predict --devices 2`). A command that ends before the signal
     is sent again returns 143 too; the resend neither ends the program after the command
     returned nor dies unsent with its thread."""
     result = subprocess.run(
-        [sys.executable, "-c", SIGTERM_IN_DEL, work_after],
+        [sys.executable, "-c", SIGTERM_IN_DEL, work_after, resend_delay],
         capture_output=True,
         text=True,
         timeout=60,

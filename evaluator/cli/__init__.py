@@ -93,8 +93,9 @@ class _Sigterm:
     # True once Terminated was raised (a second SIGTERM waits for the cleanup) or the command
     # ended: our handler lets SIGTERM pass until a command installs it again
     terminating = False
-    # a swallowed Terminated's SIGTERM, sent again (_terminated_again) and not yet raised
+    # a swallowed Terminated's SIGTERM, sent again (_terminated_again)
     resend: threading.Timer | None = None
+    resend_delay = 0.01  # seconds
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
@@ -102,7 +103,6 @@ def _raise_terminated(signum: int, frame: object) -> None:
     the handler back, so that it does not cut the first one's cleanup short."""
     if not _Sigterm.terminating:
         _Sigterm.terminating = True
-        _Sigterm.resend = None  # raised now, if it was one sent again
         raise Terminated
 
 
@@ -116,10 +116,10 @@ def _terminated_again(default_hook: Callable) -> Callable:
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, Terminated):
-            _Sigterm.terminating = False
-            resend = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
+            resend = threading.Timer(_Sigterm.resend_delay, os.kill, (os.getpid(), signal.SIGTERM))
             resend.daemon = True
-            _Sigterm.resend = resend
+            _Sigterm.resend = resend  # before all else: the command's end raises it if need be
+            _Sigterm.terminating = False
             resend.start()
             return
         default_hook(unraisable)
@@ -128,14 +128,15 @@ def _terminated_again(default_hook: Callable) -> Callable:
 
 
 def _stop_resend() -> bool:
-    """Whether a SIGTERM that a ``__del__`` swallowed is still to be raised; its resend is
-    stopped (or waited for, and then passes), so that it cannot end the process after the
-    command has returned, nor be lost with a daemon thread at exit."""
+    """Whether a ``__del__`` swallowed a SIGTERM during the command. Its resend is stopped (or
+    waited for, and then passes), so that it cannot end the process after the command has
+    returned, nor be lost with a daemon thread at exit."""
     resend, _Sigterm.resend = _Sigterm.resend, None
     if resend is None:
         return False
     resend.cancel()
-    resend.join()
+    if resend.ident is not None:  # started (a SIGTERM in the hook can stop it before)
+        resend.join()
     return True
 
 
@@ -279,11 +280,11 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
             _Sigterm.commands -= 1
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
                 _Sigterm.terminating = True  # command has ended, and the swap must happen
-                unsent = _stop_resend()
+                swallowed = _stop_resend()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 sys.unraisablehook = unraisable_hook
-                if unsent:  # the command ended before the SIGTERM it swallowed was raised
-                    raise Terminated
+                if swallowed and not isinstance(sys.exc_info()[1], Terminated):
+                    raise Terminated  # the command ended before the resend was raised
     except (
         CommandError,
         CheckpointError,
