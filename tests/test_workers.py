@@ -15,9 +15,12 @@ import pytest
 POOL = """
 import multiprocessing
 import os
+import signal
 import time
 
 from mismatch_core.workers import start_worker
+
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a program's own choice: workers end all the same
 
 
 def nap(_):
