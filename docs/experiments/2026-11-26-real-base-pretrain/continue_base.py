@@ -157,7 +157,6 @@ def main(
         model.eval(),
         out,
         scaler=scaler,
-        aggregate=checkpoint.aggregate,
         num_layers=checkpoint.num_layers,
         training=training,
         metrics={
