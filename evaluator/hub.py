@@ -93,7 +93,8 @@ def save_pretrained(
 ) -> Path:
     """Write a checkpoint directory atomically (temp dir, then rename) and return its path.
 
-    num_layers: the BERTScore layer the features are computed with, as in training; training: facts about the training data/run for the card (e.g. pairs, split, command);
+    num_layers: the BERTScore layer the features are computed with, as in training;
+    training: facts about the training data/run for the card (e.g. pairs, split, command);
     metrics: held-out results for the card and config; tasks: per-task criteria with their
     human scales, filled by fine-tuning (empty for the pretrained base model).
     """
