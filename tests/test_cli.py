@@ -433,31 +433,36 @@ class Dropped:
 
 
 def run():
-    Dropped()
+    for _ in range(int(sys.argv[3])):
+        Dropped()
     time.sleep(float(sys.argv[1]))
     print("ran to its end")
 
 
 status = run_reporting_errors("x", run)
-time.sleep(0.5)  # the program that ran the command goes on
+time.sleep(1.5)  # the program that ran the command goes on
 print("returned", status)
 sys.exit(status)
 """
 
 
 @pytest.mark.parametrize(
-    ("work_after", "resend_delay", "printed"),
-    [("5", "0.01", ""), ("0", "5", "ran to its end\n")],  # the command ends first
+    ("work_after", "resend_delay", "drops", "printed"),
+    [
+        ("5", "0.01", "1", ""),
+        ("0", "5", "1", "ran to its end\n"),  # the command ends first
+        ("0", "1", "2", "ran to its end\n"),  # two swallowed: the first resend is stopped too
+    ],
 )
 def test_a_sigterm_that_lands_in_a_del_still_ends_the_command(
-    work_after, resend_delay, printed
+    work_after, resend_delay, drops, printed
 ) -> None:
     """Python drops what a __del__ raises: the command ran to its end, exit 0, and every later
     SIGTERM passed (seen under `predict --devices 2`). A command that ends before the signal
     is sent again returns 143 too; the resend neither ends the program after the command
     returned nor dies unsent with its thread."""
     result = subprocess.run(
-        [sys.executable, "-c", SIGTERM_IN_DEL, work_after, resend_delay],
+        [sys.executable, "-c", SIGTERM_IN_DEL, work_after, resend_delay, drops],
         capture_output=True,
         text=True,
         timeout=60,

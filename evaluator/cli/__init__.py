@@ -116,6 +116,8 @@ def _terminated_again(default_hook: Callable) -> Callable:
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, Terminated):
+            if _Sigterm.resend is not None:  # one resend is enough, and one is stopped at the end
+                _Sigterm.resend.cancel()
             resend = threading.Timer(_Sigterm.resend_delay, os.kill, (os.getpid(), signal.SIGTERM))
             resend.daemon = True
             _Sigterm.resend = resend  # before all else: the command's end raises it if need be
@@ -268,6 +270,7 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
     unraisable_hook = sys.unraisablehook
+    terminated = False  # a Terminated on its way out of the command
     try:
         try:  # installed inside, so that a SIGTERM right after it is caught below
             _Sigterm.commands += 1
@@ -276,6 +279,9 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
                 sys.unraisablehook = _terminated_again(unraisable_hook)
                 signal.signal(signal.SIGTERM, _raise_terminated)
             return int(run() or 0)
+        except Terminated:
+            terminated = True
+            raise
         finally:  # the default back before any error line is printed
             _Sigterm.commands -= 1
             if holds:  # a SIGTERM still pending here (signal.signal runs it) passes: the
@@ -283,7 +289,7 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
                 swallowed = _stop_resend()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 sys.unraisablehook = unraisable_hook
-                if swallowed and not isinstance(sys.exc_info()[1], Terminated):
+                if swallowed and not terminated:
                     raise Terminated  # the command ended before the resend was raised
     except (
         CommandError,
