@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -135,7 +136,8 @@ def save_pretrained(
     with atomic_directory(target, CHECKPOINT_FILES) as staging:
         (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         save_file(weights, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
-        os.chmod(staging / WEIGHTS_FILE, 0o644)  # safetensors writes it 0600; others read it
+        with suppress(OSError):  # safetensors writes it 0600; others read it (where modes exist)
+            os.chmod(staging / WEIGHTS_FILE, 0o644)
         (staging / CARD_FILE).write_text(model_card(config), encoding="utf-8")
     return target
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -132,6 +133,18 @@ def test_a_home_relative_folder_is_written_where_it_is_read(tmp_path: Path, monk
     written = save_pretrained(frozen_model(), "~/ckpt", scaler=scaler())
     assert written == tmp_path / "home" / "ckpt" and not (tmp_path / "~").exists()
     assert load("~/ckpt").path == written
+
+
+def test_a_checkpoint_is_saved_where_modes_cannot_be_set(tmp_path: Path, monkeypatch) -> None:
+    """A file system without modes (vfat, some network mounts) refuses chmod: the checkpoint
+    is still written, and loads."""
+
+    def refused(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "chmod", refused)
+    directory = save_pretrained(frozen_model(), tmp_path / "ckpt", scaler=scaler())
+    assert load(directory).feature_names == FEATURES
 
 
 def test_saving_replaces_a_checkpoint_but_not_other_folders(saved: Path, tmp_path: Path) -> None:
