@@ -48,12 +48,13 @@ def atomic_path(path: Path) -> Iterator[Path]:
         raise
 
 
-def _keep_permissions(path: Path, temporary: Path) -> None:
-    """A replaced file's permission bits (a private 0600 one too) on its replacement; where
-    they cannot be set (a file system without them, a file removed meanwhile), the new file
-    keeps the umask's, rather than the output being lost. Set-id bits are not copied."""
+def _keep_permissions(path: Path, replacement: Path, bits: int = 0o777) -> None:
+    """A replaced file's or folder's permission ``bits`` (a private 0600 file's too) on its
+    replacement; where they cannot be set (a file system without them, a file removed
+    meanwhile), the new one keeps the umask's, rather than the output being lost. A file's
+    set-id bits are not copied (``bits``' default)."""
     with suppress(OSError):
-        os.chmod(temporary, stat.S_IMODE(path.stat().st_mode) & 0o777)
+        os.chmod(replacement, stat.S_IMODE(path.stat().st_mode) & bits)
 
 
 def _name_output(error: OSError, path: Path) -> None:
@@ -129,8 +130,7 @@ def atomic_directory(target: Path, keep_only: tuple[str, ...]) -> Iterator[Path]
         if problem:
             raise DataError(problem)
         if target.exists():
-            with suppress(OSError):  # as _keep_permissions; a folder's set-group-id stays
-                shutil.copymode(target, staging)
+            _keep_permissions(target, staging, bits=0o7777)  # a folder's set-group-id stays
             old = _hidden_beside(target, target.name, f".old-{uuid.uuid4().hex[:8]}")
             target.rename(old)
             try:

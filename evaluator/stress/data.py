@@ -17,7 +17,7 @@ from pathlib import Path
 from evaluator.tasks import TASKS, get_task, load_task_records
 from mismatch_core.errors import DataError
 from mismatch_core.jsonl import iter_jsonl
-from mismatch_core.pairs import has_text
+from mismatch_core.pairs import has_references, has_text
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def items_from_jsonl(path: Path) -> list[StressItem]:
             if key not in value:
                 raise DataError(f"{where}: missing key {key!r}")
         refs = value["ref"] if isinstance(value["ref"], list) else [value["ref"]]
-        if not refs or not all(has_text(r) for r in refs):
+        if not refs or not has_references(refs):
             raise DataError(f"{where}: key 'ref' must be a non-empty string or list of them")
         if not has_text(value["gen"]):
             raise DataError(f"{where}: key 'gen' (the gold hypothesis) must be a non-empty string")
