@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from evaluator.features.compute import shared_cpu_workers
 from evaluator.features.token_store import MAX_TOKENS
 from evaluator.hub import Checkpoint, CheckpointError, load, task_count_problem
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
@@ -133,7 +134,7 @@ class Evaluator:
         limit, truncated = self._truncated_pairs(refs, gens)
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=2)
-        with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar:
+        with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar, shared_cpu_workers():
             predictions, past_reach = self._score(
                 ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans
             )
@@ -161,7 +162,7 @@ class Evaluator:
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
         limit = truncated = seen = past_reach = 0
-        with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar:
+        with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar, shared_cpu_workers():
             for chunk in chunks:
                 refs, gens, srcs, ids = self._checked(
                     chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size

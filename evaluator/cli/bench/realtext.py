@@ -118,6 +118,7 @@ class Scorer:
         A baseline column the checkpoint itself reads (with the baselines' encoder and layer,
         for BERTScore) comes from the features predict computed; the rest are computed here."""
         from evaluator.features import compute_features
+        from evaluator.features.compute import shared_cpu_workers
         from evaluator.inference import predict_outputs
 
         distinct = list(dict.fromkeys(zip(refs, gens, strict=True)))
@@ -127,30 +128,33 @@ class Scorer:
         )
         probabilities = np.zeros((len(distinct), len(CODES)))
         ratings = np.zeros((len(distinct), len(self.evaluator.criteria)))
-        read = []
-        for start in range(0, len(order), CHUNK_PAIRS):
-            chunk = order[start : start + CHUNK_PAIRS]
-            refs_of_chunk = [distinct[i][0] for i in chunk]
-            outputs = predict_outputs(
-                self.checkpoint,
-                refs_of_chunk,
-                [distinct[i][1] for i in chunk],
-                srcs=refs_of_chunk if self.reads_source else None,
+        with shared_cpu_workers():  # one pool of CPU-metric workers for every chunk
+            read = []
+            for start in range(0, len(order), CHUNK_PAIRS):
+                chunk = order[start : start + CHUNK_PAIRS]
+                refs_of_chunk = [distinct[i][0] for i in chunk]
+                outputs = predict_outputs(
+                    self.checkpoint,
+                    refs_of_chunk,
+                    [distinct[i][1] for i in chunk],
+                    srcs=refs_of_chunk if self.reads_source else None,
+                )
+                probabilities[chunk] = outputs.probabilities
+                if self.rating:
+                    ratings[chunk] = outputs.ratings
+                if outputs.features is not None:
+                    read.append(outputs.features.set_axis(chunk))
+            frame = (
+                pd.concat(read).sort_index() if read else pd.DataFrame(index=range(len(distinct)))
             )
-            probabilities[chunk] = outputs.probabilities
-            if self.rating:
-                ratings[chunk] = outputs.ratings
-            if outputs.features is not None:
-                read.append(outputs.features.set_axis(chunk))
-        frame = pd.concat(read).sort_index() if read else pd.DataFrame(index=range(len(distinct)))
-        missing = [column for column in BASELINES.values() if not self._reads(column)]
-        if missing:
-            frame[missing] = compute_features(
-                [ref for ref, _ in distinct],
-                [gen for _, gen in distinct],
-                names=missing,
-                encoder=DEFAULT_ENCODER,
-            ).to_numpy()
+            missing = [column for column in BASELINES.values() if not self._reads(column)]
+            if missing:
+                frame[missing] = compute_features(
+                    [ref for ref, _ in distinct],
+                    [gen for _, gen in distinct],
+                    names=missing,
+                    encoder=DEFAULT_ENCODER,
+                ).to_numpy()
         rows = np.array([row[pair] for pair in zip(refs, gens, strict=True)], dtype=np.int64)
         scores = {"probabilities": probabilities[rows], OURS: probabilities[rows, 0]}
         if self.rating:
