@@ -484,6 +484,9 @@ def test_finetune_refits_the_checkpoint_evaluate_exports(
     )  # fmt: skip
     recorded = [json.loads(c.config["training"]["fit settings"]) for c in (alone, other, exported)]
     assert recorded[0] == recorded[2]
+    base = str(signature(load(base_checkpoint)))  # the base by its files, not only its folder
+    assert all(c.config["training"]["base signature"] == base for c in (alone, other, exported))
+    assert "trained on" not in alone.config["training"]  # every dataset
     assert (recorded[0]["max_steps"], recorded[0]["batch_size"], recorded[0]["seed"]) == (4, 16, 3)
     assert recorded[1] == {**recorded[0], "seed": 5}
     weights = [c.model.state_dict() for c in (alone, other, exported)]
@@ -1733,6 +1736,7 @@ def test_train_datasets_limit_training_and_copies_not_testing(
     assert {datasets[i] for i in data.split["train"]} == {"even"}
     assert len(data.split["train"]) + len(data.split["val"]) == datasets.count("even")
     assert {datasets[i] for i in data.split["val"]} == {"even"}
+    assert data.describe()["trained on"] == "even"  # the card: the odd records are test only
     odd = np.array([i for i, name in enumerate(datasets) if name == "odd"])
     assert np.isfinite(model_scores(module, prepared, odd)).all()  # tested on every dataset
     with pytest.raises(ValueError, match=r"prepared to train on \['even'\]"):

@@ -449,6 +449,11 @@ class RatingDataModule(L.LightningDataModule):
         facts = {
             "task": prepared.task.name,
             "datasets": ", ".join(spec.card_label for spec in prepared.task.datasets),
+            **(
+                {"trained on": ", ".join(prepared.train_datasets)}
+                if prepared.train_datasets  # data.train_datasets: the others are test only
+                else {}
+            ),
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
             "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.seed})",

@@ -24,6 +24,7 @@ from evaluator.finetune.rating_mix import choose_mix
 from evaluator.hub import save_pretrained
 from evaluator.lightning_interrupt import InterruptNoted, interrupt_kept
 from evaluator.lightning_quiet import quiet_lightning
+from evaluator.signature import signature
 from mismatch_core.resources import portable_path
 
 
@@ -133,6 +134,7 @@ def export(
         training={
             **data.describe(),
             "base checkpoint": portable_path(base.path),
+            "base signature": str(signature(base)),  # which base, whatever its folder holds now
             **(training or {}),
         },
         metrics=metrics,
