@@ -107,6 +107,16 @@ def test_missinfo_drops_a_conjunct(nlp):
     assert texts_over_seeds(nlp, omission.drop_conjunct, text) == {
         "The dog never chased the red ball."
     }
+    # a subject's aside keeps its closing comma ("My brother, a keen cook is not crying")
+    text = "My brother, a keen cook, is cutting an onion and is not crying."
+    assert texts_over_seeds(nlp, omission.drop_conjunct, text) == {
+        "My brother, a keen cook, is not crying."
+    }
+    text = "The old man, tired after the long walk, sat down on the bench and fell asleep."
+    assert texts_over_seeds(nlp, omission.drop_conjunct, text) == {
+        "The old man, tired after the long walk, sat down on the bench.",
+        "The old man, tired after the long walk, fell asleep.",
+    }
 
 
 def test_missinfo_clause_and_phrase(nlp):

@@ -72,12 +72,26 @@ def _delete(doc: Doc, start: int, end: int, rule: str) -> Change | None:
             end += 1
     elif comma_after and (before is None or before.is_sent_end or before.text in ".!?;:"):
         end += 1
-    elif comma_before:
+    elif comma_before and not (after is not None and not after.is_punct and _closes_aside(before)):
         start -= 1
     last = doc[end - 1]
     # Start right after the previous word, so no space is left before following punctuation.
     begin = doc[start - 1].idx + len(doc[start - 1].text) if start > 0 else doc[start].idx
     return replace(doc, begin, last.idx + len(last.text), "", rule)
+
+
+def _closes_aside(comma: Token) -> bool:
+    """Whether ``comma`` closes an aside that a comma before it opened, in the same sentence:
+    the words between hang from a word before the opening comma, not as a list's next item
+    ("My brother, a keen cook, is ..."); a deletion after it keeps it ("My brother, a keen
+    cook is not crying" before)."""
+    doc = comma.doc
+    opening = next((t for t in reversed(doc[comma.sent.start : comma.i]) if t.text == ","), None)
+    if opening is None or opening.i + 1 == comma.i:
+        return False
+    inner = doc[opening.i + 1 : comma.i]
+    attached = [t for t in inner if not opening.i < t.head.i < comma.i]
+    return bool(attached) and all(t.head.i < opening.i and t.dep_ != "conj" for t in attached)
 
 
 def _agrees_without(noun: Token) -> bool:
