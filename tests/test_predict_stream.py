@@ -99,7 +99,7 @@ def test_one_pool_of_workers_serves_the_whole_stream(
     checkpoint: Path, tmp_path: Path, small_chunks, monkeypatch
 ) -> None:
     """Workers warm their WordNet and word caches as they read: started anew at every chunk,
-    5,600 pairs took 113 s; one pool for the stream, 86 s."""
+    5,600 real pairs took 98-113 s; one pool for the stream, 80-90 s."""
     import multiprocessing
 
     from evaluator.features import compute
