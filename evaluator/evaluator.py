@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from evaluator.features.compute import shared_cpu_workers
+from evaluator.features.cpu_workers import CpuWorkers, shared_cpu_workers
 from evaluator.features.token_store import MAX_TOKENS
 from evaluator.hub import Checkpoint, CheckpointError, load, task_count_problem
 from evaluator.inference import Chunk, PairOutputs, predict_outputs
@@ -162,7 +162,9 @@ class Evaluator:
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
         limit = truncated = seen = past_reach = 0
-        with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar, shared_cpu_workers():
+        # one set of CPU-metric workers for every chunk, this thread's only while a chunk is
+        # scored: the caller may resume the stream on another thread, or leave it open
+        with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar, CpuWorkers() as workers:
             for chunk in chunks:
                 refs, gens, srcs, ids = self._checked(
                     chunk.refs, chunk.gens, chunk.srcs, chunk.ids, batch_size
@@ -170,16 +172,17 @@ class Evaluator:
                 limit, count = self._truncated_pairs(refs, gens)
                 truncated += count
                 seen += len(gens)
-                predictions, count = self._score(
-                    ids,
-                    refs,
-                    gens,
-                    srcs,
-                    batch_size,
-                    scorer or score_locally,
-                    bar.update,
-                    spans,
-                )
+                with workers.serving():
+                    predictions, count = self._score(
+                        ids,
+                        refs,
+                        gens,
+                        srcs,
+                        batch_size,
+                        scorer or score_locally,
+                        bar.update,
+                        spans,
+                    )
                 past_reach += count
                 yield predictions
         if truncated:

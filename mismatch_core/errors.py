@@ -21,6 +21,10 @@ class CheckpointError(RuntimeError):
     """A checkpoint is missing, unreadable or inconsistent; the message names the file."""
 
 
+class WorkerError(RuntimeError):
+    """A worker process ended while it was needed (killed by a signal or the OOM killer)."""
+
+
 class PairError(DataError):
     """A pair with a ref or gen of the wrong type; ``index`` is its 0-based position, named in
     the message unless the pair's id is given."""

@@ -6,8 +6,10 @@ import errno
 import json
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
+import time
 import unicodedata
 
 import numpy as np
@@ -40,7 +42,7 @@ from evaluator.features.lexical import (
 )
 from evaluator.features.registry import METRICS, metrics_for
 from evaluator.model.mismatch_model import SourceScaling
-from mismatch_core.errors import DataError
+from mismatch_core.errors import DataError, WorkerError
 
 # Features that need neither the encoder nor WordNet: cheap enough for every test run.
 LIGHT = [
@@ -856,19 +858,29 @@ def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
 
 def counted_pools(monkeypatch) -> list:
     """Two workers from 8 pairs on, and the list of the pools started (each appended)."""
-    from evaluator.features import compute
+    from evaluator.features import compute, cpu_workers
 
     monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
     monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 8)
     started: list = []
-    start = compute._start_pool
+    start = cpu_workers._start_executor
 
-    def counted(workers: int):
-        started.append(start(workers))
+    def counted(processes: int):
+        started.append(start(processes))
         return started[-1]
 
-    monkeypatch.setattr(compute, "_start_pool", counted)
+    monkeypatch.setattr(cpu_workers, "_start_executor", counted)
     return started
+
+
+POOL_REFS = [f"the {i} dogs ran to the park" for i in range(12)]
+POOL_GENS = [f"the {i + 1} dogs did not run" for i in range(12)]
+
+
+def pool_scores():
+    from evaluator.features import compute
+
+    return compute.cpu_scores(["bleu", "chrf"], POOL_REFS, POOL_GENS)
 
 
 def test_a_block_keeps_one_pool_for_every_call_and_stops_it(monkeypatch) -> None:
@@ -877,22 +889,65 @@ def test_a_block_keeps_one_pool_for_every_call_and_stops_it(monkeypatch) -> None
     s warm). Inside `shared_cpu_workers` one pool serves every call, an inner block included,
     and none outlives the block; outside a block each call starts and stops its own."""
     from evaluator.features import compute
+    from evaluator.features.cpu_workers import shared_cpu_workers
 
     started = counted_pools(monkeypatch)
-    refs = [f"the {i} dogs ran to the park" for i in range(12)]
-    gens = [f"the {i + 1} dogs did not run" for i in range(12)]
-    expected = compute.run_cpu_metrics(["bleu", "chrf"], refs, gens)
-    with compute.shared_cpu_workers():
-        first = compute.cpu_scores(["bleu", "chrf"], refs, gens)
-        with compute.shared_cpu_workers():
-            second = compute.cpu_scores(["bleu", "chrf"], refs, gens)
+    expected = compute.run_cpu_metrics(["bleu", "chrf"], POOL_REFS, POOL_GENS)
+    with shared_cpu_workers():
+        first = pool_scores()
+        with shared_cpu_workers():
+            second = pool_scores()
         workers = multiprocessing.active_children()
         assert len(started) == 1 and len(workers) == 2
     assert not any(worker.is_alive() for worker in workers)
     np.testing.assert_array_equal(first, expected)
     np.testing.assert_array_equal(second, expected)
-    np.testing.assert_array_equal(compute.cpu_scores(["bleu", "chrf"], refs, gens), expected)
+    np.testing.assert_array_equal(pool_scores(), expected)
     assert len(started) == 2 and multiprocessing.active_children() == []
+
+
+@pytest.fixture
+def fails_rather_than_hangs():
+    """A test that would wait for ever on a lost worker fails after 60 s instead."""
+
+    def stop(*_):
+        raise TimeoutError("the pool waited for a worker that had ended")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def killed_by_its_task(task) -> None:
+    """A task that ends the worker running it (module level: a worker unpickles it by name)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="killing a worker")
+def test_a_worker_that_died_is_replaced_once_then_named(monkeypatch, fails_rather_than_hangs):
+    """A worker killed while the workers waited between chunks (the OOM killer; a worker forked
+    by a thread that has ended gets its parent-death signal) left multiprocessing.Pool
+    waiting for ever; now the call starts fresh workers, and a second loss is an error."""
+    from evaluator.features import compute
+    from evaluator.features.cpu_workers import shared_cpu_workers
+
+    started = counted_pools(monkeypatch)
+    expected = compute.run_cpu_metrics(["bleu", "chrf"], POOL_REFS, POOL_GENS)
+    with shared_cpu_workers():
+        pool_scores()
+        os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while len(started) == 1 and time.monotonic() < deadline:  # until the loss is seen
+            np.testing.assert_array_equal(pool_scores(), expected)  # the other worker's
+        np.testing.assert_array_equal(pool_scores(), expected)
+        assert len(started) == 2
+    assert multiprocessing.active_children() == []
+    monkeypatch.setattr(compute, "_cpu_task", killed_by_its_task)
+    with pytest.raises(WorkerError, match="ended unexpectedly"):
+        pool_scores()
+    assert len(started) == 4 and multiprocessing.active_children() == []
 
 
 def test_a_feature_cache_starts_one_pool_for_all_its_chunks(tmp_path, monkeypatch) -> None:

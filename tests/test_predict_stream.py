@@ -6,12 +6,14 @@ import csv
 import gzip
 import io
 import json
+import multiprocessing
 import os
 import platform
 import signal
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_predict import GENS, REFS, make_checkpoint, write_jsonl, write_lines
 
@@ -20,7 +22,7 @@ import evaluator.evaluator as evaluator_module
 import evaluator.malloc as malloc_module
 from evaluator.cli import main
 from evaluator.evaluator import Evaluator
-from evaluator.predict_io import AlignedInput, JsonlInput, columns, flat_row
+from evaluator.predict_io import AlignedInput, JsonlInput, Pairs, columns, flat_row
 from mismatch_core.errors import DataError
 
 PAIRS = 11  # over several stream chunks of 3 and model chunks of 2
@@ -95,20 +97,24 @@ def test_jsonl_input_streams_the_same(checkpoint: Path, tmp_path: Path, small_ch
     assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
 
 
+@pytest.fixture
+def counted_pools(monkeypatch) -> list[int]:
+    """Every model chunk's CPU metrics in two workers; the pools started, by their size."""
+    from evaluator.features import compute, cpu_workers
+
+    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 2)
+    started: list[int] = []
+    start = cpu_workers._start_executor
+    monkeypatch.setattr(cpu_workers, "_start_executor", lambda n: started.append(n) or start(n))
+    return started
+
+
 def test_one_pool_of_workers_serves_the_whole_stream(
-    checkpoint: Path, tmp_path: Path, small_chunks, monkeypatch
+    checkpoint: Path, tmp_path: Path, small_chunks, counted_pools
 ) -> None:
     """Workers warm their WordNet and word caches as they read: started anew at every chunk,
     5,600 real pairs took 98-113 s; one pool for the stream, 80-90 s."""
-    import multiprocessing
-
-    from evaluator.features import compute
-
-    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 2)  # each model chunk in workers
-    started = []
-    start = compute._start_pool
-    monkeypatch.setattr(compute, "_start_pool", lambda n: started.append(n) or start(n))
     refs, gens = pairs()
     out = tmp_path / "out.jsonl"
     status = main([
@@ -117,8 +123,40 @@ def test_one_pool_of_workers_serves_the_whole_stream(
         "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
     ])  # fmt: skip
     assert status == 0
-    assert started == [2] and multiprocessing.active_children() == []
+    assert counted_pools == [2] and multiprocessing.active_children() == []
     assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
+    counted_pools.clear()  # predict: one pool for its model chunks, too
+    assert len(Evaluator.from_pretrained(checkpoint).predict(refs, gens, progress=False)) == PAIRS
+    assert counted_pools == [2] and multiprocessing.active_children() == []
+
+
+def test_a_stream_resumed_on_another_thread_keeps_its_workers_to_itself(
+    checkpoint: Path, small_chunks, counted_pools
+) -> None:
+    """A server may resume a stream on another thread, or leave it open: its workers serve it
+    only while it scores a chunk. Before, the first thread kept a stopped pool (every later
+    call there failed: "Pool not running"), or the open stream's pool served unrelated calls."""
+    from evaluator.features import compute
+
+    refs, gens = pairs()
+    evaluator = Evaluator.from_pretrained(checkpoint)
+    chunks = [  # two pairs each: the CPU metrics of a chunk run in workers
+        Pairs([str(i), str(i + 1)], refs[i : i + 2], gens[i : i + 2], [None, None])
+        for i in range(0, 10, 2)
+    ]
+    stream = evaluator.predict_stream(iter(chunks), total=10, progress=False)
+    first = next(stream)
+    assert len(counted_pools) == 1
+    expected = compute.run_cpu_metrics(["bleu"], refs * 2, gens * 2)
+    np.testing.assert_array_equal(compute.cpu_scores(["bleu"], refs * 2, gens * 2), expected)
+    assert len(counted_pools) == 2  # its own workers, not the open stream's
+    rest: list = []
+    worker = threading.Thread(target=lambda: rest.extend(stream))  # finished elsewhere
+    worker.start()
+    worker.join()
+    assert len(first) + sum(map(len, rest)) == 10
+    np.testing.assert_array_equal(compute.cpu_scores(["bleu"], refs * 2, gens * 2), expected)
+    assert multiprocessing.active_children() == []
 
 
 def test_progress_bar_counts_to_the_known_total(

@@ -27,6 +27,7 @@ from mismatch_core.errors import (
     DataError,
     MismatchWarning,
     ResourceMissingError,
+    WorkerError,
 )
 from mismatch_core.resources import configure_offline_mode, quiet_hub_libraries, torch_device
 from mismatch_core.version import PACKAGE, package_version
@@ -297,6 +298,7 @@ def run_reporting_errors(prog: str, run: Callable[[], int | None]) -> int:
         ConfigError,
         DataError,
         ResourceMissingError,
+        WorkerError,
         OSError,  # the file system's, where no check foresaw it
     ) as error:  # atomic writes have dropped their temporary files by now
         if isinstance(error, BrokenPipeError) and _stdout_reader_gone():

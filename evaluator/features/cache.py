@@ -31,8 +31,8 @@ from evaluator.features.compute import (
     compute_features,
     feature_versions,
     pair_key,
-    shared_cpu_workers,
 )
+from evaluator.features.cpu_workers import shared_cpu_workers
 from evaluator.features.embeddings import EmbeddingStore, claim_stores, store_sources, text_key
 from evaluator.features.encoder_pass import encode_distinct, encode_texts, token_states
 from evaluator.features.registry import COLUMN_TO_METRIC, is_encoder_metric

@@ -2,27 +2,24 @@
 
 Each (reference, generation) combination is scored on its own and the scores of one pair's
 references are aggregated per feature (max by default, as bert_score does). CPU metrics run
-in worker processes, one per usable core up to MAX_WORKERS, when there is enough work
-(inside `shared_cpu_workers`, one pool serves every call, so the workers' caches stay warm);
-encoder metrics share one forward pass per distinct text, in blocks so memory stays bounded
+in worker processes, one per usable core up to MAX_WORKERS, when there is enough work (kept
+over a run, ``evaluator.features.cpu_workers``); encoder metrics share one forward pass per distinct text, in blocks so memory stays bounded
 on large inputs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
-import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
-from multiprocessing.pool import Pool
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
 import pandas as pd
 
 from evaluator.features import encoder_pass, lexical, relations  # noqa: F401  (registers the metrics)
+from evaluator.features.cpu_workers import shared_cpu_workers
 from evaluator.features.disfluency import detector_digest
 from evaluator.features.embeddings import encoder_source, text_key
 from evaluator.features.registry import (
@@ -35,7 +32,6 @@ from evaluator.features.registry import (
 )
 from mismatch_core.pairs import check_pairs, references
 from mismatch_core.resources import DEFAULT_ENCODER, wordnet
-from mismatch_core.workers import start_worker
 
 AGGREGATES = ("max", "min", "mean")
 # The CPU metrics read each text in Unicode's composed form, so a text and its decomposed twin
@@ -89,47 +85,9 @@ def _cpu_task(task: tuple[list[str], list[str], list[str]]) -> np.ndarray:
     return run_cpu_metrics(*task)
 
 
-class _WorkerScope:
-    """A `shared_cpu_workers` block: its pool, once a call has started it."""
-
-    pool: Pool | None = None
-
-
-_scopes = threading.local()  # .current: the block this thread is in, if any
-
-
-@contextlib.contextmanager
-def shared_cpu_workers() -> Iterator[None]:
-    """Inside the block, every `cpu_scores` call of this thread that runs workers uses one pool,
-    started at the first such call and stopped when the block ends (inside an outer block,
-    the outer one's). A worker parses WordNet's synsets and caches word lookups as it reads
-    them, most of a cold worker's time; a pool per call started cold at every chunk of
-    predict or of a feature cache (1,024 pairs of predict's: 5.2 s cold, 2.5 s warm in one
-    process)."""
-    if getattr(_scopes, "current", None) is not None:
-        yield
-        return
-    scope = _scopes.current = _WorkerScope()
-    try:
-        yield
-    finally:
-        if getattr(_scopes, "current", None) is scope:  # a generator may end in another thread
-            _scopes.current = None
-        if scope.pool is not None:
-            scope.pool.terminate()  # as leaving a `with Pool` block does
-            scope.pool.join()
-
-
-def _start_pool(workers: int) -> Pool:
-    # Several metrics read WordNet (METEOR, the word relations): load it once here so that
-    # forked workers inherit it (each reopens its data files, mismatch_core.resources.wordnet).
-    wordnet()
-    return multiprocessing.get_context("fork").Pool(workers, start_worker, (os.getpid(),))
-
-
 def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) -> np.ndarray:
-    """CPU metrics over all pairs, split across worker processes when it pays off (the pool of
-    `shared_cpu_workers` where a block keeps one, else a pool for this call)."""
+    """CPU metrics over all pairs, split across worker processes when it pays off (the
+    workers a block shares, ``evaluator.features.cpu_workers``, else workers for this call)."""
     workers = min(MAX_WORKERS, usable_cpus())
     if len(refs) < PARALLEL_MIN_PAIRS or workers < 2 or not metric_names:
         return run_cpu_metrics(metric_names, refs, gens)
@@ -137,13 +95,11 @@ def cpu_scores(metric_names: Sequence[str], refs: list[str], gens: list[str]) ->
     tasks = [
         (list(metric_names), [refs[i] for i in piece], [gens[i] for i in piece]) for piece in pieces
     ]
-    scope = getattr(_scopes, "current", None)
-    if scope is None:
-        with _start_pool(workers) as pool:
-            return np.concatenate(pool.map(_cpu_task, tasks), axis=0)
-    if scope.pool is None:
-        scope.pool = _start_pool(workers)
-    return np.concatenate(scope.pool.map(_cpu_task, tasks), axis=0)
+    # Several metrics read WordNet (METEOR, the word relations): load it once here so that
+    # forked workers inherit it (each reopens its data files, mismatch_core.resources.wordnet).
+    wordnet()
+    with shared_cpu_workers() as pool:  # a block's, else workers for this call alone
+        return np.concatenate(pool.map(_cpu_task, tasks, workers), axis=0)
 
 
 def encoder_scores(

@@ -175,7 +175,7 @@ def run_stress(
     log: Callable[[str], None] = lambda message: None,
 ) -> StressResult:
     """Run ``tests`` (default: all) on ``items`` for every metric."""
-    from evaluator.features.compute import shared_cpu_workers
+    from evaluator.features.cpu_workers import shared_cpu_workers
 
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")

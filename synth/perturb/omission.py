@@ -72,7 +72,9 @@ def _delete(doc: Doc, start: int, end: int, rule: str) -> Change | None:
             end += 1
     elif comma_after and (before is None or before.is_sent_end or before.text in ".!?;:"):
         end += 1
-    elif comma_before and not (after is not None and not after.is_punct and _closes_aside(before)):
+    elif comma_before and not (
+        before is not None and after is not None and not after.is_punct and _closes_aside(before)
+    ):
         start -= 1
     last = doc[end - 1]
     # Start right after the previous word, so no space is left before following punctuation.

@@ -118,7 +118,7 @@ class Scorer:
         A baseline column the checkpoint itself reads (with the baselines' encoder and layer,
         for BERTScore) comes from the features predict computed; the rest are computed here."""
         from evaluator.features import compute_features
-        from evaluator.features.compute import shared_cpu_workers
+        from evaluator.features.cpu_workers import shared_cpu_workers
         from evaluator.inference import predict_outputs
 
         distinct = list(dict.fromkeys(zip(refs, gens, strict=True)))
