@@ -450,8 +450,11 @@ class RatingDataModule(L.LightningDataModule):
             "task": prepared.task.name,
             "datasets": ", ".join(spec.card_label for spec in prepared.task.datasets),
             **(
-                {"trained on": ", ".join(prepared.train_datasets)}
-                if prepared.train_datasets  # data.train_datasets: the others are test only
+                {
+                    "trained on": f"{', '.join(prepared.train_datasets)} (the records' "
+                    "dataset names, data.train_datasets; the others' records are not trained on)"
+                }
+                if prepared.train_datasets
                 else {}
             ),
             "train records": len(self.split["train"]),
