@@ -46,6 +46,16 @@ def pairs() -> tuple[list[str], list[str]]:
     return refs, gens
 
 
+def predict_aligned_files(checkpoint: Path, tmp_path: Path, out: Path) -> int:
+    """`mismatch predict` on ``pairs()`` as --refs and --gens files, into ``out``."""
+    refs, gens = pairs()
+    return main([
+        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
+        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
+        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
+    ])  # fmt: skip
+
+
 def one_pass(checkpoint: Path, output_format: str) -> str:
     """What `mismatch predict` wrote before it streamed: every prediction, then formatted."""
     refs, gens = pairs()
@@ -73,14 +83,8 @@ def test_streamed_output_is_byte_identical_to_one_pass(
         "_score",
         lambda self, ids, *rest: seen.append(len(ids)) or score(self, ids, *rest),
     )
-    refs, gens = pairs()
     out = tmp_path / f"out.{output_format}"
-    status = main([
-        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
-        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
-        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
-    ])  # fmt: skip
-    assert status == 0
+    assert predict_aligned_files(checkpoint, tmp_path, out) == 0
     assert seen == [3, 3, 3, 2]  # never more than a stream chunk in memory
     assert out.read_bytes() == one_pass(checkpoint, output_format).encode("utf-8")
 
@@ -115,17 +119,12 @@ def test_one_pool_of_workers_serves_the_whole_stream(
 ) -> None:
     """Workers warm their WordNet and word caches as they read: started anew at every chunk,
     5,600 real pairs took 98-113 s; one pool for the stream, 80-90 s."""
-    refs, gens = pairs()
     out = tmp_path / "out.jsonl"
-    status = main([
-        "predict", "--quiet", "--checkpoint", str(checkpoint), "--output", str(out),
-        "--refs", str(write_lines(tmp_path / "refs.txt", refs)),
-        "--gens", str(write_lines(tmp_path / "gens.txt", gens)),
-    ])  # fmt: skip
-    assert status == 0
+    assert predict_aligned_files(checkpoint, tmp_path, out) == 0
     assert counted_pools == [2] and multiprocessing.active_children() == []
     assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
     counted_pools.clear()  # predict: one pool for its model chunks, too
+    refs, gens = pairs()
     assert len(Evaluator.from_pretrained(checkpoint).predict(refs, gens, progress=False)) == PAIRS
     assert counted_pools == [2] and multiprocessing.active_children() == []
 
