@@ -3,8 +3,8 @@
 Each (reference, generation) combination is scored on its own and the scores of one pair's
 references are aggregated per feature (max by default, as bert_score does). CPU metrics run
 in worker processes, one per usable core up to MAX_WORKERS, when there is enough work (kept
-over a run, ``evaluator.features.cpu_workers``); encoder metrics share one forward pass per distinct text, in blocks so memory stays bounded
-on large inputs.
+over a run, ``evaluator.features.cpu_workers``); encoder metrics share one forward pass per
+distinct text, in blocks so memory stays bounded on large inputs.
 """
 
 from __future__ import annotations
