@@ -920,6 +920,32 @@ def fails_rather_than_hangs():
     signal.signal(signal.SIGALRM, previous)
 
 
+def sleeps(task) -> None:
+    """A task longer than any test waits for (module level: a worker unpickles it by name)."""
+    time.sleep(60)
+
+
+def test_an_interrupted_run_stops_its_workers_at_once() -> None:
+    """Workers ignore Ctrl-C (it is the command's): an interrupted run waited at exit for the
+    tasks already queued, and a second Ctrl-C in that wait left the process stuck."""
+    from evaluator.features.cpu_workers import CpuWorkers
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    started = time.monotonic()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with pytest.raises(KeyboardInterrupt), CpuWorkers() as workers:
+            workers.map(sleeps, [None] * 4, 2)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert multiprocessing.active_children() == []
+    assert time.monotonic() - started < 20  # not the 60 s of a task
+
+
 def killed_by_its_task(task) -> None:
     """A task that ends the worker running it (module level: a worker unpickles it by name)."""
     os.kill(os.getpid(), signal.SIGKILL)

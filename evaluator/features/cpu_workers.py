@@ -29,7 +29,7 @@ _serving = threading.local()  # .workers: the CpuWorkers this thread's calls use
 
 class CpuWorkers:
     """Worker processes started at the first `map` and kept until `close`; as a context
-    manager, closed at the block's end (without waiting for a task after an exception)."""
+    manager, closed at the block's end (at once after an exception: Ctrl-C, SIGTERM)."""
 
     def __init__(self) -> None:
         self._executor: ProcessPoolExecutor | None = None
@@ -63,11 +63,17 @@ class CpuWorkers:
         return list(self._executor.map(function, tasks))
 
     def close(self, wait: bool = True) -> None:
-        """Stop the workers; ``wait``: for them to exit (a run's end), or not (an exception,
-        where a worker may still be in a task: it exits after it, or with its parent)."""
+        """Stop the workers: ``wait``, once they are done (a run's end); else at once, a task
+        they are in abandoned (an exception). Workers ignore Ctrl-C, so an interrupted run
+        waited at exit for the tasks already queued (up to a task per worker and one more),
+        and a second Ctrl-C in that wait left it stuck."""
         executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=wait, cancel_futures=True)
+        if executor is None:
+            return
+        if not wait:  # SIGTERM (the workers' default action); Python 3.14: terminate_workers()
+            for process in list((executor._processes or {}).values()):
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
