@@ -30,6 +30,20 @@ def nlp():
     return load_spacy()
 
 
+@pytest.fixture
+def counted_pools(monkeypatch) -> list[int]:
+    """CPU metrics in two workers from 2 pairs on (a stream chunk of 2 pairs included); the
+    sets of workers started, by their size, each appended."""
+    from evaluator.features import compute, cpu_workers
+
+    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 2)
+    started: list[int] = []
+    start = cpu_workers._start_executor
+    monkeypatch.setattr(cpu_workers, "_start_executor", lambda n: started.append(n) or start(n))
+    return started
+
+
 @pytest.fixture(autouse=True, scope="session")
 def single_thread():
     """Tests use tiny tensors: one torch thread avoids OpenMP spin-waiting on 2 shared cores."""

@@ -856,23 +856,6 @@ def test_worker_processes_give_each_pair_its_own_row(monkeypatch) -> None:
     np.testing.assert_array_equal(parallel, compute.run_cpu_metrics(["rouge", "chrf"], refs, gens))
 
 
-def counted_pools(monkeypatch) -> list:
-    """Two workers from 8 pairs on, and the list of the pools started (each appended)."""
-    from evaluator.features import compute, cpu_workers
-
-    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 8)
-    started: list = []
-    start = cpu_workers._start_executor
-
-    def counted(processes: int):
-        started.append(start(processes))
-        return started[-1]
-
-    monkeypatch.setattr(cpu_workers, "_start_executor", counted)
-    return started
-
-
 POOL_REFS = [f"the {i} dogs ran to the park" for i in range(12)]
 POOL_GENS = [f"the {i + 1} dogs did not run" for i in range(12)]
 
@@ -883,7 +866,7 @@ def pool_scores():
     return compute.cpu_scores(["bleu", "chrf"], POOL_REFS, POOL_GENS)
 
 
-def test_a_block_keeps_one_pool_for_every_call_and_stops_it(monkeypatch) -> None:
+def test_a_block_keeps_one_pool_for_every_call_and_stops_it(counted_pools) -> None:
     """Workers parse WordNet and cache words as they read them: a pool per call started cold
     at every chunk of predict and of a feature cache (1,000 pairs: 5.3-6.1 s against 2.3-3.0
     s warm). Inside `shared_cpu_workers` one pool serves every call, an inner block included,
@@ -891,7 +874,7 @@ def test_a_block_keeps_one_pool_for_every_call_and_stops_it(monkeypatch) -> None
     from evaluator.features import compute
     from evaluator.features.cpu_workers import shared_cpu_workers
 
-    started = counted_pools(monkeypatch)
+    started = counted_pools
     expected = compute.run_cpu_metrics(["bleu", "chrf"], POOL_REFS, POOL_GENS)
     with shared_cpu_workers():
         first = pool_scores()
@@ -952,14 +935,16 @@ def killed_by_its_task(task) -> None:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="killing a worker")
-def test_a_worker_that_died_is_replaced_once_then_named(monkeypatch, fails_rather_than_hangs):
+def test_a_worker_that_died_is_replaced_once_then_named(
+    monkeypatch, counted_pools, fails_rather_than_hangs
+):
     """A worker killed while the workers waited between chunks (the OOM killer; a worker forked
     by a thread that has ended gets its parent-death signal) left multiprocessing.Pool
     waiting for ever; now the call starts fresh workers, and a second loss is an error."""
     from evaluator.features import compute
     from evaluator.features.cpu_workers import shared_cpu_workers
 
-    started = counted_pools(monkeypatch)
+    started = counted_pools
     expected = compute.run_cpu_metrics(["bleu", "chrf"], POOL_REFS, POOL_GENS)
     with shared_cpu_workers():
         pool_scores()
@@ -976,8 +961,8 @@ def test_a_worker_that_died_is_replaced_once_then_named(monkeypatch, fails_rathe
     assert len(started) == 4 and multiprocessing.active_children() == []
 
 
-def test_a_feature_cache_starts_one_pool_for_all_its_chunks(tmp_path, monkeypatch) -> None:
-    started = counted_pools(monkeypatch)
+def test_a_feature_cache_starts_one_pool_for_all_its_chunks(tmp_path, counted_pools) -> None:
+    started = counted_pools
     pairs = write_pairs(tmp_path / "pairs.parquet", 20)
     update_feature_cache(
         tmp_path / "pairs.parquet", tmp_path / "f.parquet", ["bleu"], chunk_size=10, progress=False

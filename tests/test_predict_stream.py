@@ -101,19 +101,6 @@ def test_jsonl_input_streams_the_same(checkpoint: Path, tmp_path: Path, small_ch
     assert out.read_text(encoding="utf-8") == one_pass(checkpoint, "jsonl")
 
 
-@pytest.fixture
-def counted_pools(monkeypatch) -> list[int]:
-    """Every model chunk's CPU metrics in two workers; the pools started, by their size."""
-    from evaluator.features import compute, cpu_workers
-
-    monkeypatch.setattr(compute, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(compute, "PARALLEL_MIN_PAIRS", 2)
-    started: list[int] = []
-    start = cpu_workers._start_executor
-    monkeypatch.setattr(cpu_workers, "_start_executor", lambda n: started.append(n) or start(n))
-    return started
-
-
 def test_one_pool_of_workers_serves_the_whole_stream(
     checkpoint: Path, tmp_path: Path, small_chunks, counted_pools
 ) -> None:
