@@ -961,6 +961,47 @@ def test_a_worker_that_died_is_replaced_once_then_named(
     assert len(started) == 4 and multiprocessing.active_children() == []
 
 
+OUTLIVES_MAIN = """
+import threading
+from evaluator.features import compute
+
+compute.usable_cpus = lambda: 2
+compute.PARALLEL_MIN_PAIRS = 2
+refs = [f"the {i} dogs ran to the park" for i in range(12)]
+gens = [f"the {i + 1} dogs did not run" for i in range(12)]
+expected = compute.run_cpu_metrics(["bleu", "chrf"], refs, gens).tolist()
+main_ended = threading.Event()
+
+def scores():
+    return compute.cpu_scores(["bleu", "chrf"], refs, gens).tolist()
+
+def score_before_and_after_main():
+    from evaluator.features.cpu_workers import shared_cpu_workers
+    with shared_cpu_workers():  # a stream's workers: started while main runs
+        first = scores()
+        main_ended.set()
+        threading.main_thread().join()
+        print("equal" if first == expected and scores() == expected else "differ", flush=True)
+    print("equal" if scores() == expected else "differ", flush=True)  # fresh workers, none now
+
+threading.Thread(target=score_before_and_after_main).start()
+main_ended.wait()
+"""
+
+
+def test_a_thread_that_outlives_the_main_one_still_scores(tmp_path) -> None:
+    """Once the main thread has ended, a process pool refuses new work ("cannot schedule new
+    futures after interpreter shutdown"): a stream resumed, or a predict called, on a thread
+    that outlives the main one crashed."""
+    script = tmp_path / "outlives_main.py"
+    script.write_text(OUTLIVES_MAIN, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["equal", "equal"]
+
+
 def test_a_feature_cache_starts_one_pool_for_all_its_chunks(tmp_path, counted_pools) -> None:
     started = counted_pools
     pairs = write_pairs(tmp_path / "pairs.parquet", 20)

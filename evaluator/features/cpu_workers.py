@@ -7,7 +7,9 @@ keeps one set of workers for all its chunks: `shared_cpu_workers` for a block of
 `CpuWorkers.serving` for the chunks of a generator, which may be resumed on another thread.
 
 The pool is a `ProcessPoolExecutor`: a worker that dies (the OOM killer, a signal) breaks it
-and the call says so, where `multiprocessing.Pool` waited for the lost task for ever.
+and the call says so, where `multiprocessing.Pool` waited for the lost task for ever. Once the
+main thread has ended, an executor refuses new work ("cannot schedule new futures after
+interpreter shutdown"), so a thread scoring after it computes in its own process.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ class CpuWorkers:
     def map(self, function: Callable[[Any], Any], tasks: Sequence[Any], processes: int) -> list:
         """``function`` over ``tasks`` in the workers, results in task order. Workers that
         died since the last call are replaced once (a worker forked by a thread that has
-        ended gets its parent-death signal); a second break raises WorkerError."""
+        ended gets its parent-death signal); a second break raises WorkerError. In a thread
+        that outlives the main one, where concurrent.futures takes no new work, in this
+        process."""
+        if not threading.main_thread().is_alive():  # the interpreter is exiting
+            self.close()
+            return [function(task) for task in tasks]
         try:
             return self._map(function, tasks, processes)
         except BrokenProcessPool:  # its manager has ended the other workers: joined at once
