@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # fitting; real outputs with synth errors applied (bench measurement, span training)
     ("evaluator.training", "evaluator.finetune", "evaluator.realtext_data"),
     ("evaluator.evaluator", "evaluator.multi_device"),  # the Evaluator API
-    ("evaluator.stress",),  # measurements built on the API
+    ("evaluator.stress", "evaluator.bench"),  # measurements built on the API
     ("evaluator.cli",),  # the commands
 )
 LAYER_OF = {node: level for level, nodes in enumerate(LAYERS) for node in nodes}

@@ -15,8 +15,9 @@ import pytest
 import torch
 from jsonl_files import write_jsonl_gz
 
+from evaluator.bench.realtext import Scorer, auroc, kendall_like_tau, share
 from evaluator.cli import main
-from evaluator.cli.bench.realtext import Scorer, auroc, bases_report, kendall_like_tau, share
+from evaluator.cli.bench.realtext import bases_report
 from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler
 from evaluator.hub import load, save_pretrained

@@ -201,7 +201,7 @@ def test_each_criterion_mixes_with_the_ridge_fit_or_its_best_metric_line(
 def test_the_realtext_bench_reads_the_reference_as_the_missing_source(fitted) -> None:
     """Its pairs have no source: for a checkpoint that reads one, the reference stands in,
     and the rating column says so."""
-    from evaluator.cli.bench.realtext import Scorer
+    from evaluator.bench.realtext import Scorer
 
     _, _, checkpoint = fitted
     refs = ["the dog sat on the mat", "a big red house"]

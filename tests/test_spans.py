@@ -16,8 +16,9 @@ import pytest
 import torch
 
 from evaluator import Evaluator, SpanReachWarning, inference
+from evaluator.bench.spans import char_counts, f1, word_diff_regions
 from evaluator.cli import CommandError, main
-from evaluator.cli.bench.spans import bench_spans, char_counts, f1, word_diff_regions
+from evaluator.cli.bench.spans import bench_spans
 from evaluator.features import FeatureScaler, text_key
 from evaluator.features.encoder_pass import encode_distinct, token_states, tokenize
 from evaluator.features.token_store import MAX_TOKENS, TokenStore, TokenTable
