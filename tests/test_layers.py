@@ -165,6 +165,14 @@ def test_every_module_has_a_layer():
         node_of(module)
 
 
+def test_every_folder_of_modules_is_a_package():
+    """setuptools' ``packages.find`` (pyproject.toml) takes a folder only with an __init__.py:
+    without one, its modules run from a checkout but are missing from an installed wheel."""
+    folders = {path.parent for path in source_modules().values()}
+    missing = [folder for folder in sorted(folders) if not (folder / "__init__.py").is_file()]
+    assert [str(folder.relative_to(REPO)) for folder in missing] == []
+
+
 def test_imports_point_down_the_layers():
     assert upward_imports(import_graph()) == []
 
