@@ -444,8 +444,9 @@ _SPAN_ITEM = re.compile(r"([0-9]+)-([0-9]+):([A-Za-z]+):([^\s:|]+)")
 _MISSING_ITEM = re.compile(r"([0-9]+):([0-9]+)-([0-9]+):([A-Za-z]+):([^\s:|]+)")
 
 
-def parse_spans_column(value: str) -> list[dict]:
-    """The spans of a CSV/TSV `spans` cell, without their text; DataError names a bad item."""
+def parse_spans_column(value: str | float | None) -> list[dict]:
+    """The spans of a CSV/TSV `spans` cell, without their text; DataError names a bad item.
+    An empty cell has none, also as pandas reads one (NaN, or NA)."""
     spans = []
     for number, item in _column_items(value):
         where = f"spans item {number} {item!r}"
@@ -460,9 +461,9 @@ def parse_spans_column(value: str) -> list[dict]:
     return spans
 
 
-def parse_missing_column(value: str) -> list[dict]:
+def parse_missing_column(value: str | float | None) -> list[dict]:
     """The missing reference words of a CSV/TSV `missing` cell, without their text; DataError
-    names a bad item."""
+    names a bad item. An empty cell has none, also as pandas reads one (NaN, or NA)."""
     missing = []
     for number, item in _column_items(value):
         where = f"missing item {number} {item!r}"
@@ -485,9 +486,17 @@ def parse_missing_column(value: str) -> list[dict]:
     return missing
 
 
-def _column_items(value: str) -> list[tuple[int, str]]:
-    """The "|"-separated items of a cell, numbered from 1; an empty cell has none."""
-    return list(enumerate(value.split("|"), 1)) if value else []
+def _column_items(value: str | float | None) -> list[tuple[int, str]]:
+    """The "|"-separated items of a cell, numbered from 1; an empty cell has none. Every
+    correct pair's cells are empty, which ``pandas.read_csv`` reads as NaN (NA with
+    dtype="string"): those crashed the parsers with an AttributeError."""
+    import pandas as pd
+
+    if isinstance(value, str):
+        return list(enumerate(value.split("|"), 1)) if value else []
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+        return []
+    raise DataError(f"expected a cell's text, got {value!r}")
 
 
 def _offsets(start: str, end: str, where: str) -> tuple[int, int]:

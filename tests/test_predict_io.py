@@ -127,6 +127,14 @@ def test_compact_columns_round_trip_through_their_parsers(output_format: str) ->
     assert read_missing == [{key: item[key] for key in MISSING_KEYS} for item in missed]
     assert (records[1]["spans"], records[1]["missing"]) == ("", "")
     assert parse_spans_column("") == [] and parse_missing_column("") == []
+    # as pandas reads the file: an empty cell is NaN, or NA with dtype="string"
+    for dtype in (None, "string"):
+        frame = pd.read_csv(io.StringIO(written(predictions, output_format, True)), dtype=dtype,
+                            sep="," if output_format == "csv" else "\t")  # fmt: skip
+        assert [parse_spans_column(cell) for cell in frame["spans"]] == [read, []]
+        assert [parse_missing_column(cell) for cell in frame["missing"]] == [read_missing, []]
+    with pytest.raises(DataError, match="expected a cell's text, got 3"):
+        parse_spans_column(3)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("output_format", ["csv", "tsv"])
