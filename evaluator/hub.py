@@ -53,9 +53,6 @@ TOP_LEVEL_KEYS = (
 )
 ARCHITECTURE_KEYS = tuple(item.name for item in fields(MismatchConfig))
 FEATURE_KEYS = ("names", "aggregate", "num_layers", "scaler")
-# How a checkpoint's ratings combine a feature over several references: the one way inference
-# has (`inference.max_over_references`), recorded so that config.json says it.
-REFERENCE_AGGREGATE = "max"
 
 
 @dataclass
@@ -116,7 +113,7 @@ def save_pretrained(
         "architecture": model.config.to_dict(),
         "features": {
             "names": list(scaler.names),
-            "aggregate": REFERENCE_AGGREGATE,
+            "aggregate": model.config.reference_aggregate,
             "num_layers": num_layers,
             "scaler": scaler.to_dict(),
         },
@@ -457,10 +454,11 @@ def _check_feature_settings(features: dict, architecture: MismatchConfig) -> Non
         raise ValueError(f'"features.names" holds unknown feature(s) {", ".join(unknown)}')
     if reads_disfluency(names) and architecture.use_metrics:  # else the column is never computed
         _check_detector_encoder(architecture.encoder)
-    if features["aggregate"] != REFERENCE_AGGREGATE:
+    if features["aggregate"] != architecture.reference_aggregate:
         raise ValueError(
-            f'"features.aggregate" must be "{REFERENCE_AGGREGATE}" (ratings read each '
-            f"feature's highest value over the references), got {features['aggregate']!r}"
+            f'"features.aggregate" must be "{architecture.reference_aggregate}" '
+            '(how the ratings read each feature over the references, as '
+            f'"architecture.reference_aggregate" says), got {features["aggregate"]!r}'
         )
     layers = features.get("num_layers")
     # a bool is an int in Python: true read BERTScore at layer 1; 0 is the embeddings' output

@@ -3,8 +3,8 @@
 Several references per pair: the pair is read against each reference on its own (that
 reference's metric features, text, alignment and tokens), and the reference whose reading
 gives the highest P(NoContr), the score, decides every output of the pair but the ratings of
-a model with ``ratings_read_all_references`` (each metric's highest value over all
-references, ``max_over_references``). The closeness is
+a model with ``ratings_read_all_references`` (each metric's value that reads closest over all
+references, ``over_references``). The closeness is
 the head's reading alone, without the term of ``head_only_features``: those columns refine the
 errors named against the deciding reference, not which reference decides, so a task's
 ratings stay what they were fitted as. Aggregating the features over all references first
@@ -29,6 +29,7 @@ import torch
 from evaluator.features import compute_features, encode_texts, pair_key, text_key
 from evaluator.features.compute import check_pairs
 from evaluator.features.encoder_pass import length_batches
+from evaluator.features.registry import CLOSER
 from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.malloc import heap_allocations
@@ -136,7 +137,12 @@ def predict_outputs(
     rating_features = None if model.rating_head is None else features
     if rating_features is not None and config.ratings_read_all_references:
         rating_features = torch.from_numpy(
-            max_over_references(rating_features.numpy(), np.asarray(owner))
+            over_references(
+                rating_features.numpy(),
+                np.asarray(owner),
+                config.feature_names,
+                config.reference_aggregate,
+            )
         )
     text_inputs = _text_inputs(checkpoint, flat_refs, flat_gens, embeddings, batch_size, device)
     alignment = None
@@ -321,12 +327,37 @@ def _to(value, device: str):
     return {key: tensor.to(device) for key, tensor in value.items()}
 
 
-def max_over_references(features: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """Per (pair, reference) row, each feature's max over the rows of its pair (``owner``: the
-    pair of each row), what a model with ``ratings_read_all_references`` rates from. The
-    scaler is non-decreasing per feature, so this is also the scaled max of the raw scores."""
-    frame = pd.DataFrame(features).groupby(np.asarray(owner)).transform("max")
-    return frame.to_numpy(dtype=features.dtype, copy=True)  # writable: torch.from_numpy
+def over_references(
+    features: np.ndarray, owner: np.ndarray, names: Sequence[str], aggregate: str
+) -> np.ndarray:
+    """Per (pair, reference) row, each scaled feature combined over the rows of its pair
+    (``owner``: the pair of each row), what a model with ``ratings_read_all_references`` rates
+    from (``MismatchConfig.reference_aggregate``).
+
+    "best": each feature's value that reads closest (``registry.CLOSER``): the max of one that
+    reads closer when higher, the min of one that reads closer when lower, and for one with
+    neither (a length ratio) its value at the reference whose other features read closest (the
+    highest sum of them, each signed by its direction). An exact copy of one reference so reads
+    as that copy whatever other references come with it, and another reference can only bring
+    a feature closer. "max": each feature's max, as checkpoints fitted before 2026-12-02 read
+    them: a far reference raised the novelty and distance columns, so an exact copy of one
+    reference with another beside it rated below the copy alone. The scaler is non-decreasing
+    per feature, so both read the raw scores alike."""
+    owner = np.asarray(owner)
+    if aggregate == "max":
+        combined = pd.DataFrame(features).groupby(owner).transform("max")
+        return combined.to_numpy(dtype=features.dtype, copy=True)  # writable: torch.from_numpy
+    if aggregate != "best":
+        raise ValueError(f'reference aggregate must be "best" or "max", got {aggregate!r}')
+    direction = np.array([CLOSER[name] for name in names], dtype=features.dtype)
+    signed = pd.DataFrame(features * direction).groupby(owner).transform("max")
+    combined = signed.to_numpy(dtype=features.dtype) * direction
+    neither = direction == 0
+    if neither.any():
+        pairs, rows_of_pair = np.unique(owner, return_inverse=True)
+        closest = closest_rows(features @ direction, rows_of_pair, len(pairs))
+        combined[:, neither] = features[closest[rows_of_pair]][:, neither]
+    return combined
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

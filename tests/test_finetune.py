@@ -139,9 +139,9 @@ def test_splits_keep_every_group_on_one_side(data_root: Path) -> None:
 def test_ratings_can_read_every_references_metrics(
     tmp_path: Path, base_checkpoint: Path, data_root: Path
 ) -> None:
-    """With ratings_read_all_references the metric map reads each metric's max over a pair's
-    references (as the metric baselines do), in predict and in the evaluation path alike;
-    without it, the closest reference's scores. The rating is set to one metric (rougeL_f,
+    """With ratings_read_all_references the metric map reads each metric at its closest over a
+    pair's references (as the metric baselines do: rougeL_f's max), in predict and in the
+    evaluation path alike; without it, the closest reference's scores. The rating is set to one metric (rougeL_f,
     within the tiny scaler's 0-1 range) to see which scores it read."""
     prepared = prepare_task("summarization", str(base_checkpoint), tmp_path / "cache", data_root)
     rows = np.array([i for i, r in enumerate(prepared.records) if len(r.refs) == 2][:8])
@@ -165,11 +165,12 @@ def test_ratings_can_read_every_references_metrics(
                 layer.bias.zero_()
             trained.metric_rating.weight[:, column] = 1.0
             batch = next(iter(data.train_dataloader()))  # what training reads
-            read = batch["reference_max_features" if all_references else "features"]
+            read = batch["all_reference_features" if all_references else "features"]
             np.testing.assert_allclose(module(batch)[:, 0], read[:, column], atol=1e-6)
         checkpoint = load(export(module, data, tmp_path / f"task-{all_references}"))
         model = checkpoint.model
         assert model.config.ratings_read_all_references is all_references
+        assert model.config.reference_aggregate == "best"
         outputs = predict_outputs(checkpoint, refs, gens)
         _, _, evaluated = closest_outputs(
             model,
@@ -187,6 +188,23 @@ def test_ratings_can_read_every_references_metrics(
         np.testing.assert_allclose(outputs.ratings[:, 0], expected, atol=1e-5)
         rated[all_references] = outputs.ratings[:, 0]
     assert (rated[True] > rated[False] + 1e-6).any()  # the closest is not always the best
+
+
+def test_a_metric_baseline_reads_each_record_at_its_closest_reference() -> None:
+    """A baseline takes a similarity's max over a record's references and a distance's min:
+    with the max of every metric, edit distance and novelty read the farthest reference."""
+    from evaluator.finetune.data import TaskInputs
+
+    features = pd.DataFrame(
+        {"chrf": [90.0, 10.0, 50.0], "edit_distance": [0.1, 0.9, 0.4]}  # rows: (record, ref)
+    )
+    inputs = TaskInputs(
+        ids=["a", "b"], groups=["a", "b"], features=features, texts=np.zeros((4, 2)),
+        ref_rows=[np.array([0, 1]), np.array([2])], gen_rows=np.array([3, 3]),
+        targets=np.zeros((2, 1)),
+    )  # fmt: skip
+    expected = pd.DataFrame({"chrf": [90.0, 50.0], "edit_distance": [0.1, 0.4]})
+    pd.testing.assert_frame_equal(inputs.record_features(), expected)
 
 
 @pytest.fixture(scope="module")

@@ -249,8 +249,10 @@ def test_a_config_from_before_a_key_existed_loads_with_the_old_behaviour(saved: 
     source_features): a checkpoint a user fitted with older code loads as it scored then."""
     edit_config(saved, lambda c: c["architecture"].pop("source_features"))
     edit_config(saved, lambda c: c["architecture"].pop("ratings_read_all_references"))
+    edit_config(saved, lambda c: c["architecture"].pop("reference_aggregate"))
     config = load(saved).model.config
     assert (config.source_features, config.ratings_read_all_references) == ([], False)
+    assert config.reference_aggregate == "max"  # task checkpoints fitted before 2026-12-02
 
 
 @pytest.mark.parametrize(
@@ -262,10 +264,11 @@ def test_a_config_from_before_a_key_existed_loads_with_the_old_behaviour(saved: 
             lambda c: c["architecture"].update(text_dim="64"),
             r"config\.json is inconsistent: model config key 'text_dim' must be int",
         ),
-        (  # inference combines references by max alone: a mean would be recorded, not done
+        (  # inference combines references as the architecture says: a mean would be recorded
             lambda c: c["features"].update(aggregate="mean"),
-            r"config\.json is inconsistent: \"features\.aggregate\" must be \"max\" \(ratings "
-            r"read each feature's highest value over the references\), got 'mean'",
+            r"config\.json is inconsistent: \"features\.aggregate\" must be \"max\" \(how the "
+            r"ratings read each feature over the references, as \"architecture\.reference_aggregate"
+            r"\" says\), got 'mean'",
         ),
         (lambda c: c.update(tasks="oops"), r"config\.json is inconsistent: \"tasks\" must be"),
         (lambda c: c.update(architecture="x"), r"config\.json: \"architecture\" must be an object"),

@@ -23,6 +23,8 @@ from evaluator.features import EmbeddingStore, pair_key
 from evaluator.features.cache import update_feature_cache
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.human_data import HumanRecord
+from evaluator.inference import over_references
+from evaluator.model.mismatch_model import FIT_REFERENCE_AGGREGATE
 from evaluator.tasks import Task
 from mismatch_core.atomic import atomic_path
 from mismatch_core.pairs import first_without_source
@@ -67,10 +69,19 @@ class TaskInputs:
         ).astype(np.int64)
 
     def record_features(self) -> pd.DataFrame:
-        """One row per record: each feature's maximum over the record's references (the usual
-        multi-reference reading of a single metric, used for the metric baselines), then, with
-        source features, each one against the source as ``source_<name>``."""
-        features = self.features.groupby(self.pair_owner()).max().reset_index(drop=True)
+        """One row per record: each feature at its closest over the record's references, as a
+        fitted model's ratings read them (``inference.over_references``; the usual
+        multi-reference reading of a single metric: a similarity's max, a distance's min),
+        used for the metric baselines; then, with source features, each one against the
+        source as ``source_<name>``. Until 2026-12-02 each feature's max, so a distance
+        baseline read a record's farthest reference."""
+        owner = self.pair_owner()
+        names = list(self.features.columns)
+        combined = over_references(
+            self.features.to_numpy(dtype=np.float64), owner, names, FIT_REFERENCE_AGGREGATE
+        )
+        first = np.unique(owner, return_index=True)[1]  # a record's rows are alike now
+        features = pd.DataFrame(combined[first], columns=names)
         if self.source is None:
             return features
         return pd.concat([features, self.source.add_prefix("source_")], axis=1)

@@ -33,7 +33,8 @@ from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
-from evaluator.inference import max_over_references
+from evaluator.inference import over_references
+from evaluator.model.mismatch_model import FIT_REFERENCE_AGGREGATE
 from evaluator.tasks import Task, as_task, fit_task, load_task_records
 from mismatch_core.errors import ConfigError, DataError
 from mismatch_core.resources import DEFAULT_CHECKPOINT, data_dir
@@ -235,14 +236,16 @@ def split_rows(
     )
 
 
-def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
-    """rows -> the model's inputs {features, reference_max_features, ref, gen[, alignment,
+def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray, names: list[str]):
+    """rows -> the model's inputs {features, all_reference_features, ref, gen[, alignment,
     tokens, source]} for those records, each with the reference of its pair in ``pairs``
-    (``features``: one row per pair); reference_max_features: each feature's max over all
-    the record's references (``ratings_read_all_references``); source: the record's raw
-    source features (``inputs.source``)."""
+    (``features``: one row per pair, columns ``names``); all_reference_features: each
+    feature's value that reads closest over all the record's references, as a fitted model
+    reads them (``ratings_read_all_references``, ``FIT_REFERENCE_AGGREGATE``); source: the
+    record's raw source features (``inputs.source``)."""
     pair_features = torch.from_numpy(features[pairs])
-    max_features = torch.from_numpy(max_over_references(features, inputs.pair_owner())[pairs])
+    combined = over_references(features, inputs.pair_owner(), names, FIT_REFERENCE_AGGREGATE)
+    all_reference_features = torch.from_numpy(combined[pairs])
     texts = torch.from_numpy(inputs.texts)
     refs = torch.from_numpy(np.concatenate(inputs.ref_rows)[pairs])
     gens = torch.from_numpy(inputs.gen_rows)
@@ -253,7 +256,7 @@ def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray):
         index = torch.as_tensor(rows)
         batch: dict[str, Any] = {
             "features": pair_features[index],
-            "reference_max_features": max_features[index],
+            "all_reference_features": all_reference_features[index],
             "ref": texts[refs[index]],
             "gen": texts[gens[index]],
         }
@@ -401,11 +404,12 @@ class RatingDataModule(L.LightningDataModule):
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
         prepared = self.ready()
-        originals = model_inputs(prepared.inputs, prepared.features, prepared.train_pairs)
+        names = prepared.base.feature_names
+        originals = model_inputs(prepared.inputs, prepared.features, prepared.train_pairs, names)
         targets = torch.from_numpy(prepared.inputs.targets)
         contrast = prepared.contrast if split == "train" else None
         if contrast is not None:
-            copies = model_inputs(contrast.inputs, contrast.features, contrast.pairs)
+            copies = model_inputs(contrast.inputs, contrast.features, contrast.pairs, names)
             copies_of: dict[int, list[int]] = {}
             for copy, owner in enumerate(contrast.owners.tolist()):
                 copies_of.setdefault(owner, []).append(copy)

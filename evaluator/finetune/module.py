@@ -36,9 +36,9 @@ from evaluator.features.scaling import FeatureScaler
 from evaluator.finetune.agreement import kendall
 from evaluator.finetune.contrast import ANCHOR
 from evaluator.hub import load
-from evaluator.inference import max_over_references
+from evaluator.inference import over_references
 from evaluator.model import MismatchModel
-from evaluator.model.mismatch_model import NO_CONTRADICTION
+from evaluator.model.mismatch_model import FIT_REFERENCE_AGGREGATE, NO_CONTRADICTION
 from evaluator.tasks import Task, fit_task
 from mismatch_core.errors import DataError
 from mismatch_core.resources import DEFAULT_CHECKPOINT
@@ -63,6 +63,7 @@ def rating_model(
         rating_from_metrics=use_metrics,
         rating_from_mismatch=True,
         ratings_read_all_references=ratings_read_all_references and use_metrics,
+        reference_aggregate=FIT_REFERENCE_AGGREGATE,
         rating_mix=rating_mix and use_metrics,
         head_only_features=base.config.head_only_features if use_metrics else [],
         source_features=list(source_features or []) if use_metrics else [],
@@ -187,13 +188,14 @@ class RatingModule(L.LightningModule):
             tokens=batch.get("tokens"),
         )
         if self.model.config.ratings_read_all_references:
-            features = batch["reference_max_features"]
+            features = batch["all_reference_features"]
         return self.model.rate(representation, features, source=batch.get("source"))
 
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
         the features of the reference each record trains on (with
-        ``ratings_read_all_references``: of all its references, each feature's max), and the
+        ``ratings_read_all_references``: of all its references, each feature's value that reads
+        closest, ``over_references``), and the
         source scores' scaling at the bounds of the training records' (``FeatureScaler.fit``)."""
         data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
         prepared, train = data.ready(), data.split["train"]
@@ -205,7 +207,12 @@ class RatingModule(L.LightningModule):
         pairs = prepared.train_pairs[train]
         table = prepared.features
         if self.model.config.ratings_read_all_references:
-            table = max_over_references(table, prepared.inputs.pair_owner())
+            table = over_references(
+                table,
+                prepared.inputs.pair_owner(),
+                self.model.config.feature_names,
+                self.model.config.reference_aggregate,
+            )
         source = None
         if self.model.source_scaling is not None:
             if prepared.inputs.source is None:

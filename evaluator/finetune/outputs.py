@@ -13,7 +13,7 @@ import torch
 
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
-from evaluator.inference import closest_rows, max_over_references
+from evaluator.inference import closest_rows, over_references
 from evaluator.model import MismatchModel
 
 
@@ -29,7 +29,11 @@ def closest_outputs(
     texts = torch.from_numpy(inputs.texts)
     feature_table = torch.from_numpy(features)
     rating_table = (
-        torch.from_numpy(max_over_references(features, owner))
+        torch.from_numpy(
+            over_references(
+                features, owner, model.config.feature_names, model.config.reference_aggregate
+            )
+        )
         if model.config.ratings_read_all_references
         else feature_table
     )

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
+REFERENCE_AGGREGATES = ("best", "max")  # see MismatchConfig.reference_aggregate
+FIT_REFERENCE_AGGREGATE = "best"  # what fine-tuning fits a model to read
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
 
@@ -87,11 +89,15 @@ class MismatchConfig:
     # (fine-tuning starts the map at zero and, for regression, keeps its signs: see
     # evaluator.finetune.module)
     rating_from_mismatch: bool = False
-    # the metric map reads each metric's best score over all of a pair's references (the max,
-    # as the metric baselines read them) instead of the closest reference's alone: with 5 or
-    # 11 references, one reference leaves most of the metrics' evidence unused
+    # the metric map reads each metric's best score over all of a pair's references instead of
+    # the closest reference's alone: with 5 or 11 references, one reference leaves most of the
+    # metrics' evidence unused
     # (docs/experiments/2026-11-25-ratings-all-references)
     ratings_read_all_references: bool = False
+    # how (``evaluator.inference.over_references``): "best", each metric's value that reads
+    # closest; "max", each metric's max, what checkpoints fitted before 2026-12-02 read (a far
+    # reference raised the novelty and distance columns); fine-tuning fits "best"
+    reference_aggregate: str = "max"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
     # learned share chosen on the validation groups: the learned part counts only as far as
@@ -140,6 +146,11 @@ class MismatchConfig:
             raise ValueError("rating_from_metrics needs use_metrics")
         if self.ratings_read_all_references and not self.rating_from_metrics:
             raise ValueError("ratings_read_all_references needs rating_from_metrics")
+        if self.reference_aggregate not in REFERENCE_AGGREGATES:
+            raise ValueError(
+                f"reference_aggregate must be one of {REFERENCE_AGGREGATES}, "
+                f"got {self.reference_aggregate!r}"
+            )
         if self.rating_mix and not self.rating_from_metrics:
             raise ValueError("rating_mix needs rating_from_metrics")
         if self.rating_from_mismatch and not self.num_ratings:
