@@ -116,9 +116,10 @@ class Evaluator:
         refs[i] is a reference or a list of references: the pair is read against each one
         alone, and the closest gives its score, classes, labels and spans (which one, and how
         it is chosen: ``Prediction.ref_index``); a task checkpoint fitted on every reference
-        (``ratings_read_all_references``, each shipped one) rates from each metric at its
-        closest over all of them (``inference.over_references``), so a rating can sit above
-        that of any one reference alone.
+        (``ratings_read_all_references``, each shipped one) rates from the metrics over all of
+        them (``inference.over_references``: a similarity's highest, a distance's lowest, the
+        kind of difference at the closest), so a rating can sit above that of any one
+        reference alone.
         srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
         every pair (ValueError naming the first id without), the others ignore them. An empty
         reference is a ValueError naming its pair's id; an empty gen is scored.

@@ -328,21 +328,27 @@ def _to(value, device: str):
 
 
 def over_references(
-    features: np.ndarray, owner: np.ndarray, names: Sequence[str], aggregate: str
+    features: np.ndarray,
+    owner: np.ndarray,
+    names: Sequence[str],
+    aggregate: str,
+    scaled: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per (pair, reference) row, each scaled feature combined over the rows of its pair
-    (``owner``: the pair of each row), what a model with ``ratings_read_all_references`` rates
-    from (``MismatchConfig.reference_aggregate``).
+    """Per (pair, reference) row, each feature combined over the rows of its pair (``owner``:
+    the pair of each row), what a model with ``ratings_read_all_references`` rates from
+    (``MismatchConfig.reference_aggregate``).
 
-    "best": each feature's value that reads closest (``registry.CLOSER``): the max of one that
-    reads closer when higher, the min of one that reads closer when lower, and for one with
-    neither (a length ratio) its value at the reference whose other features read closest (the
-    highest sum of them, each signed by its direction). An exact copy of one reference so reads
-    as that copy whatever other references come with it, and another reference can only bring
-    a feature closer. "max": each feature's max, as checkpoints fitted before 2026-12-02 read
-    them: a far reference raised the novelty and distance columns, so an exact copy of one
-    reference with another beside it rated below the copy alone. The scaler is non-decreasing
-    per feature, so both read the raw scores alike."""
+    "best" (``registry.CLOSER``): a similarity's max and a distance's min over the references,
+    so each reference adds its evidence of closeness; every other column (the kind of
+    difference: agreement, changed words, repetition; a ratio) at the reference that reads
+    closest, the highest sum of the closeness columns, each signed by its direction, of the
+    scaled features (``scaled``, where ``features`` are raw scores: the metric baselines). An
+    exact copy of one reference so reads as that copy whatever references come beside it, and
+    an unrelated reference cannot hide an error found against a close one. "max": each
+    feature's max, as checkpoints fitted before 2026-12-02 read them: a far reference raised
+    the distance and novelty columns, so an exact copy of one reference with another beside it
+    rated below the copy alone. The scaler is non-decreasing per feature, so a max or a min
+    reads the raw scores as the scaled ones."""
     owner = np.asarray(owner)
     if aggregate == "max":
         combined = pd.DataFrame(features).groupby(owner).transform("max")
@@ -355,7 +361,8 @@ def over_references(
     neither = direction == 0
     if neither.any():
         pairs, rows_of_pair = np.unique(owner, return_inverse=True)
-        closest = closest_rows(features @ direction, rows_of_pair, len(pairs))
+        closeness = (features if scaled is None else scaled) @ direction
+        closest = closest_rows(closeness, rows_of_pair, len(pairs))
         combined[:, neither] = features[closest[rows_of_pair]][:, neither]
     return combined
 

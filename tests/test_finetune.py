@@ -191,20 +191,29 @@ def test_ratings_can_read_every_references_metrics(
 
 
 def test_a_metric_baseline_reads_each_record_at_its_closest_reference() -> None:
-    """A baseline takes a similarity's max over a record's references and a distance's min:
-    with the max of every metric, edit distance and novelty read the farthest reference."""
+    """A baseline takes a similarity's max over a record's references, a distance's min and
+    any other column at the reference that reads closest on the scaled closeness columns
+    (here the second: its edit distance, scaled, outweighs the first's chrF): with the max of
+    every metric, edit distance and novelty read the farthest reference."""
     from evaluator.finetune.data import TaskInputs
 
-    features = pd.DataFrame(
-        {"chrf": [90.0, 10.0, 50.0], "edit_distance": [0.1, 0.9, 0.4]}  # rows: (record, ref)
+    features = pd.DataFrame(  # rows: (record, reference); record a has two references
+        {
+            "chrf": [90.0, 80.0, 50.0],
+            "edit_distance": [0.9, 0.1, 0.4],
+            "changed_place": [0.0, 1.0, 0.5],
+        }
     )
     inputs = TaskInputs(
         ids=["a", "b"], groups=["a", "b"], features=features, texts=np.zeros((4, 2)),
         ref_rows=[np.array([0, 1]), np.array([2])], gen_rows=np.array([3, 3]),
         targets=np.zeros((2, 1)),
     )  # fmt: skip
-    expected = pd.DataFrame({"chrf": [90.0, 50.0], "edit_distance": [0.1, 0.4]})
-    pd.testing.assert_frame_equal(inputs.record_features(), expected)
+    scaler = FeatureScaler(list(features), low=[0.0, 0.0, 0.0], high=[100.0, 1.0, 1.0])
+    expected = pd.DataFrame(
+        {"chrf": [90.0, 50.0], "edit_distance": [0.1, 0.4], "changed_place": [1.0, 0.5]}
+    )
+    pd.testing.assert_frame_equal(inputs.record_features(scaler), expected)
 
 
 @pytest.fixture(scope="module")

@@ -1096,36 +1096,44 @@ def test_over_long_texts_are_truncated_and_counted_once(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.slow
 def test_ratings_read_each_metric_at_its_closest_over_the_references() -> None:
-    """Ratings that read every reference read each metric's value that reads closest: the max
-    of a similarity, the min of a distance or a novelty, and a ratio from the reference whose
-    other metrics read closest. Each metric's max put a far reference's novelty and distance
-    into an exact copy's ratings: captioning rated a copy of a caption 0.97 alone and 0.745
-    beside two other captions of the image (an audit, 2026-12-02)."""
+    """Ratings that read every reference read a similarity's max, a distance's or novelty's min,
+    and every other column (the kind of difference, a ratio) at the reference that reads
+    closest on those. Each metric's max put a far reference's novelty and distance into an
+    exact copy's ratings: captioning rated a copy of a caption 0.97 alone and 0.745 beside two
+    other captions of the image (an audit, 2026-12-02). Each column's own best instead let an
+    unrelated reference, which shares no place with gen, hide a changed place (a review)."""
     from evaluator.features.registry import CLOSER, available_features
     from evaluator.inference import over_references
 
-    assert set(CLOSER) == set(available_features())  # a new column must say its direction
-    names = ["chrf", "edit_distance", "length_ratio", "novel_1gram"]
-    copy, far = [1.0, 0.0, 0.5, 0.0], [0.2, 0.9, 0.9, 0.8]
-    near, other, alone = [0.7, 0.2, 0.3, 0.1], [0.8, 0.4, 0.6, 0.5], [0.6, 0.3, 0.4, 0.2]
-    features = np.array([copy, far, near, other, alone])
-    owner = np.array([0, 0, 1, 1, 2])
+    assert set(CLOSER) == set(available_features())  # a new column must say how it reads
+    names = ["chrf", "edit_distance", "length_ratio", "changed_place"]
+    copy, far = [1.0, 0.0, 0.5, 0.0], [0.2, 0.9, 0.9, 0.0]
+    wrong_place, unrelated = [0.9, 0.1, 0.5, 1.0], [0.1, 0.9, 0.8, 0.0]
+    near, other, alone = [0.7, 0.2, 0.3, 0.4], [0.8, 0.4, 0.6, 0.1], [0.6, 0.3, 0.4, 0.2]
+    features = np.array([copy, far, wrong_place, unrelated, near, other, alone])
+    owner = np.array([0, 0, 1, 1, 2, 2, 3])
     best = over_references(features, owner, names, "best")
     np.testing.assert_array_equal(best[:2], [copy, copy])
-    # chrF's max, the distance's and novelty's min, the ratio of the closer reading (0.7 - 0.2
-    # - 0.1 against 0.8 - 0.4 - 0.5)
-    np.testing.assert_array_equal(best[2:4], [[0.8, 0.2, 0.3, 0.1]] * 2)
-    np.testing.assert_array_equal(best[4], alone)
+    np.testing.assert_array_equal(best[2:4], [wrong_place, wrong_place])  # the place stays
+    # chrF's max, the distance's min, the others of the closer reading (0.7 - 0.2 against
+    # 0.8 - 0.4)
+    np.testing.assert_array_equal(best[4:6], [[0.8, 0.2, 0.3, 0.4]] * 2)
+    np.testing.assert_array_equal(best[6], alone)
+    # the closest reading chosen on other values (a baseline's raw scores, by their scaled ones)
+    scaled = features.copy()
+    scaled[5, 0] = 1.0  # 1.0 - 0.4 against 0.7 - 0.2
+    chosen = over_references(features, owner, names, "best", scaled=scaled)
+    np.testing.assert_array_equal(chosen[4], [0.8, 0.2, 0.6, 0.1])
     maximum = over_references(features, owner, names, "max")  # checkpoints fitted before
-    np.testing.assert_array_equal(maximum[:2], [[1.0, 0.9, 0.9, 0.8]] * 2)
+    np.testing.assert_array_equal(maximum[:2], [[1.0, 0.9, 0.9, 0.0]] * 2)
     with pytest.raises(ValueError, match="reference aggregate"):
         over_references(features, owner, names, "mean")
     with pytest.raises(ValueError, match="reference_aggregate"):
         MismatchConfig(feature_names=names, reference_aggregate="mean")
 
 
+@pytest.mark.slow
 def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_path: Path) -> None:
     """Text branch only (no metric features to aggregate): the reference with the higher
     single-reference P(NoContr) gives the whole answer, in either order."""

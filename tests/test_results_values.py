@@ -62,9 +62,10 @@ def prepared(
         records=[SimpleNamespace(dataset=name) for name in datasets or [""] * len(targets)],
         inputs=SimpleNamespace(
             features=frame,
-            record_features=lambda: frame,
+            record_features=lambda scaler: frame,
             targets=np.array(targets),
         ),
+        base=SimpleNamespace(scaler=None),
     )
 
 

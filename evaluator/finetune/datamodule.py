@@ -239,10 +239,10 @@ def split_rows(
 def model_inputs(inputs: TaskInputs, features: np.ndarray, pairs: np.ndarray, names: list[str]):
     """rows -> the model's inputs {features, all_reference_features, ref, gen[, alignment,
     tokens, source]} for those records, each with the reference of its pair in ``pairs``
-    (``features``: one row per pair, columns ``names``); all_reference_features: each
-    feature's value that reads closest over all the record's references, as a fitted model
-    reads them (``ratings_read_all_references``, ``FIT_REFERENCE_AGGREGATE``); source: the
-    record's raw source features (``inputs.source``)."""
+    (``features``: one row per pair, columns ``names``); all_reference_features: the features
+    over all the record's references, as a fitted model reads them
+    (``ratings_read_all_references``, ``FIT_REFERENCE_AGGREGATE``); source: the record's raw
+    source features (``inputs.source``)."""
     pair_features = torch.from_numpy(features[pairs])
     combined = over_references(features, inputs.pair_owner(), names, FIT_REFERENCE_AGGREGATE)
     all_reference_features = torch.from_numpy(combined[pairs])

@@ -194,8 +194,7 @@ class RatingModule(L.LightningModule):
     def on_fit_start(self) -> None:
         """Start the metric map at the ridge fit of the training split (after data setup), on
         the features of the reference each record trains on (with
-        ``ratings_read_all_references``: of all its references, each feature's value that reads
-        closest, ``over_references``), and the
+        ``ratings_read_all_references``: over all its references, ``over_references``), and the
         source scores' scaling at the bounds of the training records' (``FeatureScaler.fit``)."""
         data = self.trainer.datamodule  # type: ignore[attr-defined]  # set by Trainer.fit
         prepared, train = data.ready(), data.split["train"]

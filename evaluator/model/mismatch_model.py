@@ -94,9 +94,10 @@ class MismatchConfig:
     # metrics' evidence unused
     # (docs/experiments/2026-11-25-ratings-all-references)
     ratings_read_all_references: bool = False
-    # how (``evaluator.inference.over_references``): "best", each metric's value that reads
-    # closest; "max", each metric's max, what checkpoints fitted before 2026-12-02 read (a far
-    # reference raised the novelty and distance columns); fine-tuning fits "best"
+    # how (``evaluator.inference.over_references``): "best", a similarity's max, a distance's
+    # min and the kind of difference at the closest reference; "max", each metric's max, what
+    # checkpoints fitted before 2026-12-02 read (a far reference raised the novelty and
+    # distance columns); fine-tuning fits "best"
     reference_aggregate: str = "max"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
