@@ -344,7 +344,8 @@ def over_references(
     closest, the highest sum of the closeness columns, each signed by its direction, of the
     scaled features (``scaled``, where ``features`` are raw scores: the metric baselines). An
     exact copy of one reference so reads as that copy whatever references come beside it, and
-    an unrelated reference cannot hide an error found against a close one. "max": each
+    an unrelated reference does not wipe out what these columns find against a close one.
+    "max": each
     feature's max, as checkpoints fitted before 2026-12-02 read them: a far reference raised
     the distance and novelty columns, so an exact copy of one reference with another beside it
     rated below the copy alone. The scaler is non-decreasing per feature, so a max or a min

@@ -232,10 +232,11 @@ def test_a_copy_of_one_of_several_references_is_rated_as_that_copy(name: str) ->
 @pytest.mark.parametrize(("name", "check"), cases(list(TASKS), [f"far-{e}" for e in ERRORS]))
 def test_an_unrelated_reference_does_not_hide_an_error(name: str, check: str) -> None:
     """Beside an unrelated reference, a copy with one key error must still rate below the copy.
-    With every column at its own best over the references, the kind-of-change columns came
-    from the unrelated one, which shares no place or number with the output: a wrong city's
-    changed_place read 0.08, not 1.0, and translation rated that copy da_z 0.586 beside it
-    against -0.218 alone (a review, 2026-12-02)."""
+    (A floor, not the guard of the feature reading: a first version of 2026-12-02 read every
+    column at its own best, so a wrong city's changed_place came from the unrelated reference,
+    0.08 for 1.0, and passed this too; test_predict's over_references test guards that. The
+    deciding reference of the negated and wrong-name copies is the unrelated one, by
+    P(NoContr), so their ratings do move beside it.)"""
     evaluator, _ = evaluated(name)
     texts = [REF, ERRORS[check.removeprefix("far-")]]
     copy, wrong = evaluator.predict(

@@ -38,7 +38,8 @@ def ridge(Z, Y, f, v, t, c):
 for task in tasks:
     settings = load_settings(task, f"configs/finetune/{task}.yaml")
     prep = prepare(task, "checkpoints/mismatch-base", replace(settings, cache_dir=sys.argv[1]))
-    Xmax = prep.inputs.record_features().to_numpy()
+    inputs = prep.inputs  # each feature's max, as record_features read them then
+    Xmax = inputs.features.groupby(inputs.pair_owner()).max().to_numpy()
     Xclose = prep.inputs.features.to_numpy()[prep.train_pairs]
     Y = prep.inputs.targets
     crit = [c.key for c in prep.task.criteria]

@@ -11,7 +11,7 @@ from evaluator.cli.finetune import load_settings, prepare
 from evaluator.finetune.agreement import kendall
 from evaluator.finetune.datamodule import split_rows, training_rows
 from evaluator.finetune.evaluate import baseline_kendall
-from evaluator.inference import max_over_references
+from evaluator.inference import over_references
 
 CACHE = os.environ.get("FEATURE_CACHE", "data/human_features")  # the feature caches
 
@@ -28,7 +28,8 @@ def ridge(x, y, a):
 for task in sys.argv[1:]:
     s = load_settings(task, f"configs/finetune/{task}.yaml")
     p = prepare(task, s.checkpoint, replace(s, cache_dir=CACHE))
-    X = np.nan_to_num(max_over_references(p.features, p.inputs.pair_owner()))
+    names = p.base.feature_names  # each feature's max, as max_over_references read them then
+    X = np.nan_to_num(over_references(p.features, p.inputs.pair_owner(), names, "max"))
     # record level: first pair row of each record after max
     X = X[p.inputs.pair_starts()]
     T = p.inputs.targets

@@ -18,7 +18,7 @@ from evaluator.features.scaling import FeatureScaler
 from evaluator.finetune.agreement import kendall
 from evaluator.finetune.datamodule import VAL_SEED_OFFSET, split_rows, training_rows
 from evaluator.finetune.module import ridge_fit, single_metric_fit
-from evaluator.inference import max_over_references
+from evaluator.inference import over_references
 
 CACHE = os.environ.get("FEATURE_CACHE", "data/human_features")
 ALPHAS = (10, 30, 100, 300, 1000)
@@ -28,7 +28,9 @@ settings = load_settings(task, config)
 prepared = prepare(task, settings.checkpoint, replace(settings, cache_dir=CACHE))
 owner = prepared.inputs.pair_owner()
 columns = prepared.base.model.config.set_columns()
-reference = max_over_references(prepared.features, owner)[prepared.train_pairs][:, columns]
+names = prepared.base.feature_names  # each feature's max, as the checkpoints of the day read them
+maximum = over_references(prepared.features, owner, names, "max")
+reference = maximum[prepared.train_pairs][:, columns]
 targets = prepared.inputs.targets
 found: dict[tuple[str, str], list[float]] = {}
 for seed in (0, 1, 2):

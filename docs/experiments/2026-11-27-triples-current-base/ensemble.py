@@ -14,6 +14,7 @@ import sys
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 from scipy.stats import rankdata
 
 from evaluator.cli.finetune import load_settings, prepare
@@ -28,7 +29,10 @@ for task in sys.argv[1:]:
     settings = load_settings(task, None)
     prepared = prepare(task, settings.checkpoint, replace(settings, cache_dir=CACHE))
     targets = prepared.inputs.targets
-    frame = prepared.inputs.record_features()
+    inputs = prepared.inputs  # each feature's max, as record_features read them then
+    frame = inputs.features.groupby(inputs.pair_owner()).max().reset_index(drop=True)
+    if inputs.source is not None:
+        frame = pd.concat([frame, inputs.source.add_prefix("source_")], axis=1)
     criteria = [c.key for c in prepared.task.criteria]
     taus: dict[tuple[str, str], list[float]] = {}  # (criterion, column) -> per seed
     for seed in (0, 1, 2):
