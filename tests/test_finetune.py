@@ -213,7 +213,8 @@ def test_a_metric_baseline_reads_each_record_at_its_closest_reference() -> None:
     expected = pd.DataFrame(
         {"chrf": [90.0, 50.0], "edit_distance": [0.1, 0.4], "changed_place": [1.0, 0.5]}
     )
-    pd.testing.assert_frame_equal(inputs.record_features(scaler), expected)
+    scaled = scaler.transform(features)  # as PreparedTask.features holds them
+    pd.testing.assert_frame_equal(inputs.record_features(scaled), expected)
 
 
 @pytest.fixture(scope="module")

@@ -62,10 +62,10 @@ def prepared(
         records=[SimpleNamespace(dataset=name) for name in datasets or [""] * len(targets)],
         inputs=SimpleNamespace(
             features=frame,
-            record_features=lambda scaler: frame,
+            record_features=lambda scaled: frame,
             targets=np.array(targets),
         ),
-        base=SimpleNamespace(scaler=None),
+        features=None,
     )
 
 

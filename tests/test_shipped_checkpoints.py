@@ -127,6 +127,19 @@ def evaluated(name: str) -> tuple[Evaluator, dict]:
     return evaluator, dict(zip(texts, predictions, strict=True))
 
 
+@cache
+def beside_far(name: str) -> dict:
+    """The checkpoint's predictions for the copy and each error, read against REF with FAR
+    beside it (once per run)."""
+    evaluator, _ = evaluated(name)
+    texts = {"copy": REF, **ERRORS}
+    refs = [[REF, FAR]] * len(texts)
+    predictions = evaluator.predict(
+        refs, list(texts.values()), sources(evaluator, [REF] * len(texts)), progress=False
+    )
+    return dict(zip(texts, predictions, strict=True))
+
+
 def quality(evaluator: Evaluator, prediction) -> float:
     """One number per prediction from the ratings: the good class's probability, or the mean
     rating with each criterion mapped from its human scale to [0, 1]."""
@@ -223,8 +236,7 @@ def test_a_copy_of_one_of_several_references_is_rated_as_that_copy(name: str) ->
     a copy of a caption 0.970 (yes_fraction) alone and 0.745 beside two more captions of the
     image, translation a copy da_z 1.76 alone and 1.07 beside an unrelated sentence."""
     evaluator, predictions = evaluated(name)
-    refs = [[REF, FAR]]
-    multi = evaluator.predict(refs, [REF], sources(evaluator, [REF]), progress=False)[0]
+    multi = beside_far(name)["copy"]
     assert multi.ref_index == 0
     assert multi.ratings == pytest.approx(predictions["copy"].ratings, abs=1e-4)
 
@@ -238,10 +250,8 @@ def test_an_unrelated_reference_does_not_hide_an_error(name: str, check: str) ->
     deciding reference of the negated and wrong-name copies is the unrelated one, by
     P(NoContr), so their ratings do move beside it.)"""
     evaluator, _ = evaluated(name)
-    texts = [REF, ERRORS[check.removeprefix("far-")]]
-    copy, wrong = evaluator.predict(
-        [[REF, FAR]] * 2, texts, sources(evaluator, [REF, REF]), progress=False
-    )
+    predictions = beside_far(name)
+    copy, wrong = predictions["copy"], predictions[check.removeprefix("far-")]
     assert quality(evaluator, copy) > quality(evaluator, wrong), (copy.ratings, wrong.ratings)
 
 

@@ -80,7 +80,7 @@ def test_source_scores_are_scaled_at_the_training_records_bounds(fitted) -> None
     expected = compute_features([r.src for r in records], [r.gen for r in records], names=SOURCE)
     np.testing.assert_allclose(prepared.inputs.source.to_numpy(), expected[SOURCE].to_numpy())
     # the metric baselines see the source columns too
-    assert list(prepared.inputs.record_features(prepared.base.scaler).columns[-2:]) == [f"source_{n}" for n in SOURCE]
+    assert list(prepared.inputs.record_features(prepared.features).columns[-2:]) == [f"source_{n}" for n in SOURCE]
     train = data.split["train"]
     bounds = FeatureScaler.fit(expected.iloc[train][SOURCE])
     scaling = checkpoint.model.source_scaling

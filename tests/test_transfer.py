@@ -21,8 +21,8 @@ def prepared(records: list, features: dict[str, list[float]], targets: list[list
     return SimpleNamespace(
         task=get_task("captioning"),
         records=records,
-        inputs=SimpleNamespace(record_features=lambda scaler: frame, targets=np.array(targets)),
-        base=SimpleNamespace(scaler=None),
+        inputs=SimpleNamespace(record_features=lambda scaled: frame, targets=np.array(targets)),
+        features=None,
     )
 
 

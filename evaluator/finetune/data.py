@@ -21,7 +21,6 @@ import pandas as pd
 
 from evaluator.features import EmbeddingStore, pair_key
 from evaluator.features.cache import update_feature_cache
-from evaluator.features.scaling import FeatureScaler
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.human_data import HumanRecord
 from evaluator.inference import over_references
@@ -69,22 +68,21 @@ class TaskInputs:
             [np.arange(starts[i], starts[i] + len(self.ref_rows[i])) for i in rows]
         ).astype(np.int64)
 
-    def record_features(self, scaler: FeatureScaler) -> pd.DataFrame:
+    def record_features(self, scaled: np.ndarray) -> pd.DataFrame:
         """One row per record: each feature over the record's references as a fitted model's
         ratings read it (``inference.over_references``: a similarity's max, a distance's min,
-        the other columns at the closest reference, chosen on the features as ``scaler`` scales
-        them), used for the metric baselines; then, with source features, each one against the
-        source as ``source_<name>``. Until 2026-12-02 each feature's max, so a distance
-        baseline read a record's farthest reference."""
+        the other columns at the closest reference, chosen on ``scaled``, these features as the
+        model reads them: ``PreparedTask.features``), used for the metric baselines; then, with
+        source features, each one against the source as ``source_<name>``. Until 2026-12-02
+        each feature's max, so a distance baseline read a record's farthest reference."""
         owner = self.pair_owner()
         names = list(self.features.columns)
-        scaled = pd.DataFrame(scaler.transform(self.features), columns=scaler.names)[names]
         combined = over_references(
             self.features.to_numpy(dtype=np.float64),
             owner,
             names,
             FIT_REFERENCE_AGGREGATE,
-            scaled=scaled.to_numpy(dtype=np.float64),
+            scaled=scaled.astype(np.float64),
         )
         first = np.unique(owner, return_index=True)[1]  # a record's rows are alike now
         features = pd.DataFrame(combined[first], columns=names)

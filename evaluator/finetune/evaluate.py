@@ -82,7 +82,7 @@ def baseline_kendall(
     """metric -> criterion column -> test tau, the metric oriented by its train tau's sign;
     ``columns``: only these criterion columns (default: all)."""
     targets = prepared.inputs.targets
-    features = prepared.inputs.record_features(prepared.base.scaler)
+    features = prepared.inputs.record_features(prepared.features)
     out: dict[str, dict[int, float]] = {}
     for name in features.columns:
         values = features[name].to_numpy()

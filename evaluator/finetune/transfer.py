@@ -84,7 +84,7 @@ def transfer_scores(
     for column in tested:
         own = scores[:, column] if column in trained else scores[:, trained].mean(axis=1)
         ours[column] = tau(own, test, column)
-    features = prepared.inputs.record_features(prepared.base.scaler)
+    features = prepared.inputs.record_features(prepared.features)
     train_means = {
         name: float(np.mean([tau(features[name].to_numpy()[train], train, c) for c in trained]))
         for name in features.columns
