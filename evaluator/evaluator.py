@@ -441,11 +441,14 @@ def _is_integer(value: object) -> bool:
 
 
 def _checked_ids(ids: Iterable) -> list[str]:
-    """ids as strings; each a string or an integer, none given twice (ValueError, TypeError)."""
+    """ids as strings; each a non-empty string or an integer, none given twice (ValueError,
+    TypeError)."""
     checked: dict[str, None] = {}
     for position, id_ in enumerate(ids):
         if not (isinstance(id_, str) or _is_integer(id_)):
             raise TypeError(f"ids[{position}] must be a string or an integer, got {id_!r}")
+        if id_ == "":
+            raise ValueError(f"ids[{position}] is empty; an id names its pair in the output")
         if str(id_) in checked:
             raise ValueError(f"id {str(id_)!r} is given to more than one pair")
         checked[str(id_)] = None

@@ -387,6 +387,8 @@ def parse_pair(
     item_id = value.get("id", default_id)
     if not is_json_name(item_id):
         raise DataError(f"{where}: key 'id' must be a string or an integer")
+    if item_id == "":  # an id names its record in the output; an empty one names none
+        raise DataError(f"{where}: key 'id' is empty; give a non-empty string or leave it out")
     return str(item_id), ref, gen, src
 
 

@@ -291,6 +291,8 @@ def test_a_string_for_the_texts_is_not_read_letter_by_letter(base: Evaluator) ->
         base.predict(REFS[:1], {GENS[0]: 1})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"ids\[0\] must be a string or an integer, got None"):
         base.predict(REFS[:1], GENS[:1], ids=[None])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"ids\[1\] is empty"):
+        base.predict(REFS[:2], GENS[:2], ids=["a", ""])
 
 
 def test_an_empty_pandas_cell_is_no_source(base: Evaluator) -> None:
@@ -668,6 +670,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
         tmp / "numbered.jsonl", [{"ref": "a", "gen": "b"}, {"ref": "a", "gen": "c", "id": 1}]
     )
     gaps = write_lines(tmp / "gaps.txt", [*REFS[:3], "", *REFS[4:]])
+    empty_id = write_jsonl(tmp / "empty_id.jsonl", [{"ref": "a", "gen": "b", "id": ""}])
     return {
         "line counts": (
             ["--refs", str(refs), "--gens", str(short)],
@@ -749,6 +752,14 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["--input", str(no_gen), "--summary", str(tmp / "s.json.gz")],
             ["the summary is plain JSON; drop the .gz"],
         ),
+        "output format from its name": (  # wrote JSONL into scores.parquet
+            ["--input", str(no_gen), "--output", str(tmp / "out" / "scores.parquet")],
+            ["--output", "scores.parquet: predict writes JSON Lines, CSV or TSV, not '.parquet'"],
+        ),
+        "empty id": (
+            ["--input", str(empty_id)],
+            ["empty_id.jsonl:1: key 'id' is empty"],
+        ),
         "device": (
             [
                 "--input",
@@ -768,7 +779,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
      "id like a line number", "not gzip", "gzip named as text", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
      "output is a loop of links", "summary is a loop of links", "output under a file", "summary is a folder", "summary is the output", "summary is an input",
-     "output is an input", "summary is gzip", "device"],
+     "output is an input", "summary is gzip", "output format from its name", "empty id", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys

@@ -91,7 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         choices=("jsonl", "csv", "tsv"),
-        help="output format (default: from the --output suffix before any .gz, else jsonl)",
+        help="output format (default: from the --output suffix before any .gz: .jsonl, .csv "
+        "or .tsv; jsonl for a name without one, and for stdout)",
     )
     add_batch_and_threshold_arguments(parser)
     parser.add_argument(
@@ -134,12 +135,12 @@ def run(args: argparse.Namespace) -> int:
 
     fix_mmap_threshold()  # peak memory flat over long inputs (--offline: set by cli.main)
     started = time.perf_counter()
-    output_format = _output_format(args)
     check_batch_and_threshold(args)
     if args.signature:
         print(load_evaluator(args, checkpoint_of(args)[0]).signature)
         return 0
     _check_written_paths(args)
+    output_format = _output_format(args)
     source = _input_source(args)
     checkpoint, config = checkpoint_of(args)
     total = source.count(require_sources=reads_sources(config))  # checked before the model loads
@@ -276,7 +277,15 @@ def _output_format(args: argparse.Namespace) -> str:
         return "jsonl"
     named = Path(args.output.stem) if is_gzip(args.output) else args.output
     suffix = named.suffix.lower().lstrip(".")
-    return suffix if suffix in ("csv", "tsv") else "jsonl"
+    if suffix in ("", "jsonl"):
+        return "jsonl"
+    if suffix in ("csv", "tsv"):
+        return suffix
+    # a name like scores.parquet or scores.json promises a format predict does not write
+    raise CommandError(
+        f"--output {args.output}: predict writes JSON Lines, CSV or TSV, not '.{suffix}'; "
+        "name the file .jsonl, .csv or .tsv (optionally + .gz), or give --format"
+    )
 
 
 def _text_stream(raw: BinaryIO, compressed: bool) -> io.TextIOWrapper:
