@@ -1,13 +1,14 @@
 """Model outputs for raw texts from a loaded checkpoint (features + embeddings computed here).
 
 Several references per pair: the pair is read against each reference on its own (that
-reference's metric features, text, alignment and tokens), and the reference whose reading
-gives the highest P(NoContr), the score, decides every output of the pair but the ratings of
-a model with ``ratings_read_all_references`` (each metric's value that reads closest over all
-references, ``over_references``). The closeness is
-the head's reading alone, without the term of ``head_only_features``: those columns refine the
-errors named against the deciding reference, not which reference decides, so a task's
-ratings stay what they were fitted as. Aggregating the features over all references first
+reference's metric features, text, alignment and tokens), and one reference decides every
+output of the pair but the ratings of a model with ``ratings_read_all_references`` (each
+metric's value that reads closest over all references, ``over_references``). Which one is
+the model's ``deciding_reference`` rule (``deciding_rows``): the reading with the highest
+P(NoContr), or, where no reading says NoContr, the reference closest on the metrics. The
+likeliness is the head's reading alone, without the term of ``head_only_features``: those
+columns refine the errors named against the deciding reference, not which reference decides,
+so a task's ratings stay what they were fitted as. Aggregating the features over all references first
 would let a far reference's values enter the closest one's reading (an exact copy next to a
 negated reference read as an error). A pair with one
 reference costs exactly one reading. A model with a span tagger also scores every wordpiece
@@ -33,7 +34,11 @@ from evaluator.features.registry import CLOSER
 from evaluator.features.token_store import TokenTable, pair_tokens
 from evaluator.hub import Checkpoint
 from evaluator.malloc import heap_allocations
-from evaluator.model.mismatch_model import NO_CONTRADICTION
+from evaluator.model.mismatch_model import (
+    DECIDING_REFERENCES,
+    NO_CONTRADICTION,
+    READS_NOCONTR,
+)
 from mismatch_core.pairs import first_without_source, references
 
 # span tagging batches (token_probabilities): pairs, and padded tokens a side; independent of
@@ -86,9 +91,8 @@ def predict_outputs(
     spans_below: float | None = None,
     srcs: Sequence[str | None] | None = None,
 ) -> PairOutputs:
-    """Class probabilities and rating outputs, each pair read against its closest reference:
-    the one whose single-reference reading has the highest P(NoContr) by the head alone (the
-    first on ties); with ``ratings_read_all_references`` the ratings read every reference.
+    """Class probabilities and rating outputs, each pair read against its deciding reference
+    (``deciding_rows``); with ``ratings_read_all_references`` the ratings read every reference.
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
     for each pair whose P(NoContr) is below it, the pairs that will show spans.
     ``srcs``: each pair's source, read when the ratings read it (ValueError naming the first
@@ -186,7 +190,15 @@ def predict_outputs(
             if rated is not None:
                 ratings.append(rated.float().cpu())
     flat = torch.cat(probabilities).numpy()
-    best = closest_rows(torch.cat(closeness).numpy(), np.asarray(owner), len(gens))
+    best = deciding_rows(
+        config.deciding_reference,
+        torch.cat(closeness).numpy(),
+        flat[:, NO_CONTRADICTION],
+        None if features is None else features.numpy(),
+        config.feature_names,
+        np.asarray(owner),
+        len(gens),
+    )
     if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
         frame = frame.iloc[best].reset_index(drop=True)
     first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))
@@ -356,16 +368,54 @@ def over_references(
         return combined.to_numpy(dtype=features.dtype, copy=True)  # writable: torch.from_numpy
     if aggregate != "best":
         raise ValueError(f'reference aggregate must be "best" or "max", got {aggregate!r}')
-    direction = np.array([CLOSER[name] for name in names], dtype=features.dtype)
+    direction = closeness_directions(names).astype(features.dtype)
     signed = pd.DataFrame(features * direction).groupby(owner).transform("max")
     combined = signed.to_numpy(dtype=features.dtype) * direction
     neither = direction == 0
     if neither.any():
         pairs, rows_of_pair = np.unique(owner, return_inverse=True)
-        closeness = (features if scaled is None else scaled) @ direction
+        closeness = metric_closeness(features if scaled is None else scaled, names)
         closest = closest_rows(closeness, rows_of_pair, len(pairs))
         combined[:, neither] = features[closest[rows_of_pair]][:, neither]
     return combined
+
+
+def closeness_directions(names: Sequence[str]) -> np.ndarray:
+    """Per column, +1 a similarity, -1 a distance, 0 neither (``registry.CLOSER``)."""
+    return np.array([CLOSER[name] for name in names], dtype=np.float64)
+
+
+def metric_closeness(scaled: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Per row, how close gen reads to that row's reference on the metrics: the sum of the
+    scaled closeness columns, each signed by its direction."""
+    return scaled @ closeness_directions(names).astype(scaled.dtype)
+
+
+def deciding_rows(
+    rule: str,
+    likeliness: np.ndarray,
+    nocontr: np.ndarray,
+    scaled: np.ndarray | None,
+    names: Sequence[str],
+    owner: np.ndarray,
+    n: int,
+) -> np.ndarray:
+    """Per pair, its row (one per reference) that decides its outputs
+    (``MismatchConfig.deciding_reference``). "likeliest": the highest ``likeliness`` (the
+    head's NoContr reading). "likeliest_else_closest": that row where its P(NoContr)
+    (``nocontr``, per row) reads NoContr, else the row closest on the metrics (``scaled``,
+    the scaled features): an output wrong against every reference has its error named
+    against the one it is near. Beside an unrelated reference, a negated copy was labelled
+    MissInfo (the unrelated reading was likelier by 0.001) instead of NegErr."""
+    likeliest = closest_rows(likeliness, owner, n)
+    if rule == "likeliest":
+        return likeliest
+    if rule != "likeliest_else_closest":
+        raise ValueError(f"deciding reference must be one of {DECIDING_REFERENCES}, got {rule!r}")
+    if scaled is None:
+        raise ValueError(f"deciding reference {rule!r} reads the metric features; none given")
+    nearest = closest_rows(metric_closeness(scaled, names), owner, n)
+    return np.where(nocontr[likeliest] >= READS_NOCONTR, likeliest, nearest)
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

@@ -1144,6 +1144,36 @@ def test_ratings_read_each_metric_at_its_closest_over_the_references() -> None:
         MismatchConfig(feature_names=names, reference_aggregate="mean")
 
 
+def test_an_output_wrong_against_every_reference_is_read_against_the_nearest() -> None:
+    """deciding_reference "likeliest_else_closest": the likeliest reading where it says NoContr,
+    else the reference closest on the metrics. By likeliness alone a negated copy beside an
+    unrelated reference was read against the unrelated one (likelier by 0.001) and labelled
+    MissInfo instead of NegErr (shipped base, 2026-12-02)."""
+    from evaluator.inference import deciding_rows
+
+    names = ["chrf", "edit_distance", "changed_place"]
+    # pair 0: a paraphrase, NoContr against its second reference, nearer the first by metrics;
+    # pair 1: an error copy of its first reference beside an unrelated one, likelier by a hair
+    scaled = np.array(
+        [[0.9, 0.1, 0.0], [0.6, 0.4, 0.0], [1.0, 0.0, 1.0], [0.1, 0.9, 0.0]], dtype=np.float32
+    )
+    likeliness = np.array([0.2, 0.8, 0.001, 0.002])
+    nocontr = np.array([0.2, 0.8, 0.001, 0.002])
+    owner = np.array([0, 0, 1, 1])
+    decide = functools.partial(deciding_rows, likeliness=likeliness, nocontr=nocontr,
+                               scaled=scaled, names=names, owner=owner, n=2)  # fmt: skip
+    assert decide("likeliest").tolist() == [1, 3]
+    assert decide("likeliest_else_closest").tolist() == [1, 2]
+    with pytest.raises(ValueError, match="must be one of"):
+        decide("closest")
+    with pytest.raises(ValueError, match="reads the metric features"):
+        deciding_rows("likeliest_else_closest", likeliness, nocontr, None, names, owner, 2)
+    with pytest.raises(ValueError, match="deciding_reference must be one of"):
+        MismatchConfig(feature_names=names, deciding_reference="nearest")
+    with pytest.raises(ValueError, match="needs use_metrics"):
+        MismatchConfig(deciding_reference="likeliest_else_closest", use_metrics=False)
+
+
 @pytest.mark.slow
 def test_the_closest_reference_decides_on_a_checkpoint_that_reads_the_text(tmp_path: Path) -> None:
     """Text branch only (no metric features to aggregate): the reference with the higher

@@ -229,6 +229,20 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
         assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
 
 
+def test_an_error_beside_an_unrelated_reference_is_named_against_the_near_one() -> None:
+    """Each copy with one error, beside an unrelated reference in either order, keeps the
+    labels and spans it has against its reference alone: by likeliness alone the unrelated
+    reference decided the negated and wrong-name copies (labelled MissInfo, no span)."""
+    evaluator, predictions = evaluated("base")
+    for refs in ([REF, FAR], [FAR, REF]):
+        multi = evaluator.predict([refs] * len(ERRORS), list(ERRORS.values()), progress=False)
+        for error, prediction in zip(ERRORS, multi, strict=True):
+            assert prediction.ref_index == refs.index(REF), error
+            assert prediction.labels == predictions[error].labels, error
+            marked = [(s["start"], s["end"], s["label"]) for s in prediction.spans]
+            assert marked == [(s["start"], s["end"], s["label"]) for s in predictions[error].spans]
+
+
 @pytest.mark.parametrize("name", list(TASKS))
 def test_a_copy_of_one_of_several_references_is_rated_as_that_copy(name: str) -> None:
     """A far reference beside the copied one must not lower the ratings. With each metric's max

@@ -64,6 +64,7 @@ def rating_model(
         rating_from_mismatch=True,
         ratings_read_all_references=ratings_read_all_references and use_metrics,
         reference_aggregate=FIT_REFERENCE_AGGREGATE,
+        deciding_reference=base.config.deciding_reference if use_metrics else "likeliest",
         rating_mix=rating_mix and use_metrics,
         head_only_features=base.config.head_only_features if use_metrics else [],
         source_features=list(source_features or []) if use_metrics else [],

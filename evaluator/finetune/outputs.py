@@ -1,9 +1,9 @@
 """Model outputs over cached task inputs, read against the closest reference as predict does.
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
-reference with the highest P(NoContr) by the head alone (``closest_rows``). The same rule
-here, over cached features and embeddings, picks the reference a model trains on and gives
-the test predictions, so the evaluation measures exactly what ``mismatch predict`` reports.
+reference its rule picks (``deciding_rows``). The same rule here, over cached features and
+embeddings, picks the reference a model trains on and gives the test predictions, so the
+evaluation measures exactly what ``mismatch predict`` reports.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import torch
 
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
-from evaluator.inference import closest_rows, over_references
+from evaluator.inference import deciding_rows, over_references
 from evaluator.model import MismatchModel
+from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
 def closest_outputs(
@@ -78,6 +79,14 @@ def closest_outputs(
             if rated is not None:
                 ratings.append(rated)
     flat = torch.cat(probabilities).numpy()
-    best = closest_rows(torch.cat(closeness).numpy(), owner, len(inputs))
+    best = deciding_rows(
+        model.config.deciding_reference,
+        torch.cat(closeness).numpy(),
+        flat[:, NO_CONTRADICTION],
+        features,
+        model.config.feature_names,
+        owner,
+        len(inputs),
+    )
     flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
     return best, flat[best], flat_ratings

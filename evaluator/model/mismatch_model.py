@@ -38,6 +38,8 @@ EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 REFERENCE_AGGREGATES = ("best", "max")  # see MismatchConfig.reference_aggregate
 FIT_REFERENCE_AGGREGATE = "best"  # what fine-tuning fits a model to read
+DECIDING_REFERENCES = ("likeliest", "likeliest_else_closest")  # MismatchConfig.deciding_reference
+READS_NOCONTR = 0.5  # P(NoContr) from which deciding_reference takes a reading as NoContr
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
 
@@ -99,6 +101,13 @@ class MismatchConfig:
     # checkpoints fitted before 2026-12-02 read (a far reference raised the novelty and
     # distance columns); fine-tuning fits "best"
     reference_aggregate: str = "max"
+    # which of a pair's references gives its outputs (``evaluator.inference.deciding_rows``):
+    # "likeliest", the one whose reading is likeliest NoContr, what configs without the key
+    # read; "likeliest_else_closest", that one where it reads NoContr, else the one closest on
+    # the metrics' closeness columns, so an error is named against the reference gen is near,
+    # not an unrelated one (docs/experiments/2026-12-02-deciding-reference). A task model
+    # fitted from a base takes the base's rule
+    deciding_reference: str = "likeliest"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
     # learned share chosen on the validation groups: the learned part counts only as far as
@@ -152,6 +161,13 @@ class MismatchConfig:
                 f"reference_aggregate must be one of {REFERENCE_AGGREGATES}, "
                 f"got {self.reference_aggregate!r}"
             )
+        if self.deciding_reference not in DECIDING_REFERENCES:
+            raise ValueError(
+                f"deciding_reference must be one of {DECIDING_REFERENCES}, "
+                f"got {self.deciding_reference!r}"
+            )
+        if self.deciding_reference != "likeliest" and not self.use_metrics:
+            raise ValueError(f"deciding_reference {self.deciding_reference!r} needs use_metrics")
         if self.rating_mix and not self.rating_from_metrics:
             raise ValueError("rating_mix needs rating_from_metrics")
         if self.rating_from_mismatch and not self.num_ratings:
