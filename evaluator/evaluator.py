@@ -114,7 +114,7 @@ class Evaluator:
         """One Prediction per pair, in input order.
 
         refs[i] is a reference or a list of references: the pair is read against each one
-        alone, and the closest gives its score, classes, labels and spans (which one, and how
+        alone, and one of them gives its score, classes, labels and spans (which one, and how
         it is chosen: ``Prediction.ref_index``); a task checkpoint fitted on every reference
         (``ratings_read_all_references``, each shipped one) rates from the metrics over all of
         them (``inference.over_references``: a similarity's highest, a distance's lowest, the

@@ -5,8 +5,8 @@ reference's metric features, text, alignment and tokens), and one reference deci
 output of the pair but the ratings of a model with ``ratings_read_all_references`` (each
 metric's value that reads closest over all references, ``over_references``). Which one is
 the model's ``deciding_reference`` rule (``deciding_rows``): the reading with the highest
-P(NoContr), or, where no reading says NoContr, the reference closest on the metrics. The
-likeliness is the head's reading alone, without the term of ``head_only_features``: those
+P(NoContr), or, where that reading is not NoContr, the reference closest on the metrics. That
+P(NoContr) is the head's reading alone, without the term of ``head_only_features``: those
 columns refine the errors named against the deciding reference, not which reference decides,
 so a task's ratings stay what they were fitted as. Aggregating the features over all references first
 would let a far reference's values enter the closest one's reading (an exact copy next to a
@@ -193,7 +193,6 @@ def predict_outputs(
     best = deciding_rows(
         config.deciding_reference,
         torch.cat(closeness).numpy(),
-        flat[:, NO_CONTRADICTION],
         None if features is None else features.numpy(),
         config.feature_names,
         np.asarray(owner),
@@ -394,19 +393,19 @@ def metric_closeness(scaled: np.ndarray, names: Sequence[str]) -> np.ndarray:
 def deciding_rows(
     rule: str,
     likeliness: np.ndarray,
-    nocontr: np.ndarray,
     scaled: np.ndarray | None,
     names: Sequence[str],
     owner: np.ndarray,
     n: int,
 ) -> np.ndarray:
     """Per pair, its row (one per reference) that decides its outputs
-    (``MismatchConfig.deciding_reference``). "likeliest": the highest ``likeliness`` (the
-    head's NoContr reading). "likeliest_else_closest": that row where its P(NoContr)
-    (``nocontr``, per row) reads NoContr, else the row closest on the metrics (``scaled``,
+    (``MismatchConfig.deciding_reference``). "likeliest": the highest ``likeliness``, the
+    head's P(NoContr) without the ``head_only_features`` term. "likeliest_else_closest": that
+    row where its likeliness reads NoContr, else the row closest on the metrics (``scaled``,
     the scaled features): an output wrong against every reference has its error named
     against the one it is near. Beside an unrelated reference, a negated copy was labelled
-    MissInfo (the unrelated reading was likelier by 0.001) instead of NegErr."""
+    MissInfo (the unrelated reading was likelier by 0.001) instead of NegErr. Neither rule
+    reads the head-only columns."""
     likeliest = closest_rows(likeliness, owner, n)
     if rule == "likeliest":
         return likeliest
@@ -415,7 +414,7 @@ def deciding_rows(
     if scaled is None:
         raise ValueError(f"deciding reference {rule!r} reads the metric features; none given")
     nearest = closest_rows(metric_closeness(scaled, names), owner, n)
-    return np.where(nocontr[likeliest] >= READS_NOCONTR, likeliest, nearest)
+    return np.where(likeliness[likeliest] >= READS_NOCONTR, likeliest, nearest)
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

@@ -1158,16 +1158,15 @@ def test_an_output_wrong_against_every_reference_is_read_against_the_nearest() -
         [[0.9, 0.1, 0.0], [0.6, 0.4, 0.0], [1.0, 0.0, 1.0], [0.1, 0.9, 0.0]], dtype=np.float32
     )
     likeliness = np.array([0.2, 0.8, 0.001, 0.002])
-    nocontr = np.array([0.2, 0.8, 0.001, 0.002])
     owner = np.array([0, 0, 1, 1])
-    decide = functools.partial(deciding_rows, likeliness=likeliness, nocontr=nocontr,
-                               scaled=scaled, names=names, owner=owner, n=2)  # fmt: skip
+    decide = functools.partial(deciding_rows, likeliness=likeliness, scaled=scaled, names=names,
+                               owner=owner, n=2)  # fmt: skip
     assert decide("likeliest").tolist() == [1, 3]
     assert decide("likeliest_else_closest").tolist() == [1, 2]
     with pytest.raises(ValueError, match="must be one of"):
         decide("closest")
     with pytest.raises(ValueError, match="reads the metric features"):
-        deciding_rows("likeliest_else_closest", likeliness, nocontr, None, names, owner, 2)
+        deciding_rows("likeliest_else_closest", likeliness, None, names, owner, 2)
     with pytest.raises(ValueError, match="deciding_reference must be one of"):
         MismatchConfig(feature_names=names, deciding_reference="nearest")
     with pytest.raises(ValueError, match="needs use_metrics"):

@@ -1,4 +1,4 @@
-"""Model outputs over cached task inputs, read against the closest reference as predict does.
+"""Model outputs over cached task inputs, read against the deciding reference as predict does.
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
 reference its rule picks (``deciding_rows``). The same rule here, over cached features and
@@ -15,7 +15,6 @@ from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
 from evaluator.inference import deciding_rows, over_references
 from evaluator.model import MismatchModel
-from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
 def closest_outputs(
@@ -82,7 +81,6 @@ def closest_outputs(
     best = deciding_rows(
         model.config.deciding_reference,
         torch.cat(closeness).numpy(),
-        flat[:, NO_CONTRADICTION],
         features,
         model.config.feature_names,
         owner,

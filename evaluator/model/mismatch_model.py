@@ -102,9 +102,10 @@ class MismatchConfig:
     # distance columns); fine-tuning fits "best"
     reference_aggregate: str = "max"
     # which of a pair's references gives its outputs (``evaluator.inference.deciding_rows``):
-    # "likeliest", the one whose reading is likeliest NoContr, what configs without the key
-    # read; "likeliest_else_closest", that one where it reads NoContr, else the one closest on
-    # the metrics' closeness columns, so an error is named against the reference gen is near,
+    # "likeliest", the one whose reading the head alone finds likeliest NoContr, what configs
+    # without the key read; "likeliest_else_closest", that one where it reads NoContr (P >=
+    # READS_NOCONTR), else the one closest on the metrics' closeness columns (registry.CLOSER),
+    # so an error is named against the reference gen is near,
     # not an unrelated one (docs/experiments/2026-12-02-deciding-reference). A task model
     # fitted from a base takes the base's rule
     deciding_reference: str = "likeliest"
@@ -478,9 +479,9 @@ class MismatchModel(nn.Module):
         source: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """What prediction reads from one pass of the heads (``evaluator.inference``,
-        ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the closeness
-        that picks the closest of several references (the head's own P(NoContr), without the
-        ``head_only_features`` term) and the ratings (``rate`` on ``rating_features``; None
+        ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the likeliness
+        by which a pair's deciding reference is picked (``inference.deciding_rows``: the head's
+        own P(NoContr), without the ``head_only_features`` term) and the ratings (``rate`` on ``rating_features``; None
         without a rating head; ``source`` as for ``rate``)."""
         head_logits = self.head(representation)
         closeness = score_from_logits(head_logits.float())
