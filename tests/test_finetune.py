@@ -250,6 +250,31 @@ def test_closest_outputs_match_predict(fitted_summarization, references: int) ->
     np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
 
 
+def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
+    fitted_summarization, monkeypatch
+) -> None:
+    """Fine-tuning's training references and test predictions follow the checkpoint's
+    deciding_reference rule exactly as predict does, and the two rules differ here."""
+    prepared, checkpoint = fitted_summarization
+    rows = np.array([i for i, r in enumerate(prepared.records) if len(r.refs) == 2][:9])
+    records = [prepared.records[i] for i in rows]
+    inputs = prepared.inputs.subset(rows)
+    chosen = {}
+    for rule in ("likeliest", "likeliest_else_closest"):
+        monkeypatch.setattr(checkpoint.model.config, "deciding_reference", rule)
+        expected = predict_outputs(
+            checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
+        )
+        best, probabilities, ratings = closest_outputs(
+            checkpoint.model, prepared.features[prepared.inputs.pair_rows(rows)], inputs
+        )
+        np.testing.assert_array_equal(best - inputs.pair_starts(), expected.ref_index)
+        np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
+        np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
+        chosen[rule] = expected.ref_index
+    assert (chosen["likeliest"] != chosen["likeliest_else_closest"]).any()
+
+
 def test_best_shares_keep_the_learned_rating_only_where_it_ranks_better() -> None:
     targets = np.array([[0.1, 0.1, 0.1, np.nan], [0.4, 0.4, 0.4, 0.2], [0.2, 0.2, 0.2, np.nan],
                         [0.9, 0.9, 0.9, np.nan], [0.6, 0.6, 0.6, np.nan]])  # fmt: skip
