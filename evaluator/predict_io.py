@@ -67,8 +67,9 @@ class Prediction:
     ref_index: which of the pair's references (0-based; 0 for a single reference) decided
     score, mismatch, labels and spans (``inference.deciding_rows``): the one whose reading the
     mismatch head finds likeliest to be NoContr (before the terms of a head's own metric
-    columns, so not always the highest score), or, with the shipped base's rule, where that
-    reading is not NoContr, the reference closest on the metrics.
+    columns, so not always the highest score), or, with deciding_reference
+    "likeliest_else_closest", where that reading is not NoContr, the reference closest on the
+    metrics.
     spans: the characters of gen read as wrong, most probable first, each {"start", "end",
     "text", "label", "prob"} with gen[start:end] == text (code points, end exclusive) and label
     an error class (never NoContr or MissInfo); [] for a pair read as correct.

@@ -54,7 +54,7 @@ class MismatchModule(L.LightningModule):
         num_seeds: int = 1,
         head_hidden: int = 0,
         dropout: float = 0.1,
-        deciding_reference: str = "likeliest_else_closest",
+        deciding_reference: str = "likeliest",
         lr: float = 1e-3,
         encoder_lr: float = 2e-5,
         weight_decay: float = 0.01,
