@@ -246,14 +246,6 @@ def model_card(config: Mapping) -> str:
         ),
         *(
             [
-                "- several references: the reading likeliest NoContr decides where it reads "
-                "NoContr, else the reference closest on the metrics (`deciding_reference`)"
-            ]
-            if architecture.get("deciding_reference") == "likeliest_else_closest"
-            else []
-        ),
-        *(
-            [
                 "- the ratings also read the generated text against its source (`src`, needed "
                 f"on every pair): {', '.join(architecture['source_features'])}"
             ]

@@ -9,7 +9,7 @@ P(NoContr), or, where that reading is not NoContr, the reference closest on the 
 P(NoContr) is the head's reading alone, without the term of ``head_only_features``: those
 columns refine the errors named against the deciding reference, not which reference decides,
 so a task's ratings stay what they were fitted as. Aggregating the features over all references first
-would let a far reference's values enter the closest one's reading (an exact copy next to a
+would let a far reference's values enter the deciding one's reading (an exact copy next to a
 negated reference read as an error). A pair with one
 reference costs exactly one reading. A model with a span tagger also scores every wordpiece
 of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans). A
@@ -419,7 +419,8 @@ def deciding_rows(
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
     """Per pair, the index of its row (one per reference) with the highest score, the first on
-    ties: the closest reference decides. Fine-tuning picks training references the same way."""
+    ties (``deciding_rows`` picks with it, and ``over_references`` the reference closest on
+    the metrics)."""
     order = np.lexsort((np.arange(len(owner)), -score, owner))
     first = np.ones(len(order), dtype=bool)
     first[1:] = owner[order][1:] != owner[order][:-1]

@@ -42,7 +42,7 @@ from evaluator.finetune.contrast import (
 )
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task, model_scores, run_seed, seed_split
-from evaluator.finetune.module import RatingModule, ridge_fit, single_metric_fit
+from evaluator.finetune.module import RatingModule, rating_model, ridge_fit, single_metric_fit
 from evaluator.finetune.outputs import closest_outputs
 from evaluator.finetune.rating_mix import (
     Parts,
@@ -273,6 +273,19 @@ def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
         np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
         chosen[rule] = expected.ref_index
     assert (chosen["likeliest"] != chosen["likeliest_else_closest"]).any()
+
+
+def test_a_task_model_takes_its_bases_deciding_rule_where_it_reads_metrics() -> None:
+    """A fit picks its training references with the base's rule (closest_outputs), so the
+    task model must predict with it; without metrics only "likeliest" can be read."""
+    config = MismatchConfig(
+        feature_names=["chrf", "bleu"], embedding_dim=8, deciding_reference="likeliest_else_closest"
+    )
+    base = MismatchModel(config)
+    fitted = rating_model(base, 2, pretrained=False, use_metrics=True)
+    assert fitted.config.deciding_reference == "likeliest_else_closest"
+    text_only = rating_model(base, 2, pretrained=False, use_metrics=False)
+    assert text_only.config.deciding_reference == "likeliest"
 
 
 def test_best_shares_keep_the_learned_rating_only_where_it_ranks_better() -> None:

@@ -9,7 +9,7 @@ Rule "closest": the reference closest on the metric columns that say closeness
 choose where they read the kind of difference. Rule "hybrid": "nocontr" where that reading
 reads NoContr (the head's P >= 0.5), else "closest", so a correct output keeps its likeliest
 reading and an error is named against the reference the output is closest to: what
-`deciding_reference: likeliest_else_closest` ships, taken from predict itself. All rules read
+`deciding_reference: likeliest_else_closest` gives, taken from predict itself. All rules read
 the same per-reference readings; only the choice differs. Also "first": the first reference
 alone (the bench's reading today). The errors are applied against the first reference
 (`perturb_bases` checks a substitution against it), which favours a rule that picks it: each
