@@ -8,10 +8,10 @@ the model's ``deciding_reference`` rule (``deciding_rows``): the reading with th
 P(NoContr), or, where that reading is not NoContr, the reference closest on the metrics. That
 P(NoContr) is the head's reading alone, without the term of ``head_only_features``: those
 columns refine the errors named against the deciding reference, not which reference decides,
-so a task's ratings stay what they were fitted as. Aggregating the features over all references first
-would let a far reference's values enter the deciding one's reading (an exact copy next to a
-negated reference read as an error). A pair with one
-reference costs exactly one reading. A model with a span tagger also scores every wordpiece
+so a task's ratings stay what they were fitted as. Aggregating the features over all
+references first would let a far reference's values enter the deciding one's reading (an
+exact copy next to a negated reference read as an error). A pair with one reference costs
+exactly one reading. A model with a span tagger also scores every wordpiece
 of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans). A
 task model whose ratings read the source (``MismatchConfig.source_features``) also scores gen
 against each pair's source with those metrics; every pair then needs one.

@@ -230,7 +230,8 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
 
 
 def base_deciding(rule: str, monkeypatch) -> Evaluator:
-    """The shipped base, its predictions of this test under deciding_reference ``rule``."""
+    """The shipped base, reading several references by deciding_reference ``rule`` for the
+    rest of the test (monkeypatch restores its config)."""
     evaluator, _ = evaluated("base")
     monkeypatch.setattr(evaluator.checkpoint.model.config, "deciding_reference", rule)
     return evaluator

@@ -105,9 +105,9 @@ class MismatchConfig:
     # "likeliest", the one whose reading the head alone finds likeliest NoContr, what configs
     # without the key read; "likeliest_else_closest", that one where it reads NoContr (P >=
     # READS_NOCONTR), else the one closest on the metrics' closeness columns (registry.CLOSER),
-    # so an error is named against the reference gen is near,
-    # not an unrelated one (docs/experiments/2026-12-02-deciding-reference). A task model
-    # fitted from a base takes the base's rule
+    # so an error is named against the reference gen is near, not an unrelated one; no shipped
+    # checkpoint uses it (docs/experiments/2026-12-02-deciding-reference). A task model fitted
+    # from a base takes the base's rule
     deciding_reference: str = "likeliest"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
@@ -481,8 +481,8 @@ class MismatchModel(nn.Module):
         """What prediction reads from one pass of the heads (``evaluator.inference``,
         ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the likeliness
         by which a pair's deciding reference is picked (``inference.deciding_rows``: the head's
-        own P(NoContr), without the ``head_only_features`` term) and the ratings (``rate`` on ``rating_features``; None
-        without a rating head; ``source`` as for ``rate``)."""
+        own P(NoContr), without the ``head_only_features`` term) and the ratings (``rate`` on
+        ``rating_features``; None without a rating head; ``source`` as for ``rate``)."""
         head_logits = self.head(representation)
         closeness = score_from_logits(head_logits.float())
         ratings = (
