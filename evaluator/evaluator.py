@@ -114,8 +114,9 @@ class Evaluator:
         """One Prediction per pair, in input order.
 
         refs[i] is a reference or a list of references: the pair is read against each one
-        alone, and one of them gives its score, classes, labels and spans (which one, and how
-        it is chosen: ``Prediction.ref_index``); a task checkpoint fitted on every reference
+        alone; the likeliest reading gives its score, and the model's rule picks the one that
+        names its errors, classes, labels and spans (``Prediction.ref_index``); a task
+        checkpoint fitted on every reference
         (``ratings_read_all_references``, each shipped one) rates from the metrics over all of
         them (``inference.over_references``: a similarity's highest, a distance's lowest, the
         kind of difference at the closest), so a rating can sit above that of any one

@@ -246,6 +246,15 @@ def model_card(config: Mapping) -> str:
         ),
         *(
             [
+                "- several references: the reading likeliest NoContr gives the score; where it "
+                "is an error too, the reference closest on the metrics names the errors "
+                "(`deciding_reference`)"
+            ]
+            if architecture.get("deciding_reference") == "likeliest_errors_closest"
+            else []
+        ),
+        *(
+            [
                 "- the ratings also read the generated text against its source (`src`, needed "
                 f"on every pair): {', '.join(architecture['source_features'])}"
             ]

@@ -1,18 +1,20 @@
 """Model outputs for raw texts from a loaded checkpoint (features + embeddings computed here).
 
 Several references per pair: the pair is read against each reference on its own (that
-reference's metric features, text, alignment and tokens), and one reference decides every
-output of the pair but the ratings of a model with ``ratings_read_all_references`` (each
-metric's value that reads closest over all references, ``over_references``). Which one is
-the model's ``deciding_reference`` rule (``deciding_rows``): the reading with the highest
-P(NoContr), or, where that reading is not NoContr, the reference closest on the metrics. That
-P(NoContr) is the head's reading alone, without the term of ``head_only_features``: those
-columns refine the errors named against the deciding reference, not which reference decides,
-so a task's ratings stay what they were fitted as. Aggregating the features over all
-references first would let a far reference's values enter the deciding one's reading (an
-exact copy next to a negated reference read as an error). A pair with one reference costs
-exactly one reading. A model with a span tagger also scores every wordpiece
-of gen and of the deciding reference (``evaluator.spans`` turns the scores into spans). A
+reference's metric features, text, alignment and tokens). The reading the head finds
+likeliest NoContr gives the score and the ratings (those of a model with
+``ratings_read_all_references`` read each metric's value that reads closest over all
+references, ``over_references``): the output says what some reference says. The model's
+``deciding_reference`` rule (``reading_rows``) says which reference names the errors, the
+classes, spans and ``ref_index``: the likeliest one, or, where that reading is not NoContr,
+the reference closest on the metrics, so that an error is not named against an unrelated
+reference. That likeliness is the head's P(NoContr) alone, without the term of
+``head_only_features``: those columns refine the errors, not which reference decides, so a
+task's ratings stay what they were fitted as. Aggregating the features over all references
+first would let a far reference's values enter the deciding one's reading (an exact copy
+next to a negated reference read as an error). A pair with one reference costs exactly one
+reading. A model with a span tagger also scores every wordpiece of gen and of the naming
+reference (``evaluator.spans`` turns the scores into spans). A
 task model whose ratings read the source (``MismatchConfig.source_features``) also scores gen
 against each pair's source with those metrics; every pair then needs one.
 """
@@ -59,12 +61,13 @@ class PairOutputs:
 
     probabilities: np.ndarray  # (n, num_classes), taxonomy order; column 0 (NoContr) is the score
     ratings: np.ndarray | None  # (n, num_ratings) as ``MismatchModel.rate`` returns them
-    # (n, checkpoint feature names), of the deciding reference; None: the model reads none
+    # (n, checkpoint feature names), of the reference that names the errors; None: the model
+    # reads none
     features: pd.DataFrame | None = None
-    # per pair, which of its references decided (0 for a single reference)
+    # per pair, which of its references names its errors (0 for a single reference)
     ref_index: np.ndarray | None = None
     # per pair, the span tagger's probabilities for the wordpieces of gen (part of an error)
-    # and of the deciding reference (left out by gen), None for a pair read as correct; the
+    # and of the naming reference (left out by gen), None for a pair read as correct; the
     # lists are None when spans were not asked for or the model has no tagger; the offsets
     # are those wordpieces' (start, end) characters in the text (encoder_pass.Tokenized)
     gen_token_probs: list[np.ndarray | None] | None = None
@@ -91,8 +94,9 @@ def predict_outputs(
     spans_below: float | None = None,
     srcs: Sequence[str | None] | None = None,
 ) -> PairOutputs:
-    """Class probabilities and rating outputs, each pair read against its deciding reference
-    (``deciding_rows``); with ``ratings_read_all_references`` the ratings read every reference.
+    """Class probabilities and rating outputs, each pair read against its references as
+    ``reading_rows`` picks them; with ``ratings_read_all_references`` the ratings read every
+    reference.
     ``spans_below``: also the span tagger's wordpiece probabilities (when the model has one)
     for each pair whose P(NoContr) is below it, the pairs that will show spans.
     ``srcs``: each pair's source, read when the ratings read it (ValueError naming the first
@@ -189,8 +193,7 @@ def predict_outputs(
             closeness.append(closer.cpu())
             if rated is not None:
                 ratings.append(rated.float().cpu())
-    flat = torch.cat(probabilities).numpy()
-    best = deciding_rows(
+    chosen = reading_rows(
         config.deciding_reference,
         torch.cat(closeness).numpy(),
         None if features is None else features.numpy(),
@@ -198,18 +201,18 @@ def predict_outputs(
         np.asarray(owner),
         len(gens),
     )
-    if config.use_metrics and len(owner) > len(gens):  # the deciding reference's features
-        frame = frame.iloc[best].reset_index(drop=True)
+    if config.use_metrics and len(owner) > len(gens):  # the naming reference's features
+        frame = frame.iloc[chosen.naming].reset_index(drop=True)
     first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))
     outputs = PairOutputs(
-        flat[best],
-        torch.cat(ratings).numpy()[best] if ratings else None,
+        pair_probabilities(torch.cat(probabilities).numpy(), chosen),
+        torch.cat(ratings).numpy()[chosen.scoring] if ratings else None,
         frame if config.use_metrics else None,
-        ref_index=best - first_row,
+        ref_index=chosen.naming - first_row,
     )
     if tag and tokens is not None and offsets is not None:
         wrong = np.flatnonzero(outputs.probabilities[:, NO_CONTRADICTION] < spans_below).tolist()
-        deciding = [flat_refs[best[i]] for i in wrong]
+        deciding = [flat_refs[chosen.naming[i]] for i in wrong]
         gen_probs, ref_probs = token_probabilities(
             model, tokens, deciding, [gens[i] for i in wrong]
         )
@@ -390,36 +393,64 @@ def metric_closeness(scaled: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return scaled @ closeness_directions(names).astype(scaled.dtype)
 
 
-def deciding_rows(
+@dataclass(frozen=True)
+class ReadingRows:
+    """Per pair, the rows (one per (pair, reference)) whose readings it reports."""
+
+    scoring: np.ndarray  # the likeliest reading: P(NoContr) and the ratings
+    naming: np.ndarray  # the reference that names the errors: classes, spans, ref_index
+
+
+def reading_rows(
     rule: str,
     likeliness: np.ndarray,
     scaled: np.ndarray | None,
     names: Sequence[str],
     owner: np.ndarray,
     n: int,
-) -> np.ndarray:
-    """Per pair, its row (one per reference) that decides its outputs
-    (``MismatchConfig.deciding_reference``). "likeliest": the highest ``likeliness``, the
-    head's P(NoContr) without the ``head_only_features`` term. "likeliest_else_closest": that
-    row where its likeliness reads NoContr, else the row closest on the metrics (``scaled``,
-    the scaled features): an output wrong against every reference has its error named
-    against the one it is near. Beside an unrelated reference, a negated copy was labelled
-    MissInfo (the unrelated reading was likelier by 0.001) instead of NegErr. Neither rule
-    reads the head-only columns."""
+) -> ReadingRows:
+    """Per pair, which readings give its outputs (``MismatchConfig.deciding_reference``). The
+    score and the ratings: always the row of highest ``likeliness`` (the head's P(NoContr)
+    without the ``head_only_features`` term), since a pair is correct when it says what some
+    reference says. The errors: that row too under "likeliest"; under
+    "likeliest_errors_closest", where that row does not read NoContr, the row closest on the
+    metrics (``scaled``, the scaled features), so that an output wrong against every
+    reference has its error named against the one it is near. Beside an unrelated reference, a
+    negated copy was labelled MissInfo (the unrelated reading was likelier by 0.001) instead
+    of NegErr. The score stays the likeliest's: taken from the closest reference it lost 10
+    of the base's 14 SummEval stress tests, as a summary reads as an error against every crowd
+    summary and the closest one moves with each edit
+    (docs/experiments/2026-12-02-deciding-reference). No rule reads the head-only columns."""
     likeliest = closest_rows(likeliness, owner, n)
     if rule == "likeliest":
-        return likeliest
-    if rule != "likeliest_else_closest":
+        return ReadingRows(likeliest, likeliest)
+    if rule != "likeliest_errors_closest":
         raise ValueError(f"deciding reference must be one of {DECIDING_REFERENCES}, got {rule!r}")
     if scaled is None:
         raise ValueError(f"deciding reference {rule!r} reads the metric features; none given")
-    nearest = closest_rows(metric_closeness(scaled, names), owner, n)
-    return np.where(likeliness[likeliest] >= READS_NOCONTR, likeliest, nearest)
+    closest = closest_rows(metric_closeness(scaled, names), owner, n)
+    return ReadingRows(
+        likeliest, np.where(likeliness[likeliest] >= READS_NOCONTR, likeliest, closest)
+    )
+
+
+def pair_probabilities(flat: np.ndarray, rows: ReadingRows) -> np.ndarray:
+    """Per pair, its class probabilities from the readings ``flat`` (one row per (pair,
+    reference)): P(NoContr) of the scoring row, and the naming row's error classes sharing the
+    rest in their own proportions; the naming row whole where the two rows are one."""
+    probabilities = flat[rows.naming].copy()
+    moved = rows.naming != rows.scoring
+    score = flat[rows.scoring[moved], NO_CONTRADICTION]
+    errors = probabilities[moved, NO_CONTRADICTION + 1 :]  # NoContr is column 0
+    total = np.maximum(errors.sum(axis=1), np.finfo(flat.dtype).tiny)
+    probabilities[moved, NO_CONTRADICTION + 1 :] = errors * ((1.0 - score) / total)[:, None]
+    probabilities[moved, NO_CONTRADICTION] = score
+    return probabilities
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
     """Per pair, the index of its row (one per reference) with the highest score, the first on
-    ties (``deciding_rows`` picks with it, and ``over_references`` the reference closest on
+    ties (``reading_rows`` picks with it, and ``over_references`` the reference closest on
     the metrics)."""
     order = np.lexsort((np.arange(len(owner)), -score, owner))
     first = np.ones(len(order), dtype=bool)

@@ -64,18 +64,20 @@ class Prediction:
     labels: the classes whose probability is at least the threshold, most likely first;
     "NoContr" for a clean pair, an error code for a flagged one, empty when no class is that
     likely (the model is unsure).
-    ref_index: which of the pair's references (0-based; 0 for a single reference) decided
-    score, mismatch, labels and spans (``inference.deciding_rows``): the one whose reading the
-    mismatch head finds likeliest to be NoContr (before the terms of a head's own metric
+    ref_index: which of the pair's references (0-based; 0 for a single reference) names the
+    errors of mismatch, labels and spans (``inference.reading_rows``): the one whose reading
+    the mismatch head finds likeliest to be NoContr (before the terms of a head's own metric
     columns, so not always the highest score), or, with deciding_reference
-    "likeliest_else_closest", where that reading is not NoContr, the reference closest on the
-    metrics.
+    "likeliest_errors_closest", where that reading is not NoContr, the reference closest on the
+    metrics. The score (and so mismatch's NoContr) and the ratings are always the likeliest
+    reading's; with that rule the error classes share the rest as the naming reference's
+    reading has them.
     spans: the characters of gen read as wrong, most probable first, each {"start", "end",
     "text", "label", "prob"} with gen[start:end] == text (code points, end exclusive) and label
     an error class (never NoContr or MissInfo); [] for a pair read as correct.
     missing: the reference words gen leaves out, each {"ref_index", "ref_start", "ref_end",
-    "text", "label": "MissInfo", "prob"}, offsets into reference ref_index (the one that decided
-    the pair). Both None when spans were not computed (turned off, or no span tagger in the
+    "text", "label": "MissInfo", "prob"}, offsets into reference ref_index (the one that names
+    the pair's errors). Both None when spans were not computed (turned off, or no span tagger in the
     checkpoint): the outputs then leave their keys and columns out.
     """
 

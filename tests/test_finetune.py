@@ -253,14 +253,16 @@ def test_closest_outputs_match_predict(fitted_summarization, references: int) ->
 def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
     fitted_summarization, monkeypatch
 ) -> None:
-    """Fine-tuning's training references and test predictions follow the checkpoint's
-    deciding_reference rule exactly as predict does, and the two rules differ here."""
+    """Fine-tuning's training references (the likeliest, whose reading gives the ratings) and
+    test predictions follow the checkpoint's deciding_reference rule exactly as predict does:
+    the rules name the errors against other references here, and train on the same."""
     prepared, checkpoint = fitted_summarization
     rows = np.array([i for i, r in enumerate(prepared.records) if len(r.refs) == 2][:9])
     records = [prepared.records[i] for i in rows]
     inputs = prepared.inputs.subset(rows)
     chosen = {}
-    for rule in ("likeliest", "likeliest_else_closest"):
+    trained = {}
+    for rule in ("likeliest", "likeliest_errors_closest"):
         monkeypatch.setattr(checkpoint.model.config, "deciding_reference", rule)
         expected = predict_outputs(
             checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
@@ -268,22 +270,28 @@ def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
         best, probabilities, ratings = closest_outputs(
             checkpoint.model, prepared.features[prepared.inputs.pair_rows(rows)], inputs
         )
-        np.testing.assert_array_equal(best - inputs.pair_starts(), expected.ref_index)
         np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
         np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
-        chosen[rule] = expected.ref_index
-    assert (chosen["likeliest"] != chosen["likeliest_else_closest"]).any()
+        chosen[rule], trained[rule] = expected, best - inputs.pair_starts()
+    np.testing.assert_array_equal(trained["likeliest"], chosen["likeliest"].ref_index)
+    np.testing.assert_array_equal(trained["likeliest"], trained["likeliest_errors_closest"])
+    likeliest, split = chosen["likeliest"], chosen["likeliest_errors_closest"]
+    assert (likeliest.ref_index != split.ref_index).any()
+    np.testing.assert_allclose(likeliest.probabilities[:, 0], split.probabilities[:, 0], atol=1e-7)
+    np.testing.assert_allclose(likeliest.ratings, split.ratings, atol=1e-7)
 
 
 def test_a_task_model_takes_its_bases_deciding_rule_where_it_reads_metrics() -> None:
-    """A fit picks its training references with the base's rule (closest_outputs), so the
-    task model must predict with it; without metrics only "likeliest" can be read."""
+    """A task model names errors by its base's rule, as the base does; without metrics only
+    "likeliest" can be read."""
     config = MismatchConfig(
-        feature_names=["chrf", "bleu"], embedding_dim=8, deciding_reference="likeliest_else_closest"
+        feature_names=["chrf", "bleu"],
+        embedding_dim=8,
+        deciding_reference="likeliest_errors_closest",
     )
     base = MismatchModel(config)
     fitted = rating_model(base, 2, pretrained=False, use_metrics=True)
-    assert fitted.config.deciding_reference == "likeliest_else_closest"
+    assert fitted.config.deciding_reference == "likeliest_errors_closest"
     text_only = rating_model(base, 2, pretrained=False, use_metrics=False)
     assert text_only.config.deciding_reference == "likeliest"
 

@@ -1144,12 +1144,13 @@ def test_ratings_read_each_metric_at_its_closest_over_the_references() -> None:
         MismatchConfig(feature_names=names, reference_aggregate="mean")
 
 
-def test_an_output_wrong_against_every_reference_is_read_against_the_nearest() -> None:
-    """deciding_reference "likeliest_else_closest": the likeliest reading where it says NoContr,
-    else the reference closest on the metrics. By likeliness alone a negated copy beside an
-    unrelated reference was read against the unrelated one (likelier by 0.001) and labelled
-    MissInfo instead of NegErr (shipped base, 2026-12-02)."""
-    from evaluator.inference import deciding_rows
+def test_an_output_wrong_against_every_reference_has_its_errors_named_by_the_nearest() -> None:
+    """deciding_reference "likeliest_errors_closest": the score from the likeliest reading; the
+    errors from it where it says NoContr, else from the reference closest on the metrics. By
+    likeliness alone a negated copy beside an unrelated reference was read against the
+    unrelated one (likelier by 0.001) and labelled MissInfo instead of NegErr (shipped base,
+    2026-12-02)."""
+    from evaluator.inference import pair_probabilities, reading_rows
 
     names = ["chrf", "edit_distance", "changed_place"]
     # pair 0: a paraphrase, NoContr against its second reference, nearer the first by metrics;
@@ -1159,18 +1160,32 @@ def test_an_output_wrong_against_every_reference_is_read_against_the_nearest() -
     )
     likeliness = np.array([0.2, 0.8, 0.001, 0.002])
     owner = np.array([0, 0, 1, 1])
-    decide = functools.partial(deciding_rows, likeliness=likeliness, scaled=scaled, names=names,
-                               owner=owner, n=2)  # fmt: skip
-    assert decide("likeliest").tolist() == [1, 3]
-    assert decide("likeliest_else_closest").tolist() == [1, 2]
+    read = functools.partial(reading_rows, likeliness=likeliness, scaled=scaled, names=names,
+                             owner=owner, n=2)  # fmt: skip
+    likeliest = read("likeliest")
+    assert likeliest.scoring.tolist() == likeliest.naming.tolist() == [1, 3]
+    split = read("likeliest_errors_closest")
+    assert split.scoring.tolist() == [1, 3]
+    assert split.naming.tolist() == [1, 2]
+    # readings (NoContr, NegErr, MissInfo): pair 1's score stays the likeliest reading's, its
+    # errors share the rest as the near reference names them
+    flat = np.array(
+        [[0.3, 0.3, 0.4], [0.8, 0.1, 0.1], [0.01, 0.9, 0.09], [0.02, 0.08, 0.9]], dtype=np.float32
+    )
+    np.testing.assert_allclose(pair_probabilities(flat, likeliest), flat[[1, 3]])
+    np.testing.assert_allclose(
+        pair_probabilities(flat, split),
+        [[0.8, 0.1, 0.1], [0.02, 0.98 * 0.9 / 0.99, 0.98 * 0.09 / 0.99]],
+        rtol=1e-6,
+    )
     with pytest.raises(ValueError, match="must be one of"):
-        decide("closest")
+        read("closest")
     with pytest.raises(ValueError, match="reads the metric features"):
-        deciding_rows("likeliest_else_closest", likeliness, None, names, owner, 2)
+        reading_rows("likeliest_errors_closest", likeliness, None, names, owner, 2)
     with pytest.raises(ValueError, match="deciding_reference must be one of"):
         MismatchConfig(feature_names=names, deciding_reference="nearest")
     with pytest.raises(ValueError, match="needs use_metrics"):
-        MismatchConfig(deciding_reference="likeliest_else_closest", use_metrics=False)
+        MismatchConfig(deciding_reference="likeliest_errors_closest", use_metrics=False)
 
 
 @pytest.mark.slow

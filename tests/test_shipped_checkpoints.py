@@ -229,11 +229,12 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
         assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
 
 
-def base_deciding(rule: str, monkeypatch) -> Evaluator:
+def base_deciding(rule: str | None, monkeypatch) -> Evaluator:
     """The shipped base, reading several references by deciding_reference ``rule`` for the
-    rest of the test (monkeypatch restores its config)."""
+    rest of the test (monkeypatch restores its config); None: by its shipped config."""
     evaluator, _ = evaluated("base")
-    monkeypatch.setattr(evaluator.checkpoint.model.config, "deciding_reference", rule)
+    if rule is not None:
+        monkeypatch.setattr(evaluator.checkpoint.model.config, "deciding_reference", rule)
     return evaluator
 
 
@@ -241,14 +242,14 @@ def base_deciding(rule: str, monkeypatch) -> Evaluator:
     "rule",
     [
         pytest.param("likeliest", marks=pytest.mark.xfail(strict=True, reason=(
-            "the shipped rule: the unrelated reference decides the negated and wrong-name "
-            "copies (MissInfo, no span); the other rule costs the base 10 of its 14 SummEval "
-            "stress tests (docs/experiments/2026-12-02-deciding-reference)"))),
-        "likeliest_else_closest",
+            "the rule before 2026-12-02: the unrelated reference names the negated and "
+            "wrong-name copies' errors (MissInfo, no span); "
+            "docs/experiments/2026-12-02-errors-named-closest"))),
+        pytest.param(None, id="shipped"),
     ],
 )  # fmt: skip
 def test_an_error_beside_an_unrelated_reference_is_named_against_the_near_one(
-    rule: str, monkeypatch
+    rule: str | None, monkeypatch
 ) -> None:
     """Each copy with one error, beside an unrelated reference in either order, keeps the
     labels and spans it has against its reference alone."""
@@ -389,13 +390,15 @@ def test_a_task_checkpoint_keeps_the_shipped_base_unchanged(name: str) -> None:
     "rule",
     [
         pytest.param("likeliest", marks=pytest.mark.xfail(strict=True, reason=(
-            "issue #23: the base gives the unrelated first reference P(NoContr) 0.203 and the "
-            "true one 0.105 (it reads the dropped place as STErr), so the shipped rule lets "
-            "the first reference decide"))),
-        "likeliest_else_closest",
+            "the rule before 2026-12-02: the base gives the unrelated first reference "
+            "P(NoContr) 0.203 and the true one 0.105 (it reads the dropped place as STErr), so "
+            "the likeliest reading names the errors against the first reference"))),
+        pytest.param(None, id="shipped"),
     ],
 )  # fmt: skip
-def test_missing_words_are_placed_in_the_reference_that_decided(rule: str, monkeypatch) -> None:
+def test_missing_words_are_placed_in_the_reference_that_decided(
+    rule: str | None, monkeypatch
+) -> None:
     """Omitted words are reported in the deciding reference's own offsets (here the second)."""
     evaluator = base_deciding(rule, monkeypatch)
     gen = REF.replace(" in Manchester", "")

@@ -50,7 +50,7 @@ EPILOG = (
     "task's criteria on their human scales (task checkpoints only); mismatch = the "
     "probability of each of the 14 classes; labels = the classes with probability >= "
     "--threshold, most likely first (empty when the model is unsure); ref_index = which "
-    "reference decided (from 0; with several, see the README); with a "
+    "reference names the errors (from 0; with several, see the README); with a "
     "checkpoint that has a span tagger, spans = the characters of gen read as wrong (start, "
     "end, text, label, prob) and missing = the reference words gen leaves out (CSV/TSV: "
     "compact columns, see the README). Texts over the encoder's "

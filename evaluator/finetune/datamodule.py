@@ -1,7 +1,7 @@
 """LightningDataModule over a task's cached inputs: scaled features, embeddings, targets.
 
 ``prepare_task`` loads a task once (records, cached inputs, base checkpoint, and the reference
-each record trains on: the deciding one by the base model's rule, as predict picks it; optionally
+each record trains on: the likeliest by the base model, whose reading predict scores; optionally
 contrast copies of records with one synthetic error, see ``evaluator.finetune.contrast``). A
 data module then serves any subset of its records (all of them for the shipped checkpoint,
 one seed's train part in ``mismatch evaluate``), with a validation slice split off by group;
@@ -464,8 +464,7 @@ class RatingDataModule(L.LightningDataModule):
             "train records": len(self.split["train"]),
             "val records": len(self.split["val"]),
             "split": f"by group, {self.hparams['val_fraction']:.0%} of groups for early stopping (seed {self.seed})",
-            "reference": "deciding by the base model "
-            f"({prepared.base.model.config.deciding_reference}), as predict picks it",
+            "reference": "likeliest by the base model's P(NoContr), as predict scores it",
         }
         if prepared.contrast is not None:
             trained = np.isin(prepared.contrast.owners, self.split["train"])

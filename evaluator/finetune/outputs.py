@@ -1,9 +1,10 @@
-"""Model outputs over cached task inputs, read against the deciding reference as predict does.
+"""Model outputs over cached task inputs, read against the references as predict reads them.
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
-reference its rule picks (``deciding_rows``). The same rule here, over cached features and
-embeddings, picks the reference a model trains on and gives the test predictions, so the
-evaluation measures exactly what ``mismatch predict`` reports.
+readings ``reading_rows`` picks: the likeliest for the score and the ratings, the model's rule
+for the errors. The same rows here, over cached features and embeddings, pick the reference a
+model trains on (the likeliest, whose reading its ratings give) and give the test predictions,
+so the evaluation measures exactly what ``mismatch predict`` reports.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ import torch
 
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
-from evaluator.inference import deciding_rows, over_references
+from evaluator.inference import over_references, pair_probabilities, reading_rows
 from evaluator.model import MismatchModel
 
 
 def closest_outputs(
     model: MismatchModel, features: np.ndarray, inputs: TaskInputs, batch_size: int = 1024
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(chosen (record, reference) pair per record, class probabilities, rating outputs or None).
+    """(the likeliest (record, reference) pair per record, class probabilities, rating outputs
+    or None), as ``reading_rows`` and ``pair_probabilities`` give them to predict.
 
     ``features``: the scaled features of every (record, reference) pair, and the chosen pairs
     index those pairs, both in ``inputs.ref_rows`` order."""
@@ -77,8 +79,7 @@ def closest_outputs(
             closeness.append(closer)
             if rated is not None:
                 ratings.append(rated)
-    flat = torch.cat(probabilities).numpy()
-    best = deciding_rows(
+    chosen = reading_rows(
         model.config.deciding_reference,
         torch.cat(closeness).numpy(),
         features,
@@ -86,5 +87,6 @@ def closest_outputs(
         owner,
         len(inputs),
     )
-    flat_ratings = torch.cat(ratings).numpy()[best] if ratings else None
-    return best, flat[best], flat_ratings
+    flat_ratings = torch.cat(ratings).numpy()[chosen.scoring] if ratings else None
+    classes = pair_probabilities(torch.cat(probabilities).numpy(), chosen)
+    return chosen.scoring, classes, flat_ratings

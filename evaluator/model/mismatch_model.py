@@ -38,7 +38,7 @@ EncoderMode = Literal["frozen", "trainable"]
 ENCODER_MODES = ("frozen", "trainable")
 REFERENCE_AGGREGATES = ("best", "max")  # see MismatchConfig.reference_aggregate
 FIT_REFERENCE_AGGREGATE = "best"  # what fine-tuning fits a model to read
-DECIDING_REFERENCES = ("likeliest", "likeliest_else_closest")  # MismatchConfig.deciding_reference
+DECIDING_REFERENCES = ("likeliest", "likeliest_errors_closest")  # MismatchConfig.deciding_reference
 READS_NOCONTR = 0.5  # P(NoContr) from which deciding_reference takes a reading as NoContr
 NO_CONTRADICTION = INDEX["NoContr"]
 MISMATCH_LOG_FLOOR = math.log(1e-4)  # the ratings read class log-probabilities from here up
@@ -101,13 +101,13 @@ class MismatchConfig:
     # checkpoints fitted before 2026-12-02 read (a far reference raised the novelty and
     # distance columns); fine-tuning fits "best"
     reference_aggregate: str = "max"
-    # which of a pair's references gives its outputs (``evaluator.inference.deciding_rows``):
-    # "likeliest", the one whose reading the head alone finds likeliest NoContr, what configs
-    # without the key read; "likeliest_else_closest", that one where it reads NoContr (P >=
-    # READS_NOCONTR), else the one closest on the metrics' closeness columns (registry.CLOSER),
-    # so an error is named against the reference gen is near, not an unrelated one; no shipped
-    # checkpoint uses it (docs/experiments/2026-12-02-deciding-reference). A task model fitted
-    # from a base takes the base's rule
+    # which of a pair's references names its errors (``evaluator.inference.reading_rows``; the
+    # score and the ratings always read the reading the head alone finds likeliest NoContr):
+    # "likeliest", that one, what configs without the key read; "likeliest_errors_closest",
+    # that one where it reads NoContr (P >= READS_NOCONTR), else the one closest on the
+    # metrics' closeness columns (registry.CLOSER), so an error is named against the reference
+    # gen is near, not an unrelated one (docs/experiments/2026-12-02-deciding-reference). A
+    # task model fitted from a base takes the base's rule
     deciding_reference: str = "likeliest"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
@@ -480,7 +480,7 @@ class MismatchModel(nn.Module):
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """What prediction reads from one pass of the heads (``evaluator.inference``,
         ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the likeliness
-        by which a pair's deciding reference is picked (``inference.deciding_rows``: the head's
+        by which a pair's deciding reference is picked (``inference.reading_rows``: the head's
         own P(NoContr), without the ``head_only_features`` term) and the ratings (``rate`` on
         ``rating_features``; None without a rating head; ``source`` as for ``rate``)."""
         head_logits = self.head(representation)

@@ -54,6 +54,7 @@ class MismatchModule(L.LightningModule):
         num_seeds: int = 1,
         head_hidden: int = 0,
         dropout: float = 0.1,
+        deciding_reference: str = "likeliest_errors_closest",
         lr: float = 1e-3,
         encoder_lr: float = 2e-5,
         weight_decay: float = 0.01,
@@ -62,7 +63,10 @@ class MismatchModule(L.LightningModule):
         """feature_names: metric columns in order (linked from the data module by the CLI);
         lr: heads and set transformer; encoder_lr: the BERT encoder in trainable mode;
         lr_schedule cosine: both rates decay to 0 by the last step of ``max_epochs`` (the
-        constant rate left validation accuracy swinging by up to 0.008 between epochs)."""
+        constant rate left validation accuracy swinging by up to 0.008 between epochs).
+        deciding_reference: which of several references names a pair's errors at prediction
+        (``MismatchConfig.deciding_reference``); a model without metrics takes "likeliest",
+        the only rule it can read."""
         check_learning_rate(lr, "model.lr")
         check_learning_rate(encoder_lr, "model.encoder_lr")
         check_not_negative({"model.weight_decay": weight_decay})
@@ -88,6 +92,7 @@ class MismatchModule(L.LightningModule):
             num_seeds=num_seeds,
             head_hidden=head_hidden,
             dropout=dropout,
+            deciding_reference=deciding_reference if use_metrics else "likeliest",
         )
         self.model = MismatchModel.with_pretrained_encoder(config)
         self.train_accuracy = MulticlassAccuracy(num_classes=NUM_CLASSES, average="micro")
