@@ -980,12 +980,11 @@ def test_empty_input_gives_an_empty_table(base_dir: Path, tmp_path: Path) -> Non
 
 def test_format_follows_the_output_suffix(base_dir: Path, tmp_path: Path) -> None:
     input_file = write_jsonl(tmp_path / "in.jsonl", [{"ref": REFS[0], "gen": GENS[0]}])
-    out = tmp_path / "scores.tsv"
-    assert (
-        predict_cli("--checkpoint", str(base_dir), "--input", str(input_file), "--output", str(out))
-        == 0
-    )
-    assert out.read_text().splitlines()[0].startswith("id\tscore\tp.NoContr")
+    run = functools.partial(predict_cli, "--checkpoint", str(base_dir), "--input", str(input_file))
+    table, lines = tmp_path / "scores.tsv", tmp_path / "scores.ndjson"
+    assert run("--output", str(table)) == 0 and run("--output", str(lines)) == 0
+    assert table.read_text().splitlines()[0].startswith("id\tscore\tp.NoContr")
+    assert json.loads(lines.read_text())["id"] == "1"  # newline-delimited JSON: JSON Lines
 
 
 def test_a_gz_output_is_compressed_and_keeps_its_format(base_dir: Path, tmp_path: Path) -> None:

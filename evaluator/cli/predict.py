@@ -91,8 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         choices=("jsonl", "csv", "tsv"),
-        help="output format (default: from the --output suffix before any .gz: .jsonl, .csv "
-        "or .tsv; jsonl for a name without one, and for stdout)",
+        help="output format (default: from the --output suffix before any .gz: .jsonl or "
+        ".ndjson, .csv or .tsv; jsonl for a name without one, and for stdout)",
     )
     add_batch_and_threshold_arguments(parser)
     parser.add_argument(
@@ -277,7 +277,7 @@ def _output_format(args: argparse.Namespace) -> str:
         return "jsonl"
     named = Path(args.output.stem) if is_gzip(args.output) else args.output
     suffix = named.suffix.lower().lstrip(".")
-    if suffix in ("", "jsonl"):
+    if suffix in ("", "jsonl", "ndjson"):  # newline-delimited JSON is JSON Lines
         return "jsonl"
     if suffix in ("csv", "tsv"):
         return suffix
