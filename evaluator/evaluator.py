@@ -274,7 +274,7 @@ class Evaluator:
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
-        deciding = np.zeros(n, dtype=np.int64)  # which reference decided each pair
+        deciding = np.zeros(n, dtype=np.int64)  # which reference names each pair's errors
         found: list[tuple[list[dict], list[dict]] | None] = [None] * n
         past_reach = 0
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
@@ -292,7 +292,9 @@ class Evaluator:
             for chunk, output in zip(chunks, outputs, strict=True):
                 probabilities[chunk] = output.probabilities
                 if output.ref_index is None:
-                    raise ValueError("the scorer did not say which reference decided each pair")
+                    raise ValueError(
+                        "the scorer did not say which reference each pair was read against"
+                    )
                 deciding[chunk] = output.ref_index
                 if self.criteria:
                     ratings[chunk] = output.ratings
@@ -317,7 +319,7 @@ class Evaluator:
     ) -> tuple[list[tuple[list[dict], list[dict]]], int]:
         """(spans, missing) of each pair of a chunk: none when the pair reads as correct (the
         scorer tagged only the pairs read as errors); and how many tagged pairs have a gen or
-        a deciding reference that goes on past the tagger's last wordpiece."""
+        a naming reference that goes on past the tagger's last wordpiece."""
         gen_probs, ref_probs = output.gen_token_probs, output.ref_token_probs
         gen_offsets, ref_offsets = output.gen_token_offsets, output.ref_token_offsets
         if (

@@ -246,9 +246,9 @@ def model_card(config: Mapping) -> str:
         ),
         *(
             [
-                "- several references: the reading likeliest NoContr gives the score; where it "
-                "is an error too, the reference closest on the metrics names the errors "
-                "(`deciding_reference`)"
+                "- several references: the reading likeliest NoContr gives the score and the "
+                "ratings; where it and the reading against the reference closest on the "
+                "metrics are errors, that reference names them (`deciding_reference`)"
             ]
             if architecture.get("deciding_reference") == "likeliest_errors_closest"
             else []

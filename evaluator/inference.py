@@ -8,10 +8,10 @@ references, ``over_references``): the output says what some reference says. The 
 ``deciding_reference`` rule (``reading_rows``) says which reference names the errors, the
 classes, spans and ``ref_index``: the likeliest one, or, where that reading is not NoContr,
 the reference closest on the metrics, so that an error is not named against an unrelated
-reference. That likeliness is the head's P(NoContr) alone, without the term of
-``head_only_features``: those columns refine the errors, not which reference decides, so a
-task's ratings stay what they were fitted as. Aggregating the features over all references
-first would let a far reference's values enter the deciding one's reading (an exact copy
+reference. The likeliness is the head's P(NoContr) alone, without the term of
+``head_only_features``: those columns refine the errors, not which reading gives the
+ratings, so a task's ratings stay what they were fitted as. Aggregating the features over
+all references first would let a far reference's values enter each reading (an exact copy
 next to a negated reference read as an error). A pair with one reference costs exactly one
 reading. A model with a span tagger also scores every wordpiece of gen and of the naming
 reference (``evaluator.spans`` turns the scores into spans). A
@@ -193,9 +193,11 @@ def predict_outputs(
             closeness.append(closer.cpu())
             if rated is not None:
                 ratings.append(rated.float().cpu())
+    flat = torch.cat(probabilities).numpy()
     chosen = reading_rows(
         config.deciding_reference,
         torch.cat(closeness).numpy(),
+        flat[:, NO_CONTRADICTION],
         None if features is None else features.numpy(),
         config.feature_names,
         np.asarray(owner),
@@ -205,7 +207,7 @@ def predict_outputs(
         frame = frame.iloc[chosen.naming].reset_index(drop=True)
     first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))
     outputs = PairOutputs(
-        pair_probabilities(torch.cat(probabilities).numpy(), chosen),
+        pair_probabilities(flat, chosen),
         torch.cat(ratings).numpy()[chosen.scoring] if ratings else None,
         frame if config.use_metrics else None,
         ref_index=chosen.naming - first_row,
@@ -404,6 +406,7 @@ class ReadingRows:
 def reading_rows(
     rule: str,
     likeliness: np.ndarray,
+    scores: np.ndarray,
     scaled: np.ndarray | None,
     names: Sequence[str],
     owner: np.ndarray,
@@ -411,16 +414,17 @@ def reading_rows(
 ) -> ReadingRows:
     """Per pair, which readings give its outputs (``MismatchConfig.deciding_reference``). The
     score and the ratings: always the row of highest ``likeliness`` (the head's P(NoContr)
-    without the ``head_only_features`` term), since a pair is correct when it says what some
-    reference says. The errors: that row too under "likeliest"; under
-    "likeliest_errors_closest", where that row does not read NoContr, the row closest on the
-    metrics (``scaled``, the scaled features), so that an output wrong against every
-    reference has its error named against the one it is near. Beside an unrelated reference, a
-    negated copy was labelled MissInfo (the unrelated reading was likelier by 0.001) instead
-    of NegErr. The score stays the likeliest's: taken from the closest reference it lost 10
-    of the base's 14 SummEval stress tests, as a summary reads as an error against every crowd
-    summary and the closest one moves with each edit
-    (docs/experiments/2026-12-02-deciding-reference). No rule reads the head-only columns."""
+    without the ``head_only_features`` term, so that a base gains such a column without a
+    task's ratings moving), since a pair is correct when it says what some reference says.
+    The errors: that row too under "likeliest"; under "likeliest_errors_closest", the row
+    closest on the metrics (``scaled``, the scaled features) where both that row and the
+    likeliest read as errors by their ``scores`` (the P(NoContr) predict reports, below
+    READS_NOCONTR), so that an output wrong against every reference has its error named
+    against the one it is near. Beside an unrelated reference, a negated copy was labelled
+    MissInfo (the unrelated reading was likelier by 0.001) instead of NegErr. The score stays
+    the likeliest's: taken from the closest reference it lost 10 of the base's 14 SummEval
+    stress tests, as a summary reads as an error against every crowd summary and the closest
+    one moves with each edit (docs/experiments/2026-12-02-deciding-reference)."""
     likeliest = closest_rows(likeliness, owner, n)
     if rule == "likeliest":
         return ReadingRows(likeliest, likeliest)
@@ -429,21 +433,21 @@ def reading_rows(
     if scaled is None:
         raise ValueError(f"deciding reference {rule!r} reads the metric features; none given")
     closest = closest_rows(metric_closeness(scaled, names), owner, n)
-    return ReadingRows(
-        likeliest, np.where(likeliness[likeliest] >= READS_NOCONTR, likeliest, closest)
-    )
+    wrong = (scores[likeliest] < READS_NOCONTR) & (scores[closest] < READS_NOCONTR)
+    return ReadingRows(likeliest, np.where(wrong, closest, likeliest))
 
 
 def pair_probabilities(flat: np.ndarray, rows: ReadingRows) -> np.ndarray:
     """Per pair, its class probabilities from the readings ``flat`` (one row per (pair,
-    reference)): P(NoContr) of the scoring row, and the naming row's error classes sharing the
-    rest in their own proportions; the naming row whole where the two rows are one."""
+    reference); NoContr in column 0): P(NoContr) of the scoring row, and the naming row's error
+    classes sharing the rest in their own proportions (the naming row reads as an error, so
+    its errors hold most of its mass); the naming row whole where the two rows are one."""
     probabilities = flat[rows.naming].copy()
     moved = rows.naming != rows.scoring
     score = flat[rows.scoring[moved], NO_CONTRADICTION]
-    errors = probabilities[moved, NO_CONTRADICTION + 1 :]  # NoContr is column 0
-    total = np.maximum(errors.sum(axis=1), np.finfo(flat.dtype).tiny)
-    probabilities[moved, NO_CONTRADICTION + 1 :] = errors * ((1.0 - score) / total)[:, None]
+    errors = probabilities[moved, NO_CONTRADICTION + 1 :]
+    scale = (1.0 - score) / errors.sum(axis=1)
+    probabilities[moved, NO_CONTRADICTION + 1 :] = errors * scale[:, None]
     probabilities[moved, NO_CONTRADICTION] = score
     return probabilities
 

@@ -68,10 +68,10 @@ class Prediction:
     errors of mismatch, labels and spans (``inference.reading_rows``): the one whose reading
     the mismatch head finds likeliest to be NoContr (before the terms of a head's own metric
     columns, so not always the highest score), or, with deciding_reference
-    "likeliest_errors_closest", where that reading is not NoContr, the reference closest on the
-    metrics. The score (and so mismatch's NoContr) and the ratings are always the likeliest
-    reading's; with that rule the error classes share the rest as the naming reference's
-    reading has them.
+    "likeliest_errors_closest", the reference closest on the metrics where the score and the
+    P(NoContr) against that reference are both below 0.5. The score (and so mismatch's
+    NoContr) and the ratings are always the likeliest reading's; with that rule the error
+    classes share the rest as the naming reference's reading has them.
     spans: the characters of gen read as wrong, most probable first, each {"start", "end",
     "text", "label", "prob"} with gen[start:end] == text (code points, end exclusive) and label
     an error class (never NoContr or MissInfo); [] for a pair read as correct.

@@ -279,6 +279,11 @@ def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
     assert (likeliest.ref_index != split.ref_index).any()
     np.testing.assert_allclose(likeliest.probabilities[:, 0], split.probabilities[:, 0], atol=1e-7)
     np.testing.assert_allclose(likeliest.ratings, split.ratings, atol=1e-7)
+    # the metric features reported are the naming reference's, as its ref_index says
+    named = [r.refs[k] for r, k in zip(records, split.ref_index.tolist(), strict=True)]
+    alone = predict_outputs(checkpoint, named, [r.gen for r in records])
+    assert split.features is not None and alone.features is not None
+    np.testing.assert_allclose(split.features.to_numpy(), alone.features.to_numpy(), atol=1e-6)
 
 
 def test_a_task_model_takes_its_bases_deciding_rule_where_it_reads_metrics() -> None:

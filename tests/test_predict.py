@@ -1144,43 +1144,51 @@ def test_ratings_read_each_metric_at_its_closest_over_the_references() -> None:
 
 
 def test_an_output_wrong_against_every_reference_has_its_errors_named_by_the_nearest() -> None:
-    """deciding_reference "likeliest_errors_closest": the score from the likeliest reading; the
-    errors from it where it says NoContr, else from the reference closest on the metrics. By
-    likeliness alone a negated copy beside an unrelated reference was read against the
-    unrelated one (likelier by 0.001) and labelled MissInfo instead of NegErr (shipped base,
-    2026-12-02)."""
+    """deciding_reference "likeliest_errors_closest": the score from the likeliest reading (by
+    the head alone); the errors from it unless its score and the score against the reference
+    closest on the metrics both read as errors, then from that closest one. By likeliness
+    alone a negated copy beside an unrelated reference was read against the unrelated one
+    (likelier by 0.001) and labelled MissInfo instead of NegErr (shipped base, 2026-12-02)."""
     from evaluator.inference import pair_probabilities, reading_rows
 
     names = ["chrf", "edit_distance", "changed_place"]
-    # pair 0: a paraphrase, NoContr against its second reference, nearer the first by metrics;
-    # pair 1: an error copy of its first reference beside an unrelated one, likelier by a hair
-    scaled = np.array(
-        [[0.9, 0.1, 0.0], [0.6, 0.4, 0.0], [1.0, 0.0, 1.0], [0.1, 0.9, 0.0]], dtype=np.float32
-    )
-    likeliness = np.array([0.2, 0.8, 0.001, 0.002])
-    owner = np.array([0, 0, 1, 1])
-    read = functools.partial(reading_rows, likeliness=likeliness, scaled=scaled, names=names,
-                             owner=owner, n=2)  # fmt: skip
-    likeliest = read("likeliest")
-    assert likeliest.scoring.tolist() == likeliest.naming.tolist() == [1, 3]
-    split = read("likeliest_errors_closest")
-    assert split.scoring.tolist() == [1, 3]
-    assert split.naming.tolist() == [1, 2]
-    # readings (NoContr, NegErr, MissInfo): pair 1's score stays the likeliest reading's, its
-    # errors share the rest as the near reference names them
+    # two references a pair, the first closer on the metrics:
+    # pair 0: a paraphrase, NoContr against its second reference;
+    # pair 1: an error copy of its first reference beside an unrelated one, likelier by a hair;
+    # pair 2: the head alone reads its likeliest (second) reading as NoContr, its reported
+    #   score (with the head-only terms) as an error, as the first reading's;
+    # pair 3: both scores of its likeliest (second) reading are errors; the first reading's
+    #   score is NoContr (the head-only terms lifted it)
+    near, far = [0.9, 0.1, 0.0], [0.1, 0.9, 0.0]
+    scaled = np.array([near, far] * 4, dtype=np.float32)
+    likeliness = np.array([0.2, 0.8, 0.001, 0.002, 0.3, 0.6, 0.3, 0.4])
+    owner = np.repeat(np.arange(4), 2)
+    # readings (NoContr, NegErr, MissInfo), their column 0 the reported scores
     flat = np.array(
-        [[0.3, 0.3, 0.4], [0.8, 0.1, 0.1], [0.01, 0.9, 0.09], [0.02, 0.08, 0.9]], dtype=np.float32
-    )
-    np.testing.assert_allclose(pair_probabilities(flat, likeliest), flat[[1, 3]])
+        [[0.3, 0.3, 0.4], [0.8, 0.1, 0.1], [0.01, 0.9, 0.09], [0.02, 0.08, 0.9],
+         [0.2, 0.2, 0.6], [0.4, 0.5, 0.1], [0.6, 0.3, 0.1], [0.3, 0.6, 0.1]],
+        dtype=np.float32,
+    )  # fmt: skip
+    read = functools.partial(reading_rows, likeliness=likeliness, scores=flat[:, 0],
+                             scaled=scaled, names=names, owner=owner, n=4)  # fmt: skip
+    likeliest = read("likeliest")
+    assert likeliest.scoring.tolist() == likeliest.naming.tolist() == [1, 3, 5, 7]
+    split = read("likeliest_errors_closest")
+    assert split.scoring.tolist() == [1, 3, 5, 7]
+    assert split.naming.tolist() == [1, 2, 4, 7]
+    np.testing.assert_allclose(pair_probabilities(flat, likeliest), flat[[1, 3, 5, 7]])
+    # a moved pair's score stays the likeliest reading's; its errors share the rest as the
+    # near reference has them
     np.testing.assert_allclose(
         pair_probabilities(flat, split),
-        [[0.8, 0.1, 0.1], [0.02, 0.98 * 0.9 / 0.99, 0.98 * 0.09 / 0.99]],
+        [[0.8, 0.1, 0.1], [0.02, 0.98 * 0.9 / 0.99, 0.98 * 0.09 / 0.99],
+         [0.4, 0.6 * 0.2 / 0.8, 0.6 * 0.6 / 0.8], [0.3, 0.6, 0.1]],
         rtol=1e-6,
-    )
+    )  # fmt: skip
     with pytest.raises(ValueError, match="must be one of"):
         read("closest")
     with pytest.raises(ValueError, match="reads the metric features"):
-        reading_rows("likeliest_errors_closest", likeliness, None, names, owner, 2)
+        reading_rows("likeliest_errors_closest", likeliness, flat[:, 0], None, names, owner, 4)
     with pytest.raises(ValueError, match="deciding_reference must be one of"):
         MismatchConfig(feature_names=names, deciding_reference="nearest")
     with pytest.raises(ValueError, match="needs use_metrics"):

@@ -327,5 +327,5 @@ def test_demo_marks_spans_and_names_missing_words(
     assert '    spans: NumErr 0.93 "21", STErr 0.40 "2027"' in out
     assert '    missing: MissInfo 0.88 "in Manchester"\n' in out
     assert '    missing: MissInfo 0.50 "in Manchester" (ref 2)' in out
-    assert f"    ref 1: {REFS[0]}\n    ref 2 (it decided): {ref}\n" in out
+    assert f"    ref 1: {REFS[0]}\n    ref 2 (read against it): {ref}\n" in out
     assert "    gen: " + GENS[1] + "\n" in out and out.count("[[") == 2

@@ -304,7 +304,7 @@ def test_an_unrelated_reference_does_not_hide_an_error(name: str, check: str) ->
     (A floor, not the guard of the feature reading: a first version of 2026-12-02 read every
     column at its own best, so a wrong city's changed_place came from the unrelated reference,
     0.08 for 1.0, and passed this too; test_predict's over_references test guards that. The
-    deciding reference of the negated and wrong-name copies is the unrelated one, by
+    likeliest reading of the negated and wrong-name copies is the unrelated reference's, by
     P(NoContr), so their ratings do move beside it.)"""
     evaluator, _ = evaluated(name)
     predictions = beside_far(name)
@@ -418,10 +418,10 @@ def test_a_task_checkpoint_keeps_the_shipped_base_unchanged(name: str) -> None:
         pytest.param(None, id="shipped"),
     ],
 )  # fmt: skip
-def test_missing_words_are_placed_in_the_reference_that_decided(
+def test_missing_words_are_placed_in_the_reference_that_names_the_errors(
     rule: str | None, monkeypatch
 ) -> None:
-    """Omitted words are reported in the deciding reference's own offsets (here the second)."""
+    """Omitted words are reported in the naming reference's own offsets (here the second)."""
     evaluator = base_deciding(rule, monkeypatch)
     gen = REF.replace(" in Manchester", "")
     other = "A spokesman said the figures would be published in March."

@@ -140,7 +140,7 @@ def test_token_branch_needs_tokens_and_a_frozen_text_branch() -> None:
 
 def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> None:
     """Fine-tuning caches the token states of the human-rated texts, and the task checkpoint
-    reads each pair against its deciding reference exactly as ``mismatch predict`` does."""
+    reads each pair against its references exactly as ``mismatch predict`` does."""
     import gzip
     import json
 

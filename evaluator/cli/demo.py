@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         for number, one in enumerate(texts):
             name = "ref" if len(texts) == 1 else f"ref {number + 1}"
             if len(texts) > 1 and number == prediction.ref_index:
-                name += " (it decided)"
+                name += " (read against it)"
             print(f"    {name}: " + textwrap.shorten(one, TEXT_WIDTH, placeholder=" ..."))
         if prediction.spans:  # wrapped, not shortened: a cut could halve a marked span
             print(_wrapped("    gen: ", gen, prediction.spans, marks))

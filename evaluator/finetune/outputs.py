@@ -16,6 +16,7 @@ from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
 from evaluator.inference import over_references, pair_probabilities, reading_rows
 from evaluator.model import MismatchModel
+from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
 def closest_outputs(
@@ -79,14 +80,15 @@ def closest_outputs(
             closeness.append(closer)
             if rated is not None:
                 ratings.append(rated)
+    flat = torch.cat(probabilities).numpy()
     chosen = reading_rows(
         model.config.deciding_reference,
         torch.cat(closeness).numpy(),
+        flat[:, NO_CONTRADICTION],
         features,
         model.config.feature_names,
         owner,
         len(inputs),
     )
     flat_ratings = torch.cat(ratings).numpy()[chosen.scoring] if ratings else None
-    classes = pair_probabilities(torch.cat(probabilities).numpy(), chosen)
-    return chosen.scoring, classes, flat_ratings
+    return chosen.scoring, pair_probabilities(flat, chosen), flat_ratings

@@ -104,10 +104,11 @@ class MismatchConfig:
     # which of a pair's references names its errors (``evaluator.inference.reading_rows``; the
     # score and the ratings always read the reading the head alone finds likeliest NoContr):
     # "likeliest", that one, what configs without the key read; "likeliest_errors_closest",
-    # that one where it reads NoContr (P >= READS_NOCONTR), else the one closest on the
-    # metrics' closeness columns (registry.CLOSER), so an error is named against the reference
-    # gen is near, not an unrelated one (docs/experiments/2026-12-02-deciding-reference). A
-    # task model fitted from a base takes the base's rule
+    # the one closest on the metrics' closeness columns (registry.CLOSER) where the reported
+    # P(NoContr) of both readings is below READS_NOCONTR, so an error is named against the
+    # reference gen is near, not an unrelated one
+    # (docs/experiments/2026-12-02-errors-named-closest). A task model fitted from a base
+    # takes the base's rule
     deciding_reference: str = "likeliest"
     # ratings mix, per criterion, what fine-tuning learned (the rating head and the metric map)
     # with the metric map's starting ridge fit (kept unchanged as ``ridge_rating``), the
@@ -480,7 +481,7 @@ class MismatchModel(nn.Module):
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """What prediction reads from one pass of the heads (``evaluator.inference``,
         ``evaluator.finetune.outputs``): the mismatch-class logits (``logits``), the likeliness
-        by which a pair's deciding reference is picked (``inference.reading_rows``: the head's
+        by which a pair's scoring reading is picked (``inference.reading_rows``: the head's
         own P(NoContr), without the ``head_only_features`` term) and the ratings (``rate`` on
         ``rating_features``; None without a rating head; ``source`` as for ``rate``)."""
         head_logits = self.head(representation)

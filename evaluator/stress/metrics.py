@@ -53,7 +53,7 @@ def feature_metric(feature: str) -> MetricFn:
 def mismatch_metric(
     checkpoint: str | Path = DEFAULT_CHECKPOINT, rating: str | None = None
 ) -> MetricFn:
-    """A mismatch checkpoint's score for each pair, read against its deciding reference.
+    """A mismatch checkpoint's score for each pair, its likeliest reading's (as predict's).
 
     rating None: P(NoContr). A fine-tuned checkpoint can instead be scored by what it was
     trained to predict: one criterion (``relevance``; a class probability for a classification
