@@ -671,6 +671,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
     )
     gaps = write_lines(tmp / "gaps.txt", [*REFS[:3], "", *REFS[4:]])
     empty_id = write_jsonl(tmp / "empty_id.jsonl", [{"ref": "a", "gen": "b", "id": ""}])
+    table = write_lines(tmp / "pairs.tsv", ["ref\tgen", "A dog ran.\tA cat ran."])
     return {
         "line counts": (
             ["--refs", str(refs), "--gens", str(short)],
@@ -681,6 +682,10 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["broken.txt:2", "UTF-8"],
         ),
         "utf-8 jsonl": (["--input", str(jsonl_broken)], ["broken.jsonl:2", "UTF-8"]),
+        "a table as jsonl": (  # a user's TSV file: the hint says what --input reads
+            ["--input", str(table)],
+            ["pairs.tsv:1: invalid JSON", "not a table row: write each row as one object"],
+        ),
         "missing key": (["--input", str(no_gen)], ["no_gen.jsonl:3", "missing key 'gen'"]),
         "not an object": (["--input", str(not_object)], ["list.jsonl:1", "expected a JSON object"]),
         "bad ref": (["--input", str(bad_ref)], ["bad_ref.jsonl:1", "'ref'"]),
@@ -774,7 +779,7 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
 
 @pytest.mark.parametrize(
     "case",
-    ["line counts", "utf-8 aligned", "utf-8 jsonl", "missing key", "not an object", "bad ref",
+    ["line counts", "utf-8 aligned", "utf-8 jsonl", "a table as jsonl", "missing key", "not an object", "bad ref",
      "blank ref", "blank reference line", "repeated id", "named ids like line numbers",
      "id like a line number", "not gzip", "gzip named as text", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
