@@ -116,11 +116,10 @@ class Evaluator:
         refs[i] is a reference or a list of references: the pair is read against each one
         alone; the likeliest reading gives its score, and the model's rule picks the one that
         names its errors, classes, labels and spans (``Prediction.ref_index``); a task
-        checkpoint fitted on every reference
-        (``ratings_read_all_references``, each shipped one) rates from the metrics over all of
-        them (``inference.over_references``: a similarity's highest, a distance's lowest, the
-        kind of difference at the closest), so a rating can sit above that of any one
-        reference alone.
+        checkpoint fitted on every reference (``ratings_read_all_references``, each shipped
+        one) rates from the metrics over all of them (``inference.over_references``: a
+        similarity's highest, a distance's lowest, the kind of difference at the closest), so
+        a rating can sit above that of any one reference alone.
         srcs[i] is pair i's source; a checkpoint whose ratings read the source needs one for
         every pair (ValueError naming the first id without), the others ignore them. An empty
         reference is a ValueError naming its pair's id; an empty gen is scored.
@@ -274,7 +273,7 @@ class Evaluator:
         order = sorted(range(n), key=lambda i: _length_key(refs[i], gens[i]))
         probabilities = np.zeros((n, len(CODES)), dtype=np.float64)
         ratings = np.zeros((n, len(self.criteria)), dtype=np.float64)
-        deciding = np.zeros(n, dtype=np.int64)  # which reference names each pair's errors
+        naming = np.zeros(n, dtype=np.int64)  # which reference names each pair's errors
         found: list[tuple[list[dict], list[dict]] | None] = [None] * n
         past_reach = 0
         chunks = [order[start : start + CHUNK_PAIRS] for start in range(0, n, CHUNK_PAIRS)]
@@ -295,7 +294,7 @@ class Evaluator:
                     raise ValueError(
                         "the scorer did not say which reference each pair was read against"
                     )
-                deciding[chunk] = output.ref_index
+                naming[chunk] = output.ref_index
                 if self.criteria:
                     ratings[chunk] = output.ratings
                 if spans:
@@ -305,7 +304,7 @@ class Evaluator:
                     past_reach += count
                 advance(len(chunk))
         predictions = [
-            self._prediction(ids[i], probabilities[i], ratings[i], int(deciding[i]), found[i])
+            self._prediction(ids[i], probabilities[i], ratings[i], int(naming[i]), found[i])
             for i in range(n)
         ]
         return predictions, past_reach

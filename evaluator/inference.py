@@ -6,8 +6,8 @@ likeliest NoContr gives the score and the ratings (those of a model with
 ``ratings_read_all_references`` read each metric's value that reads closest over all
 references, ``over_references``): the output says what some reference says. The model's
 ``deciding_reference`` rule (``reading_rows``) says which reference names the errors, the
-classes, spans and ``ref_index``: the likeliest one, or, where that reading is not NoContr,
-the reference closest on the metrics, so that an error is not named against an unrelated
+classes, spans and ``ref_index``: the likeliest one, or the reference closest on the metrics
+where both readings score as errors, so that an error is not named against an unrelated
 reference. The likeliness is the head's P(NoContr) alone, without the term of
 ``head_only_features``: those columns refine the errors, not which reading gives the
 ratings, so a task's ratings stay what they were fitted as. Aggregating the features over
@@ -40,6 +40,7 @@ from evaluator.model.mismatch_model import (
     DECIDING_REFERENCES,
     NO_CONTRADICTION,
     READS_NOCONTR,
+    MismatchConfig,
 )
 from mismatch_core.pairs import first_without_source, references
 
@@ -193,13 +194,12 @@ def predict_outputs(
             closeness.append(closer.cpu())
             if rated is not None:
                 ratings.append(rated.float().cpu())
-    flat = torch.cat(probabilities).numpy()
-    chosen = reading_rows(
-        config.deciding_reference,
+    chosen, pair_probs, pair_ratings = pair_readings(
+        config,
+        torch.cat(probabilities).numpy(),
         torch.cat(closeness).numpy(),
-        flat[:, NO_CONTRADICTION],
+        torch.cat(ratings).numpy() if ratings else None,
         None if features is None else features.numpy(),
-        config.feature_names,
         np.asarray(owner),
         len(gens),
     )
@@ -207,17 +207,15 @@ def predict_outputs(
         frame = frame.iloc[chosen.naming].reset_index(drop=True)
     first_row = np.searchsorted(np.asarray(owner), np.arange(len(gens)))
     outputs = PairOutputs(
-        pair_probabilities(flat, chosen),
-        torch.cat(ratings).numpy()[chosen.scoring] if ratings else None,
+        pair_probs,
+        pair_ratings,
         frame if config.use_metrics else None,
         ref_index=chosen.naming - first_row,
     )
     if tag and tokens is not None and offsets is not None:
         wrong = np.flatnonzero(outputs.probabilities[:, NO_CONTRADICTION] < spans_below).tolist()
-        deciding = [flat_refs[chosen.naming[i]] for i in wrong]
-        gen_probs, ref_probs = token_probabilities(
-            model, tokens, deciding, [gens[i] for i in wrong]
-        )
+        naming = [flat_refs[chosen.naming[i]] for i in wrong]
+        gen_probs, ref_probs = token_probabilities(model, tokens, naming, [gens[i] for i in wrong])
         n = len(gens)
         gen_side: list[np.ndarray | None] = [None] * n
         ref_side: list[np.ndarray | None] = [None] * n
@@ -225,7 +223,7 @@ def predict_outputs(
         ref_at: list[np.ndarray | None] = [None] * n
         for k, i in enumerate(wrong):
             gen_side[i], ref_side[i] = gen_probs[k], ref_probs[k]
-            gen_at[i], ref_at[i] = offsets[text_key(gens[i])], offsets[text_key(deciding[k])]
+            gen_at[i], ref_at[i] = offsets[text_key(gens[i])], offsets[text_key(naming[k])]
         outputs.gen_token_probs, outputs.ref_token_probs = gen_side, ref_side
         outputs.gen_token_offsets, outputs.ref_token_offsets = gen_at, ref_at
     return outputs
@@ -450,6 +448,32 @@ def pair_probabilities(flat: np.ndarray, rows: ReadingRows) -> np.ndarray:
     probabilities[moved, NO_CONTRADICTION + 1 :] = errors * scale[:, None]
     probabilities[moved, NO_CONTRADICTION] = score
     return probabilities
+
+
+def pair_readings(
+    config: MismatchConfig,
+    probabilities: np.ndarray,
+    likeliness: np.ndarray,
+    ratings: np.ndarray | None,
+    scaled: np.ndarray | None,
+    owner: np.ndarray,
+    n: int,
+) -> tuple[ReadingRows, np.ndarray, np.ndarray | None]:
+    """From every (pair, reference) reading (``owner``: each row's pair) of a model with
+    ``config``: the rows ``reading_rows`` picks, and per pair its class probabilities
+    (``pair_probabilities``) and ratings (the scoring row's; None without). Predict and
+    fine-tuning (``evaluator.finetune.outputs``) both read pairs with it."""
+    chosen = reading_rows(
+        config.deciding_reference,
+        likeliness,
+        probabilities[:, NO_CONTRADICTION],
+        scaled,
+        config.feature_names,
+        owner,
+        n,
+    )
+    pair_ratings = None if ratings is None else ratings[chosen.scoring]
+    return chosen, pair_probabilities(probabilities, chosen), pair_ratings
 
 
 def closest_rows(score: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

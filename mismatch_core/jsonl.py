@@ -156,7 +156,8 @@ def iter_json_lines(
             value = read_json(line)
         except json.JSONDecodeError as error:
             hint = "" if line.lstrip().startswith("{") else "; JSONL holds one JSON object a line"
-            if hint and ("\t" in line or "," in line):  # a CSV/TSV file given as JSONL
+            table = name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
+            if hint and ("\t" in line or table):  # a CSV/TSV file given as JSONL
                 hint += ", not a table row: write each row as one object of its columns"
             column = min(error.pos, len(line.rstrip("\r\n"))) + 1  # the line ending is no column
             raise DataError(f"{where}: invalid JSON ({error.msg}, column {column}){hint}") from None

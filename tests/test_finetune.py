@@ -43,7 +43,7 @@ from evaluator.finetune.contrast import (
 from evaluator.finetune.datamodule import RatingDataModule, prepare_task, split_rows
 from evaluator.finetune.evaluate import evaluate_task, model_scores, run_seed, seed_split
 from evaluator.finetune.module import RatingModule, rating_model, ridge_fit, single_metric_fit
-from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.outputs import task_outputs
 from evaluator.finetune.rating_mix import (
     Parts,
     best_mixes,
@@ -172,7 +172,7 @@ def test_ratings_can_read_every_references_metrics(
         assert model.config.ratings_read_all_references is all_references
         assert model.config.reference_aggregate == "best"
         outputs = predict_outputs(checkpoint, refs, gens)
-        _, _, evaluated = closest_outputs(
+        _, _, evaluated = task_outputs(
             model,
             prepared.features[prepared.inputs.pair_rows(rows)],
             prepared.inputs.subset(rows),
@@ -229,7 +229,7 @@ def fitted_summarization(tmp_path_factory, base_checkpoint: Path, data_root: Pat
 
 
 @pytest.mark.parametrize("references", [1, 2])
-def test_closest_outputs_match_predict(fitted_summarization, references: int) -> None:
+def test_task_outputs_match_predict(fitted_summarization, references: int) -> None:
     prepared, checkpoint = fitted_summarization
     assert checkpoint.tasks["summarization"]["criteria"][0] == {
         "key": "coherence",
@@ -241,7 +241,7 @@ def test_closest_outputs_match_predict(fitted_summarization, references: int) ->
     expected = predict_outputs(
         checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
     )
-    _, probabilities, ratings = closest_outputs(
+    _, probabilities, ratings = task_outputs(
         checkpoint.model,
         prepared.features[prepared.inputs.pair_rows(rows)],
         prepared.inputs.subset(rows),
@@ -250,7 +250,7 @@ def test_closest_outputs_match_predict(fitted_summarization, references: int) ->
     np.testing.assert_allclose(ratings, expected.ratings, atol=1e-5)
 
 
-def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
+def test_task_outputs_pick_the_reference_predict_picks_under_each_rule(
     fitted_summarization, monkeypatch
 ) -> None:
     """Fine-tuning's training references (the likeliest, whose reading gives the ratings) and
@@ -267,7 +267,7 @@ def test_closest_outputs_pick_the_reference_predict_picks_under_each_rule(
         expected = predict_outputs(
             checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
         )
-        best, probabilities, ratings = closest_outputs(
+        best, probabilities, ratings = task_outputs(
             checkpoint.model, prepared.features[prepared.inputs.pair_rows(rows)], inputs
         )
         np.testing.assert_allclose(probabilities, expected.probabilities, atol=1e-5)
@@ -398,7 +398,7 @@ def test_rating_mix_keeps_the_ridge_start_and_chooses_shares_on_validation(
     shares = model.learned_share.numpy()
     assert (shares < 1).any()  # on this data the learned rating does not earn it everywhere
     np.testing.assert_array_equal(shares, best_mixes([parts], prepared.inputs.targets[val])[1])
-    _, _, mixed = closest_outputs(
+    _, _, mixed = task_outputs(
         model, prepared.features[prepared.inputs.pair_rows(val)], prepared.inputs.subset(val)
     )
     np.testing.assert_allclose(mixed, shares * learned + (1 - shares) * ridge, atol=1e-5)
@@ -1732,13 +1732,13 @@ def test_contrast_loss_rates_the_copies_below_their_originals(
     )
     train = set(data.split["train"].tolist())
     mine = np.array([i for i, owner in enumerate(contrast.owners) if owner in train])
-    copies = closest_outputs(
+    copies = task_outputs(
         module.model,
         contrast.features[contrast.inputs.pair_rows(mine)],
         contrast.inputs.subset(mine),
     )[2]
     owners = contrast.owners[mine]
-    originals = closest_outputs(
+    originals = task_outputs(
         module.model,
         prepared.features[prepared.inputs.pair_rows(owners)],
         prepared.inputs.subset(owners),

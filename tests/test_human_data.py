@@ -66,6 +66,13 @@ def test_a_line_that_is_no_json_object_says_where_and_what_jsonl_is(tmp_path):
     write_lines(path, [b"ref,gen,overall", json.dumps(record(1)).encode()])
     with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(Expecting value, column 1\); JSONL holds one JSON object a line"):
         load_records(path)
+    table = tmp_path / "pairs.csv"  # a table: the hint says what to write instead
+    write_lines(table, [b"ref,gen,overall", json.dumps(record(1)).encode()])
+    with pytest.raises(DataError, match=r"a line, not a table row: write each row as one object"):
+        load_records(table)
+    write_lines(path, [b"The cat, sadly, sat on the mat."])  # prose with commas: no such hint
+    with pytest.raises(DataError, match=r"JSONL holds one JSON object a line$"):
+        load_records(path)
     for ending in (b"", b"\n", b"\r\n"):  # cut short: the column after its 23 characters
         path.write_bytes(b'{"ref": "a", "gen": "x"' + ending)
         with pytest.raises(DataError, match=r"pairs.jsonl:1: invalid JSON \(.*, column 24\)$"):

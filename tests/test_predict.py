@@ -191,7 +191,7 @@ def test_multi_reference_takes_the_closest_reference(base: Evaluator) -> None:
     assert multi.mismatch == single[1].mismatch
     assert single[0].mismatch != single[1].mismatch  # the references really differ
     assert [p.ref_index for p in single] == [0, 0, 0]
-    for order in itertools.permutations(references):  # the output says which one decided
+    for order in itertools.permutations(references):  # the output says which one was read
         assert base.predict([list(order)], [gen])[0].ref_index == order.index(gen)
 
 

@@ -251,7 +251,7 @@ def test_a_copy_of_one_of_several_references_reads_as_that_copy() -> None:
         assert multi.score == pytest.approx(predictions["copy"].score, abs=0.05)
 
 
-def base_deciding(rule: str | None, monkeypatch) -> Evaluator:
+def base_reading(rule: str | None, monkeypatch) -> Evaluator:
     """The shipped base, reading several references by deciding_reference ``rule`` for the
     rest of the test (monkeypatch restores its config); None: by its shipped config."""
     evaluator, _ = evaluated("base")
@@ -276,7 +276,7 @@ def test_an_error_beside_an_unrelated_reference_is_named_against_the_near_one(
     """Each copy with one error, beside an unrelated reference in either order, keeps the
     labels and spans it has against its reference alone."""
     _, predictions = evaluated("base")
-    evaluator = base_deciding(rule, monkeypatch)
+    evaluator = base_reading(rule, monkeypatch)
     for refs in ([REF, FAR], [FAR, REF]):
         multi = evaluator.predict([refs] * len(ERRORS), list(ERRORS.values()), progress=False)
         for error, prediction in zip(ERRORS, multi, strict=True):
@@ -422,7 +422,7 @@ def test_missing_words_are_placed_in_the_reference_that_names_the_errors(
     rule: str | None, monkeypatch
 ) -> None:
     """Omitted words are reported in the naming reference's own offsets (here the second)."""
-    evaluator = base_deciding(rule, monkeypatch)
+    evaluator = base_reading(rule, monkeypatch)
     gen = REF.replace(" in Manchester", "")
     other = "A spokesman said the figures would be published in March."
     (prediction,) = evaluator.predict([[other, REF]], [gen], progress=False)

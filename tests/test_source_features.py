@@ -25,7 +25,7 @@ from test_finetune import (  # noqa: F401  (fixtures)
 from evaluator.evaluator import Evaluator
 from evaluator.features import FeatureScaler, compute_features
 from evaluator.finetune.datamodule import prepare_task
-from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.outputs import task_outputs
 from evaluator.finetune.rating_mix import choose_mix
 from evaluator.finetune.train import export, fit
 from evaluator.hub import load
@@ -104,7 +104,7 @@ def test_predict_reads_the_source_as_evaluation_does(fitted) -> None:
         [r.src for r in records],
     )
     outputs = predict_outputs(checkpoint, refs, gens, srcs=srcs)
-    _, _, evaluated = closest_outputs(
+    _, _, evaluated = task_outputs(
         checkpoint.model,
         prepared.features[prepared.inputs.pair_rows(rows)],
         prepared.inputs.subset(rows),

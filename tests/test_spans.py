@@ -382,18 +382,18 @@ def test_of_several_references_only_the_deciding_one_is_counted(tmp_path: Path) 
         or []
     )
     probabilities = np.eye(len(CODES))[[INDEX["NumErr"]]]
-    for decided, ref_at, counted in ((0, short_at, 0), (1, long_at, 1)):
+    for naming, ref_at, counted in ((0, short_at, 0), (1, long_at, 1)):
         output = inference.PairOutputs(
             probabilities,
             None,
-            ref_index=np.array([decided]),
+            ref_index=np.array([naming]),
             gen_token_probs=[np.ones(len(gen_at))],
             ref_token_probs=[np.ones(len(ref_at))],
             gen_token_offsets=[gen_at],
             ref_token_offsets=[ref_at],
         )
         (found,), count = evaluator._spans(output, refs, [gen], [0])
-        assert count == counted and {m["ref_index"] for m in found[1]} == {decided}
+        assert count == counted and {m["ref_index"] for m in found[1]} == {naming}
 
 
 def test_only_a_word_past_the_last_wordpiece_is_past_the_taggers_reach() -> None:

@@ -151,7 +151,7 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
     from evaluator.features import FeatureScaler
     from evaluator.finetune.config import FitSettings
     from evaluator.finetune.datamodule import prepare_task
-    from evaluator.finetune.outputs import closest_outputs
+    from evaluator.finetune.outputs import task_outputs
     from evaluator.finetune.train import export, fit
     from evaluator.hub import load, save_pretrained
     from evaluator.inference import predict_outputs
@@ -203,7 +203,7 @@ def test_a_token_base_fine_tunes_and_rates_as_predict_does(tmp_path: Path) -> No
         checkpoint, [list(r.refs) for r in records], [r.gen for r in records]
     )
     picked = np.arange(6)
-    _, probabilities, ratings = closest_outputs(
+    _, probabilities, ratings = task_outputs(
         checkpoint.model,
         prepared.features[prepared.inputs.pair_rows(picked)],
         prepared.inputs.subset(picked),

@@ -364,7 +364,7 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
     )
     checkpoint = load(export)
     assert checkpoint.feature_names == FEATURES
-    # with several references, errors named by the closest where no reading is NoContr
+    # with several references, errors named by the closest where it and the likeliest read wrong
     assert checkpoint.model.config.deciding_reference == "likeliest_errors_closest"
     metrics = json.loads((docs / "metrics.json").read_text())
     assert checkpoint.config["metrics"] == metrics

@@ -30,7 +30,7 @@ from evaluator.finetune.contrast import (
     source_copies,
 )
 from evaluator.finetune.data import DEFAULT_CACHE_DIR, TaskInputs, build_inputs
-from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.outputs import task_outputs
 from evaluator.hub import Checkpoint, load
 from evaluator.human_data import HumanRecord, split_by_group
 from evaluator.inference import over_references
@@ -127,7 +127,7 @@ def prepare_task(
     )
     inputs = build(task, records, base.feature_names)
     features = base.scaler.transform(inputs.features)
-    train_pairs, _, _ = closest_outputs(base.model, features, inputs)
+    train_pairs, _, _ = task_outputs(base.model, features, inputs)
     contrast = None
     if contrast_size or triples:
         chosen = [records[i] for i in eligible]

@@ -19,7 +19,7 @@ import numpy as np
 from evaluator.finetune.agreement import kendall, spearman
 from evaluator.finetune.config import FitSettings
 from evaluator.finetune.datamodule import PreparedTask, split_rows, training_rows
-from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.outputs import task_outputs
 from evaluator.finetune.train import export, fit, recorded_settings
 from evaluator.signature import folder_signature
 from evaluator.tasks import normalised_outputs
@@ -52,7 +52,7 @@ def model_scores(module, prepared: PreparedTask, rows: np.ndarray) -> np.ndarray
     """(rows, criteria) outputs on the normalised scale: bounded ratings or class probabilities."""
     inputs = prepared.inputs.subset(rows)
     features = prepared.features[prepared.inputs.pair_rows(rows)]
-    _, _, ratings = closest_outputs(module.model, features, inputs)
+    _, _, ratings = task_outputs(module.model, features, inputs)
     if ratings is None:
         raise ValueError(f"the model rates nothing: it has no rating head for {prepared.task.name}")
     return normalised_outputs(ratings, prepared.task.kind)

@@ -2,9 +2,10 @@
 
 ``evaluator.inference.predict_outputs`` runs the text branch once per reference and keeps the
 readings ``reading_rows`` picks: the likeliest for the score and the ratings, the model's rule
-for the errors. The same rows here, over cached features and embeddings, pick the reference a
-model trains on (the likeliest, whose reading its ratings give) and give the test predictions,
-so the evaluation measures exactly what ``mismatch predict`` reports.
+for the errors. The same readings here (``pair_readings``), over cached features and
+embeddings, pick the reference a model trains on (the likeliest, whose reading its ratings
+give) and give the test predictions, so the evaluation measures exactly what ``mismatch
+predict`` reports.
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ import torch
 
 from evaluator.features.token_store import pair_tokens
 from evaluator.finetune.data import TaskInputs
-from evaluator.inference import over_references, pair_probabilities, reading_rows
+from evaluator.inference import over_references, pair_readings
 from evaluator.model import MismatchModel
-from evaluator.model.mismatch_model import NO_CONTRADICTION
 
 
-def closest_outputs(
+def task_outputs(
     model: MismatchModel, features: np.ndarray, inputs: TaskInputs, batch_size: int = 1024
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(the likeliest (record, reference) pair per record, class probabilities, rating outputs
-    or None), as ``reading_rows`` and ``pair_probabilities`` give them to predict.
+    or None), as ``pair_readings`` gives them to predict.
 
     ``features``: the scaled features of every (record, reference) pair, and the chosen pairs
     index those pairs, both in ``inputs.ref_rows`` order."""
@@ -80,15 +80,13 @@ def closest_outputs(
             closeness.append(closer)
             if rated is not None:
                 ratings.append(rated)
-    flat = torch.cat(probabilities).numpy()
-    chosen = reading_rows(
-        model.config.deciding_reference,
+    chosen, pair_probs, pair_ratings = pair_readings(
+        model.config,
+        torch.cat(probabilities).numpy(),
         torch.cat(closeness).numpy(),
-        flat[:, NO_CONTRADICTION],
+        torch.cat(ratings).numpy() if ratings else None,
         features,
-        model.config.feature_names,
         owner,
         len(inputs),
     )
-    flat_ratings = torch.cat(ratings).numpy()[chosen.scoring] if ratings else None
-    return chosen.scoring, pair_probabilities(flat, chosen), flat_ratings
+    return chosen.scoring, pair_probs, pair_ratings

@@ -33,7 +33,7 @@ from evaluator.finetune.agreement import kendall
 from evaluator.finetune.contrast import ANCHOR
 from evaluator.finetune.data import TaskInputs
 from evaluator.finetune.datamodule import PreparedTask
-from evaluator.finetune.outputs import closest_outputs
+from evaluator.finetune.outputs import task_outputs
 from evaluator.model import MismatchModel
 
 SHARES = (0.0, 0.25, 0.5, 0.75, 1.0)  # coarse: a validation slice holds a few hundred records
@@ -95,7 +95,7 @@ def output_parts(model: MismatchModel, inputs: TaskInputs, features: np.ndarray)
     try:
         for share in (1.0, 0.0):
             model.learned_share.fill_(share)
-            _, _, ratings = closest_outputs(model, features, inputs)
+            _, _, ratings = task_outputs(model, features, inputs)
             assert ratings is not None  # a rating_mix model has a rating head
             outputs.append(ratings)
     finally:
