@@ -23,7 +23,7 @@ from safetensors.numpy import load_file
 
 from evaluator import Evaluator
 from evaluator.features.registry import available_features
-from evaluator.hub import save_pretrained
+from evaluator.hub import save_from_checkpoint
 from evaluator.predict_io import read_jsonl_file
 from evaluator.tasks import TASKS, get_task
 from mismatch_core.resources import REPO_ROOT
@@ -180,19 +180,17 @@ def test_checkpoint_loads_and_matches_the_registry_and_its_task(name: str) -> No
 
 @pytest.mark.parametrize("name", CHECKPOINTS)
 def test_saving_a_loaded_checkpoint_again_writes_the_same_files(name: str, tmp_path) -> None:
-    """Its signature's sha256 survives a load and a save (``save_pretrained``): the base's
-    config once lacked two keys the code writes, so a copy saved again signed otherwise."""
+    """Its signature's sha256 survives a load and a save (``save_from_checkpoint``): the
+    base's config once lacked two keys the code writes, so a copy saved again signed otherwise."""
     evaluator, _ = evaluated(name)
     checkpoint = evaluator.checkpoint
     shipped = REPO_ROOT / "checkpoints" / f"mismatch-{name}"
-    saved = save_pretrained(
+    saved = save_from_checkpoint(
+        checkpoint,
         checkpoint.model,
         tmp_path / shipped.name,
-        scaler=checkpoint.scaler,
-        num_layers=checkpoint.num_layers,
         training=checkpoint.config["training"],
         metrics=checkpoint.config["metrics"],
-        tasks=checkpoint.tasks,
     )
     assert sorted(p.name for p in saved.iterdir()) == sorted(p.name for p in shipped.iterdir())
     for path in shipped.iterdir():
