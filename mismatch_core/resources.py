@@ -195,10 +195,17 @@ def encoder_path(name: str = DEFAULT_ENCODER) -> str:
 
 @functools.lru_cache(maxsize=4)
 def load_tokenizer(name: str = DEFAULT_ENCODER):
-    """The tokenizer of a symbolic encoder name, cached (no model weights loaded)."""
+    """The tokenizer of a symbolic encoder name, cached (no model weights loaded), with the
+    characters its vocabulary lacks rewritten (``vocabulary_gaps``)."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(encoder_path(name), local_files_only=not hub_reachable())
+    from mismatch_core.vocabulary_gaps import rewrite_vocabulary_gaps
+
+    tokenizer = AutoTokenizer.from_pretrained(
+        encoder_path(name), local_files_only=not hub_reachable()
+    )
+    rewrite_vocabulary_gaps(tokenizer)
+    return tokenizer
 
 
 def torch_device(name: str):

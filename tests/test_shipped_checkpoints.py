@@ -450,6 +450,28 @@ def test_spans_mark_the_changed_words_and_nothing_in_a_copy(name: str) -> None:
         assert top["start"] < start + len(words) and start < top["end"], (error, top)
 
 
+def test_a_symbol_the_vocabulary_lacks_does_not_hide_the_word_beside_it() -> None:
+    """An emoji glued to a word made the word unknown to the encoder: against "great",
+    "terrible😀" read 0.447 and "great😀" 0.138 (GramErr); "35℃" against "25°C" lost its
+    number and read as MissInfo (docs/experiments/2026-12-02-symbols-the-vocabulary-lacks)."""
+    evaluator, _ = evaluated("base")
+    food = "The food was great and the staff were friendly."
+    weather = "It was 25°C today."
+    great, terrible, same, warmer = evaluator.predict(
+        [food, food, weather, weather],
+        [
+            food.replace("great", "great😀"),
+            food.replace("great", "terrible😀"),
+            "It was 25℃ today.",
+            "It was 35℃ today.",
+        ],
+        progress=False,
+    )
+    assert great.labels == ["NoContr"] and same.labels == ["NoContr"]
+    assert terrible.labels == ["AttrErr"] and terrible.spans[0]["text"] == "terrible😀"
+    assert warmer.labels == ["NumErr"] and warmer.spans[0]["text"] == "35℃"
+
+
 # Every number each shipped checkpoint gives the five company texts, under its signature
 # (the README's promise: equal signatures, equal scores). Rewritten by running this file
 # (`.venv/bin/python tests/test_shipped_checkpoints.py`) after a change that is meant to move

@@ -4,8 +4,8 @@ A frozen encoder gives each text the same vector every time, so the model trains
 vectors instead of re-encoding: mean-pooled sentence embeddings per text, and alignment
 vectors per (ref, gen) pair. The parquet has columns `key` (sha1 hex) and `embedding`
 (fixed-size list of float32), and names in its metadata what encoded the vectors (``source``:
-the encoder, and the layer where it matters), so that a cache filled by one encoder is never
-read as another's.
+the encoder, the form of the text it read, and the layer where it matters), so that a cache
+filled by one encoder, or from another form of the text, is never read as this one's.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from mismatch_core.atomic import atomic_path
 from mismatch_core.errors import DataError
+from mismatch_core.vocabulary_gaps import TEXT_FORM
 
 V = TypeVar("V")
 SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
@@ -35,13 +36,20 @@ CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
-    before sources were); ValueError when another encoder (or layer) filled it."""
+    before sources were); ValueError when another encoder (or layer, or text form) filled it."""
     if current is not None and current != source:
         (current_encoder, current_kind), (encoder, kind) = map(_encoder_and_kind, (current, source))
         if current_encoder == encoder and current_kind != kind:
             raise ValueError(
                 f"{where} holds {current_kind} of {encoder}, not the {kind} wanted here; use "
                 "the store made for them"
+            )
+        current_name, _, current_form = current_encoder.partition("|text=")
+        name, _, form = encoder.partition("|text=")
+        if current_name == name and current_form != form:
+            raise ValueError(
+                f"{where} was filled by {current}, from another form of the text than "
+                f"{source} reads; fill a new store (or cache folder)"
             )
         raise ValueError(
             f"{where} was filled by {current}, not {source}; use another store (or cache "
@@ -65,10 +73,16 @@ class SourcedStore(Protocol):
     def mark(self) -> None: ...
 
 
+def encoder_reading(encoder: str) -> str:
+    """What a value an encoder gives depends on: the encoder and the form of the text its
+    tokenizer reads (``mismatch_core.vocabulary_gaps``)."""
+    return f"{encoder}|text={TEXT_FORM}"
+
+
 def encoder_source(encoder: str, num_layers: int | None) -> str:
-    """What a value read at an encoder's layer depends on: the encoder and the layer (None: the
-    last), as feature versions and the caches' stores record it."""
-    return f"{encoder}|layers={num_layers if num_layers is not None else 'last'}"
+    """What a value read at an encoder's layer depends on: ``encoder_reading`` and the layer
+    (None: the last), as feature versions and the caches' stores record it."""
+    return f"{encoder_reading(encoder)}|layers={num_layers if num_layers is not None else 'last'}"
 
 
 def store_sources(
@@ -81,7 +95,7 @@ def store_sources(
     """Each store given with the source it must hold: mean embeddings come from the encoder's
     last layer, alignment vectors and token states from the BERTScore layer ``num_layers``."""
     layered = encoder_source(encoder, num_layers)
-    claims = ((embeddings, encoder), (alignments, layered), (tokens, layered))
+    claims = ((embeddings, encoder_reading(encoder)), (alignments, layered), (tokens, layered))
     return [(store, source) for store, source in claims if store is not None]
 
 

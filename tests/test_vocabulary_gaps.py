@@ -1,0 +1,55 @@
+"""The encoder's tokenizer rewrites the characters its vocabulary lacks and nothing else."""
+
+from __future__ import annotations
+
+from tokenizers import Tokenizer, models
+from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+from mismatch_core.resources import encoder_path, load_tokenizer
+from mismatch_core.vocabulary_gaps import rewrite_vocabulary_gaps
+
+
+def pieces(text: str) -> list[str]:
+    return load_tokenizer().tokenize(text)
+
+
+def test_a_symbol_glued_to_a_word_leaves_the_word_readable() -> None:
+    assert pieces("was terrible😀 and") == ["was", "terrible", "and"]
+    assert pieces("Thanks! 🙏🏽") == ["thanks", "!"]  # emoji and skin tone
+    assert pieces("I ❤️ it") == ["i", "it"]  # heart and its variation selector
+    assert "[UNK]" in AutoTokenizer.from_pretrained(encoder_path()).tokenize("terrible😀")
+
+
+def test_a_compatibility_form_reads_as_its_plain_text() -> None:
+    assert pieces("It was 25℃ today.") == pieces("It was 25°C today.")
+    assert pieces("ＡＢＣ １２３") == pieces("ABC 123")
+    assert pieces("Wow‼") == pieces("Wow!!")
+    assert pieces("Chapter Ⅻ") == pieces("Chapter XII")
+
+
+def test_text_the_vocabulary_holds_is_read_as_before() -> None:
+    plain = AutoTokenizer.from_pretrained(encoder_path())
+    for text in [
+        "The café's 2nd floor… costs ½ of €30 (m²) — “quoted” © 2020, 5°C",
+        "Привет, мир. Γεια σου. مرحبا",
+        "Tabs\tand\nnewlines  and   spaces",
+    ]:
+        assert pieces(text) == plain.tokenize(text), text
+
+
+def test_letters_of_a_script_the_vocabulary_lacks_stay_unknown() -> None:
+    # dropping them would drop words; an unknown word still says a word is there
+    assert pieces("你好 world") == ["[UNK]", "[UNK]", "world"]
+
+
+def test_offsets_point_into_the_text_as_given() -> None:
+    text = "It was 35℃ and terrible😀."
+    encoding = load_tokenizer()(text, return_offsets_mapping=True, add_special_tokens=False)
+    read = [text[start:end] for start, end in encoding["offset_mapping"]]
+    assert read == ["It", "was", "35", "℃", "℃", "and", "terrible", "."]
+
+
+def test_a_tokenizer_without_wordpieces_is_left_as_it_is() -> None:
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.BPE()))
+    rewrite_vocabulary_gaps(tokenizer)
+    assert tokenizer.backend_tokenizer.normalizer is None
