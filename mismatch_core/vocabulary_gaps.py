@@ -3,12 +3,16 @@
 A word holding a character the vocabulary has no piece for becomes one ``[UNK]`` and the word
 is lost: "terrible😀" reads as an unknown word, not as "terrible", and "25℃" loses its number.
 The encoder reads such text better with the character replaced:
-- a compatibility form whose NFKC form is Latin-1 text the vocabulary holds by that text
-  ("℃" -> "°C", fullwidth or styled letters and digits, ligatures, "‼" -> "!!");
-- any other symbol (Unicode categories So, Sk, Me: emoji, skin tones, dingbats) by a space.
-Letters of scripts the vocabulary lacks stay ``[UNK]``: dropping them would drop words. The
-rewrite is a ``tokenizers`` normalizer, so character offsets (error spans) still point into
-the text as given.
+- a letterlike symbol or number form (U+2100-U+218F) whose NFKC form is Latin-1 text the
+  vocabulary holds, by that text ("℃" -> "°C", "Ⅻ" -> "XII", "℅" -> "c/o");
+- any other symbol (Unicode categories S*: emoji, skin tones, dingbats, math and currency
+  signs) by a space.
+Letters of scripts the vocabulary lacks stay ``[UNK]``: dropping them would drop words. So do
+other compatibility forms (fullwidth and mathematical letters, fractions): each distinct
+replacement text is one more pass over every text, and the 405 passes of all Latin-1 ones
+cost `mismatch predict` a fifth of its speed, where these 37 cost a few percent
+(docs/experiments/2026-12-02-symbols-the-vocabulary-lacks). The rewrite is a ``tokenizers``
+normalizer, so character offsets (error spans) still point into the text as given.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ from collections import defaultdict
 
 from tokenizers import Regex, models, normalizers
 
-# Part of every encoder feature's version (features.embeddings.encoder_source): raise it when
-# the rewrite changes, so caches filled before are not read as this one's.
-TEXT_FORM = "vocabulary-gaps-1"
-SYMBOL_CATEGORIES = ("So", "Sk", "Me")
-LAST_LATIN1 = 0xFF  # each distinct replacement is one regex pass, so only Latin-1 text is used
+# Part of every encoder feature's version (features.embeddings.encoder_reading): raise the
+# number when the rewrite changes, so caches filled before are not read as this one's. The
+# Unicode version decides which characters are symbols, so it is part of the form too.
+ENCODER_TEXT_FORM = f"vocabulary-gaps-2+unicode-{unicodedata.unidata_version}"
+REPLACED_BLOCK = range(0x2100, 0x2190)  # Letterlike Symbols, Number Forms
 
 
 def rewrite_vocabulary_gaps(tokenizer) -> None:
@@ -40,31 +44,32 @@ def rewrite_vocabulary_gaps(tokenizer) -> None:
 
 
 def gap_replacements(vocabulary: set[str], own) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """(replacement text, the characters it replaces) per NFKC text, and the symbols to blank,
-    for the characters whose form after the tokenizer's own normalizer ``own`` the vocabulary
-    lacks."""
+    """(replacement text, the characters it replaces) per text, and the symbols to blank, for
+    the characters whose form after the tokenizer's own normalizer ``own`` the vocabulary
+    lacks. A replacement text is given as ``own`` leaves it (lower case where it lowers), so
+    "Ⅱ" and "ⅱ" share one pass; ``own`` still runs after it."""
+
+    def normalized(text: str) -> str:
+        return own.normalize_str(text) if own is not None else text
+
     pieces = {token.removeprefix("##") for token in vocabulary}
     known = {piece for piece in pieces if len(piece) == 1}
 
     def readable(text: str) -> bool:
-        normalized = own.normalize_str(text) if own is not None else text
-        return all(char in known or char.isspace() for char in normalized)
+        return all(char in known or char.isspace() for char in normalized(text))
 
     by_text: dict[str, list[str]] = defaultdict(list)
     symbols = []
     for code in range(0x110000):
         char = chr(code)
-        category = unicodedata.category(char)
+        symbol = unicodedata.category(char).startswith("S")
+        if not (symbol or code in REPLACED_BLOCK) or readable(char):
+            continue
         compatible = unicodedata.normalize("NFKC", char)
-        if category == "Cs" or (compatible == char and category not in SYMBOL_CATEGORIES):
-            continue
-        if readable(char):
-            continue
-        if compatible != char and readable(compatible):
-            if all(ord(c) <= LAST_LATIN1 for c in compatible):
-                by_text[compatible].append(char)
-                continue
-        if category in SYMBOL_CATEGORIES:
+        latin1 = all(ord(c) <= 0xFF for c in compatible)
+        if code in REPLACED_BLOCK and compatible != char and latin1 and readable(compatible):
+            by_text[normalized(compatible)].append(char)
+        elif symbol:
             symbols.append(char)
     return sorted(by_text.items()), symbols
 

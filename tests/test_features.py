@@ -44,6 +44,7 @@ from evaluator.features.lexical import (
 from evaluator.features.registry import METRICS, metrics_for
 from evaluator.model.mismatch_model import SourceScaling
 from mismatch_core.errors import DataError, WorkerError
+from mismatch_core.vocabulary_gaps import ENCODER_TEXT_FORM
 
 # Features that need neither the encoder nor WordNet: cheap enough for every test run.
 LIGHT = [
@@ -426,7 +427,7 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
     alignments.add_keyed({key: np.ones(768) for key in pair_keys})
     alignments.save(stores["alignments_path"])
-    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2\|text=vocabulary-gaps-1; use"
+    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2\|text=vocabulary-gaps-\S+; use"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
     # the refused run marked nothing
@@ -435,7 +436,7 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
     )
     marked = EmbeddingStore.open(stores["alignments_path"]).source
-    assert marked == "all-MiniLM-L6-v2|text=vocabulary-gaps-1|layers=last"
+    assert marked == f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
     refused = r"al.parquet was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
@@ -473,9 +474,10 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path, **stores
     )
     assert EmbeddingStore.open(stores["embeddings_path"]).source == (
-        "all-MiniLM-L6-v2|text=vocabulary-gaps-1"
+        f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}"
     )
-    assert TokenStore(tokens_path).source == "all-MiniLM-L6-v2|text=vocabulary-gaps-1|layers=last"
+    tokens_source = f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
+    assert TokenStore(tokens_path).source == tokens_source
     refused = r"tokens was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
@@ -488,9 +490,16 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     earlier.save(stores["alignments_path"])
     refused = (
         r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, from another form of the text "
-        r"than all-MiniLM-L6-v2\|text=vocabulary-gaps-1\|layers=last reads; fill a new store"
+        r"than all-MiniLM-L6-v2\|text=vocabulary-gaps-\S+\|layers=last reads; fill a new store"
     )
     with pytest.raises(ValueError, match=refused):
+        update_feature_cache(
+            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
+        )
+    earlier.source = "all-MiniLM-L6-v2"  # mean embeddings of that time, given as alignments
+    earlier.save(stores["alignments_path"])
+    kind = r"al.parquet holds mean embeddings of all-MiniLM-L6-v2, not the vectors read at a"
+    with pytest.raises(ValueError, match=kind):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
         )

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from evaluator.features import EmbeddingStore, FeatureScaler
+from evaluator.features.embeddings import encoder_reading
 from evaluator.hub import load
 from evaluator.signature import signature
 from evaluator.training import data as data_module
@@ -282,7 +283,7 @@ def test_pretraining_marks_its_stores_and_refuses_another_encoders(
     encoded into it."""
     monkeypatch.setattr(data_module, "encode_texts", lambda *args: pytest.fail("encoded"))
     datamodule(corpus).prepare_data()
-    assert EmbeddingStore.open(corpus["embeddings"]).source == "all-MiniLM-L6-v2"
+    assert EmbeddingStore.open(corpus["embeddings"]).source == encoder_reading("all-MiniLM-L6-v2")
     store = EmbeddingStore.open(corpus["embeddings"])
     store.source = "another-encoder"
     store.save(corpus["embeddings"])

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from mismatch_core.atomic import atomic_path
 from mismatch_core.errors import DataError
-from mismatch_core.vocabulary_gaps import TEXT_FORM
+from mismatch_core.vocabulary_gaps import ENCODER_TEXT_FORM
 
 V = TypeVar("V")
 SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store's vectors
@@ -39,13 +39,13 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     before sources were); ValueError when another encoder (or layer, or text form) filled it."""
     if current is not None and current != source:
         (current_encoder, current_kind), (encoder, kind) = map(_encoder_and_kind, (current, source))
-        if current_encoder == encoder and current_kind != kind:
-            raise ValueError(
-                f"{where} holds {current_kind} of {encoder}, not the {kind} wanted here; use "
-                "the store made for them"
-            )
         current_name, _, current_form = current_encoder.partition("|text=")
         name, _, form = encoder.partition("|text=")
+        if current_name == name and current_kind != kind:
+            raise ValueError(
+                f"{where} holds {current_kind} of {current_encoder}, not the {kind} wanted "
+                "here; use the store made for them"
+            )
         if current_name == name and current_form != form:
             raise ValueError(
                 f"{where} was filled by {current}, from another form of the text than "
@@ -76,7 +76,7 @@ class SourcedStore(Protocol):
 def encoder_reading(encoder: str) -> str:
     """What a value an encoder gives depends on: the encoder and the form of the text its
     tokenizer reads (``mismatch_core.vocabulary_gaps``)."""
-    return f"{encoder}|text={TEXT_FORM}"
+    return f"{encoder}|text={ENCODER_TEXT_FORM}"
 
 
 def encoder_source(encoder: str, num_layers: int | None) -> str:
