@@ -1,7 +1,7 @@
 """mismatch-eval: ratings on a task's human criteria plus mismatch error-type probabilities.
 
-``from evaluator import Evaluator, Prediction, TruncationWarning, SpanReachWarning``
-works, but the import is deferred until first use so that ``import evaluator`` (and every
+``from evaluator import Evaluator, Prediction, TruncationWarning, SpanReachWarning,
+ShortReferenceWarning`` works, but the import is deferred until first use so that ``import evaluator`` (and every
 CLI start) stays cheap: no torch, no models.
 """
 
@@ -10,9 +10,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evaluator.evaluator import Evaluator, Prediction, SpanReachWarning, TruncationWarning
+    from evaluator.evaluator import (
+        Evaluator,
+        Prediction,
+        ShortReferenceWarning,
+        SpanReachWarning,
+        TruncationWarning,
+    )
 
-__all__ = ["Evaluator", "Prediction", "TruncationWarning", "SpanReachWarning"]
+__all__ = [
+    "Evaluator",
+    "Prediction",
+    "TruncationWarning",
+    "SpanReachWarning",
+    "ShortReferenceWarning",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -42,6 +42,9 @@ from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
+# A reference of fewer words is outside what the base was trained on: 278 of the 251,654 texts
+# of the synthetic corpora are that short (docs/experiments/2026-12-03-short-texts).
+SHORT_REFERENCE_WORDS = 4
 TASK_KINDS = ("regression", "classification")
 # encoder_pass warns per call; predict counts truncated pairs itself and warns once
 _ENCODER_TRUNCATION_MESSAGE = r"\d+ text\(s\) longer than \d+ tokens were truncated"
@@ -60,6 +63,16 @@ class SpanReachWarning(MismatchWarning):
     """Some pairs tagged with spans have a text longer than the span tagger reads (its first
     MAX_TOKENS wordpieces); the message counts them. Apart from TruncationWarning: the
     scores read these texts whole."""
+
+
+class ShortReferenceWarning(MismatchWarning):
+    """Some pairs have a reference of fewer than SHORT_REFERENCE_WORDS words (a short answer,
+    an emoji): the base learned from sentences and misreads such pairs more often ("No."
+    against "Yes." reads NoContr); the message counts them."""
+
+
+# what predict counts over a whole input and warns once about: commands print each as a line
+COUNTED_WARNINGS = (TruncationWarning, SpanReachWarning, ShortReferenceWarning)
 
 
 class Evaluator:
@@ -125,8 +138,9 @@ class Evaluator:
         reference is a ValueError naming its pair's id; an empty gen is scored.
         ids default to "0", "1", .... A progress bar goes to stderr when `progress` and
         the input spans several chunks; over-long texts are truncated and counted in one
-        TruncationWarning, and the tagged pairs with a text past the span tagger's reach in
-        one SpanReachWarning. ``spans``: fill each Prediction's spans and missing words (when the
+        TruncationWarning, the tagged pairs with a text past the span tagger's reach in
+        one SpanReachWarning, and the pairs with a short reference in one
+        ShortReferenceWarning. ``spans``: fill each Prediction's spans and missing words (when the
         checkpoint has a span tagger; otherwise they stay None).
         """
         refs, gens, srcs, ids = self._checked(refs, gens, srcs, ids, batch_size)
@@ -136,6 +150,9 @@ class Evaluator:
         limit, truncated = self._truncated_pairs(refs, gens)
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=2)
+        short = short_reference_pairs(refs)
+        if short:
+            _warn_short_references(short, n, stacklevel=2)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar, shared_cpu_workers():
             predictions, past_reach = self._score(
                 ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans
@@ -157,13 +174,14 @@ class Evaluator:
 
         Each chunk is scored as `predict` scores a whole input; `total` (the number of pairs
         over all chunks) sizes one progress bar, and over-long texts are counted over all
-        chunks in one TruncationWarning at the end, and the tagged pairs with a text past the
-        span tagger's reach in one SpanReachWarning. ``scorer`` runs the model on sub-chunks
+        chunks in one TruncationWarning at the end, the tagged pairs with a text past the
+        span tagger's reach in one SpanReachWarning, and the pairs with a short reference in
+        one ShortReferenceWarning. ``scorer`` runs the model on sub-chunks
         elsewhere (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
         Ids are checked within each chunk (given twice: ValueError), not across chunks: that
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
-        limit = truncated = seen = past_reach = 0
+        limit = truncated = seen = past_reach = short = 0
         # one set of CPU-metric workers for every chunk, this thread's only while a chunk is
         # scored: the caller may resume the stream on another thread, or leave it open
         with _progress_bar(total, progress and total > CHUNK_PAIRS) as bar, CpuWorkers() as workers:
@@ -173,6 +191,7 @@ class Evaluator:
                 )
                 limit, count = self._truncated_pairs(refs, gens)
                 truncated += count
+                short += short_reference_pairs(refs)
                 seen += len(gens)
                 with workers.serving():
                     predictions, count = self._score(
@@ -191,6 +210,8 @@ class Evaluator:
             _warn_truncated(truncated, seen, limit, stacklevel=2)
         if past_reach:
             _warn_past_reach(past_reach, seen, stacklevel=2)
+        if short:
+            _warn_short_references(short, seen, stacklevel=2)
 
     def _checked(
         self, refs, gens, srcs, ids, batch_size: int
@@ -396,6 +417,29 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
         f"{count} of {total} pair(s) have a text longer than the encoder's {limit} "
         "tokens; it was truncated, so its end is not evaluated",
         TruncationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def word_count(text: str) -> int:
+    """The words of ``text``: its space-separated parts that hold a letter or digit ("Yes."
+    is one word, "👍" and "..." none)."""
+    return sum(any(character.isalnum() for character in part) for part in text.split())
+
+
+def short_reference_pairs(refs: Sequence[str | list[str]]) -> int:
+    """How many pairs have a reference (any of theirs) of fewer than SHORT_REFERENCE_WORDS."""
+    return sum(
+        any(word_count(one) < SHORT_REFERENCE_WORDS for one in references(ref)) for ref in refs
+    )
+
+
+def _warn_short_references(count: int, total: int, stacklevel: int) -> None:
+    warnings.warn(
+        f"{count} of {total} pair(s) have a reference of fewer than {SHORT_REFERENCE_WORDS} "
+        "words; the model learned from sentences and reads such pairs less reliably (a short "
+        "answer, an emoji: README, 'Short texts')",
+        ShortReferenceWarning,
         stacklevel=stacklevel + 1,
     )
 

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +27,12 @@ import torch
 import evaluator.evaluator as evaluator_module
 from evaluator import Evaluator, Prediction
 from evaluator.cli import main
-from evaluator.evaluator import TruncationWarning
+from evaluator.evaluator import ShortReferenceWarning, TruncationWarning, word_count
 from evaluator.features import FeatureScaler
 from evaluator.hub import CheckpointError, save_pretrained
 from evaluator.inference import predict_outputs
 from evaluator.model import MismatchConfig, MismatchModel
+from evaluator.predict_io import Pairs
 from evaluator.tasks import bounded_ratings
 from mismatch_core.taxonomy import CODES
 
@@ -609,6 +611,43 @@ def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatc
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["id"] for r in records] == ["1", "7"]
     assert all(0.0 <= r["score"] <= 1.0 for r in records)  # whitespace-only gen is scored
+
+
+SHORT_WARNING = (
+    "{} of {} pair(s) have a reference of fewer than 4 words; the model learned from sentences "
+    "and reads such pairs less reliably (a short answer, an emoji: README, 'Short texts')"
+)
+
+
+def test_pairs_with_a_short_reference_are_counted_in_one_warning(
+    base: Evaluator, base_dir: Path, tmp_path: Path, capsys
+) -> None:
+    """The base learned from sentences: against a reference of three words or fewer (a short
+    answer, an emoji) it misreads more often ("No." against "Yes." reads NoContr), so predict
+    says how many pairs have one, a pair with several references when any of them is short."""
+    texts = ("Yes.", "👍", "...", "No, it isn't.", "New  York")
+    assert [word_count(text) for text in texts] == [1, 0, 0, 3, 2]
+    refs = ["Yes, it is.", [REFS[0], "👍"], REFS[1], "No, it is not."]
+    gens = ["No.", GENS[0], GENS[1], "No."]
+    with pytest.warns(ShortReferenceWarning) as caught:
+        base.predict(refs, gens, progress=False)
+    assert [str(w.message) for w in caught] == [SHORT_WARNING.format(2, 4)]
+    assert caught[0].filename == __file__  # the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        base.predict(REFS[:4], GENS[:4], progress=False)  # sentences, short gens: nothing to say
+    chunks = [
+        Pairs(["a", "b"], refs[:2], gens[:2], [None, None]),
+        Pairs(["c"], ["OK"], ["OK"], [None]),
+    ]
+    with pytest.warns(ShortReferenceWarning) as caught:
+        list(base.predict_stream(chunks, total=3, progress=False))
+    assert [str(w.message) for w in caught] == [SHORT_WARNING.format(3, 3)]
+    rows = [{"ref": ref, "gen": gen} for ref, gen in zip(refs, gens, strict=True)]
+    input_file = write_jsonl(tmp_path / "in.jsonl", rows)
+    assert predict_cli("--checkpoint", str(base_dir), "--input", str(input_file)) == 0
+    err = capsys.readouterr().err
+    assert f"mismatch predict: warning: {SHORT_WARNING.format(2, 4)}\n" in err
 
 
 def test_task_flag_picks_the_task_checkpoint(tmp_path: Path, monkeypatch, capsys) -> None:

@@ -160,18 +160,18 @@ def _score(args, source, total: int, scorer, output_format: str, started: float,
     """Score and write (rank 0) or score a share (other ranks); the command's exit status."""
     evaluator = load_evaluator(args, checkpoint)
     score = functools.partial(_score_and_write, args, source, total, evaluator, scorer)
-    from evaluator.evaluator import SpanReachWarning, TruncationWarning
+    from evaluator.evaluator import COUNTED_WARNINGS
 
     if scorer is not None and not scorer.is_global_zero:  # scores its share; rank 0 writes,
         # and reports the counts (each process printed them)
         with open(os.devnull, "w", encoding="utf-8") as sink, warnings.catch_warnings():
-            warnings.simplefilter("ignore", TruncationWarning)
-            warnings.simplefilter("ignore", SpanReachWarning)
+            for category in COUNTED_WARNINGS:
+                warnings.simplefilter("ignore", category)
             score(sink, output_format, progress=False)
         return 0
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TruncationWarning)
-        warnings.simplefilter("always", SpanReachWarning)
+        for category in COUNTED_WARNINGS:
+            warnings.simplefilter("always", category)
         if args.output is None:
             try:
                 summary = score(sys.stdout, output_format, progress=not args.quiet)

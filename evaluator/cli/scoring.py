@@ -135,12 +135,12 @@ def load_evaluator(args: argparse.Namespace, directory: Path):
 
 
 def report_warnings(caught: list[warnings.WarningMessage], prefix: str) -> None:
-    """Print our truncation and span-reach counts as one line each after ``prefix``; pass
-    every other warning on unchanged."""
-    from evaluator.evaluator import SpanReachWarning, TruncationWarning
+    """Print our counted warnings (truncation, span reach, short references) as one line each
+    after ``prefix``; pass every other warning on unchanged."""
+    from evaluator.evaluator import COUNTED_WARNINGS
 
     for warning in caught:
-        if issubclass(warning.category, (TruncationWarning, SpanReachWarning)):
+        if issubclass(warning.category, COUNTED_WARNINGS):
             print(f"{prefix}: warning: {warning.message}", file=sys.stderr)
         else:
             warnings.showwarning(
