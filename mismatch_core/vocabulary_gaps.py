@@ -6,9 +6,11 @@ The encoder reads such text better with the character replaced:
 - a letterlike symbol or number form (U+2100-U+218F) whose NFKC form is Latin-1 text the
   vocabulary holds, by that text ("℃" -> "°C", "Ⅻ" -> "XII", "℅" -> "c/o");
 - any other symbol (Unicode categories S*: emoji, skin tones, dingbats, math and currency
-  signs) by a space.
+  signs; and enclosing marks, as the keycap of "1️⃣") by a space, as frozen for Unicode 14.0.0
+  in ``mismatch_core.unicode_symbols``.
 Letters of scripts the vocabulary lacks stay ``[UNK]``: dropping them would drop words. So do
-other compatibility forms (fullwidth and mathematical letters, fractions): each distinct
+other compatibility forms (fullwidth letters, mathematical letters outside U+2100-U+218F,
+fractions): each distinct
 replacement text is one more pass over every text, and the 405 passes of all Latin-1 ones
 cost `mismatch predict` a fifth of its speed, where these 37 cost a few percent
 (docs/experiments/2026-12-02-symbols-the-vocabulary-lacks). The rewrite is a ``tokenizers``
@@ -22,11 +24,14 @@ from collections import defaultdict
 
 from tokenizers import Regex, models, normalizers
 
+from mismatch_core.unicode_symbols import UNICODE_VERSION, symbol_code_points
+
 # Part of every encoder feature's version (features.embeddings.encoder_reading): raise the
-# number when the rewrite changes, so caches filled before are not read as this one's. The
-# Unicode version decides which characters are symbols, so it is part of the form too.
-ENCODER_TEXT_FORM = f"vocabulary-gaps-2+unicode-{unicodedata.unidata_version}"
-REPLACED_BLOCK = range(0x2100, 0x2190)  # Letterlike Symbols, Number Forms
+# number when the rewrite changes, so caches filled before are not read as this one's.
+ENCODER_TEXT_FORM = f"vocabulary-gaps-3+unicode-{UNICODE_VERSION}"
+# Letterlike Symbols, Number Forms: NFKC maps their characters the same in every Unicode
+# version (normalization stability), so the replacements do not depend on the Python
+REPLACED_BLOCK = range(0x2100, 0x2190)
 
 
 def rewrite_vocabulary_gaps(tokenizer) -> None:
@@ -60,16 +65,16 @@ def gap_replacements(vocabulary: set[str], own) -> tuple[list[tuple[str, list[st
 
     by_text: dict[str, list[str]] = defaultdict(list)
     symbols = []
-    for code in range(0x110000):
+    symbol_codes = set(symbol_code_points())
+    for code in sorted(symbol_codes.union(REPLACED_BLOCK)):
         char = chr(code)
-        symbol = unicodedata.category(char).startswith("S")
-        if not (symbol or code in REPLACED_BLOCK) or readable(char):
+        if readable(char):
             continue
         compatible = unicodedata.normalize("NFKC", char)
         latin1 = all(ord(c) <= 0xFF for c in compatible)
-        if code in REPLACED_BLOCK and compatible != char and latin1 and readable(compatible):
+        if code in REPLACED_BLOCK and latin1 and readable(compatible):
             by_text[normalized(compatible)].append(char)
-        elif symbol:
+        elif code in symbol_codes:
             symbols.append(char)
     return sorted(by_text.items()), symbols
 

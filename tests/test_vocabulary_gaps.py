@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
+
+import pytest
 from tokenizers import Tokenizer, models
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 from mismatch_core.resources import encoder_path, load_tokenizer
+from mismatch_core.unicode_symbols import UNICODE_VERSION, symbol_code_points
 from mismatch_core.vocabulary_gaps import rewrite_vocabulary_gaps
 
 
@@ -18,6 +22,24 @@ def test_a_symbol_glued_to_a_word_leaves_the_word_readable() -> None:
     assert pieces("Thanks! 🙏🏽") == ["thanks", "!"]  # emoji and skin tone
     assert pieces("I ❤️ it") == ["i", "it"]  # heart and its variation selector
     assert "[UNK]" in AutoTokenizer.from_pretrained(encoder_path()).tokenize("terrible😀")
+
+
+def test_a_keycap_leaves_its_digit() -> None:
+    # U+20E3 is an enclosing mark (Me), not a symbol: "1️⃣" read as one unknown word
+    assert pieces("1️⃣ first, then 3⃣") == ["1", "first", ",", "then", "3"]
+
+
+@pytest.mark.skipif(
+    unicodedata.unidata_version != UNICODE_VERSION,
+    reason=f"the table is Unicode {UNICODE_VERSION}'s; this Python has another version",
+)
+def test_the_frozen_symbol_table_is_unicodes_symbols_and_enclosing_marks() -> None:
+    expected = [
+        code
+        for code in range(0x110000)
+        if unicodedata.category(chr(code))[0] == "S" or unicodedata.category(chr(code)) == "Me"
+    ]
+    assert symbol_code_points() == expected
 
 
 def test_a_math_or_currency_sign_glued_to_a_number_leaves_the_number() -> None:

@@ -38,12 +38,12 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
     before sources were); ValueError when another encoder (or layer, or text form) filled it."""
     if current is not None and current != source:
-        (current_encoder, current_kind), (encoder, kind) = map(_encoder_and_kind, (current, source))
-        current_name, _, current_form = current_encoder.partition("|text=")
-        name, _, form = encoder.partition("|text=")
+        (current_name, current_form, current_kind), (name, form, kind) = map(
+            _reading, (current, source)
+        )
         if current_name == name and current_kind != kind:
             raise ValueError(
-                f"{where} holds {current_kind} of {current_encoder}, not the {kind} wanted "
+                f"{where} holds {current_kind} of {current_name}, not the {kind} wanted "
                 "here; use the store made for them"
             )
         if current_name == name and current_form != form:
@@ -58,11 +58,14 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     return source
 
 
-def _encoder_and_kind(source: str) -> tuple[str, str]:
-    """The encoder of a store's recorded source and what the store holds: vectors read at a
-    layer (alignment vectors, token states) record the layer, mean embeddings do not."""
+def _reading(source: str) -> tuple[str, str, str]:
+    """The encoder's name, the text form it read (``encoder_reading``) and what the store
+    holds, from a store's recorded source: vectors read at a layer (alignment vectors, token
+    states) record the layer, mean embeddings do not."""
     encoder, marker, _ = source.rpartition("|layers=")
-    return (encoder, "vectors read at a layer") if marker else (source, "mean embeddings")
+    encoder, kind = (encoder, "vectors read at a layer") if marker else (source, "mean embeddings")
+    name, _, form = encoder.partition("|text=")
+    return name, form, kind
 
 
 class SourcedStore(Protocol):

@@ -1,9 +1,9 @@
 """One encoder forward pass per distinct text, shared by BERTScore and the embedding cosine.
 
 The pass reproduces `bert_score.score(cands, refs, model_type=<MiniLM dir>, num_layers=L)`
-with idf off, except that characters the vocabulary lacks are rewritten first
-(`mismatch_core.vocabulary_gaps`: an emoji becomes a space, "℃" becomes "°C"), where bert_score
-reads each as an unknown word: the text is stripped and tokenised with special tokens (bert_score's
+with idf off. (Characters the vocabulary lacks are rewritten first, where bert_score reads
+each as an unknown word: `mismatch_core.vocabulary_gaps`, an emoji becomes a space, "℃"
+becomes "°C".) As there, the text is stripped and tokenised with special tokens (bert_score's
 `sent_encode`), truncated to the model limit, the hidden state of layer L is taken for every
 token (CLS and SEP included, they can be matched but weigh 0), and a text without wordpieces
 scores 0. The same pass gives the mean-pooled last-layer embedding (sentence-transformers

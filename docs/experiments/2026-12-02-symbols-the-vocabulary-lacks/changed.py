@@ -1,4 +1,4 @@
-"""How many distinct texts of a data folder's JSONL(.gz) files (gen, ref and text fields) the
+"""How many distinct texts of a data folder's .jsonl.gz files (gen, ref and text fields) the
 shipped tokenizer reads otherwise than MiniLM's own (``mismatch_core.vocabulary_gaps``), and
 the commonest characters it rewrites in them.
 
