@@ -67,7 +67,7 @@ class SpanReachWarning(MismatchWarning):
 
 class ShortReferenceWarning(MismatchWarning):
     """Some pairs have a reference of fewer than SHORT_REFERENCE_WORDS words (a short answer,
-    an emoji): the base learned from sentences and misreads such pairs more often ("No."
+    an emoji): the base learned from sentences and names their errors wrong more often ("No."
     against "Yes." reads NoContr); the message counts them."""
 
 
@@ -437,8 +437,8 @@ def short_reference_pairs(refs: Sequence[str | list[str]]) -> int:
 def _warn_short_references(count: int, total: int, stacklevel: int) -> None:
     warnings.warn(
         f"{count} of {total} pair(s) have a reference of fewer than {SHORT_REFERENCE_WORDS} "
-        "words; the model learned from sentences and reads such pairs less reliably (a short "
-        "answer, an emoji: README, 'Short texts')",
+        "words; the model learned from sentences and names errors in such pairs less "
+        "reliably (a short answer, an emoji: README, 'Short texts')",
         ShortReferenceWarning,
         stacklevel=stacklevel + 1,
     )

@@ -615,7 +615,8 @@ def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatc
 
 SHORT_WARNING = (
     "{} of {} pair(s) have a reference of fewer than 4 words; the model learned from sentences "
-    "and reads such pairs less reliably (a short answer, an emoji: README, 'Short texts')"
+    "and names errors in such pairs less reliably (a short answer, an emoji: README, "
+    "'Short texts')"
 )
 
 
