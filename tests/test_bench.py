@@ -116,18 +116,19 @@ def test_predict_times_the_pairs_of_a_file_on_the_device_asked(
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(
         '{"ref": "Two dogs ran across the park.", "gen": "Three dogs ran across the park."}\n'
-        '{"ref": ["A man rides a horse.", "A man on a horse."], "gen": "A man rides a camel."}\n'
+        '{"ref": ["A horse.", "A man on a horse."], "gen": "A man rides a camel."}\n'
         '{"ref": "She did not go.", "gen": "She went."}\n',
         encoding="utf-8",
     )
     monkeypatch.setattr(evaluator.cli.bench.predict, "ROUNDS", 1)
     assert main(["bench", "predict", "--input", str(pairs), "--pairs", "2"]) == 0
-    report = capsys.readouterr().out
+    report, err = capsys.readouterr()
     assert report.startswith(f"predict bench: 2 pairs from {pairs}; checkpoint ")
     assert "; device cpu (" in report.splitlines()[0]
     for scorer in ("mismatch-eval predict", "bert_score.score"):
         assert re.search(rf"^{re.escape(scorer)} +\d+\.\d s +\d+\.\d pairs/s", report, re.M)
     assert "read the targets with care: 2 pairs, fewer than the 2000" in report
+    assert "warning" not in err  # a timing does not repeat the short reference's count
 
 
 def test_timing_caveats_name_a_small_run_and_a_busy_machine() -> None:
