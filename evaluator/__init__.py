@@ -1,8 +1,9 @@
 """mismatch-eval: ratings on a task's human criteria plus mismatch error-type probabilities.
 
-``from evaluator import Evaluator, Prediction, TruncationWarning, SpanReachWarning,
-ShortReferenceWarning`` works, but the import is deferred until first use so that ``import evaluator`` (and every
-CLI start) stays cheap: no torch, no models.
+``from evaluator import Evaluator, Prediction`` works, and so does the import of its
+warnings (``TruncationWarning``, ``SpanReachWarning``, ``ShortReferenceWarning``), but the
+import is deferred until first use so that ``import evaluator`` (and every CLI start) stays
+cheap: no torch, no models.
 """
 
 from __future__ import annotations

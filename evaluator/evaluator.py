@@ -37,13 +37,14 @@ from mismatch_core.pairs import (
     has_text,
     is_null,
     references,
+    short_reference_pairs,
 )
 from mismatch_core.resources import torch_device
 from mismatch_core.taxonomy import CODES
 
 CHUNK_PAIRS = 1024  # pairs per predict_outputs call: the progress bar's step
-# A reference of fewer words is outside what the base was trained on: 278 of the 251,654 texts
-# of the synthetic corpora are that short (docs/experiments/2026-12-03-short-texts).
+# A reference of fewer words is rare in the base's training: 278 of the 251,654 texts of the
+# synthetic corpora, 22 of its 1,628 real bases (docs/experiments/2026-12-03-short-texts).
 SHORT_REFERENCE_WORDS = 4
 TASK_KINDS = ("regression", "classification")
 # encoder_pass warns per call; predict counts truncated pairs itself and warns once
@@ -67,8 +68,8 @@ class SpanReachWarning(MismatchWarning):
 
 class ShortReferenceWarning(MismatchWarning):
     """Some pairs have a reference of fewer than SHORT_REFERENCE_WORDS words (a short answer,
-    an emoji): the base learned from sentences and names their errors wrong more often ("No."
-    against "Yes." reads NoContr); the message counts them."""
+    an emoji), rare in the base's training: it may name their errors wrong ("No." against
+    "Yes." reads NoContr); the message counts them."""
 
 
 # what predict counts over a whole input and warns once about: commands print each as a line
@@ -150,15 +151,15 @@ class Evaluator:
         limit, truncated = self._truncated_pairs(refs, gens)
         if truncated:
             _warn_truncated(truncated, n, limit, stacklevel=2)
-        short = short_reference_pairs(refs)
-        if short:
-            _warn_short_references(short, n, stacklevel=2)
         with _progress_bar(n, progress and n > CHUNK_PAIRS) as bar, shared_cpu_workers():
             predictions, past_reach = self._score(
                 ids, refs, gens, srcs, batch_size, score_locally, bar.update, spans
             )
         if past_reach:
             _warn_past_reach(past_reach, n, stacklevel=2)
+        short = short_reference_pairs(refs, SHORT_REFERENCE_WORDS)
+        if short:
+            _warn_short_references(short, n, stacklevel=2)
         return predictions
 
     def predict_stream(
@@ -191,7 +192,7 @@ class Evaluator:
                 )
                 limit, count = self._truncated_pairs(refs, gens)
                 truncated += count
-                short += short_reference_pairs(refs)
+                short += short_reference_pairs(refs, SHORT_REFERENCE_WORDS)
                 seen += len(gens)
                 with workers.serving():
                     predictions, count = self._score(
@@ -421,23 +422,10 @@ def _warn_truncated(count: int, total: int, limit: int, stacklevel: int) -> None
     )
 
 
-def word_count(text: str) -> int:
-    """The words of ``text``: its space-separated parts that hold a letter or digit ("Yes."
-    is one word, "👍" and "..." none)."""
-    return sum(any(character.isalnum() for character in part) for part in text.split())
-
-
-def short_reference_pairs(refs: Sequence[str | list[str]]) -> int:
-    """How many pairs have a reference (any of theirs) of fewer than SHORT_REFERENCE_WORDS."""
-    return sum(
-        any(word_count(one) < SHORT_REFERENCE_WORDS for one in references(ref)) for ref in refs
-    )
-
-
 def _warn_short_references(count: int, total: int, stacklevel: int) -> None:
     warnings.warn(
         f"{count} of {total} pair(s) have a reference of fewer than {SHORT_REFERENCE_WORDS} "
-        "words; the model learned from sentences and names errors in such pairs less "
+        "words; the model learned from sentences and may name errors in such pairs less "
         "reliably (a short answer, an emoji: README, 'Short texts')",
         ShortReferenceWarning,
         stacklevel=stacklevel + 1,

@@ -97,6 +97,18 @@ def references(ref: str | Sequence[str]) -> list[str]:
     return [ref] if isinstance(ref, str) else list(ref)
 
 
+def word_count(text: str) -> int:
+    """The words of ``text``: its space-separated parts that hold a letter or digit ("Yes."
+    is one word, "👍" and "..." none). A script written without spaces (Chinese, Japanese,
+    Thai) counts a sentence as one word."""
+    return sum(any(character.isalnum() for character in part) for part in text.split())
+
+
+def short_reference_pairs(refs: Sequence[str | Sequence[str]], words: int) -> int:
+    """How many pairs have a reference (any of theirs) of fewer than ``words`` words."""
+    return sum(any(word_count(one) < words for one in references(ref)) for ref in refs)
+
+
 def has_references(ref: str | Sequence[str]) -> bool:
     """Whether every reference of a pair's ``ref`` (one string or several) has text. Features
     are defined for an empty one, but a prediction against nothing is a mistake in the input;

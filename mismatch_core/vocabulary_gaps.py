@@ -70,9 +70,8 @@ def gap_replacements(vocabulary: set[str], own) -> tuple[list[tuple[str, list[st
         char = chr(code)
         if readable(char):
             continue
-        compatible = unicodedata.normalize("NFKC", char)
-        latin1 = all(ord(c) <= 0xFF for c in compatible)
-        if code in REPLACED_BLOCK and latin1 and readable(compatible):
+        compatible = unicodedata.normalize("NFKC", char) if code in REPLACED_BLOCK else ""
+        if compatible and all(ord(c) <= 0xFF for c in compatible) and readable(compatible):
             by_text[normalized(compatible)].append(char)
         elif code in symbol_codes:
             symbols.append(char)

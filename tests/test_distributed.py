@@ -157,6 +157,7 @@ def test_predict_on_two_cpu_processes_writes_what_one_process_writes(
     # one warning for the run, from the process that writes, not one per process
     assert result.stderr.count("1 of 6 pair(s) have a text longer than the encoder's") == 1
     assert result.stderr.count("1 of 6 pair(s) were tagged with spans on a text longer") == 1
+    assert result.stderr.count("1 of 6 pair(s) have a reference of fewer than 4 words") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "one.csv",
         "pairs.jsonl",

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from evaluator import Evaluator
-from evaluator.evaluator import SHORT_REFERENCE_WORDS, word_count
+from evaluator.evaluator import SHORT_REFERENCE_WORDS
+from mismatch_core.pairs import word_count
 from mismatch_core.resources import REPO_ROOT
 
 HERE = Path(__file__).parent

@@ -4,7 +4,10 @@ outputs with a longer one drawn at random (seed 0) from the same files.
 
     python docs/experiments/2026-12-03-short-texts/real_short.py [CHECKPOINT]
 
-Kendall tau-b against each record's DA z-score, per group of records. WMT15-17 and WMT21 DA
+Kendall tau-b against each record's DA z-score, per group of records, with a 95 % range from
+1,000 resamples of the group's distinct references (the records of one reference stay
+together: many short ones are one byline or headline rated for many systems). WMT15-17 and
+WMT21 DA
 are training data of the translation checkpoint, and WMT15-17's held-in groups gave the base
 real bases; nothing here is fitted or selected, it only reads.
 """
@@ -19,12 +22,14 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from evaluator.bench.realtext import Scorer
-from evaluator.evaluator import SHORT_REFERENCE_WORDS, word_count
+from evaluator.evaluator import SHORT_REFERENCE_WORDS
 from evaluator.hub import load
+from mismatch_core.pairs import word_count
 from mismatch_core.resources import REPO_ROOT
 
 DATA = REPO_ROOT.parent / "shared" / "data" / "human" / "translation"
 FILES = ["wmt15_da", "wmt16_da", "wmt17_da", "wmt21_da"]
+RESAMPLES = 1000
 
 records = []
 for name in FILES:
@@ -41,13 +46,26 @@ drawn = [longer[i] for i in rng.choice(len(longer), size=len(short), replace=Fal
 checkpoint = sys.argv[1] if len(sys.argv) > 1 else REPO_ROOT / "checkpoints" / "mismatch-base"
 scorer = Scorer(load(checkpoint))
 print(f"{len(records)} records; {len(short)} with a reference of < {SHORT_REFERENCE_WORDS} words")
-print("| records | n | " + " | ".join(scorer.metrics) + " |")
-print("|---|---|" + "---|" * len(scorer.metrics))
+print("| records | n | references | " + " | ".join(scorer.metrics) + " |")
+print("|---|---|---|" + "---|" * len(scorer.metrics))
 for label, group in (("short reference", short), ("longer reference, drawn", drawn)):
     scores = scorer.score([r[0] for r in group], [r[1] for r in group])
     z = np.array([r[2] for r in group])
-    taus = [kendalltau(scores[metric], z).statistic for metric in scorer.metrics]
-    print(f"| {label} | {len(group)} | " + " | ".join(f"{tau:.3f}" for tau in taus) + " |")
+    by_reference: dict[str, list[int]] = {}
+    for index, record in enumerate(group):
+        by_reference.setdefault(record[0], []).append(index)
+    members = list(by_reference.values())
+    cells = []
+    for metric in scorer.metrics:
+        tau = kendalltau(scores[metric], z).statistic
+        resampled = []
+        for _ in range(RESAMPLES):
+            picked = rng.integers(len(members), size=len(members))
+            rows = np.concatenate([members[i] for i in picked])
+            resampled.append(kendalltau(scores[metric][rows], z[rows]).statistic)
+        low, high = np.nanquantile(resampled, [0.025, 0.975])
+        cells.append(f"{tau:.3f} [{low:.3f}, {high:.3f}]")
+    print(f"| {label} | {len(group)} | {len(members)} | " + " | ".join(cells) + " |")
     read_correct = np.mean(scores["P(NoContr)"] >= 0.5)
     top = z >= np.quantile(z, 0.75)
     print(

@@ -83,13 +83,13 @@ def load_text(load: float | None) -> str:
 
 @contextlib.contextmanager
 def _timing_only():
-    """A timing prints none of what predict counts of its pairs (span reach, short
-    references): each timed run would repeat it."""
-    from evaluator.evaluator import ShortReferenceWarning, SpanReachWarning
+    """A timing prints none of what predict counts of its pairs (truncation, span reach,
+    short references): each timed run would repeat it."""
+    from evaluator.evaluator import COUNTED_WARNINGS
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanReachWarning)
-        warnings.simplefilter("ignore", ShortReferenceWarning)
+        for category in COUNTED_WARNINGS:
+            warnings.simplefilter("ignore", category)
         yield
 
 
