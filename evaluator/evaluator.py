@@ -141,8 +141,8 @@ class Evaluator:
         the input spans several chunks; over-long texts are truncated and counted in one
         TruncationWarning, the tagged pairs with a text past the span tagger's reach in
         one SpanReachWarning, and the pairs with a short reference in one
-        ShortReferenceWarning. ``spans``: fill each Prediction's spans and missing words (when the
-        checkpoint has a span tagger; otherwise they stay None).
+        ShortReferenceWarning. ``spans``: fill each Prediction's spans and missing words
+        (when the checkpoint has a span tagger; otherwise they stay None).
         """
         refs, gens, srcs, ids = self._checked(refs, gens, srcs, ids, batch_size)
         n = len(gens)
@@ -177,8 +177,8 @@ class Evaluator:
         over all chunks) sizes one progress bar, and over-long texts are counted over all
         chunks in one TruncationWarning at the end, the tagged pairs with a text past the
         span tagger's reach in one SpanReachWarning, and the pairs with a short reference in
-        one ShortReferenceWarning. ``scorer`` runs the model on sub-chunks
-        elsewhere (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
+        one ShortReferenceWarning. ``scorer`` runs the model on sub-chunks elsewhere
+        (`evaluator.multi_device`); None: in this process. ``spans`` as for `predict`.
         Ids are checked within each chunk (given twice: ValueError), not across chunks: that
         would keep every id, which only the caller can afford (``mismatch predict`` does).
         """
