@@ -43,7 +43,7 @@ REFS = [
     "A man rides a horse on the beach at sunset.",
     "The company reported a profit of 16 million dollars last year.",
     "She did not go to school today.",
-    "Kids play football.",
+    "Kids play football outside.",
 ]
 GENS = [
     "Three dogs ran across the park.",
