@@ -12,8 +12,9 @@ Letters of scripts the vocabulary lacks stay ``[UNK]``: dropping them would drop
 other compatibility forms (fullwidth letters, mathematical letters outside U+2100-U+218F,
 fractions): each distinct replacement text is one more pass over every text, and the 405
 passes of all Latin-1 ones cost `mismatch predict` a fifth of its speed, where these 37 cost
-a few percent (docs/experiments/2026-12-02-symbols-the-vocabulary-lacks). The rewrite is a ``tokenizers``
-normalizer, so character offsets (error spans) still point into the text as given.
+a few percent (docs/experiments/2026-12-02-symbols-the-vocabulary-lacks). The rewrite is a
+``tokenizers`` normalizer, so character offsets (error spans) still point into the text as
+given.
 """
 
 from __future__ import annotations

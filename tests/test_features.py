@@ -6,6 +6,7 @@ import errno
 import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -427,7 +428,8 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
     alignments.add_keyed({key: np.ones(768) for key in pair_keys})
     alignments.save(stores["alignments_path"])
-    refused = r"emb.parquet was filled by other-encoder, not all-MiniLM-L6-v2\|text=vocabulary-gaps-\S+; use"
+    reading = re.escape(f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}")
+    refused = rf"emb.parquet was filled by other-encoder, not {reading}; use"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
     # the refused run marked nothing
@@ -488,7 +490,7 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     earlier.save(stores["alignments_path"])
     refused = (
         r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, from another form of the text "
-        r"than all-MiniLM-L6-v2\|text=vocabulary-gaps-\S+\|layers=last reads; fill a new store"
+        rf"than {reading}\|layers=last reads; fill a new store"
     )
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
