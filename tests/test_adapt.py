@@ -16,7 +16,7 @@ from safetensors.numpy import load_file
 
 from evaluator.cli import main
 from evaluator.features import pair_key, text_key
-from evaluator.features.embeddings import EmbeddingStore
+from evaluator.features.embeddings import EmbeddingStore, encoder_reading, encoder_source
 from evaluator.features.scaling import FeatureScaler
 from evaluator.features.token_store import TokenStore, TokenTable
 from evaluator.hub import load, save_pretrained
@@ -235,6 +235,10 @@ def test_pairs_command_checks_its_folder_again_before_the_swap(
 
 FEATURES = ["chrf", "bleu"]
 DIM = 8
+# what filled the stores, as mismatch features records it: the checkpoint's encoder (the
+# config's default) and, for vectors read at a layer, its last layer
+MEAN_SOURCE = encoder_reading("all-MiniLM-L6-v2")
+LAYER_SOURCE = encoder_source("all-MiniLM-L6-v2", None)
 
 
 def write_pair_set(root: Path, name: str, rng: np.random.Generator) -> tuple[Path, Path]:
@@ -244,6 +248,8 @@ def write_pair_set(root: Path, name: str, rng: np.random.Generator) -> tuple[Pat
     pairs_dir.mkdir()
     features_dir.mkdir()
     embeddings, alignments = EmbeddingStore(), EmbeddingStore()
+    embeddings.claim(MEAN_SOURCE)
+    alignments.claim(LAYER_SOURCE)
     for split, size in (("train", 240), ("val", 80)):
         chrf = rng.random(size) * 100
         labels = np.where(chrf > 50, "NoContr", "NumErr")
@@ -410,8 +416,8 @@ def test_a_text_missing_from_the_embedding_store_is_named(
 ) -> None:
     store_path = adapt_inputs["synth_features"] / "embeddings.parquet"
     store = EmbeddingStore.open(store_path)
-    missing = text_key("synth val gen 3")
-    EmbeddingStore({k: v for k, v in store.vectors.items() if k != missing}).save(store_path)
+    del store.vectors[text_key("synth val gen 3")]
+    store.save(store_path)
     assert main(adapt_args(adapt_inputs, adapt_inputs["root"] / "out")) == 2
     err = capsys.readouterr().err
     assert "val.parquet: no embedding stored for text 'synth val gen 3'" in err
@@ -435,7 +441,9 @@ def write_token_states(inputs: dict[str, Path], rng: np.random.Generator) -> Non
         for text in sorted(texts):
             rows = rng.standard_normal((int(rng.integers(1, 5)), DIM)).astype(np.float32)
             states[text_key(text)] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-        TokenStore(inputs[f"{name}_features"] / "tokens").add(states)
+        tokens = TokenStore(inputs[f"{name}_features"] / "tokens")
+        tokens.claim(LAYER_SOURCE)
+        tokens.add(states)
 
 
 def test_joined_token_tables_keep_every_texts_states() -> None:
@@ -686,6 +694,8 @@ def write_graded_set(inputs: dict[str, Path], rng: np.random.Generator) -> None:
     pairs_dir.mkdir()
     features_dir.mkdir()
     embeddings, alignments = EmbeddingStore(), EmbeddingStore()
+    embeddings.claim(MEAN_SOURCE)
+    alignments.claim(LAYER_SOURCE)
     for split, chains in (("train", 60), ("val", 30)):
         rows, features = [], []
         for c in range(chains):

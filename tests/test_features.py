@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import multiprocessing
 import os
@@ -409,8 +408,9 @@ def test_two_runs_filling_one_store_at_once_keep_both_runs_vectors(tmp_path, mon
 def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     """Stores are keyed by text alone: a cache folder shared by two encoders (a base on
     another 384-d encoder, say) would give one the other's vectors. Each store names what
-    filled it; another encoder, or another layer for vectors read at one, is refused, and a
-    store from before sources were recorded is taken as the first claimant's."""
+    filled it; another encoder, another layer for vectors read at one, another form of the
+    text, or no record at all (a store written before sources were) is refused, and a refused
+    run writes nothing."""
     from evaluator.features.token_store import TokenStore
 
     pairs_path, out = tmp_path / "pairs.parquet", tmp_path / "features.parquet"
@@ -428,60 +428,53 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     pair_keys = [pair_key(r, g) for r, g in zip(pairs["ref"], pairs["gen"], strict=True)]
     alignments.add_keyed({key: np.ones(768) for key in pair_keys})
     alignments.save(stores["alignments_path"])
+    old_alignments = stores["alignments_path"].read_bytes()
     reading = re.escape(f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}")
     refused = rf"emb.parquet was filled by other-encoder, not {reading}; use"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
-    # the refused run marked nothing
-    assert EmbeddingStore.open(stores["alignments_path"]).source is None
-    update_feature_cache(  # accepted: the old alignments are taken as this encoder's
+    unrecorded = (
+        r"al.parquet holds vectors with no record of the encoder and text form that filled it "
+        r"\(written before mismatch-eval recorded them\); .*: fill a new store"
+    )
+    with pytest.raises(ValueError, match=unrecorded):
+        update_feature_cache(
+            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
+        )
+    assert stores["alignments_path"].read_bytes() == old_alignments  # not marked as this one's
+    assert not out.exists()
+    stores["alignments_path"].unlink()  # a new store: filled and named by this run
+    update_feature_cache(
         pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
     )
-    marked = EmbeddingStore.open(stores["alignments_path"]).source
-    assert marked == f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
+    named = EmbeddingStore.open(stores["alignments_path"]).source
+    assert named == f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
     refused = r"al.parquet was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, num_layers=4,
             alignments_path=stores["alignments_path"],
         )  # fmt: skip
-    unmarked = EmbeddingStore()
-    unmarked.add(texts, np.ones((len(texts), 384)))
-    unmarked.save(stores["embeddings_path"])
-    with pytest.raises(ValueError, match=refused):  # the alignments: another layer's
-        update_feature_cache(pairs_path, out, ["bleu"], progress=False, num_layers=4, **stores)
-    assert EmbeddingStore.open(stores["embeddings_path"]).source is None
     # the alignments store given as the embeddings' was named as another encoder's
     kind = r"al.parquet holds vectors read at a layer of all-MiniLM-L6-v2, not the mean emb"
     with pytest.raises(ValueError, match=kind):
         update_feature_cache(
             pairs_path, out, ["bleu"], progress=False, embeddings_path=stores["alignments_path"]
         )
-
-    def read_only(*args):
-        raise OSError(errno.EROFS, "Read-only file system")
-
-    with pytest.MonkeyPatch.context() as patch:  # an old cache on a read-only disk: read as is
-        patch.setattr(EmbeddingStore, "save", read_only)
-        elsewhere = tmp_path / "elsewhere.parquet"
-        update_feature_cache(pairs_path, elsewhere, ["bleu"], progress=False, **stores)
-    assert EmbeddingStore.open(stores["embeddings_path"]).source is None
     tokens_path = tmp_path / "tokens"
     old_tokens = TokenStore(tokens_path)
     old_tokens.add({text_key(text): np.ones((2, 384), np.float16) for text in texts})
+    with pytest.raises(ValueError, match=r"tokens/00000.keys.parquet holds vectors with no record"):
+        update_feature_cache(pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path)
     assert TokenStore(tokens_path).source is None
-    update_feature_cache(
-        pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path, **stores
-    )
-    assert EmbeddingStore.open(stores["embeddings_path"]).source == (
-        f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}"
-    )
+    new_tokens = tmp_path / "new_tokens"
+    update_feature_cache(pairs_path, out, ["bleu"], progress=False, tokens_path=new_tokens)
     tokens_source = f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
-    assert TokenStore(tokens_path).source == tokens_source
-    refused = r"tokens was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
+    assert TokenStore(new_tokens).source == tokens_source
+    refused = r"new_tokens was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
     with pytest.raises(ValueError, match=refused):
         update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=tokens_path
+            pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=new_tokens
         )
     # a store filled before the tokenizer rewrote the characters its vocabulary lacks: its
     # vectors of a text holding an emoji are another text's

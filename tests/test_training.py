@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from evaluator.features import EmbeddingStore, FeatureScaler
-from evaluator.features.embeddings import encoder_reading
+from evaluator.features.embeddings import encoder_reading, encoder_source
 from evaluator.hub import load
 from evaluator.signature import signature
 from evaluator.training import data as data_module
@@ -65,6 +65,7 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
     cache["n_tokens"] = 7  # an int column is not a feature
     cache.to_parquet(tmp_path / "features.parquet")
     store = EmbeddingStore()
+    store.claim(encoder_reading("all-MiniLM-L6-v2"))  # as prepare_data leaves it
     texts = pd.unique(pd.concat([both["ref"], both["gen"]])).tolist()
     store.add(texts, rng.standard_normal((len(texts), DIM)).astype(np.float32))
     store.save(tmp_path / "embeddings.parquet")
@@ -248,9 +249,14 @@ def test_label_ids_that_are_not_integers_are_named(tmp_path: Path, label_ids, me
 
 
 def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeypatch) -> None:
-    store = EmbeddingStore.open(corpus["embeddings"])
-    keep = dict(list(store.vectors.items())[:-5])
-    EmbeddingStore(keep).save(corpus["embeddings"])
+    full = dict(EmbeddingStore.open(corpus["embeddings"]).vectors)
+
+    def keep_all_but_five() -> None:
+        store = EmbeddingStore.open(corpus["embeddings"])
+        store.vectors = dict(list(full.items())[:-5])
+        store.save(corpus["embeddings"])
+
+    keep_all_but_five()
     embedded: list[str] = []
 
     devices: list[str] = []
@@ -263,11 +269,11 @@ def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeyp
     monkeypatch.setattr(data_module, "encode_texts", fake_encode)
     datamodule(corpus).prepare_data()
     assert len(embedded) == 5 and devices == ["cpu"]  # no trainer: the CPU
-    assert len(EmbeddingStore.open(corpus["embeddings"])) == len(store)
+    assert len(EmbeddingStore.open(corpus["embeddings"])) == len(full)
     # attached to a trainer, the encoder runs on its GPU (encode_texts is the fake above, so no
     # GPU is needed), and on the CPU when the trainer's device is neither (Apple's MPS)
     for root, expected in ((torch.device("cuda", 0), "cuda:0"), (torch.device("mps"), "cpu")):
-        EmbeddingStore(keep).save(corpus["embeddings"])
+        keep_all_but_five()
         attached = datamodule(corpus)
         attached.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=root))
         attached.prepare_data()
@@ -275,21 +281,27 @@ def test_prepare_data_embeds_only_missing_texts(corpus: dict[str, Path], monkeyp
     assert len(devices) == 3
 
 
-def test_pretraining_marks_its_stores_and_refuses_another_encoders(
+def test_pretraining_refuses_a_store_of_another_encoder_or_of_none_named(
     corpus: dict[str, Path], monkeypatch
 ) -> None:
-    """prepare_data takes a store written before sources were recorded as its encoder's; a
-    store another encoder filled is a DataError in prepare_data and in setup, and nothing is
-    encoded into it."""
+    """A store another encoder filled, or one that names none (written before stores recorded
+    it, perhaps from another form of the text), is a DataError in prepare_data and in setup;
+    nothing is encoded into it and its file is left as it was."""
     monkeypatch.setattr(data_module, "encode_texts", lambda *args: pytest.fail("encoded"))
     datamodule(corpus).prepare_data()
     assert EmbeddingStore.open(corpus["embeddings"]).source == encoder_reading("all-MiniLM-L6-v2")
     store = EmbeddingStore.open(corpus["embeddings"])
-    store.source = "another-encoder"
-    store.save(corpus["embeddings"])
-    for step in ("prepare_data", "setup"):
-        with pytest.raises(DataError, match="was filled by another-encoder, not all-MiniLM-L6-v2"):
-            getattr(datamodule(corpus), step)()
+    for source, refused in (
+        (None, "holds vectors with no record of the encoder and text form that filled it"),
+        ("another-encoder", "was filled by another-encoder, not all-MiniLM-L6-v2"),
+    ):
+        store.source = source
+        store.save(corpus["embeddings"])
+        written = corpus["embeddings"].read_bytes()
+        for step in ("prepare_data", "setup"):
+            with pytest.raises(DataError, match=refused):
+                getattr(datamodule(corpus), step)()
+        assert corpus["embeddings"].read_bytes() == written
     tokens = str(corpus["embeddings"].parent / "tokens")
     with pytest.raises(DataError, match="was filled by another-encoder"):  # claimed first
         datamodule(corpus, tokens=tokens).prepare_data()
@@ -610,7 +622,10 @@ def test_alignment_vectors_reach_the_model_and_the_checkpoint(
     keys = [pair_key(r, g) for r, g in zip(both["ref"], both["gen"], strict=True)]
     vectors = np.random.default_rng(1).standard_normal((len(keys), 2 * DIM)).astype(np.float32)
     store_path = tmp_path / "alignments.parquet"
-    EmbeddingStore(dict(zip(keys, vectors, strict=True))).save(store_path)
+    store = EmbeddingStore()
+    store.claim(encoder_source("all-MiniLM-L6-v2", None))
+    store.add_keyed(dict(zip(keys, vectors, strict=True)))
+    store.save(store_path)
     data = datamodule(corpus, alignments=str(store_path))
     data.setup("fit")
     batch = next(iter(data.val_dataloader()))
@@ -619,7 +634,8 @@ def test_alignment_vectors_reach_the_model_and_the_checkpoint(
     options = [f"--data.alignments={store_path}", "--trainer.max_epochs=1", "--docs_dir=null"]
     main(["fit", *cli_options(corpus, tmp_path / "runs", *options, f"--export_dir={export}")])
     assert load(export).model.config.use_alignment
-    EmbeddingStore(dict(zip(keys[:-1], vectors[:-1], strict=True))).save(store_path)
+    del store.vectors[keys[-1]]
+    store.save(store_path)
     with pytest.raises(DataError, match="no vector stored for key"):
         datamodule(corpus, alignments=str(store_path)).setup("fit")
 
@@ -639,10 +655,12 @@ def test_token_states_reach_the_model_and_the_checkpoint(
         for i, t in enumerate(texts)
     }
     store_path = tmp_path / "tokens"
-    TokenStore(store_path).add(dict(list(states.items())[:-1]))
+    store = TokenStore(store_path)
+    store.claim(encoder_source("all-MiniLM-L6-v2", None))
+    store.add(dict(list(states.items())[:-1]))
     with pytest.raises(DataError, match="no token states stored for text"):
         datamodule(corpus, tokens=str(store_path)).setup("fit")
-    TokenStore(store_path).add(states)
+    store.add(states)
     data = datamodule(corpus, tokens=str(store_path))
     data.setup("fit")
     batch = next(iter(data.val_dataloader()))

@@ -10,8 +10,8 @@ chunk the whole file is rewritten atomically, so an interrupted run loses at mos
 and the next run picks up where it stopped. Features cached earlier but not asked for now
 are kept, with the values they have (an interrupted run's columns too: a later run that asks
 for them fills their gaps). The embedding, alignment and token stores
-filled beside it name the encoder (and layer) that filled them; a store of another encoder is
-refused, never extended or read (``claim_stores``).
+filled beside it name the encoder (and layer, and text form) that filled them; a store of
+another, or one that names none, is refused, never extended or read (``claim_stores``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ filled by one encoder, or from another form of the text, is never read as this o
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import stat
 from collections.abc import Mapping, Sequence
@@ -30,13 +29,9 @@ SOURCE_KEY = b"mismatch.store_source"  # parquet metadata: what encoded a store'
 FileState = tuple[int, int, int]  # `file_state`: one version of a store's file
 
 
-# what a disk this process cannot write raises (a read-only mount: EROFS)
-CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
-
-
 def claimed_source(current: str | None, source: str, where: str | Path) -> str:
-    """``source`` for a store filled by ``current`` (None: not recorded, as in stores written
-    before sources were); ValueError when another encoder (or layer, or text form) filled it."""
+    """``source`` for a store filled by ``current`` (None: an empty store); ValueError when
+    another encoder (or layer, or text form) filled it."""
     if current is not None and current != source:
         (current_name, current_form, current_kind), (name, form, kind) = map(
             _reading, (current, source)
@@ -58,6 +53,17 @@ def claimed_source(current: str | None, source: str, where: str | Path) -> str:
     return source
 
 
+def unrecorded_source(where: str | Path) -> ValueError:
+    """The error for a store that holds vectors but does not name what encoded them: written
+    before stores recorded it (2026-11-30), so perhaps by another encoder, and before the text
+    form was recorded (2026-12-02), so from a text the tokenizer now reads otherwise."""
+    return ValueError(
+        f"{where} holds vectors with no record of the encoder and text form that filled it "
+        "(written before mismatch-eval recorded them); they may not be this encoder's reading "
+        "of the text: fill a new store (or cache folder)"
+    )
+
+
 def _reading(source: str) -> tuple[str, str, str]:
     """The encoder's name, the text form it read (``encoder_reading``) and what the store
     holds, from a store's recorded source: vectors read at a layer (alignment vectors, token
@@ -71,9 +77,7 @@ def _reading(source: str) -> tuple[str, str, str]:
 class SourcedStore(Protocol):
     """A store that records what filled it: the embedding store and the token store."""
 
-    def claim(self, source: str) -> bool: ...
-
-    def mark(self) -> None: ...
+    def claim(self, source: str) -> None: ...
 
 
 def encoder_reading(encoder: str) -> str:
@@ -104,17 +108,11 @@ def store_sources(
 
 def claim_stores(claims: Sequence[tuple[SourcedStore, str]]) -> None:
     """Claim each store for its source (an encoder, with its layer for vectors read at one):
-    ValueError names a store another encoder or layer filled, whose vectors would otherwise be
-    read as this one's. Every claim is made before any file is written, so a refused run
-    relabels nothing; then the stores written before sources were recorded are marked as the
-    claimant's, except on a disk this process cannot write (the claim holds for this run)."""
-    adopted = [store for store, source in claims if store.claim(source)]
-    for store in adopted:
-        try:
-            store.mark()
-        except OSError as error:
-            if error.errno not in CANNOT_WRITE:
-                raise
+    ValueError names a store another encoder, layer or text form filled, or one that does not
+    say what filled it, whose vectors would otherwise be read as this one's. Claims are made in
+    memory, before any file is written."""
+    for store, source in claims:
+        store.claim(source)
 
 
 def text_key(text: str) -> str:
@@ -140,7 +138,7 @@ class EmbeddingStore:
     def __init__(self, vectors: Mapping[str, np.ndarray] | None = None) -> None:
         self.vectors: dict[str, np.ndarray] = {}
         self.dim: int | None = None
-        self.source: str | None = None  # what encoded the vectors (None: not recorded)
+        self.source: str | None = None  # what encoded the vectors (None: not claimed yet)
         self.path: Path | None = None  # the file it was opened from (None: a new store)
         # the file this store last read or wrote, and its state then (None: no file there),
         # so that `save` can tell when another run saved to it meanwhile
@@ -187,19 +185,14 @@ class EmbeddingStore:
         store._seen = (Path(path), None)
         return store
 
-    def claim(self, source: str) -> bool:
+    def claim(self, source: str) -> None:
         """Take the vectors as ``source``'s (an encoder, and its layer for vectors read there);
-        ValueError names the store when another filled it. True when it holds vectors but no
-        source (written before sources were): ``mark`` then records this one."""
-        adopted = self.source is None and bool(self.vectors)
-        self.source = claimed_source(self.source, source, self.path or "an embedding store")
-        return adopted
-
-    def mark(self) -> None:
-        """Write the claimed source into the file the store was opened from."""
-        if self.path is None:
-            raise ValueError("an embedding store that was never saved has no file to mark")
-        self.save(self.path)
+        ValueError names the store when another filled it or when it holds vectors but does
+        not say what filled them."""
+        where = self.path or "an embedding store"
+        if self.source is None and self.vectors:
+            raise unrecorded_source(where)
+        self.source = claimed_source(self.source, source, where)
 
     def __len__(self) -> int:
         return len(self.vectors)

@@ -26,7 +26,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
-from evaluator.features.embeddings import SOURCE_KEY, claimed_source, stored_for, text_key
+from evaluator.features.embeddings import (
+    SOURCE_KEY,
+    claimed_source,
+    stored_for,
+    text_key,
+    unrecorded_source,
+)
 from mismatch_core.atomic import atomic_path
 
 MAX_TOKENS = 128  # longer texts keep their first wordpieces (corpus texts are <= 400 chars)
@@ -88,8 +94,8 @@ class TokenStore:
         self.states: dict[str, np.ndarray] = {}
         self.dim: int | None = None
         self.shards = 0
-        self.source: str | None = None  # what encoded the states (None: not recorded)
-        self.unmarked: list[Path] = []  # keys files of shards written before sources were
+        self.source: str | None = None  # what encoded the states (None: not claimed yet)
+        self.unrecorded: list[Path] = []  # keys files of shards that name no source
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"token store {self.path} exists and is not a folder")
         if self.path.is_dir():
@@ -118,7 +124,7 @@ class TokenStore:
                 raise ValueError(f"token store shard {keys_file} is unreadable ({error})") from None
             source = (table.schema.metadata or {}).get(SOURCE_KEY)
             if source is None:
-                self.unmarked.append(keys_file)
+                self.unrecorded.append(keys_file)
             elif self.source not in (None, source.decode()):
                 raise ValueError(
                     f"{keys_file} holds states of {source.decode()}, another shard of {self.source}"
@@ -145,24 +151,12 @@ class TokenStore:
     def __contains__(self, text: str) -> bool:
         return text_key(text) in self.states
 
-    def claim(self, source: str) -> bool:
+    def claim(self, source: str) -> None:
         """Take the states as ``source``'s (an encoder and its layer); ValueError names the
-        folder when another filled it. True when shards with no source recorded were taken
-        (``mark`` writes it into them)."""
+        folder when another filled it, or the first shard that does not say what filled it."""
+        if self.unrecorded:
+            raise unrecorded_source(self.unrecorded[0])
         self.source = claimed_source(self.source, source, self.path)
-        return bool(self.unmarked)
-
-    def mark(self) -> None:
-        """Write the claimed source into the keys file of every shard that has none."""
-        if self.source is None:
-            raise ValueError(f"token store {self.path}: no source claimed to record")
-        for keys_file in self.unmarked:
-            table = pq.read_table(keys_file)
-            with atomic_path(keys_file) as temporary:
-                pq.write_table(
-                    table.replace_schema_metadata({SOURCE_KEY: self.source.encode()}), temporary
-                )
-        self.unmarked = []
 
     def add(self, states: Mapping[str, np.ndarray]) -> int:
         """Write the states (keyed by ``text_key``) the store lacks as one new shard; how many."""

@@ -331,7 +331,7 @@ class MismatchDataModule(L.LightningDataModule):
         if self.hparams["tokens"] is not None:
             tokens = TokenStore(self.hparams["tokens"])
         layers = self.hparams["feature_layers"]
-        try:  # both claimed before either is written: a refused run relabels neither
+        try:  # both claimed before either is written: a refused run writes neither
             claim_stores(store_sources(encoder, layers, embeddings=embeddings, tokens=tokens))
         except ValueError as error:
             raise DataError(str(error)) from None

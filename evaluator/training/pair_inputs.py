@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from evaluator.features import EmbeddingStore, FeatureScaler, pair_key
-from evaluator.features.embeddings import store_sources
+from evaluator.features.embeddings import claim_stores, store_sources
 from evaluator.features.token_store import TokenStore, TokenTable, pair_tokens
 from mismatch_core.errors import DataError
 
@@ -36,12 +36,11 @@ class InputStores:
 
     def check_sources(self, encoder: str, num_layers: int | None) -> None:
         """DataError naming the store that another encoder (or, for alignments and token
-        states, another layer) filled: its vectors would be read as this model's. A store with
-        no source recorded (written before sources were) is read as it is."""
+        states, another layer, or another form of the text) filled, or that does not say what
+        filled it: its vectors would be read as this model's."""
         claims = store_sources(encoder, num_layers, self.embeddings, self.alignments, self.tokens)
-        try:  # in memory only: a reader marks nothing
-            for store, source in claims:
-                store.claim(source)
+        try:
+            claim_stores(claims)
         except ValueError as error:
             raise DataError(str(error)) from None
 
