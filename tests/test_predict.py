@@ -802,6 +802,15 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["--input", str(no_gen), "--output", str(tmp / "out" / "scores.parquet")],
             ["--output", "scores.parquet: predict writes JSON Lines, CSV or TSV, not '.parquet'"],
         ),
+        "json asked for": (  # JSON Lines or --summary is what such a user wants
+            ["--input", str(no_gen), "--format", "json"],
+            ["--format json: predict writes jsonl, csv, tsv; each record is one JSON object in",
+             "--summary FILE writes the system-level figures as one JSON object"],
+        ),  # fmt: skip
+        "output named .json": (
+            ["--input", str(no_gen), "--output", str(tmp / "out" / "scores.json")],
+            ["not '.json'; name the file .jsonl", "--summary FILE writes the system-level"],
+        ),
         "empty id": (
             ["--input", str(empty_id)],
             ["empty_id.jsonl:1: key 'id' is empty"],
@@ -825,7 +834,8 @@ def bad_input_cases(tmp: Path) -> dict[str, tuple[list[str], list[str]]]:
      "id like a line number", "not gzip", "gzip named as text", "missing file", "input is a folder",
      "gens without refs", "two inputs", "sources beside --input", "threshold", "output is a folder",
      "output is a loop of links", "summary is a loop of links", "output under a file", "summary is a folder", "summary is the output", "summary is an input",
-     "output is an input", "summary is gzip", "output format from its name", "empty id", "device"],
+     "output is an input", "summary is gzip", "output format from its name", "json asked for",
+     "output named .json", "empty id", "device"],
 )  # fmt: skip
 def test_bad_input_fails_clearly_and_leaves_the_output_alone(
     case: str, base_dir: Path, tmp_path: Path, capsys

@@ -90,9 +90,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("jsonl", "csv", "tsv"),
-        help="output format (default: from the --output suffix before any .gz: .jsonl or "
-        ".ndjson, .csv or .tsv; jsonl for a name without one, and for stdout)",
+        help="output format: jsonl (one JSON object a record), csv or tsv (default: from the "
+        "--output suffix before any .gz: .jsonl or .ndjson, .csv or .tsv; jsonl for a name "
+        "without one, and for stdout); --summary writes the system-level figures as one JSON "
+        "object",
     )
     add_batch_and_threshold_arguments(parser)
     parser.add_argument(
@@ -270,8 +271,19 @@ def _score_and_write(
     return summary
 
 
+OUTPUT_FORMATS = ("jsonl", "csv", "tsv")
+# what a user asking for JSON may want instead: every record is one JSON object in JSON Lines
+JSON_HINT = "; each record is one JSON object in jsonl, and --summary FILE writes the "
+JSON_HINT += "system-level figures as one JSON object"
+
+
 def _output_format(args: argparse.Namespace) -> str:
-    if args.format:
+    if args.format is not None:
+        if args.format not in OUTPUT_FORMATS:
+            hint = JSON_HINT if args.format.lower() == "json" else ""
+            raise CommandError(
+                f"--format {args.format}: predict writes {', '.join(OUTPUT_FORMATS)}{hint}"
+            )
         return args.format
     if args.output is None:
         return "jsonl"
@@ -285,6 +297,7 @@ def _output_format(args: argparse.Namespace) -> str:
     raise CommandError(
         f"--output {args.output}: predict writes JSON Lines, CSV or TSV, not '.{suffix}'; "
         "name the file .jsonl, .csv or .tsv (optionally + .gz), or give --format"
+        + (JSON_HINT if suffix == "json" else "")
     )
 
 
