@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -403,6 +404,13 @@ def test_two_runs_filling_one_store_at_once_keep_both_runs_vectors(tmp_path, mon
     with pytest.raises(ValueError, match="filled by another encoder, not enc"):
         first.save(path)
     assert EmbeddingStore.open(path).source == "another encoder"
+    unrecorded = EmbeddingStore()  # an old store put back meanwhile: not relabelled as enc's
+    unrecorded.add(["h"], np.zeros((1, 4)))
+    unrecorded.save(path)
+    written = path.read_bytes()
+    with pytest.raises(DataError, match="holds vectors with no record of the encoder"):
+        first.save(path)
+    assert path.read_bytes() == written
 
 
 def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
@@ -464,7 +472,8 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     tokens_path = tmp_path / "tokens"
     old_tokens = TokenStore(tokens_path)
     old_tokens.add({text_key(text): np.ones((2, 384), np.float16) for text in texts})
-    with pytest.raises(ValueError, match=r"tokens/00000.keys.parquet holds vectors with no record"):
+    unrecorded = r"tokens \(1 of its 1 shards, 00000.keys.parquet first\) holds vectors with no"
+    with pytest.raises(ValueError, match=unrecorded):
         update_feature_cache(pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path)
     assert TokenStore(tokens_path).source is None
     new_tokens = tmp_path / "new_tokens"
@@ -500,8 +509,8 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
 
 def test_readers_refuse_another_encoders_store_and_shards_must_agree(tmp_path):
     """Pretraining, continued training and evaluate_split read the stores through
-    InputStores: another encoder's store is a DataError there (it marks nothing). A token
-    store whose shards two encoders filled names the shard."""
+    InputStores: another encoder's store, or one that does not say what filled it, is a
+    DataError there. A token store whose shards two encoders filled names the shard."""
     from evaluator.features.token_store import TokenStore
     from evaluator.training.pair_inputs import InputStores
 
@@ -524,6 +533,21 @@ def test_readers_refuse_another_encoders_store_and_shards_must_agree(tmp_path):
     layer = r"tokens was filled by encoder-a\|text=\S*\|layers=last, not encoder-a\|\S*\|layers=3"
     with pytest.raises(DataError, match=layer):
         InputStores(tokens=TokenStore(tmp_path / "tokens")).check_sources("encoder-a", 3)
+    unrecorded = EmbeddingStore()  # alignments written before stores recorded their source
+    unrecorded.add_keyed({"k": np.ones(4)})
+    unrecorded.save(tmp_path / "al.parquet")
+    with pytest.raises(DataError, match=r"al.parquet holds vectors with no record of the encod"):
+        InputStores(alignments=EmbeddingStore.open(tmp_path / "al.parquet")).check_sources(
+            "encoder-a", None
+        )
+    mixed, old = tmp_path / "mixed_tokens", tmp_path / "old_tokens"
+    shutil.copytree(tmp_path / "tokens", mixed)
+    TokenStore(old).add({text_key("a third text"): np.ones((1, 4), np.float16)})  # unrecorded
+    for suffix in (".npy", ".keys.parquet"):  # beside a recorded shard, as a second one
+        shutil.copy(old / f"00000{suffix}", mixed / f"00001{suffix}")
+    one_of_two = r"token store \S*mixed_tokens \(1 of its 2 shards, 00001.keys.parquet first\)"
+    with pytest.raises(DataError, match=one_of_two + " holds vectors with no record"):
+        InputStores(tokens=TokenStore(mixed)).check_sources("encoder-a", None)
     other = TokenStore(tmp_path / "tokens")
     other.source = "encoder-c|layers=last"  # a second shard written by hand for another encoder
     other.add({text_key("another text"): np.ones((1, 4), np.float16)})

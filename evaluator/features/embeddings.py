@@ -30,8 +30,9 @@ FileState = tuple[int, int, int]  # `file_state`: one version of a store's file
 
 
 def claimed_source(current: str | None, source: str, where: str | Path) -> str:
-    """``source`` for a store filled by ``current`` (None: an empty store); ValueError when
-    another encoder (or layer, or text form) filled it."""
+    """``source`` for a store filled by ``current`` (None: none recorded, which only an empty
+    store may be; its callers refuse the others); ValueError when another encoder (or layer,
+    or text form) filled it."""
     if current is not None and current != source:
         (current_name, current_form, current_kind), (name, form, kind) = map(
             _reading, (current, source)
@@ -138,7 +139,7 @@ class EmbeddingStore:
     def __init__(self, vectors: Mapping[str, np.ndarray] | None = None) -> None:
         self.vectors: dict[str, np.ndarray] = {}
         self.dim: int | None = None
-        self.source: str | None = None  # what encoded the vectors (None: not claimed yet)
+        self.source: str | None = None  # what encoded the vectors (None: not recorded)
         self.path: Path | None = None  # the file it was opened from (None: a new store)
         # the file this store last read or wrote, and its state then (None: no file there),
         # so that `save` can tell when another run saved to it meanwhile
@@ -267,13 +268,16 @@ class EmbeddingStore:
 
     def _merge_saved_meanwhile(self, path: Path) -> None:
         """Add the vectors of ``path`` this store lacks, when the file changed since this store
-        last read or wrote it; DataError when another encoder filled it meanwhile."""
+        last read or wrote it; DataError when another encoder filled it meanwhile, or a store
+        that does not say what filled it was put there."""
         if self._seen is None or self._seen[0] != path:
             return
         state = file_state(path)
         if state is None or state == self._seen[1]:
             return
         saved = EmbeddingStore.open(path)
+        if saved.source is None and saved.vectors:
+            raise DataError(str(unrecorded_source(path)))
         if self.source is None:
             self.source = saved.source
         else:

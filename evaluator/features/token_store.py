@@ -94,7 +94,7 @@ class TokenStore:
         self.states: dict[str, np.ndarray] = {}
         self.dim: int | None = None
         self.shards = 0
-        self.source: str | None = None  # what encoded the states (None: not claimed yet)
+        self.source: str | None = None  # what encoded the states (None: not recorded)
         self.unrecorded: list[Path] = []  # keys files of shards that name no source
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"token store {self.path} exists and is not a folder")
@@ -153,9 +153,12 @@ class TokenStore:
 
     def claim(self, source: str) -> None:
         """Take the states as ``source``'s (an encoder and its layer); ValueError names the
-        folder when another filled it, or the first shard that does not say what filled it."""
+        folder when another filled it, or when any of its shards does not say what filled it."""
         if self.unrecorded:
-            raise unrecorded_source(self.unrecorded[0])
+            shards = (
+                f"{len(self.unrecorded)} of its {self.shards} shards, {self.unrecorded[0].name}"
+            )
+            raise unrecorded_source(f"token store {self.path} ({shards} first)")
         self.source = claimed_source(self.source, source, self.path)
 
     def add(self, states: Mapping[str, np.ndarray]) -> int:
