@@ -426,7 +426,7 @@ def _warn_short_references(count: int, total: int, stacklevel: int) -> None:
     warnings.warn(
         f"{count} of {total} pair(s) have a reference of fewer than {SHORT_REFERENCE_WORDS} "
         "words; the model learned from sentences and may name errors in such pairs less "
-        "reliably (a short answer, an emoji: README, 'Short texts')",
+        "reliably (a short answer, an emoji: docs/scoring.md, 'Short texts')",
         ShortReferenceWarning,
         stacklevel=stacklevel + 1,
     )

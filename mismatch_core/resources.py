@@ -292,8 +292,8 @@ def outside_checkout_hint(alternative: str = "") -> str:
         return ""
     return (
         "; the shipped files come with a checkout of the repository: install from one with "
-        "make setup, or pip install -e '.[offline]' then python scripts/setup_nltk_data.py"
-        + alternative
+        "make setup, or pip install torch==2.13.0, then pip install -e '.[offline]' and "
+        "python scripts/setup_nltk_data.py" + alternative
     )
 
 

@@ -616,7 +616,7 @@ def test_cli_reads_jsonl_from_stdin_and_writes_stdout(base_dir: Path, monkeypatc
 
 SHORT_WARNING = (
     "{} of {} pair(s) have a reference of fewer than 4 words; the model learned from sentences "
-    "and may name errors in such pairs less reliably (a short answer, an emoji: README, "
+    "and may name errors in such pairs less reliably (a short answer, an emoji: docs/scoring.md, "
     "'Short texts')"
 )
 
@@ -1041,6 +1041,10 @@ def test_format_follows_the_output_suffix(base_dir: Path, tmp_path: Path) -> Non
     assert run("--output", str(table)) == 0 and run("--output", str(lines)) == 0
     assert table.read_text().splitlines()[0].startswith("id\tscore\tp.NoContr")
     assert json.loads(lines.read_text())["id"] == "1"  # newline-delimited JSON: JSON Lines
+    for asked in ("CSV", "ndjson"):  # --format reads as the suffixes do: any case, ndjson
+        named = tmp_path / f"as_{asked}"
+        assert run("--output", str(named), "--format", asked) == 0
+        assert named.read_text().startswith("id,score" if asked == "CSV" else '{"id": "1"')
 
 
 def test_a_gz_output_is_compressed_and_keeps_its_format(base_dir: Path, tmp_path: Path) -> None:

@@ -50,10 +50,10 @@ EPILOG = (
     "task's criteria on their human scales (task checkpoints only); mismatch = the "
     "probability of each of the 14 classes; labels = the classes with probability >= "
     "--threshold, most likely first (empty when the model is unsure); ref_index = which "
-    "reference names the errors (from 0; with several, see the README); with a "
+    "reference names the errors (from 0; with several, see docs/scoring.md); with a "
     "checkpoint that has a span tagger, spans = the characters of gen read as wrong (start, "
     "end, text, label, prob) and missing = the reference words gen leaves out (CSV/TSV: "
-    "compact columns, see the README). Texts over the encoder's "
+    "compact columns, see docs/scoring.md). Texts over the encoder's "
     "token limit are truncated and counted in one warning. --summary FILE writes the "
     "system-level figures as one JSON object: pairs, mean_score, mean_ratings, label_counts "
     "(pairs that list each class), flagged (pairs with an error label), unsure (no label) and "
@@ -90,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
+        metavar="{jsonl,csv,tsv}",
         help="output format: jsonl (one JSON object a record), csv or tsv (default: from the "
         "--output suffix before any .gz: .jsonl or .ndjson, .csv or .tsv; jsonl for a name "
         "without one, and for stdout); --summary writes the system-level figures as one JSON "
@@ -279,12 +280,14 @@ JSON_HINT += "system-level figures as one JSON object"
 
 def _output_format(args: argparse.Namespace) -> str:
     if args.format is not None:
-        if args.format not in OUTPUT_FORMATS:
-            hint = JSON_HINT if args.format.lower() == "json" else ""
+        asked = args.format.lower()
+        asked = "jsonl" if asked == "ndjson" else asked  # as the .ndjson suffix reads
+        if asked not in OUTPUT_FORMATS:
+            hint = JSON_HINT if asked == "json" else ""
             raise CommandError(
                 f"--format {args.format}: predict writes {', '.join(OUTPUT_FORMATS)}{hint}"
             )
-        return args.format
+        return asked
     if args.output is None:
         return "jsonl"
     named = Path(args.output.stem) if is_gzip(args.output) else args.output
