@@ -72,6 +72,17 @@ def outputs(nlp, rule, text: str, seeds: int = 8) -> set[str]:
         ),
         (paraphrase_syntax.verb_to_light, "She decided to leave.", "She made a decision to leave."),
         (paraphrase_syntax.light_to_verb, "He took a walk in the park.", "He walked in the park."),
+        (
+            paraphrase_syntax.progressive_to_simple,
+            "Several men are operating a giant pulley.",
+            "Several men operate a giant pulley.",
+        ),
+        (
+            paraphrase_syntax.progressive_to_simple,
+            "A girl is dancing and a boy is singing.",
+            "A girl is dancing and a boy sings.",
+        ),
+        (paraphrase_syntax.progressive_to_simple, "I am planning to stay.", "I plan to stay."),
         (paraphrase_forms.spelling, "A gray dog.", "A grey dog."),
         (
             paraphrase_forms.number_expression,
@@ -124,6 +135,19 @@ def test_rewrites_refuse_what_would_change_the_meaning(nlp):
     assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "Two chefs wear chef's uniforms.")
     assert not outputs(nlp, paraphrase_syntax.verb_to_light, "The man looks happy.")
     assert not outputs(nlp, paraphrase_forms.number_expression, "In 2000 he left.")  # a year
+    for text in (  # the progressive kept: a negation or question needs 'does', the past may
+        # frame an interrupted event, a shared 'is' would leave 'singing', some verbs shift
+        "A man is not riding a horse.",
+        "Is he riding a horse?",
+        "He's riding a horse.",
+        "A man was riding a horse when it rained.",
+        "A man is riding and singing.",
+        "Four girls are wearing black leotards with light blue accents and standing in a line.",
+        "The man is drowning in the lake.",
+        "The company is going to hire 300 staff.",
+        "A man has been riding a horse.",
+    ):
+        assert not outputs(nlp, paraphrase_syntax.progressive_to_simple, text), text
 
 
 def test_all_new_families_are_registered():
@@ -133,6 +157,7 @@ def test_all_new_families_are_registered():
         "front_adverbial",
         "possessive_to_of",
         "verb_to_light",
+        "progressive_to_simple",
         "spelling",
         "number_expression",
     } <= names

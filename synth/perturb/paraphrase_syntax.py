@@ -5,8 +5,10 @@ is ridden by a man") against swapped roles (EntErr); a final adverbial moved to 
 back ("A dog runs in the park" <-> "In the park, a dog runs") against reordered events
 (PredOrdErr); possessive <-> of-phrase ("the dog's ball" <-> "the ball of the dog") against
 swapped owners; a verb <-> its light-verb phrase ("decided" <-> "made a decision") against a
-changed predicate (PredErr) or a broken verb form (GramErr). Every rule keeps all words that
-carry content, every number, negation and name; it only moves them or changes function words.
+changed predicate (PredErr) or a broken verb form (GramErr); the present progressive as the
+simple present ("A man is riding" -> "A man rides") against a broken verb form ("A man is
+ride", GramErr/verb_form). Every rule keeps all words that carry content, every number,
+negation and name; it only moves them or changes function words and verb forms.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from synth.perturb.base import (
     opens_sentence,
     replace,
     replace_span,
+    replace_tokens,
 )
 from synth.perturb.grammar import verb_lemma
 
@@ -496,6 +499,55 @@ def light_to_verb(doc: Doc, ctx: Context) -> Change | None:
     return replace_span(doc[verb.i : noun.i + 1], new, "NoContr/light_verb_back")
 
 
+# the present tense of 'be' before a progressive -> the tag of the simple present it becomes
+PROGRESSIVE_BE = {"is": "VBZ", "am": "VBP", "are": "VBP"}
+# verbs whose progressive says an event is under way or planned, where the simple present
+# reads as done or habitual: 'the man is drowning' is no 'the man drowns'
+NOT_SIMPLE = frozenset(
+    "die drown sink fall arrive leave come go win lose finish stop start begin end become "
+    "get turn".split()
+)
+
+
+def _shares_be(conjunct: Token) -> bool:
+    """A conjoined -ing word with no auxiliary of its own: its 'is' is the verb's (the tagger
+    may call it a noun, 'is riding and singing', and the parser may join it to an object,
+    'are wearing leotards with accents and standing')."""
+    return (
+        conjunct.dep_ == "conj"
+        and conjunct.lower_.endswith("ing")
+        and not any(c.dep_ == "aux" for c in conjunct.children)
+    )
+
+
+def progressive_to_simple(doc: Doc, ctx: Context) -> Change | None:
+    """'A man is riding a horse' -> 'A man rides a horse'; 'We are planning to stay' -> 'We
+    plan to stay'. Present tense only: the past progressive often frames an interrupted event
+    ('was crossing the street when ...'). Only this direction: a stative verb has no
+    progressive ('knows' -> 'is knowing')."""
+    candidates = []
+    for verb in doc:
+        if verb.tag_ != "VBG" or verb.pos_ != "VERB" or verb_lemma(verb) in NOT_SIMPLE:
+            continue
+        auxiliaries = _verb_group(verb)  # None when a word stands between ('is not riding')
+        if not auxiliaries or len(auxiliaries) != 1:
+            continue  # 'has been riding', 'will be riding'
+        be = auxiliaries[0]
+        if be.dep_ != "aux" or be.lower_ not in PROGRESSIVE_BE or not be.whitespace_:
+            continue  # contracted ("he's riding"), or not a progressive
+        if any(_shares_be(t) for t in verb.subtree if t.i > verb.i):
+            continue  # 'is riding and singing': the second verb would keep its -ing
+        if opens_sentence(be):
+            continue  # 'Is he riding?' asks; the simple present would need 'does'
+        simple = _inflect(verb_lemma(verb), PROGRESSIVE_BE[be.lower_])
+        if simple is not None and simple.lower() != verb.lower_:
+            candidates.append((be, verb, simple))
+    if not candidates:
+        return None
+    be, verb, simple = ctx.rng.choice(candidates)
+    return replace_tokens(doc, {be.i: "", verb.i: simple}, "NoContr/simple_aspect")
+
+
 RULES = {
     "NoContr": [
         active_to_passive,
@@ -506,5 +558,6 @@ RULES = {
         of_to_possessive,
         verb_to_light,
         light_to_verb,
+        progressive_to_simple,
     ]
 }
