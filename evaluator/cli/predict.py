@@ -274,8 +274,10 @@ def _score_and_write(
 
 OUTPUT_FORMATS = ("jsonl", "csv", "tsv")
 # what a user asking for JSON may want instead: every record is one JSON object in JSON Lines
-JSON_HINT = "; each record is one JSON object in jsonl, and --summary FILE writes the "
-JSON_HINT += "system-level figures as one JSON object"
+JSON_HINT = (
+    "; each record is one JSON object in jsonl, and --summary FILE writes the system-level "
+    "figures as one JSON object"
+)
 
 
 def _output_format(args: argparse.Namespace) -> str:
