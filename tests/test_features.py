@@ -428,6 +428,14 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         "embeddings_path": tmp_path / "emb.parquet",
         "alignments_path": tmp_path / "al.parquet",
     }
+
+    def fill(**paths) -> None:
+        update_feature_cache(pairs_path, out, ["bleu"], progress=False, **paths)
+
+    def refuses(pattern: str, **paths) -> None:
+        with pytest.raises(ValueError, match=pattern):
+            fill(**paths)
+
     embeddings = EmbeddingStore()
     embeddings.add(texts, np.ones((len(texts), 384)))
     embeddings.source = "other-encoder"
@@ -439,52 +447,35 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
     old_alignments = stores["alignments_path"].read_bytes()
     reading = re.escape(f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}")
     refused = rf"emb.parquet was filled by other-encoder, not {reading}; use"
-    with pytest.raises(ValueError, match=refused):
-        update_feature_cache(pairs_path, out, ["bleu"], progress=False, **stores)
+    refuses(refused, **stores)
     unrecorded = (
         r"al.parquet holds vectors with no record of the encoder and text form that filled it "
         r"\(written before mismatch-eval recorded them\); .*: fill a new store"
     )
-    with pytest.raises(ValueError, match=unrecorded):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
-        )
+    refuses(unrecorded, alignments_path=stores["alignments_path"])
     assert stores["alignments_path"].read_bytes() == old_alignments  # not marked as this one's
     assert not out.exists()
     stores["alignments_path"].unlink()  # a new store: filled and named by this run
-    update_feature_cache(
-        pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
-    )
+    fill(alignments_path=stores["alignments_path"])
     named = EmbeddingStore.open(stores["alignments_path"]).source
     assert named == f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
     refused = r"al.parquet was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
-    with pytest.raises(ValueError, match=refused):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, num_layers=4,
-            alignments_path=stores["alignments_path"],
-        )  # fmt: skip
+    refuses(refused, num_layers=4, alignments_path=stores["alignments_path"])
     # the alignments store given as the embeddings' was named as another encoder's
     kind = r"al.parquet holds vectors read at a layer of all-MiniLM-L6-v2, not the mean emb"
-    with pytest.raises(ValueError, match=kind):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, embeddings_path=stores["alignments_path"]
-        )
+    refuses(kind, embeddings_path=stores["alignments_path"])
     tokens_path = tmp_path / "tokens"
     old_tokens = TokenStore(tokens_path)
     old_tokens.add({text_key(text): np.ones((2, 384), np.float16) for text in texts})
     unrecorded = r"tokens \(1 of its 1 shards, 00000.keys.parquet first\) holds vectors with no"
-    with pytest.raises(ValueError, match=unrecorded):
-        update_feature_cache(pairs_path, out, ["bleu"], progress=False, tokens_path=tokens_path)
+    refuses(unrecorded, tokens_path=tokens_path)
     assert TokenStore(tokens_path).source is None
     new_tokens = tmp_path / "new_tokens"
-    update_feature_cache(pairs_path, out, ["bleu"], progress=False, tokens_path=new_tokens)
+    fill(tokens_path=new_tokens)
     tokens_source = f"all-MiniLM-L6-v2|text={ENCODER_TEXT_FORM}|layers=last"
     assert TokenStore(new_tokens).source == tokens_source
     refused = r"new_tokens was filled by all-MiniLM-L6-v2\|text=.*\|layers=last, not .*\|layers=4"
-    with pytest.raises(ValueError, match=refused):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, num_layers=4, tokens_path=new_tokens
-        )
+    refuses(refused, num_layers=4, tokens_path=new_tokens)
     # a store filled before the tokenizer rewrote the characters its vocabulary lacks: its
     # vectors of a text holding an emoji are another text's
     earlier = EmbeddingStore.open(stores["alignments_path"])
@@ -494,17 +485,11 @@ def test_a_cache_filled_by_another_encoder_is_refused_not_read(tmp_path):
         r"al.parquet was filled by all-MiniLM-L6-v2\|layers=last, from another form of the text "
         rf"than {reading}\|layers=last reads; fill a new store"
     )
-    with pytest.raises(ValueError, match=refused):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
-        )
+    refuses(refused, alignments_path=stores["alignments_path"])
     earlier.source = "all-MiniLM-L6-v2"  # mean embeddings of that time, given as alignments
     earlier.save(stores["alignments_path"])
     kind = r"al.parquet holds mean embeddings of all-MiniLM-L6-v2, not the vectors read at a"
-    with pytest.raises(ValueError, match=kind):
-        update_feature_cache(
-            pairs_path, out, ["bleu"], progress=False, alignments_path=stores["alignments_path"]
-        )
+    refuses(kind, alignments_path=stores["alignments_path"])
 
 
 def test_readers_refuse_another_encoders_store_and_shards_must_agree(tmp_path):
