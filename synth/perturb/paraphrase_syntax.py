@@ -527,7 +527,10 @@ def progressive_to_simple(doc: Doc, ctx: Context) -> Change | None:
     progressive ('knows' -> 'is knowing')."""
     candidates = []
     for verb in doc:
-        if verb.tag_ != "VBG" or verb.pos_ != "VERB" or verb_lemma(verb) in NOT_SIMPLE:
+        if verb.tag_ != "VBG" or verb.pos_ != "VERB":
+            continue
+        lemma = verb_lemma(verb)
+        if lemma in NOT_SIMPLE:
             continue
         auxiliaries = _verb_group(verb)  # None when a word stands between ('is not riding')
         if not auxiliaries or len(auxiliaries) != 1:
@@ -539,7 +542,7 @@ def progressive_to_simple(doc: Doc, ctx: Context) -> Change | None:
             continue  # 'is riding and singing': the second verb would keep its -ing
         if opens_sentence(be):
             continue  # 'Is he riding?' asks; the simple present would need 'does'
-        simple = _inflect(verb_lemma(verb), PROGRESSIVE_BE[be.lower_])
+        simple = _inflect(lemma, PROGRESSIVE_BE[be.lower_])
         if simple is not None and simple.lower() != verb.lower_:
             candidates.append((be, verb, simple))
     if not candidates:
