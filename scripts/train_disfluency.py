@@ -5,7 +5,8 @@ pairs, ``mismatch adapt pairs``). Each gets a broken twin from one synth GramErr
 verb form, noun number, article, pronoun case, dropped function words, bare verbs, swapped
 neighbours, a rotated sentence, noisy punctuation) and, where one applies, a reworded twin from
 one synth NoContr rule (a fronted or moved adverbial, active <-> passive, possessive <-> of, a
-light verb, a synonym, a contraction, a number in words, British/American spelling). The
+light verb, the simple aspect, a synonym, a same-value adjective, a contraction, a number in
+words, British/American spelling). The
 detector learns, from the encoder's token states at ``--layer``, to score the broken twin high
 and the original and the reworded twin low: a moved phrase is not a rotated sentence, with or
 without the comma after a fronted phrase (half of them lose it). The
@@ -47,15 +48,11 @@ from mismatch_core.atomic import folder_problem
 from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs, references
 from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
-from synth.perturb import paraphrase, paraphrase_forms, paraphrase_syntax
+from synth.perturb import load_rules
 from synth.perturb.base import Context
 from synth.perturb.grammar import RULES
 
-REWORDINGS = [
-    *paraphrase.RULES["NoContr"],
-    *paraphrase_syntax.RULES["NoContr"],
-    *paraphrase_forms.RULES["NoContr"],
-]
+REWORDINGS = load_rules()["NoContr"]
 
 WORDS = (3, 60)  # clean texts of this many words: one-word labels and long documents left out
 

@@ -14,6 +14,7 @@ from synth import corpora
 from synth.chains import build_chains, chrf, combine, family
 from synth.perturb import (
     addition,
+    attribute,
     grammar,
     load_rules,
     omission,
@@ -83,6 +84,17 @@ def outputs(nlp, rule, text: str, seeds: int = 8) -> set[str]:
             "A girl is dancing and a boy sings.",
         ),
         (paraphrase_syntax.progressive_to_simple, "I am planning to stay.", "I plan to stay."),
+        (
+            attribute.same_value_adjective,
+            "Several men in hard hats are operating a giant pulley system.",
+            "Several men in hard hats are operating a large pulley system.",
+        ),
+        (
+            attribute.same_value_adjective,
+            "An old man sits on a bench.",
+            "An elderly man sits on a bench.",
+        ),
+        (attribute.same_value_adjective, "The dog is big.", "The dog is huge."),
         (paraphrase_forms.spelling, "A gray dog.", "A grey dog."),
         (
             paraphrase_forms.number_expression,
@@ -107,7 +119,11 @@ def test_rewrite_family_fires(nlp, rule, text, expected):
 
 
 def test_rewrites_keep_numbers_negations_and_names(nlp):
-    rules = [r for module in (paraphrase_syntax, paraphrase_forms) for r in module.RULES["NoContr"]]
+    rules = [
+        r
+        for module in (paraphrase_syntax, paraphrase_forms, attribute)
+        for r in module.RULES["NoContr"]
+    ]
     texts = [
         "John did not visit the museum in Paris in 2001.",
         "The 3 boys were not seen by the teacher at the station.",
@@ -148,6 +164,19 @@ def test_rewrites_refuse_what_would_change_the_meaning(nlp):
         "A man has been riding a horse.",
     ):
         assert not outputs(nlp, paraphrase_syntax.progressive_to_simple, text), text
+    for text in (  # another sense, a person's size or strength, a quantity, a comparative
+        "My old friend came.",
+        "His big brother plays.",
+        "The little girl smiles.",
+        "A strong man lifts a box.",
+        "A large group of people arrived.",
+        "A larger dog barks.",
+        "A hot drink is on the table.",
+    ):
+        assert not outputs(nlp, attribute.same_value_adjective, text), text
+    assert "The dog is giant." not in outputs(
+        nlp, attribute.same_value_adjective, "The dog is big."
+    )
 
 
 def test_all_new_families_are_registered():
@@ -158,6 +187,7 @@ def test_all_new_families_are_registered():
         "possessive_to_of",
         "verb_to_light",
         "progressive_to_simple",
+        "same_value_adjective",
         "spelling",
         "number_expression",
     } <= names

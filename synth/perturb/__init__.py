@@ -19,7 +19,7 @@ MODULES = (
     "entity",  # EntErr, HypErr
     "numbers",  # NumErr
     "spatiotemporal",  # STErr
-    "attribute",  # AttrErr
+    "attribute",  # AttrErr, and its harmless twin (NoContr: a same-value adjective)
     "question",  # QuestErr
     "negation",  # NegErr
     "omission",  # MissInfo

@@ -4,6 +4,9 @@ Values come from curated attribute scales (colour, size, age, material, ...; see
 lexicon_attributes) and from WordNet antonyms (quickly -> slowly). Numbers, ordinals,
 directions and places are left alone (NumErr, STErr), and so are adjectives inside names
 and fixed compounds ("high school", "hot dog"), where a swap would change the entity.
+
+Its harmless twin (NoContr) lives here too, since it takes the same adjectives: a near-synonym
+on the same side of the scale ("a giant pulley" -> "a large pulley").
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from synth.perturb.base import Change, Context, lemmas, replace_word
 from synth.perturb.lexicon_attributes import (
     ADVERB_OPPOSITES,
     ATTRIBUTE_SCALES,
+    ELDERLY_HEADS,
     GRADABLE,
     NOT_ATTRIBUTES,
     QUANTITY_NOUNS,
+    SAME_VALUE_ADJECTIVES,
 )
 
 ADJ_DEPS = ("amod", "acomp", "oprd", "conj", "attr", "compound")
@@ -30,6 +35,9 @@ WEATHER = ("sunny", "rainy", "snowy", "cloudy")
 WEATHER_HEADS = ("day", "weather", "sky", "afternoon", "morning", "evening", "night")
 CHILD_NOUNS = ("child", "kid", "baby", "toddler", "infant", "boy", "girl", "son", "daughter")
 COLOURS = tuple(ATTRIBUTE_SCALES[0].replace("/", " ").split())
+# Near-synonyms that say the same of a person; size and strength words do not ("big brother",
+# "little sister", a "strong man" is no "powerful man").
+SAME_OF_A_PERSON = ("rich", "wealthy", "beautiful", "pretty", "loud", "noisy", "old", "elderly")
 
 
 @functools.lru_cache(maxsize=1)
@@ -182,4 +190,38 @@ def swap_attribute(doc: Doc, ctx: Context) -> Change | None:
     return replace_word(token, ctx.rng.choice(values), rule)
 
 
-RULES = {"AttrErr": [swap_attribute]}
+@functools.lru_cache(maxsize=1)
+def _same_value() -> dict[str, tuple[str, ...]]:
+    """Each word of SAME_VALUE_ADJECTIVES -> the other words of its group."""
+    groups = [group.split() for group in SAME_VALUE_ADJECTIVES]
+    return {word: tuple(w for w in group if w != word) for group in groups for word in group}
+
+
+def same_value_adjective(doc: Doc, ctx: Context) -> Change | None:
+    """Trade an adjective that the attribute rule could swap for a near-synonym on the same side
+    of its scale: "a giant pulley" -> "a large pulley", the harmless twin of AttrErr/scale.
+    Base forms only ("huger" is no word)."""
+    present = {t.lower_ for t in doc}
+    candidates = []
+    for token in doc:
+        values = _same_value().get(token.lower_, ())
+        if not values or token.tag_ != "JJ" or not _is_candidate_adjective(token):
+            continue
+        head = token.head
+        if head.pos_ == "NOUN" and _is_person(head.lemma_.lower()):
+            if token.lower_ not in SAME_OF_A_PERSON:
+                continue
+        if token.lower_ == "old" and head.lemma_.lower() not in ELDERLY_HEADS:
+            continue  # an "old friend" is a friend of long standing
+        values = tuple(v for v in values if v not in present)
+        if token.dep_ != "amod":  # "the dog is giant" reads oddly: a noun made adjective
+            values = tuple(v for v in values if v != "giant")
+        if values:
+            candidates.append((token, values))
+    if not candidates:
+        return None
+    token, values = ctx.rng.choice(candidates)
+    return replace_word(token, ctx.rng.choice(values), "NoContr/same_value_adjective")
+
+
+RULES = {"AttrErr": [swap_attribute], "NoContr": [same_value_adjective]}

@@ -50,6 +50,23 @@ ATTRIBUTE_SCALES: tuple[str, ...] = (
     "popular / unpopular",
 )
 
+# Near-synonyms on one side of a scale that a text may trade without changing what it says
+# ("a giant pulley" -> "a large pulley"): the harmless twin of AttrErr/scale. Left out: sides
+# whose words are other values ("hot warm", "cold cool", "quiet silent"), another sense ("hard"
+# is also firm), a spelling ("gray grey", the spelling rule's) and "fast quick" ("a quick look"
+# is no "fast look").
+SAME_VALUE_ADJECTIVES: tuple[str, ...] = (
+    "big large huge giant enormous",
+    "small little tiny",
+    "old elderly",
+    "loud noisy",
+    "rich wealthy",
+    "strong powerful",
+    "beautiful pretty",
+)
+# "old" -> "elderly" only of these: an "old friend" is a friend of long standing.
+ELDERLY_HEADS: tuple[str, ...] = ("man", "woman", "lady", "gentleman", "couple", "person", "people")
+
 # Adjectives with a natural -er/-est form, the only values used to replace a comparative or
 # superlative ("larger" -> "smaller", never "enormouser").
 GRADABLE: tuple[str, ...] = (
