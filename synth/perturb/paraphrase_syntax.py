@@ -126,7 +126,9 @@ def active_to_passive(doc: Doc, ctx: Context) -> Change | None:
         if any(c.dep_ in BLOCKING_DEPS for c in verb.children):
             continue
         objects = [c for c in verb.children if c.dep_ == "dobj"]
-        if len(objects) != 1 or objects[0].i != verb.i + 1 and doc[verb.i + 1].dep_ != "det":
+        if len(objects) != 1 or objects[0].i < verb.i:
+            continue  # an object before its verb is a relative: 'something that he is holding'
+        if objects[0].i != verb.i + 1 and doc[verb.i + 1].dep_ != "det":
             continue
         obj = objects[0]
         if obj.left_edge.i != verb.i + 1 or not _contiguous(obj) or obj.lower_.endswith("self"):
