@@ -94,7 +94,11 @@ def outputs(nlp, rule, text: str, seeds: int = 8) -> set[str]:
             "An old man sits on a bench.",
             "An elderly man sits on a bench.",
         ),
-        (attribute.same_value_adjective, "The dog is big.", "The dog is huge."),
+        (
+            attribute.same_value_adjective,
+            "A tiny white dog sleeps on the bed.",
+            "A small white dog sleeps on the bed.",
+        ),
         (paraphrase_forms.spelling, "A gray dog.", "A grey dog."),
         (
             paraphrase_forms.number_expression,
@@ -128,6 +132,7 @@ def test_rewrites_keep_numbers_negations_and_names(nlp):
         "John did not visit the museum in Paris in 2001.",
         "The 3 boys were not seen by the teacher at the station.",
         "In 2004, Mary's brother never took a walk with 300 soldiers.",
+        "The 3 big dogs did not chase John in Paris.",
     ]
     for text in texts:
         for rule in rules:
@@ -147,13 +152,8 @@ def test_rewrites_keep_numbers_negations_and_names(nlp):
 
 def test_rewrites_refuse_what_would_change_the_meaning(nlp):
     assert not outputs(nlp, paraphrase_syntax.active_to_passive, "A man has a dog.")  # no patient
-    for text in (
-        "A man looks at something that he is holding",
-        "a fire hydrant that a man is grabbing",
-    ):
-        assert not outputs(nlp, paraphrase_syntax.active_to_passive, text), (
-            text
-        )  # a relative object
+    for text in ("A man looks at something that he is holding", "a man is grabbing what he sees"):
+        assert not outputs(nlp, paraphrase_syntax.active_to_passive, text), text  # object first
     assert not outputs(nlp, paraphrase_syntax.front_adverbial, "A small cooler is on a wood table.")
     assert not outputs(nlp, paraphrase_syntax.possessive_to_of, "Two chefs wear chef's uniforms.")
     assert not outputs(nlp, paraphrase_syntax.verb_to_light, "The man looks happy.")
@@ -171,19 +171,21 @@ def test_rewrites_refuse_what_would_change_the_meaning(nlp):
         "A man has been riding a horse.",
     ):
         assert not outputs(nlp, paraphrase_syntax.progressive_to_simple, text), text
-    for text in (  # another sense, a person's size or strength, a quantity, a comparative
+    for text in (  # no noun, another sense of the word or the noun, a person's size
+        "The killer is still at large.",
+        "The dog is big.",
+        "We have little time.",
+        "A little while later he left.",
+        "Someone is surfing a giant wave.",
         "My old friend came.",
         "His big brother plays.",
-        "The little girl smiles.",
-        "A strong man lifts a box.",
-        "A large group of people arrived.",
-        "A larger dog barks.",
-        "A hot drink is on the table.",
+        "A little person holds a flag.",
     ):
         assert not outputs(nlp, attribute.same_value_adjective, text), text
-    assert "The dog is giant." not in outputs(
-        nlp, attribute.same_value_adjective, "The dog is big."
-    )
+    # sideways or toned down, never stronger
+    assert outputs(nlp, attribute.same_value_adjective, "A large rock lies there.") == {
+        "A big rock lies there."
+    }
 
 
 def test_all_new_families_are_registered():

@@ -26,6 +26,7 @@ from synth.perturb.lexicon_attributes import (
     NOT_ATTRIBUTES,
     QUANTITY_NOUNS,
     SAME_VALUE_ADJECTIVES,
+    SAME_VALUE_HEADS,
 )
 
 ADJ_DEPS = ("amod", "acomp", "oprd", "conj", "attr", "compound")
@@ -35,9 +36,6 @@ WEATHER = ("sunny", "rainy", "snowy", "cloudy")
 WEATHER_HEADS = ("day", "weather", "sky", "afternoon", "morning", "evening", "night")
 CHILD_NOUNS = ("child", "kid", "baby", "toddler", "infant", "boy", "girl", "son", "daughter")
 COLOURS = tuple(ATTRIBUTE_SCALES[0].replace("/", " ").split())
-# Near-synonyms that say the same of a person; size and strength words do not ("big brother",
-# "little sister", a "strong man" is no "powerful man").
-SAME_OF_A_PERSON = ("rich", "wealthy", "beautiful", "pretty", "loud", "noisy", "old", "elderly")
 
 
 @functools.lru_cache(maxsize=1)
@@ -190,32 +188,27 @@ def swap_attribute(doc: Doc, ctx: Context) -> Change | None:
     return replace_word(token, ctx.rng.choice(values), rule)
 
 
-@functools.lru_cache(maxsize=1)
-def _same_value() -> dict[str, tuple[str, ...]]:
-    """Each word of SAME_VALUE_ADJECTIVES -> the other words of its group."""
-    groups = [group.split() for group in SAME_VALUE_ADJECTIVES]
-    return {word: tuple(w for w in group if w != word) for group in groups for word in group}
-
-
 def same_value_adjective(doc: Doc, ctx: Context) -> Change | None:
-    """Trade an adjective that the attribute rule could swap for a near-synonym on the same side
-    of its scale: "a giant pulley" -> "a large pulley", the harmless twin of AttrErr/scale.
-    Base forms only ("huger" is no word)."""
+    """Trade an adjective of a noun that the attribute rule could swap for one of the same value
+    (SAME_VALUE_ADJECTIVES: sideways or toned down): "a giant pulley" -> "a large pulley", the
+    harmless twin of AttrErr/scale. Only of a noun it describes in that sense
+    (SAME_VALUE_HEADS); "little" only after a determiner ("little time" is not much time)."""
     present = {t.lower_ for t in doc}
     candidates = []
     for token in doc:
-        values = _same_value().get(token.lower_, ())
-        if not values or token.tag_ != "JJ" or not _is_candidate_adjective(token):
+        word, head = token.lower_, token.head
+        if word not in SAME_VALUE_ADJECTIVES or token.tag_ != "JJ" or token.dep_ != "amod":
             continue
-        head = token.head
-        if head.pos_ == "NOUN" and _is_person(head.lemma_.lower()):
-            if token.lower_ not in SAME_OF_A_PERSON:
-                continue
-        if token.lower_ == "old" and head.lemma_.lower() not in ELDERLY_HEADS:
+        if head.pos_ != "NOUN" or not _is_candidate_adjective(token):
+            continue
+        senses = _lexnames(head.lemma_.lower())
+        if not senses or senses[0] not in SAME_VALUE_HEADS[word]:
+            continue
+        if word == "little" and (token.i == 0 or doc[token.i - 1].pos_ != "DET"):
+            continue
+        if word == "old" and head.lemma_.lower() not in ELDERLY_HEADS:
             continue  # an "old friend" is a friend of long standing
-        values = tuple(v for v in values if v not in present)
-        if token.dep_ != "amod":  # "the dog is giant" reads oddly: a noun made adjective
-            values = tuple(v for v in values if v != "giant")
+        values = tuple(v for v in SAME_VALUE_ADJECTIVES[word] if v not in present)
         if values:
             candidates.append((token, values))
     if not candidates:

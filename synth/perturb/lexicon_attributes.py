@@ -50,22 +50,38 @@ ATTRIBUTE_SCALES: tuple[str, ...] = (
     "popular / unpopular",
 )
 
-# Near-synonyms on one side of a scale that a text may trade without changing what it says
-# ("a giant pulley" -> "a large pulley"): the harmless twin of AttrErr/scale. Left out: sides
-# whose words are other values ("hot warm", "cold cool", "quiet silent"), another sense ("hard"
-# is also firm), a spelling ("gray grey", the spelling rule's) and "fast quick" ("a quick look"
-# is no "fast look").
-SAME_VALUE_ADJECTIVES: tuple[str, ...] = (
-    "big large huge giant enormous",
-    "small little tiny",
-    "old elderly",
-    "loud noisy",
-    "rich wealthy",
-    "strong powerful",
-    "beautiful pretty",
-)
+# Adjectives a text may trade for another of the same value without changing what it says
+# ("a giant pulley" -> "a large pulley"): the harmless twin of AttrErr/scale. Sideways or toned
+# down, never stronger ("a large rock" is no "enormous rock"). Left out: words that are other
+# values ("hot warm", "quiet silent"), or the same only in one sense ("rich soil", "strong tea",
+# "a loud shirt", "hard" as firm, "a quick look").
+SAME_VALUE_ADJECTIVES: dict[str, tuple[str, ...]] = {
+    "big": ("large",),
+    "large": ("big",),
+    "huge": ("big", "large"),
+    "giant": ("big", "large"),
+    "enormous": ("big", "large"),
+    "small": ("little",),
+    "little": ("small",),
+    "tiny": ("small", "little"),
+    "old": ("elderly",),
+    "elderly": ("old",),
+    "wealthy": ("rich",),
+    "beautiful": ("pretty",),
+    "pretty": ("beautiful",),
+}
+# What each may describe, as the WordNet lexicographer file of the noun's first sense: size and
+# looks only of things ("a big fan" of a person, "little time", "a giant wave" of an event are
+# other senses), age and wealth only of people.
+THINGS = ("noun.artifact", "noun.animal", "noun.object", "noun.plant", "noun.food", "noun.location")
+SAME_VALUE_HEADS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("big", "large", "huge", "giant", "enormous"), THINGS),
+    **dict.fromkeys(("small", "little", "tiny"), THINGS),
+    **dict.fromkeys(("old", "elderly", "wealthy"), ("noun.person",)),
+    **dict.fromkeys(("beautiful", "pretty"), (*THINGS, "noun.person")),
+}
 # "old" -> "elderly" only of these: an "old friend" is a friend of long standing.
-ELDERLY_HEADS: tuple[str, ...] = ("man", "woman", "lady", "gentleman", "couple", "person", "people")
+ELDERLY_HEADS: tuple[str, ...] = ("man", "woman", "lady", "gentleman")
 
 # Adjectives with a natural -er/-est form, the only values used to replace a comparative or
 # superlative ("larger" -> "smaller", never "enormouser").
