@@ -71,8 +71,9 @@ SAME_VALUE_ADJECTIVES: dict[str, tuple[str, ...]] = {
     "pretty": ("beautiful",),
 }
 # What each may describe, as the WordNet lexicographer file of the noun's first sense: size and
-# looks only of things ("a big fan" of a person, "little time", "a giant wave" of an event are
-# other senses), age and wealth only of people.
+# looks only of things ("a big name", "little time", "a giant wave" use other senses), age and
+# wealth only of people. A noun whose first sense is a thing passes in any sense: "a big fan"
+# (the first sense of "fan" is the device) still becomes "a large fan".
 THINGS = ("noun.artifact", "noun.animal", "noun.object", "noun.plant", "noun.food", "noun.location")
 SAME_VALUE_HEADS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("big", "large", "huge", "giant", "enormous"), THINGS),
