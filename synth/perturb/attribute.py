@@ -196,17 +196,17 @@ def same_value_adjective(doc: Doc, ctx: Context) -> Change | None:
     present = {t.lower_ for t in doc}
     candidates = []
     for token in doc:
-        word, head = token.lower_, token.head
+        word, head, noun = token.lower_, token.head, token.head.lemma_.lower()
         if word not in SAME_VALUE_ADJECTIVES or token.tag_ != "JJ" or token.dep_ != "amod":
             continue
         if head.pos_ != "NOUN" or not _is_candidate_adjective(token):
             continue
-        senses = _lexnames(head.lemma_.lower())
+        senses = _lexnames(noun)
         if not senses or senses[0] not in SAME_VALUE_HEADS[word]:
             continue
         if word == "little" and (token.i == 0 or doc[token.i - 1].pos_ != "DET"):
             continue
-        if word == "old" and head.lemma_.lower() not in ELDERLY_HEADS:
+        if word == "old" and noun not in ELDERLY_HEADS:
             continue  # an "old friend" is a friend of long standing
         values = tuple(v for v in SAME_VALUE_ADJECTIVES[word] if v not in present)
         if values:
