@@ -9,8 +9,8 @@ light verb, the simple aspect, a synonym, a same-value adjective, a contraction,
 words, British/American spelling). The
 detector learns, from the encoder's token states at ``--layer``, to score the broken twin high
 and the original and the reworded twin low: a moved phrase is not a rotated sentence, with or
-without the comma after a fronted phrase (half of them lose it). The
-epoch kept is the one whose val broken twins most often score above both their original and
+without the comma after a fronted phrase (half of them lose it). ``--verb-form-share`` makes
+the broken twin a wrong verb form for that share of the texts. The epoch kept is the one whose val broken twins most often score above both their original and
 their reworded twin (the mean of the two shares). Never pass a measurement-only set.
 
     python scripts/train_disfluency.py --pairs DATA/real/train.parquet DATA/synth/train.parquet \
@@ -50,7 +50,7 @@ from mismatch_core.pairs import read_pairs, references
 from mismatch_core.resources import configure_offline_mode, load_encoder, load_spacy
 from synth.perturb import load_rules
 from synth.perturb.base import Context
-from synth.perturb.grammar import RULES
+from synth.perturb.grammar import RULES, verb_form
 
 REWORDINGS = load_rules()["NoContr"]
 
@@ -78,12 +78,22 @@ def first_change(doc, rules: list, rng: random.Random):
     return None
 
 
-def twins(texts: list[str], seed: int) -> list[tuple[str, str, str, str | None]]:
-    """(clean, broken, GramErr rule, reworded or None) for each text a GramErr rule applies to."""
+def twins(
+    texts: list[str], seed: int, verb_form_share: float = 0.0
+) -> list[tuple[str, str, str, str | None]]:
+    """(clean, broken, GramErr rule, reworded or None) for each text a GramErr rule applies to.
+    For a share ``verb_form_share`` of the texts the broken twin is a wrong verb form where one
+    applies: drawn among all GramErr rules, the forms without a "be" before them ("to
+    surrounded", "He graduating") are too rare for the detector to learn
+    (docs/experiments/2026-12-03-verb-form-detector)."""
     out = []
     for index, doc in enumerate(load_spacy(()).pipe(texts, batch_size=256)):
         rng = random.Random(f"{seed}:{index}")
-        broken = first_change(doc, RULES["GramErr"], rng)
+        broken = None
+        if verb_form_share and rng.random() < verb_form_share:
+            broken = first_change(doc, [verb_form], rng)
+        if broken is None:
+            broken = first_change(doc, RULES["GramErr"], rng)
         if broken is not None:
             reworded = first_change(doc, REWORDINGS, rng)
             text = reworded and reworded.text
@@ -146,7 +156,16 @@ def main() -> None:
     parser.add_argument("--layer", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--verb-form-share",
+        type=float,
+        default=0.0,
+        help="share of texts whose broken twin is a wrong verb form where one applies "
+        "(0: drawn among all GramErr rules, as the shipped detector was)",
+    )
     args = parser.parse_args()
+    if not 0.0 <= args.verb_form_share <= 1.0:
+        parser.error(f"--verb-form-share must be in 0..1, got {args.verb_form_share}")
     for option in ("texts", "val_texts", "epochs"):
         if getattr(args, option) < 1:
             parser.error(
@@ -163,9 +182,9 @@ def main() -> None:
     if not 0 <= args.layer <= layers:
         parser.error(f"--layer must be in 0..{layers} (the encoder's layers), got {args.layer}")
     torch.manual_seed(args.seed)
-    train = twins(train_texts, args.seed)
+    train = twins(train_texts, args.seed, args.verb_form_share)
     check_twins(train, "--pairs", args.pairs, need_reworded=False)
-    val = twins(val_texts, args.seed + 1)
+    val = twins(val_texts, args.seed + 1, args.verb_form_share)
     check_twins(val, "--val-pairs", args.val_pairs, need_reworded=True)
     texts_seen = [t for c, b, _, r in train + val for t in (c, b, r) if t]
     states = layer_states(texts_seen, args.layer)
@@ -220,6 +239,7 @@ def main() -> None:
         "val_twins": len(val),
         "val_reworded": len(val_reworded),
         "seed": args.seed,
+        "verb_form_share": args.verb_form_share,
         "history": history,
         "val_score": best,
         "val_above_original_per_rule": per_rule,

@@ -278,6 +278,11 @@ def test_help_states_each_default_once(capsys):
             ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--texts", "0"],
             "error: --texts must be at least 1, got 0",
         ),
+        (
+            "train_disfluency.py",
+            ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--verb-form-share", "1.5"],
+            "error: --verb-form-share must be in 0..1, got 1.5",
+        ),
         (  # found by save_detector, after the training
             "train_disfluency.py",
             ["--pairs", "p.parquet", "--val-pairs", "p.parquet", "--out", "."],

@@ -190,3 +190,37 @@ def test_a_new_column_with_infinite_values_names_its_cache(tmp_path: Path) -> No
         DataError, match="real_features/train.parquet: feature 'disfluency' has 1 NaN or infinite"
     ):
         with_features(start, ("disfluency",), [(pairs_dir, features_dir)])
+
+
+def test_the_detector_script_can_make_most_broken_twins_wrong_verb_forms() -> None:
+    """Drawn among all GramErr rules, wrong verb forms without a "be" before them were too rare
+    for the detector to learn ("to surrounded", "He graduating"); --verb-form-share makes that
+    share of the broken twins verb forms, and 0 leaves the draw as the shipped detector's."""
+    import importlib.util
+
+    from mismatch_core.resources import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "train_disfluency", REPO_ROOT / "scripts" / "train_disfluency.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    texts = [
+        "He wanted to surround the house before dawn.",
+        "The committee decided to transfer the funds last year.",
+        "A woman carried a girl across the busy street.",
+        "She began her career in London in 1990.",
+        "The players will travel to Madrid next week.",
+        "They wrote a letter to the mayor about the park.",
+        "The boy is riding a red bicycle down the hill.",
+        "Two dogs are chasing a ball on the beach.",
+    ]
+    verb_forms = script.twins(texts, seed=13, verb_form_share=1.0)
+    drawn = script.twins(texts, seed=13)
+    assert len(verb_forms) == len(drawn) == len(texts)
+    assert {rule for _, _, rule, _ in verb_forms} == {"GramErr/verb_form"}
+    assert len({rule for _, _, rule, _ in drawn}) > 2
+    assert [broken for _, broken, _, _ in drawn] == [
+        broken for _, broken, _, _ in script.twins(texts, seed=13, verb_form_share=0.0)
+    ]
