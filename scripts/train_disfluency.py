@@ -6,12 +6,13 @@ verb form, noun number, article, pronoun case, dropped function words, bare verb
 neighbours, a rotated sentence, noisy punctuation) and, where one applies, a reworded twin from
 one synth NoContr rule (a fronted or moved adverbial, active <-> passive, possessive <-> of, a
 light verb, the simple aspect, a synonym, a same-value adjective, a contraction, a number in
-words, British/American spelling). The
-detector learns, from the encoder's token states at ``--layer``, to score the broken twin high
-and the original and the reworded twin low: a moved phrase is not a rotated sentence, with or
-without the comma after a fronted phrase (half of them lose it). ``--verb-form-share`` makes
-the broken twin a wrong verb form for that share of the texts. The epoch kept is the one whose val broken twins most often score above both their original and
-their reworded twin (the mean of the two shares). Never pass a measurement-only set.
+words, British/American spelling). The detector learns, from the encoder's token states at
+``--layer``, to score the broken twin high and the original and the reworded twin low: a moved
+phrase is not a rotated sentence, with or without the comma after a fronted phrase (half of
+them lose it). With ``--verb-form-share`` the broken twin is a wrong verb form, where one
+applies, for about that share of the train and val texts. The epoch kept is the one whose val
+broken twins most often score above both their original and their reworded twin (the mean of
+the two shares). Never pass a measurement-only set.
 
     python scripts/train_disfluency.py --pairs DATA/real/train.parquet DATA/synth/train.parquet \
         --val-pairs DATA/real/val.parquet DATA/synth/val.parquet --out checkpoints/disfluency-detector
@@ -82,10 +83,10 @@ def twins(
     texts: list[str], seed: int, verb_form_share: float = 0.0
 ) -> list[tuple[str, str, str, str | None]]:
     """(clean, broken, GramErr rule, reworded or None) for each text a GramErr rule applies to.
-    For a share ``verb_form_share`` of the texts the broken twin is a wrong verb form where one
-    applies: drawn among all GramErr rules, the forms without a "be" before them ("to
-    surrounded", "He graduating") are too rare for the detector to learn
-    (docs/experiments/2026-12-03-verb-form-detector)."""
+    With chance ``verb_form_share`` per text the broken twin is a wrong verb form where one
+    applies (else the draw below): drawn among all GramErr rules, the forms without a "be"
+    before them ("to surrounded", "He graduating") are too rare for the detector to learn
+    (docs/experiments/2026-12-03-verb-form-detector). 0 draws no extra random number."""
     out = []
     for index, doc in enumerate(load_spacy(()).pipe(texts, batch_size=256)):
         rng = random.Random(f"{seed}:{index}")
@@ -160,8 +161,8 @@ def main() -> None:
         "--verb-form-share",
         type=float,
         default=0.0,
-        help="share of texts whose broken twin is a wrong verb form where one applies "
-        "(0: drawn among all GramErr rules, as the shipped detector was)",
+        help="chance per text, train and val alike, that its broken twin is a wrong verb form "
+        "where one applies (0: drawn among all GramErr rules, as the shipped detector was)",
     )
     args = parser.parse_args()
     if not 0.0 <= args.verb_form_share <= 1.0:

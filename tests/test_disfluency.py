@@ -194,11 +194,14 @@ def test_a_new_column_with_infinite_values_names_its_cache(tmp_path: Path) -> No
 
 def test_the_detector_script_can_make_most_broken_twins_wrong_verb_forms() -> None:
     """Drawn among all GramErr rules, wrong verb forms without a "be" before them were too rare
-    for the detector to learn ("to surrounded", "He graduating"); --verb-form-share makes that
-    share of the broken twins verb forms, and 0 leaves the draw as the shipped detector's."""
+    for the detector to learn ("to surrounded", "He graduating"); --verb-form-share makes the
+    broken twin a verb form where one applies (another rule's where none does), and 0 leaves
+    the draw as the shipped detector's: the first of all GramErr rules in a random order."""
     import importlib.util
+    import random
 
-    from mismatch_core.resources import REPO_ROOT
+    from mismatch_core.resources import REPO_ROOT, load_spacy
+    from synth.perturb.grammar import RULES
 
     spec = importlib.util.spec_from_file_location(
         "train_disfluency", REPO_ROOT / "scripts" / "train_disfluency.py"
@@ -214,13 +217,16 @@ def test_the_detector_script_can_make_most_broken_twins_wrong_verb_forms() -> No
         "The players will travel to Madrid next week.",
         "They wrote a letter to the mayor about the park.",
         "The boy is riding a red bicycle down the hill.",
-        "Two dogs are chasing a ball on the beach.",
+        "Two red apples on a wooden table.",  # no verb: another rule breaks it
     ]
     verb_forms = script.twins(texts, seed=13, verb_form_share=1.0)
+    rules = [rule for _, _, rule, _ in verb_forms]
+    assert len(rules) == len(texts) and rules[:7] == ["GramErr/verb_form"] * 7
+    assert verb_forms[7][0] == texts[7] and rules[7] != "GramErr/verb_form"
     drawn = script.twins(texts, seed=13)
-    assert len(verb_forms) == len(drawn) == len(texts)
-    assert {rule for _, _, rule, _ in verb_forms} == {"GramErr/verb_form"}
-    assert len({rule for _, _, rule, _ in drawn}) > 2
-    assert [broken for _, broken, _, _ in drawn] == [
-        broken for _, broken, _, _ in script.twins(texts, seed=13, verb_form_share=0.0)
+    shipped = [
+        script.first_change(doc, RULES["GramErr"], random.Random(f"13:{index}")).text
+        for index, doc in enumerate(load_spacy(()).pipe(texts))
     ]
+    assert [broken for _, broken, _, _ in drawn] == shipped
+    assert len({rule for _, _, rule, _ in drawn}) > 2

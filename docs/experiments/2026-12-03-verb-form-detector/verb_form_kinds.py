@@ -25,30 +25,36 @@ BEFORE_BARE = {
     "must",
     "shall",
 }
-BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s", "'re"}
+BE = {"is", "are", "was", "were", "be", "been", "being", "am"}
 KINDS = (
     "after be: not -ing",  # "is cook"
-    "finite -> -ing (no aux)",  # "He graduating", "has performing"
+    "made -ing, no be before it",  # "He graduating", "has performing"
     "after to/modal/do: past/participle",  # "to surrounded", "did Manning suffered"
     "finite -> other finite/participle",  # "began" -> "begun"
+)
+LOOK_BACK = (
+    3  # words before the change searched for its auxiliary ("did Manning suffer", "did not go")
 )
 
 
 def kind(ref: str, gen: str) -> str:
-    """Which kind of wrong verb form ``gen`` holds where ``ref`` has the right one."""
+    """Which kind of wrong verb form ``gen`` holds where ``ref`` has the right one, read from the
+    nearest auxiliary within LOOK_BACK words before the change (a surface heuristic)."""
     a, b = ref.split(), gen.split()
     changes = [op for op in difflib.SequenceMatcher(None, a, b).get_opcodes() if op[0] != "equal"]
     if len(changes) != 1:
         return "other"
     _, i1, _, j1, _ = changes[0]
     new, old = b[j1].strip(".,?!").lower(), a[i1].strip(".,?!").lower()
-    before = a[i1 - 1].lower() if i1 else ""
-    if before in BEFORE_BARE:
-        return "after to/modal/do: past/participle"
-    if before in BE:
-        return "after be: -ing" if new.endswith("ing") else "after be: not -ing"
+    for word in reversed([w.lower() for w in a[max(0, i1 - LOOK_BACK) : i1]]):
+        if word in BEFORE_BARE:
+            return "after to/modal/do: past/participle"
+        if word in BE:
+            return "after be: -ing" if new.endswith("ing") else "after be: not -ing"
+        if word.endswith((",", ".", ";", ":", "?")):
+            break  # the auxiliary of another clause
     if new.endswith("ing") and not old.endswith("ing"):
-        return "finite -> -ing (no aux)"
+        return "made -ing, no be before it"
     if old.endswith("ing"):
         return "-ing -> other (no be)"
     return "finite -> other finite/participle"
