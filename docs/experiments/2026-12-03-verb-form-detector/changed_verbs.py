@@ -1,0 +1,42 @@
+"""A changed verb (synth's PredErr/wrong_verb) on the probe texts, split by whether the verb
+was in the progressive ("is cutting" -> "is slicing"): the share each base given reads as
+NoContr. The SICK contradictions the twin bases let through are of this kind.
+
+    python docs/experiments/2026-12-03-verb-form-detector/changed_verbs.py CHECKPOINT...
+"""
+
+import random
+import sys
+
+import numpy as np
+
+from evaluator import Evaluator
+from mismatch_core.jsonl import iter_jsonl
+from mismatch_core.resources import data_dir, load_spacy
+from synth.perturb.base import Context
+from synth.perturb.predicate import wrong_verb
+
+texts = [
+    record["text"]
+    for name in ("coco", "multi30k", "squad", "webnlg")
+    for _, record in iter_jsonl(data_dir() / "corpora" / f"{name}.jsonl.gz")
+]
+docs = list(load_spacy().pipe(random.Random(13).sample(texts, 3000), batch_size=64))
+pairs, progressive = [], []
+for k, doc in enumerate(docs):
+    change = wrong_verb(doc, Context(rng=random.Random(k), other_doc=lambda: None))
+    if change is None:
+        continue
+    pairs.append((doc.text, change.text))
+    progressive.append(any(t.idx == change.span[0] and t.tag_ == "VBG" for t in doc))
+progressive = np.array(progressive)
+for checkpoint in sys.argv[1:]:
+    read = Evaluator.from_pretrained(checkpoint).predict(
+        [[ref] for ref, _ in pairs], [gen for _, gen in pairs], progress=False, spans=False
+    )
+    nocontr = np.array([reading.score for reading in read]) >= 0.5
+    print(
+        f"{checkpoint}: {nocontr.mean():.1%} of {len(pairs)} read as NoContr; an -ing verb "
+        f"{nocontr[progressive].mean():.1%} of {progressive.sum()}, another "
+        f"{nocontr[~progressive].mean():.1%} of {(~progressive).sum()}"
+    )
