@@ -7,21 +7,18 @@ NoContr. The SICK contradictions the twin bases let through are of this kind.
 
 import random
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from evaluator import Evaluator
-from mismatch_core.jsonl import iter_jsonl
-from mismatch_core.resources import data_dir, load_spacy
 from synth.perturb.base import Context
 from synth.perturb.predicate import wrong_verb
 
-texts = [
-    record["text"]
-    for name in ("coco", "multi30k", "squad", "webnlg")
-    for _, record in iter_jsonl(data_dir() / "corpora" / f"{name}.jsonl.gz")
-]
-docs = list(load_spacy().pipe(random.Random(13).sample(texts, 3000), batch_size=64))
+sys.path.insert(0, str(Path(__file__).parent))
+from verb_form_kinds import probe_docs  # noqa: E402
+
+docs = probe_docs()
 pairs, progressive = [], []
 for k, doc in enumerate(docs):
     change = wrong_verb(doc, Context(rng=random.Random(k), other_doc=lambda: None))

@@ -12,20 +12,19 @@ on the 2-core CPU a batch takes about 2 s.
 import copy
 import importlib.util
 import os
-import random
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 from sklearn.metrics import roc_auc_score
 from torch.nn import functional
 
-from mismatch_core.jsonl import iter_jsonl
-from mismatch_core.resources import data_dir, load_encoder, load_spacy
-from synth.perturb.base import Context
-from synth.perturb.grammar import verb_form
-from synth.perturb.paraphrase_syntax import progressive_to_simple
+from mismatch_core.resources import load_encoder
+
+sys.path.insert(0, str(Path(__file__).parent))
+from verb_form_kinds import corpus_pairs  # noqa: E402
 
 spec = importlib.util.spec_from_file_location("train_disfluency", "scripts/train_disfluency.py")
 script = importlib.util.module_from_spec(spec)
@@ -88,23 +87,12 @@ print(
     f"{above[verb].mean():.4f} ({len(verb)})"
 )
 
-corpus = [
-    record["text"]
-    for name in ("coco", "multi30k", "squad", "webnlg")
-    for _, record in iter_jsonl(data_dir() / "corpora" / f"{name}.jsonl.gz")
-]
-docs = list(load_spacy().pipe(random.Random(13).sample(corpus, 3000), batch_size=64))
 diffs = {}
-for rule in (progressive_to_simple, verb_form):
-    pairs = [
-        (doc.text, change.text)
-        for k, doc in enumerate(docs)
-        if (change := rule(doc, Context(rng=random.Random(k)))) is not None
-    ]
-    diffs[rule.__name__] = score([g for _, g in pairs]) - score([r for r, _ in pairs])
-    diff = diffs[rule.__name__]
+for name, pairs in sorted(corpus_pairs().items()):  # progressive_to_simple, then verb_form
+    diffs[name] = score([g for _, g in pairs]) - score([r for r, _ in pairs])
+    diff = diffs[name]
     print(
-        f"{rule.__name__}: {len(diff)} texts, feature mean {diff.mean():+.2f}, above 0: {(diff > 0).mean():.1%}"
+        f"{name}: {len(diff)} texts, feature mean {diff.mean():+.2f}, above 0: {(diff > 0).mean():.1%}"
     )
 harmless, broken_forms = diffs["progressive_to_simple"], diffs["verb_form"]
 labels_ = [0] * len(harmless) + [1] * len(broken_forms)

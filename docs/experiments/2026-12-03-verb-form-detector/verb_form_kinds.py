@@ -60,14 +60,19 @@ def kind(ref: str, gen: str) -> str:
     return "finite -> other finite/participle"
 
 
-def corpus_pairs() -> dict[str, list[tuple[str, str]]]:
-    """rule name -> (text, rewritten text) for verb_form and progressive_to_simple."""
+def probe_docs() -> list:
+    """The 3,000 corpus texts of detector_split.py (seed 13), parsed."""
     texts = [
         record["text"]
         for name in ("coco", "multi30k", "squad", "webnlg")
         for _, record in iter_jsonl(data_dir() / "corpora" / f"{name}.jsonl.gz")
     ]
-    docs = list(load_spacy().pipe(random.Random(13).sample(texts, 3000), batch_size=64))
+    return list(load_spacy().pipe(random.Random(13).sample(texts, 3000), batch_size=64))
+
+
+def corpus_pairs() -> dict[str, list[tuple[str, str]]]:
+    """rule name -> (text, rewritten text) for verb_form and progressive_to_simple."""
+    docs = probe_docs()
     return {
         rule.__name__: [
             (doc.text, change.text)
