@@ -35,6 +35,7 @@ from evaluator.training.real_bases import (
     contradiction_class,
     real_base_pairs,
     sick_rows,
+    untested_records,
 )
 from mismatch_core.errors import DataError
 from mismatch_core.pairs import read_pairs
@@ -88,6 +89,18 @@ def data(tmp_path: Path) -> Path:
           "contradiction": True}],
     )  # fmt: skip
     return tmp_path
+
+
+def test_untested_records_keep_every_rating_of_untested_groups_and_no_tested_text(
+    data: Path,
+) -> None:
+    never, _ = groups_by_testing_seeds()
+    records = untested_records(data / "human")
+    assert set(records) == {source.name for source in BASE_SOURCES}
+    # the low-rated output stays (no rating threshold); the group seed 1 tests and the
+    # untested record sharing its reference go
+    assert [r.group for r in records["wmt16"]] == [never[0], never[1]]
+    assert not any(records[name] for name in records if name != "wmt16")
 
 
 def test_real_base_pairs_skip_every_group_an_evaluate_seed_tests_and_its_texts(

@@ -74,12 +74,13 @@ class RealBase:
     text: str
 
 
-def untested_bases(
+def untested_records(
     human_dir: Path, seeds: tuple[int, ...] = EVALUATE_SEEDS, test_fraction: float = BENCH_FRACTION
-) -> list[RealBase]:
-    """Highly rated outputs of the groups no seed in ``seeds`` tests on, in file order. WMT's
-    language pairs into English share references, so a record sharing a text (stripped) with
-    a tested record of any dataset, whatever its rating, is left out too."""
+) -> dict[str, list[HumanRecord]]:
+    """Per dataset of ``BASE_SOURCES``, every record of the groups no seed in ``seeds`` tests
+    on, in file order, whatever its rating. WMT's language pairs into English share
+    references, so a record sharing a text (stripped) with a tested record of any dataset is
+    left out too."""
     records = {source.name: load_records(human_dir / source.file) for source in BASE_SOURCES}
     tested = {
         name: {r.group for seed in seeds for r in split_by_group(rows, seed, test_fraction)[1]}
@@ -92,13 +93,27 @@ def untested_bases(
         if record.group in tested[name]
         for text in (*record.refs, record.gen)
     }
+    return {
+        name: [
+            record
+            for record in rows
+            if record.group not in tested[name]
+            and tested_texts.isdisjoint(text.strip() for text in (*record.refs, record.gen))
+        ]
+        for name, rows in records.items()
+    }
+
+
+def untested_bases(
+    human_dir: Path, seeds: tuple[int, ...] = EVALUATE_SEEDS, test_fraction: float = BENCH_FRACTION
+) -> list[RealBase]:
+    """Highly rated outputs among ``untested_records``, in file order."""
+    records = untested_records(human_dir, seeds, test_fraction)
     return [
         RealBase(source.name, f"{source.name}:{record.group}", record.refs[0], record.gen)
         for source in BASE_SOURCES
         for record in records[source.name]
-        if record.group not in tested[source.name]
-        and record.scores.get(source.criterion, float("-inf")) >= source.minimum
-        and tested_texts.isdisjoint(text.strip() for text in (*record.refs, record.gen))
+        if record.scores.get(source.criterion, float("-inf")) >= source.minimum
     ]
 
 

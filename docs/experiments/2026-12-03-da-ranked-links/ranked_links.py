@@ -1,7 +1,7 @@
 """A `mismatch adapt chains`-shaped folder of DA-ranked links from WMT15-17 (training side).
 
 Each WMT15/16/17 DA output of a group that no `mismatch evaluate` seed tests on (and sharing
-no text with a tested record, as ``real_bases.untested_bases`` asks) is a row; each row is
+no text with a tested record: ``real_bases.untested_records``) is a row; each row is
 linked (``parent``) to up to ``--links`` other outputs of the same dataset and language pair
 rated at least ``--gap`` DA z above it, each link a copy of the row with its own id. `mismatch
 adapt train --graded` then asks that the better output's NoContr logit sit a margin above.
@@ -21,36 +21,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from evaluator.human_data import load_records, split_by_group
-from evaluator.training.real_bases import EVALUATE_SEEDS, GRADED_COLUMNS
+from evaluator.training.real_bases import GRADED_COLUMNS, untested_records
 from mismatch_core.groups import group_position
 from mismatch_core.taxonomy import index_of
 
-FILES = {"wmt15": "translation/wmt15_da.jsonl.gz", "wmt16": "translation/wmt16_da.jsonl.gz",
-         "wmt17": "translation/wmt17_da.jsonl.gz"}  # fmt: skip
-
-
-def untested(human_dir: Path) -> dict[str, list]:
-    records = {name: load_records(human_dir / file) for name, file in FILES.items()}
-    tested = {
-        name: {r.group for seed in EVALUATE_SEEDS for r in split_by_group(rows, seed, 0.2)[1]}
-        for name, rows in records.items()
-    }
-    tested_texts = {
-        text.strip()
-        for name, rows in records.items()
-        for r in rows
-        if r.group in tested[name]
-        for text in (*r.refs, r.gen)
-    }
-    return {
-        name: [
-            r for r in rows
-            if r.group not in tested[name]
-            and tested_texts.isdisjoint(t.strip() for t in (*r.refs, r.gen))
-        ]
-        for name, rows in records.items()
-    }  # fmt: skip
+DATASETS = ("wmt15", "wmt16", "wmt17")  # of real_bases.BASE_SOURCES
 
 
 def pair_id(ref: str, gen: str, tag: str) -> str:
@@ -75,7 +50,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     counts = {}
-    for name, rows in untested(args.human_dir).items():
+    records = untested_records(args.human_dir)
+    for name in DATASETS:
+        rows = records[name]
         by_lp: dict[str, list] = {}
         for r in rows:
             by_lp.setdefault(f"{name}:{r.meta.get('lp', '?')}", []).append(r)
