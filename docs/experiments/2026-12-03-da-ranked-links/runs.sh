@@ -17,11 +17,8 @@ for spec in "$@"; do
   case $spec in
     ctrl) run ctrl --checkpoint checkpoints/mismatch-base $A --nocontr-weights 4 ;;
     rank) run rank --checkpoint checkpoints/mismatch-base $A $R --nocontr-weights 4 ;;
-    rank_m2) run rank_m2 --checkpoint checkpoints/mismatch-base $A $R --graded-margin 2 --nocontr-weights 4 ;;
-    rank_w3) run rank_w3 --checkpoint checkpoints/mismatch-base $A $R --graded-weight 3 --nocontr-weights 4 ;;
     comb_s1) run comb_s1 --checkpoint checkpoints/mismatch-base $A --graded $S/comb --graded-features $S/f_comb --graded-against base --nocontr-weights 4 --seed 1 ;;
     comb_w03_s1) run comb_w03_s1 --checkpoint checkpoints/mismatch-base $A --graded $S/comb --graded-features $S/f_comb --graded-against base --graded-weight 0.3 --nocontr-weights 4 --seed 1 ;;
-    ctrl_s1) run ctrl_s1 --checkpoint checkpoints/mismatch-base $A --nocontr-weights 4 --seed 1 ;;
     comb_agree) run comb_agree --checkpoint checkpoints/mismatch-base $A --graded $S/comb_agree --graded-features $S/f_comb --graded-against base --nocontr-weights 4 ;;
     comb_w03) run comb_w03 --checkpoint checkpoints/mismatch-base $A --graded $S/comb --graded-features $S/f_comb --graded-against base --graded-weight 0.3 --nocontr-weights 4 ;;
     comb) run comb --checkpoint checkpoints/mismatch-base $A --graded $S/comb --graded-features $S/f_comb --graded-against base --nocontr-weights 4 ;;
