@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from mismatch_core.atomic import atomic_directory
+
 AGREEMENT = ["numbers_agree", "entities_agree", "negation_agree"]
 
 
@@ -25,24 +27,22 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--agree", type=Path, default=None)
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    for split in ("train", "val"):
-        chains = pd.read_parquet(args.chains / f"{split}.parquet")
-        ranked = pd.read_parquet(args.ranked / f"{split}.parquet")
-        if args.agree is not None:
-            features = pd.read_parquet(args.agree / f"{split}.parquet")
-            features = features.set_index("id") if "id" in features.columns else features
-            agrees = features.loc[ranked["id"], AGREEMENT].min(axis=1).to_numpy() >= 1
-            kept = set(ranked.loc[agrees, "id"])
-            ranked = ranked[(ranked["parent"] == "") | ranked["parent"].isin(kept)]
-        frame = pd.concat([chains, ranked], ignore_index=True)
-        if not frame["id"].is_unique:
-            raise SystemExit(f"{split}: a pair id is in both folders")
-        tmp = args.out / f".{split}.parquet"
-        frame.to_parquet(tmp, index=False)
-        tmp.rename(args.out / f"{split}.parquet")
-        links = int((frame["parent"] != "").sum())
-        print(f"{split}: {len(chains)} chain rows, {len(ranked)} DA rows, {links} links")
+    with atomic_directory(args.out, ("train.parquet", "val.parquet")) as staging:
+        for split in ("train", "val"):
+            chains = pd.read_parquet(args.chains / f"{split}.parquet")
+            ranked = pd.read_parquet(args.ranked / f"{split}.parquet")
+            if args.agree is not None:
+                features = pd.read_parquet(args.agree / f"{split}.parquet")
+                features = features.set_index("id") if "id" in features.columns else features
+                agrees = features.loc[ranked["id"], AGREEMENT].min(axis=1).to_numpy() >= 1
+                kept = set(ranked.loc[agrees, "id"])
+                ranked = ranked[(ranked["parent"] == "") | ranked["parent"].isin(kept)]
+            frame = pd.concat([chains, ranked], ignore_index=True)
+            if not frame["id"].is_unique:
+                raise SystemExit(f"{split}: a pair id is in both folders")
+            frame.to_parquet(staging / f"{split}.parquet", index=False)
+            links = int((frame["parent"] != "").sum())
+            print(f"{split}: {len(chains)} chain rows, {len(ranked)} DA rows, {links} links")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from evaluator.training.real_bases import GRADED_COLUMNS, untested_records
+from mismatch_core.atomic import atomic_directory
 from mismatch_core.groups import group_position
 from mismatch_core.taxonomy import index_of
 
@@ -82,12 +83,10 @@ def main() -> None:
                         splits[split].append(copy)
                         links += 1
                 counts[f"{lp}:{split}"] = (len(values), links)
-    args.out.mkdir(parents=True, exist_ok=True)
-    for split, rows in splits.items():
-        frame = pd.DataFrame(rows)[GRADED_COLUMNS]
-        tmp = args.out / f".{split}.parquet"
-        frame.to_parquet(tmp, index=False)
-        tmp.rename(args.out / f"{split}.parquet")
+    with atomic_directory(args.out, ("train.parquet", "val.parquet")) as staging:
+        for split, rows in splits.items():
+            frame = pd.DataFrame(rows)[GRADED_COLUMNS]
+            frame.to_parquet(staging / f"{split}.parquet", index=False)
     for key, (n, links) in sorted(counts.items()):
         print(f"{key}: {n} outputs, {links} links")
     print({split: len(rows) for split, rows in splits.items()})
