@@ -1,6 +1,6 @@
 #!/bin/bash
 # one line per run: SICK recall / contradictions / AUROC, unperturbed, drop, class mean, DARR sample, demo person
-cd /work/data/s75/runs
+cd ${O:-/work/data/s75/runs}  # O: another session's runs folder
 for n in "$@"; do
   r=$(grep "two-way entailments read" $n.rt.log | grep -o "[0-9.]*%$")
   c=$(grep "contradictions read as NoContr" $n.rt.log | grep -o "[0-9.]*%$")
