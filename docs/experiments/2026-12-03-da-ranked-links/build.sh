@@ -7,14 +7,7 @@ R=$(cd "$(dirname "$0")" && pwd)
 cd /work/main; source .venv/bin/activate
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 D=${D:-/work/data/s72/next}; S=${S:-/work/data/s75}
-features() {  # pairs folder, features folder
-  for s in val train; do
-    mismatch features --pairs $1/$s.parquet --out $2/$s.parquet \
-      --embeddings $2/embeddings.parquet --alignments $2/alignments.parquet --quiet
-    mismatch features --features disfluency,question_changed,order_flipped,verb_antonym \
-      --pairs $1/$s.parquet --out $2/$s.parquet --quiet
-  done
-}
+source $R/steps.sh
 python $R/ranked_links.py --out $S/ranked
 python $R/ranked_links.py --out $S/ranked_good --parent-min 0.5  # same ids: reads f_ranked
 features $S/ranked $S/f_ranked

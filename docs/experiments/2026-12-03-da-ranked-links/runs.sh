@@ -9,17 +9,7 @@ D=/work/data/s72/next; S=/work/data/s75; O=$S/runs; mkdir -p $O
 A="--real $D/real_bases --real-features $D/features/real_bases --synth $D/synth30k --synth-features $D/features/synth30k"
 RANKED="--graded $S/ranked --graded-features $S/f_ranked"
 COMB="--graded $S/comb --graded-features $S/f_comb --graded-against base"
-evalc() {
-  mismatch demo --checkpoint $2 > $O/$1.demo 2>&1
-  mismatch bench realtext --checkpoint $2 --parts sick,bases --out $O/$1.rt.json > $O/$1.rt.log 2>&1
-  mismatch bench realtext --checkpoint $2 --parts darr --out $O/$1.darr.json > $O/$1.darr.log 2>&1
-  echo "== evaluated $1 $(date +%T)" >> $O/stages.log
-}
-run() {  # NAME ARGS: one `mismatch adapt train` from the shipped base, NoContr weight 4
-  N=$1; shift; echo "== $N $(date +%T)" >> $O/stages.log
-  mismatch adapt train --checkpoint checkpoints/mismatch-base $A --nocontr-weights 4 "$@" \
-    --out $O/$N > $O/$N.log 2>&1 && evalc $N $O/$N
-}
+source docs/experiments/2026-12-03-da-ranked-links/steps.sh
 for spec in "$@"; do
   case $spec in
     ctrl) run ctrl ;;

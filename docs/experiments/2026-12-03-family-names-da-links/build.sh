@@ -9,14 +9,7 @@ export PYTHONPATH=$WT MISMATCH_DATA_DIR=/work/shared/data MISMATCH_NLTK_DATA=/wo
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 D=/work/data/s76/fam; S=/work/data/s75; R=/work/main/docs/experiments/2026-12-03-da-ranked-links
 mkdir -p $D
-features() {  # pairs folder, features folder
-  for s in val train; do
-    mismatch features --pairs $1/$s.parquet --out $2/$s.parquet \
-      --embeddings $2/embeddings.parquet --alignments $2/alignments.parquet --quiet
-    mismatch features --features disfluency,question_changed,order_flipped,verb_antonym \
-      --pairs $1/$s.parquet --out $2/$s.parquet --quiet
-  done
-}
+source /work/main/docs/experiments/2026-12-03-da-ranked-links/steps.sh
 echo "synth $(date +%T)"
 mismatch synth --config configs/synth.yaml --num-pairs 30000 --out $D/synth30k --quiet
 echo "pairs $(date +%T)"

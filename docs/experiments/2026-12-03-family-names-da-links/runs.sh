@@ -7,17 +7,7 @@ export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=2
 D=/work/data/s76/fam; O=/work/data/s76/runs; mkdir -p $O
 A="--real $D/real_bases --real-features $D/features/real_bases --synth $D/synth30k --synth-features $D/features/synth30k"
 COMB="--graded $D/comb --graded-features $D/features/comb --graded-against base"
-evalc() {
-  mismatch demo --checkpoint $2 > $O/$1.demo 2>&1
-  mismatch bench realtext --checkpoint $2 --parts sick,bases --out $O/$1.rt.json > $O/$1.rt.log 2>&1
-  mismatch bench realtext --checkpoint $2 --parts darr --out $O/$1.darr.json > $O/$1.darr.log 2>&1
-  echo "== evaluated $1 $(date +%T)" >> $O/stages.log
-}
-run() {
-  N=$1; shift; echo "== $N $(date +%T)" >> $O/stages.log
-  mismatch adapt train --checkpoint checkpoints/mismatch-base $A --nocontr-weights 4 "$@" \
-    --out $O/$N > $O/$N.log 2>&1 && evalc $N $O/$N
-}
+source docs/experiments/2026-12-03-da-ranked-links/steps.sh
 for spec in "$@"; do
   case $spec in
     fctrl) run fctrl ;;
