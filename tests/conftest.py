@@ -44,6 +44,17 @@ def counted_pools(monkeypatch) -> list[int]:
     return started
 
 
+@pytest.fixture
+def default_ctrl_c():
+    """Ctrl-C as a terminal gives it (Python's default handler), whatever the run inherited:
+    a shell starts background jobs with SIGINT ignored, which the Ctrl-C tests would read."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def single_thread():
     """Tests use tiny tensors: one torch thread avoids OpenMP spin-waiting on 2 shared cores."""

@@ -1352,7 +1352,7 @@ def test_lightning_cli_fits_and_exports(
 
 
 def test_ctrl_c_during_a_fit_ends_as_interrupted_and_leaves_ctrl_c_working(
-    tmp_path: Path, base_checkpoint: Path, data_root: Path, monkeypatch, capsys
+    tmp_path: Path, base_checkpoint: Path, data_root: Path, monkeypatch, capsys, default_ctrl_c
 ) -> None:
     """Lightning catches Ctrl-C in a fit and calls sys.exit(1) with SIGINT ignored: the
     command ended with status 1, no message, and Ctrl-C no longer worked in the session."""

@@ -396,7 +396,7 @@ def test_pretrain_cli_fits_exports_and_reports(corpus: dict[str, Path], tmp_path
 
 
 def test_ctrl_c_during_pretraining_ends_as_interrupted(
-    corpus: dict[str, Path], tmp_path: Path, monkeypatch, capsys
+    corpus: dict[str, Path], tmp_path: Path, monkeypatch, capsys, default_ctrl_c
 ) -> None:
     """Lightning made Ctrl-C exit 1 without a message and left SIGINT ignored."""
     import signal
