@@ -9,7 +9,7 @@ export PYTHONPATH=$WT MISMATCH_DATA_DIR=/work/shared/data MISMATCH_NLTK_DATA=/wo
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 D=/work/data/s76/fam; S=/work/data/s75; R=/work/main/docs/experiments/2026-12-03-da-ranked-links
 mkdir -p $D
-source /work/main/docs/experiments/2026-12-03-da-ranked-links/steps.sh
+source $R/steps.sh
 echo "synth $(date +%T)"
 mismatch synth --config configs/synth.yaml --num-pairs 30000 --out $D/synth30k --quiet
 echo "pairs $(date +%T)"
